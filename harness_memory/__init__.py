@@ -1,0 +1,50 @@
+"""harness-memory: a learning-memory plugin for task harnesses."""
+
+from .embedders import Embedder, HashingEmbedder, OpenAICompatibleEmbedder, SentenceTransformerEmbedder, embedder_from_name
+from .errors import (
+    ConfigurationError,
+    ContentTooLargeError,
+    DatabaseTooNewError,
+    EmbedderError,
+    EmbedderMismatchError,
+    HarnessMemoryError,
+    ImportFormatError,
+    InvalidInputError,
+    MemoryNotFoundError,
+    SchemaError,
+    UnknownMemoryTypeError,
+)
+from .memory_types import BUILTIN_TYPES
+from .models import Memory, RecallHit, ScoreBreakdown
+from .portability import ImportReport
+from .settings import RankingWeights, Settings
+from .store import MemoryStore
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BUILTIN_TYPES",
+    "ConfigurationError",
+    "ContentTooLargeError",
+    "DatabaseTooNewError",
+    "Embedder",
+    "EmbedderError",
+    "EmbedderMismatchError",
+    "HarnessMemoryError",
+    "HashingEmbedder",
+    "ImportFormatError",
+    "ImportReport",
+    "InvalidInputError",
+    "Memory",
+    "MemoryNotFoundError",
+    "MemoryStore",
+    "OpenAICompatibleEmbedder",
+    "RankingWeights",
+    "RecallHit",
+    "SchemaError",
+    "ScoreBreakdown",
+    "SentenceTransformerEmbedder",
+    "Settings",
+    "UnknownMemoryTypeError",
+    "embedder_from_name",
+]

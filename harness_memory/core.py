@@ -1,0 +1,117 @@
+"""Shared state and helpers used by the store's focused modules (writes, recall, portability)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .embedders import Embedder, check_vectors
+from .errors import EmbedderError, MemoryNotFoundError
+from .memory_types import TypeRegistry
+from .models import MEMORY_COLUMNS, Memory, row_to_memory
+from .settings import Settings
+from .sqlite_backend import SQLiteBackend
+from .vector_index import VectorIndex
+
+
+def content_hash(content: str) -> str:
+    """Hash of the content with whitespace runs collapsed (the exact-duplicate key)."""
+    return hashlib.sha256(" ".join(content.split()).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Core:
+    backend: SQLiteBackend
+    settings: Settings
+    embedder: Embedder
+    types: TypeRegistry
+    clock: Callable[[], float] = time.time
+    index: VectorIndex | None = None
+    vectors_enabled: bool = True  # False while the stored vectors belong to another embedder
+
+    def now(self) -> float:
+        return float(self.clock())
+
+    # -- embedding -----------------------------------------------------------------------
+    def embed(self, texts: Sequence[str]) -> np.ndarray | None:
+        """Unit vectors for ``texts``, or None when the embedder fails and the policy is
+        'pending' (the caller stores keyword-only and flags the rows for backfill)."""
+        if not self.vectors_enabled:
+            return None
+        try:
+            return check_vectors(self.embedder, texts, self.embedder.embed_batch(list(texts)))
+        except EmbedderError:
+            if self.settings.embed_failure == "raise":
+                raise
+            return None
+        except Exception as exc:  # an embedder is user code: any failure becomes an EmbedderError
+            if self.settings.embed_failure == "raise":
+                raise EmbedderError(f"embedder {self.embedder.name!r} failed: {exc}") from exc
+            return None
+
+    def put_vector(self, m: Memory | tuple, vector: np.ndarray) -> None:
+        if isinstance(m, Memory):
+            args = (m.id, m.namespace, m.agent_id, m.scope, m.type, m.archived)
+        else:
+            args = m
+        self.backend.put_vector(*args, vector)
+
+    # -- reads ---------------------------------------------------------------------------
+    def fetch(self, ids: Sequence[int], where: str = "1", params: Sequence[Any] = ()) -> dict[int, Memory]:
+        out: dict[int, Memory] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            q = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(chunk))}) AND {where}"
+            for r in self.backend.execute(q, (*chunk, *params)):
+                out[r[0]] = row_to_memory(r)
+        return out
+
+    def get(self, memory_id: int, agent_id: str | None = None) -> Memory:
+        m = self.fetch([memory_id]).get(memory_id)
+        if m is None or (agent_id is not None and m.scope != "global" and m.agent_id != agent_id):
+            raise MemoryNotFoundError(f"no memory with id {memory_id}" + (f" visible to agent {agent_id!r}" if agent_id else ""))
+        return m
+
+    def visibility(self, agent_id: str | None, include_global: bool) -> tuple[str, list[Any]]:
+        """SQL (on alias m) for what an agent may see: its own memories and global ones."""
+        if agent_id is None:
+            return "m.scope = 'global'", []
+        if include_global:
+            return "(m.agent_id = ? OR m.scope = 'global')", [agent_id]
+        return "m.agent_id = ?", [agent_id]
+
+    # -- deletes -------------------------------------------------------------------------
+    def delete(self, ids: Sequence[int]) -> int:
+        """Delete memories with their FTS rows, vectors, tags, history and log rows (caller holds a write tx)."""
+        ids = list(ids)
+        if not ids:
+            return 0
+        self.backend.unindex_text(ids)
+        self.backend.remove_vectors(ids)
+        c = self.backend.conn
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            c.execute(f"DELETE FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        return len(ids)
+
+    def log(self, memory_ids: Sequence[int], access_type: str, *, agent_id: str | None = None,
+            session_id: str | None = None, task_id: str | None = None, was_helpful: bool | None = None,
+            outcome: str | None = None, scores: Sequence[float] | None = None) -> None:
+        now = self.now()
+        rows = [(mid, agent_id, session_id, task_id, access_type,
+                 None if was_helpful is None else int(was_helpful), outcome,
+                 None if scores is None else scores[k], now) for k, mid in enumerate(memory_ids)]
+        self.backend.conn.executemany(
+            "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
+            "outcome, score, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, allow_nan=False, sort_keys=True)

@@ -1,0 +1,74 @@
+"""Apply the schema migrations in ``harness_memory.migrations`` (the top-level ``migrations/``)."""
+
+from __future__ import annotations
+
+import time
+
+from .errors import DatabaseTooNewError, SchemaError
+from .migrations import steps
+from .sqlite_backend import SQLiteBackend
+
+__all__ = ["migrate", "applied_migrations", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = len(steps())
+
+
+def applied_migrations(backend: SQLiteBackend) -> list[str]:
+    if not backend.table_exists("schema_migrations"):
+        return []
+    return [r[0] for r in backend.execute("SELECT name FROM schema_migrations ORDER BY version")]
+
+
+def migrate(backend: SQLiteBackend) -> list[str]:
+    """Bring the schema up to date; return the names of the steps applied now.
+
+    Raises :class:`DatabaseTooNewError` if the database records a step this version does
+    not know (it was written by a newer harness-memory).
+    """
+    known = steps()
+    names = [n for n, _ in known]
+    with backend.write() as c:
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at REAL NOT NULL)"
+        )
+    done = applied_migrations(backend)
+    unknown = [n for n in done if n not in names]
+    if unknown:
+        raise DatabaseTooNewError(
+            f"{backend.path} was written by a newer harness-memory (unknown migrations: {', '.join(unknown)}); "
+            "upgrade harness-memory to open it"
+        )
+    if done != names[: len(done)]:
+        raise SchemaError(f"{backend.path}: applied migrations {done} are not a prefix of {names}")
+    applied = []
+    for version, (name, sql) in enumerate(known, start=1):
+        if name in done:
+            continue
+        with backend.write() as c:
+            # Re-check inside the lock: another process may have migrated meanwhile.
+            if c.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
+                continue
+            for stmt in _split_sql(sql):
+                c.execute(stmt)
+            c.execute("INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                      (version, name, time.time()))
+        applied.append(name)
+    return applied
+
+
+def _split_sql(sql: str) -> list[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    out, buf = [], []
+    for line in sql.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("--") or not stripped:
+            continue
+        buf.append(line)
+        if stripped.endswith(";"):
+            stmt = "\n".join(buf).strip()
+            out.append(stmt)
+            buf = []
+    if buf:
+        out.append("\n".join(buf))
+    return out

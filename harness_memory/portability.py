@@ -1,0 +1,331 @@
+"""Export and import: versioned JSONL (lossless, idempotent) and a human-editable MEMORY.md per agent."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import validation as v, writes
+from .core import Core, content_hash, dumps
+from .errors import ImportFormatError, InvalidInputError
+from .models import MEMORY_COLUMNS, Memory, row_to_memory
+
+__all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "import_markdown", "FORMAT", "VERSION"]
+
+FORMAT = "harness-memory"
+VERSION = 1
+
+
+@dataclass
+class ImportReport:
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    skipped_file: bool = False
+    ids: list[int] = field(default_factory=list)
+
+
+# -- JSONL ---------------------------------------------------------------------------------------
+_EXPORT_FIELDS = ("uid", "namespace", "agent_id", "scope", "type", "content", "key", "task_signature",
+                  "error_signature", "error_template", "tags", "importance", "relevance_score", "access_count",
+                  "last_accessed", "times_applied", "times_successful", "success_rate", "session_id", "task_id",
+                  "metadata", "created_at", "updated_at", "expires_at", "archived", "pinned", "version")
+_TIME_FIELDS = ("last_accessed", "created_at", "updated_at", "expires_at")
+
+
+def _record(m: Memory) -> dict[str, Any]:
+    d = m.model_dump(include=set(_EXPORT_FIELDS))
+    for f in _TIME_FIELDS:
+        d[f] = None if d[f] is None else d[f].timestamp()
+    return {k: d[k] for k in _EXPORT_FIELDS}
+
+
+def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str | None) -> int:
+    conds, params = [], []
+    if namespace is not None:
+        conds.append("namespace = ?")
+        params.append(v.ident(namespace, "namespace"))
+    if agent_id is not None:
+        conds.append("agent_id = ?")
+        params.append(v.ident(agent_id, "agent_id"))
+    where = " AND ".join(conds) or "1"
+    emb = core.backend.execute("SELECT name, dimensions FROM embedder_info").fetchone()
+    tmp = path.with_name(path.name + ".tmp")
+    n = 0
+    with core.backend.read():
+        rows = core.backend.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY id", params)
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(dumps({"format": FORMAT, "version": VERSION, "embedder": emb[0] if emb else None,
+                            "exported_at": core.now()}) + "\n")
+            for r in rows:
+                fh.write(dumps(_record(row_to_memory(r))) + "\n")
+                n += 1
+    tmp.replace(path)
+    return n
+
+
+def _read_jsonl(core: Core, path: Path) -> list[dict[str, Any]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc}") from exc
+    if not lines:
+        raise ImportFormatError(f"{path} is empty")
+    try:
+        header = json.loads(lines[0])
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"{path}: the first line is not a JSON header") from exc
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ImportFormatError(f"{path} is not a {FORMAT} export (no header)")
+    if not isinstance(header.get("version"), int) or header["version"] > VERSION:
+        raise ImportFormatError(f"{path} has format version {header.get('version')!r}; this version reads <= {VERSION}")
+    records = []
+    for no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ImportFormatError(f"{path}:{no}: invalid JSON ({exc.msg})") from exc
+        if not isinstance(rec, dict):
+            raise ImportFormatError(f"{path}:{no}: a record must be a JSON object")
+        records.append(_check_record(core, rec, f"{path}:{no}"))
+    return records
+
+
+def _num(rec: dict, f: str, where: str, *, optional: bool = True, integer: bool = False) -> Any:
+    x = rec.get(f)
+    if x is None and optional:
+        return None
+    ok = isinstance(x, int) if integer else isinstance(x, (int, float))
+    if isinstance(x, bool) or not ok or (not integer and x != x) or (integer and x < 0):
+        raise ImportFormatError(f"{where}: field {f!r} must be a {'non-negative int' if integer else 'number'}")
+    return x
+
+
+def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]:
+    missing = [f for f in ("uid", "namespace", "agent_id", "scope", "type", "content", "created_at", "updated_at")
+               if f not in rec]
+    if missing:
+        raise ImportFormatError(f"{where}: missing fields {missing}")
+    try:
+        if not isinstance(rec["uid"], str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", rec["uid"]):
+            raise InvalidInputError("uid must be 1-64 characters of [A-Za-z0-9_-]")
+        item = writes.prepare(core, rec["content"], type=rec["type"], agent_id=rec["agent_id"], scope=rec["scope"],
+                              namespace=rec["namespace"], key=rec.get("key"), task_signature=rec.get("task_signature"),
+                              tags=rec.get("tags") or [], importance=rec.get("importance", 0.5),
+                              metadata=rec.get("metadata"), session_id=rec.get("session_id"), task_id=rec.get("task_id"))
+        for f in ("relevance_score", "success_rate"):
+            if rec.get(f) is not None:
+                v.unit_float(rec[f], f)
+        for f in ("error_signature", "error_template"):
+            if rec.get(f) is not None and not isinstance(rec[f], str):
+                raise InvalidInputError(f"{f} must be a string")
+    except InvalidInputError as exc:
+        raise ImportFormatError(f"{where}: {exc}") from exc
+    counts = {f: _num(rec, f, where, integer=True) or 0 for f in ("access_count", "times_applied", "times_successful", "version")}
+    if counts["times_successful"] > counts["times_applied"]:
+        raise ImportFormatError(f"{where}: times_successful exceeds times_applied")
+    times = {f: _num(rec, f, where, optional=f in ("last_accessed", "expires_at")) for f in _TIME_FIELDS}
+    return {"item": item, "uid": rec["uid"], "error_signature": rec.get("error_signature"),
+            "error_template": rec.get("error_template"),
+            "relevance_score": rec.get("relevance_score", 1.0), "success_rate": rec.get("success_rate"),
+            "archived": bool(rec.get("archived", False)), "pinned": bool(rec.get("pinned", False)),
+            **counts, **times}
+
+
+def import_jsonl(core: Core, path: Path) -> ImportReport:
+    """Insert new records, update changed ones (matched by uid), leave equal ones: idempotent.
+
+    Every record is validated before the single write transaction: a bad file writes nothing."""
+    records = _read_jsonl(core, path)
+    vectors = core.embed([r["item"].content for r in records]) if records else None
+    report = ImportReport()
+    try:
+        with core.backend.write() as c:
+            for k, r in enumerate(records):
+                it = r["item"]
+                row = c.execute("SELECT id, updated_at, content_hash FROM memories WHERE uid = ?", (r["uid"],)).fetchone()
+                if row is not None and row[1] == r["updated_at"] and row[2] == it.content_hash:
+                    report.unchanged += 1
+                    report.ids.append(row[0])
+                    continue
+                if it.key is not None:
+                    clash = c.execute("SELECT uid FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? "
+                                      "AND key = ?", (it.namespace, it.agent_id, it.type, it.key)).fetchone()
+                    if clash is not None and clash[0] != r["uid"]:
+                        raise ImportFormatError(f"{path}: record {r['uid']} has key {it.key!r}, already used by {clash[0]}")
+                values = (it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
+                          r["error_signature"], r["error_template"], dumps(it.tags), it.importance,
+                          r["relevance_score"], r["access_count"], r["last_accessed"], r["times_applied"],
+                          r["times_successful"], r["success_rate"], it.session_id, it.task_id, dumps(it.metadata),
+                          it.content_hash, r["created_at"], r["updated_at"], r["expires_at"], int(r["archived"]),
+                          int(r["pinned"]), max(1, r["version"]), int(vectors is None))
+                cols = ("namespace, agent_id, scope, memory_type, content, key, task_signature, error_signature, "
+                        "error_template, context_tags, importance, relevance_score, access_count, last_accessed, "
+                        "times_applied, times_successful, success_rate, session_id, task_id, metadata, content_hash, "
+                        "created_at, updated_at, expires_at, archived, pinned, version, embedding_pending")
+                if row is None:
+                    mid = int(c.execute(f"INSERT INTO memories(uid, {cols}) VALUES (?{', ?' * 28})",
+                                        (r["uid"], *values)).lastrowid)
+                    report.inserted += 1
+                else:
+                    mid = row[0]
+                    sets = ", ".join(f"{col.strip()} = ?" for col in cols.split(","))
+                    c.execute(f"UPDATE memories SET {sets} WHERE id = ?", (*values, mid))
+                    report.updated += 1
+                    if vectors is None:
+                        core.backend.remove_vectors([mid])
+                report.ids.append(mid)
+                writes._index(core, mid, it, None if vectors is None else vectors[k], archived=r["archived"])
+    except BaseException:
+        if core.index is not None:
+            core.index.seq = None
+        raise
+    return report
+
+
+# -- MEMORY.md -------------------------------------------------------------------------------------
+# - [2026-11-22] (failure): content  <!-- hm:UID -->
+# Continuation lines of multi-line content are indented by two spaces.
+_BULLET = re.compile(r"^- \[(\d{4}-\d{2}-\d{2})\] \(([a-z][a-z0-9_]*)\): (.*?)(?:\s*<!-- hm:([A-Za-z0-9_-]{1,64}) -->)?\s*$")
+
+
+def _markdown_for(memories: list[Memory], agent_id: str, namespace: str) -> str:
+    out = [f"# MEMORY.md: agent {agent_id}, namespace {namespace}", "",
+           "<!-- Edit freely: change a bullet's text to edit it, delete a bullet to forget it, add",
+           "     `- [YYYY-MM-DD] (type): text` bullets to remember. Keep the hm: markers. -->", ""]
+    for m in memories:
+        text = m.content.replace("\n", "\n  ")
+        out.append(f"- [{m.created_at:%Y-%m-%d}] ({m.type}): {text}  <!-- hm:{m.uid} -->")
+    return "\n".join(out) + "\n"
+
+
+def _agent_memories(core: Core, agent_id: str, namespace: str) -> list[Memory]:
+    rows = core.backend.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE namespace = ? AND agent_id = ? AND memory_type != 'context' "
+        "ORDER BY created_at, id", (namespace, agent_id)).fetchall()
+    return [row_to_memory(r) for r in rows]
+
+
+def export_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | None) -> int:
+    ns = namespace or core.settings.namespace
+    with core.backend.write() as c:
+        mems = _agent_memories(core, agent_id, ns)
+        text = _markdown_for(mems, agent_id, ns)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        _record_sync(c, core, ns, agent_id, text, [m.uid for m in mems])
+    return len(mems)
+
+
+def _record_sync(c, core: Core, ns: str, agent_id: str, text: str, uids: list[str]) -> None:
+    c.execute("INSERT INTO markdown_sync(namespace, agent_id, file_hash, uids, synced_at) VALUES (?, ?, ?, ?, ?) "
+              "ON CONFLICT(namespace, agent_id) DO UPDATE SET file_hash = excluded.file_hash, uids = excluded.uids, "
+              "synced_at = excluded.synced_at",
+              (ns, agent_id, hashlib.sha256(text.encode()).hexdigest(), dumps(uids), core.now()))
+
+
+def _parse_markdown(text: str, where: Path) -> list[tuple[str, str, str, str | None]]:
+    """``(date, type, content, uid)`` per bullet."""
+    entries: list[list[Any]] = []
+    in_comment = False
+    for no, line in enumerate(text.splitlines(), start=1):
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        if line.startswith("<!--") and "-->" not in line:
+            in_comment = True
+            continue
+        if line.startswith("- "):
+            m = _BULLET.match(line)
+            if not m:
+                raise ImportFormatError(f"{where}:{no}: bullets must read `- [YYYY-MM-DD] (type): text`")
+            entries.append([m.group(1), m.group(2), m.group(3), m.group(4)])
+        elif line.startswith("  ") and entries:
+            cont = line[2:]
+            tail = re.search(r"\s*<!-- hm:([A-Za-z0-9_-]{1,64}) -->\s*$", cont)
+            if tail:
+                entries[-1][3] = tail.group(1)
+                cont = cont[: tail.start()]
+            entries[-1][2] += "\n" + cont
+    return [(d, t, c.strip(), u) for d, t, c, u in entries]
+
+
+def import_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | None) -> ImportReport:
+    """Apply an edited MEMORY.md: new bullets are remembered, changed ones updated (old version
+    kept in history), bullets removed since the last sync forgotten. An unchanged file is skipped."""
+    ns = namespace or core.settings.namespace
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc}") from exc
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    last = core.backend.execute("SELECT file_hash, uids FROM markdown_sync WHERE namespace = ? AND agent_id = ?",
+                                (ns, agent_id)).fetchone()
+    if last is not None and last[0] == digest:
+        return ImportReport(skipped_file=True)
+    entries = _parse_markdown(text, path)
+    prepared = []
+    for date, mtype, content, uid in entries:
+        try:
+            created = datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=timezone.utc).timestamp()
+        except ValueError as exc:
+            raise ImportFormatError(f"{path}: bad date {date!r}") from exc
+        try:
+            item = writes.prepare(core, content, type=mtype, agent_id=agent_id, namespace=ns)
+        except InvalidInputError as exc:
+            raise ImportFormatError(f"{path}: {exc}") from exc
+        prepared.append((item, uid, created))
+    seen_uids = [u for _, u, _ in prepared if u]
+    if len(seen_uids) != len(set(seen_uids)):
+        raise ImportFormatError(f"{path}: an hm: marker appears twice")
+    vectors = core.embed([it.content for it, _, _ in prepared]) if prepared else None
+    report = ImportReport()
+    try:
+        with core.backend.write() as c:
+            existing = {m.uid: m for m in _agent_memories(core, agent_id, ns)}
+            now = core.now()
+            for k, (it, uid, created) in enumerate(prepared):
+                vec = None if vectors is None else vectors[k]
+                m = existing.get(uid) if uid else None
+                if m is None and uid and c.execute("SELECT 1 FROM memories WHERE uid = ?", (uid,)).fetchone():
+                    uid = None  # a marker copied from another agent's file: a new memory
+                if m is None:
+                    mid = writes._insert(core, it, vec, now, None)
+                    c.execute("UPDATE memories SET created_at = MIN(created_at, ?), uid = COALESCE(?, uid) WHERE id = ?",
+                              (created, uid, mid))
+                    report.inserted += 1
+                elif m.content_hash == content_hash(it.content) and m.type == it.type:
+                    report.unchanged += 1
+                    mid = m.id
+                else:
+                    it.scope, it.key = m.scope, m.key
+                    it.task_signature, it.tags, it.importance = m.task_signature, m.tags, m.importance
+                    it.metadata, it.session_id, it.task_id = m.metadata, m.session_id, m.task_id
+                    c.execute("UPDATE memories SET memory_type = ? WHERE id = ?", (it.type, m.id))
+                    writes._update_in_place(core, m.id, it, vec, now, None if m.expires_at is None else m.expires_at.timestamp())
+                    report.updated += 1
+                    mid = m.id
+                report.ids.append(mid)
+            previously = set(json.loads(last[1])) if last is not None else set()
+            gone = [existing[u].id for u in previously - set(seen_uids) if u in existing]
+            report.deleted = core.delete(gone)
+            uids = [r[0] for r in c.execute(f"SELECT uid FROM memories WHERE id IN ({','.join('?' * len(report.ids))})",
+                                            report.ids)] if report.ids else []
+            _record_sync(c, core, ns, agent_id, text, uids)
+    except BaseException:
+        if core.index is not None:
+            core.index.seq = None
+        raise
+    return report
+
+

@@ -1,0 +1,197 @@
+"""recall(): candidates from the keyword, vector, tag and signature channels, fused and ranked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import ranking
+from .core import Core
+from .errors import InvalidInputError
+from .models import Memory, RecallHit
+from .signatures import error_signature
+from .sqlite_backend import fts_query
+
+__all__ = ["RecallQuery", "recall", "record_access"]
+
+
+@dataclass
+class RecallQuery:
+    text: str
+    namespace: str
+    agent_id: str | None
+    types: list[str] | None
+    tags: list[str]
+    task_signature: str | None
+    error: str | None
+    include_global: bool
+    include_archived: bool
+    min_relevance: float | None
+    since: float | None
+    until: float | None
+    limit: int
+    channels: frozenset[str] = frozenset({"vector", "keyword", "tags", "signature"})
+
+
+def _where(core: Core, q: RecallQuery, now: float) -> tuple[str, list[Any]]:
+    vis, params = core.visibility(q.agent_id, q.include_global)
+    conds = ["m.namespace = ?", vis, "(m.expires_at IS NULL OR m.expires_at > ?)"]
+    params = [q.namespace, *params, now]
+    if not q.include_archived:
+        conds.append("m.archived = 0")
+    if q.types is not None:
+        conds.append(f"m.memory_type IN ({','.join('?' * len(q.types))})")
+        params += q.types
+    if q.min_relevance is not None:
+        conds.append("m.relevance_score >= ?")
+        params.append(q.min_relevance)
+    if q.since is not None:
+        conds.append("m.created_at >= ?")
+        params.append(q.since)
+    if q.until is not None:
+        conds.append("m.created_at <= ?")
+        params.append(q.until)
+    return " AND ".join(conds), params
+
+
+def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[RecallHit]:
+    now = core.now()
+    where, params = _where(core, q, now)
+    n_cand = max(100, 10 * q.limit)
+    w = core.settings.ranking
+    use_kw = "keyword" in q.channels and fts_query(q.text) is not None
+    use_vec = "vector" in q.channels and query_vector is not None and bool(np.any(query_vector))
+    use_tags = "tags" in q.channels and bool(q.tags)
+    esig = error_signature(q.error)[0] if q.error else None
+    use_sig = "signature" in q.channels and (q.task_signature is not None or esig is not None)
+    if not (use_kw or use_vec or use_tags or use_sig):
+        return []
+
+    kw: dict[int, float] = {}
+    vec: dict[int, float] = {}
+    cands: dict[int, None] = {}
+    with core.backend.read():
+        if use_kw:
+            kw = dict(core.backend.keyword_search(q.text, where, params, n_cand))
+            cands.update(dict.fromkeys(kw))
+        if use_vec:
+            for mid, sim in _vector_candidates(core, q, query_vector, n_cand):
+                vec[mid] = sim
+                cands[mid] = None
+        if use_tags:
+            sql = (f"SELECT DISTINCT t.memory_id FROM memory_tags t JOIN memories m ON m.id = t.memory_id "
+                   f"WHERE t.tag IN ({','.join('?' * len(q.tags))}) AND {where} LIMIT ?")
+            cands.update(dict.fromkeys(r[0] for r in core.backend.execute(sql, (*q.tags, *params, n_cand))))
+        if use_sig:
+            sig_conds, sig_params = [], []
+            if q.task_signature is not None:
+                sig_conds.append("m.task_signature = ? OR m.task_signature LIKE ? ESCAPE '\\'")
+                sig_params += [q.task_signature, _like_prefix(q.task_signature)]
+            if esig is not None:
+                sig_conds.append("m.error_signature = ?")
+                sig_params.append(esig)
+            sql = (f"SELECT m.id FROM memories m WHERE ({' OR '.join(sig_conds)}) AND {where} "
+                   "ORDER BY m.updated_at DESC LIMIT ?")
+            cands.update(dict.fromkeys(r[0] for r in core.backend.execute(sql, (*sig_params, *params, n_cand))))
+        if not cands:
+            return []
+        rows = core.fetch(list(cands), where, params)
+    if use_vec:
+        missing = [i for i in rows if i not in vec]
+        if missing:
+            vec.update(_similarities(core, missing, query_vector))
+    best_kw = max(kw.values(), default=0.0)
+    qtags = set(q.tags)
+    hits: list[RecallHit] = []
+    for mid, m in rows.items():
+        sig = None
+        if use_sig:
+            parts = []
+            if q.task_signature is not None:
+                ts = m.task_signature
+                parts.append(1.0 if ts == q.task_signature else
+                             0.5 if ts and (ts.startswith(q.task_signature) or q.task_signature.startswith(ts)) else 0.0)
+            if esig is not None:
+                parts.append(1.0 if m.error_signature == esig else 0.0)
+            sig = sum(parts) / len(parts)
+        b = ranking.score(
+            vector=max(0.0, vec.get(mid, 0.0)) if use_vec else None,
+            keyword=(kw.get(mid, 0.0) / best_kw if best_kw > 0 else 0.0) if use_kw else None,
+            tags=(len(qtags & set(m.tags)) / len(qtags | set(m.tags))) if use_tags else None,
+            signature=sig,
+            relevance=m.relevance_score,
+            age_seconds=now - m.updated_at.timestamp(),
+            times_applied=m.times_applied, times_successful=m.times_successful,
+            importance=m.importance, w=w,
+        )
+        if b.match > 0:
+            hits.append(RecallHit(memory=m, score=b.score, breakdown=b))
+    hits.sort(key=lambda h: (-h.score, -h.memory.id))
+    return hits[: q.limit]
+
+
+def _like_prefix(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _vector_candidates(core: Core, q: RecallQuery, qv: np.ndarray, k: int) -> list[tuple[int, float]]:
+    if core.index is not None:
+        core.index.sync(core.backend)
+        return core.index.search(qv, namespace=q.namespace, agent_id=q.agent_id, include_global=q.include_global,
+                                 types=q.types, include_archived=q.include_archived, k=k)
+    # vec0 cannot push "own OR global" or IN down into the KNN: one exact query per branch.
+    out: dict[int, float] = {}
+    branches: list[dict[str, Any]] = []
+    if q.agent_id is not None:
+        branches.append({"agent_id": q.agent_id})
+    if q.include_global or q.agent_id is None:
+        branches.append({"scope": "global"})
+    for br in branches:
+        for t in (q.types or [None]):
+            for mid, sim in core.backend.vector_knn(qv, namespace=q.namespace, k=k, memory_type=t,
+                                                    include_archived=q.include_archived, **br):
+                out[mid] = sim
+    return sorted(out.items(), key=lambda x: -x[1])[:k]
+
+
+def _similarities(core: Core, ids: list[int], qv: np.ndarray) -> dict[int, float]:
+    if core.index is not None:
+        return core.index.similarities(ids, qv)
+    return {i: float(v @ qv) for i, v in core.backend.get_vectors(ids).items()}
+
+
+def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, session_id: str | None,
+                  task_id: str | None) -> list[RecallHit]:
+    """Count the access (count, last_accessed, a small relevance boost) and log a 'query' row."""
+    if not hits:
+        return hits
+    now = core.now()
+    boost = core.settings.recall_boost
+    ids = [h.memory.id for h in hits]
+    with core.backend.write() as c:
+        c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
+                      "relevance_score = MIN(1.0, relevance_score + ?) WHERE id = ?", [(now, boost, i) for i in ids])
+        core.log(ids, "query", agent_id=agent_id, session_id=session_id, task_id=task_id,
+                 scores=[h.score for h in hits])
+    from datetime import datetime, timezone
+
+    ts = datetime.fromtimestamp(now, tz=timezone.utc)
+    out = []
+    for h in hits:
+        m: Memory = h.memory
+        m = m.model_copy(update={"access_count": m.access_count + 1, "last_accessed": ts,
+                                 "relevance_score": min(1.0, m.relevance_score + boost)})
+        out.append(h.model_copy(update={"memory": m}))
+    return out
+
+
+def validate_channels(channels: Any) -> frozenset[str]:
+    allowed = {"vector", "keyword", "tags", "signature"}
+    if channels is None:
+        return frozenset(allowed)
+    chosen = frozenset(channels)
+    if not chosen or not chosen <= allowed:
+        raise InvalidInputError(f"channels must be a non-empty subset of {sorted(allowed)}")
+    return chosen

@@ -1,0 +1,79 @@
+"""Configuration, read from ``HARNESS_MEMORY_*`` environment variables (pydantic-settings).
+
+Every field can also be passed to :class:`Settings` directly. Nested ranking weights use
+``HARNESS_MEMORY_RANKING__KEYWORD=0.6`` style variables.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from typing import Annotated
+
+__all__ = ["Settings", "RankingWeights", "default_db_path"]
+
+
+def default_db_path() -> Path:
+    """The per-user default database: ``$XDG_DATA_HOME/harness-memory/memory.db``.
+
+    Falls back to ``~/.local/share/harness-memory/memory.db`` when ``XDG_DATA_HOME`` is unset.
+    """
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "harness-memory" / "memory.db"
+
+
+class RankingWeights(BaseModel):
+    """How recall fuses its signals. Chosen by measurement on LoCoMo (see docs/ranking.md).
+
+    The *match* part is a weighted mean of the active channels (a channel is active when
+    the query gives it something to match on); the *prior* part scales it by what we know
+    about the memory itself.
+    """
+
+    vector: float = Field(0.25, ge=0)
+    keyword: float = Field(0.75, ge=0)
+    tags: float = Field(0.3, ge=0)
+    signature: float = Field(0.5, ge=0)
+    # prior: score = match * (1 - prior_weight + prior_weight * prior)
+    prior_weight: float = Field(0.3, ge=0, le=1)
+    usefulness: float = Field(0.5, ge=0)
+    recency: float = Field(0.25, ge=0)
+    importance: float = Field(0.25, ge=0)
+    recency_half_life_days: float = Field(30.0, gt=0)
+    # Beta prior of the usefulness estimate: a never-applied memory scores a/(a+b).
+    usefulness_prior_successes: float = Field(1.0, gt=0)
+    usefulness_prior_failures: float = Field(1.0, gt=0)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HARNESS_MEMORY_", env_nested_delimiter="__", extra="ignore")
+
+    db: Path = Field(default_factory=default_db_path, description="database file")
+    namespace: str = Field("default", min_length=1, max_length=200)
+    embedder: str = Field("hashing", description="embedder name: hashing[:DIM], sentence-transformers:MODEL, openai:MODEL")
+    embedder_base_url: str | None = Field(None, description="base URL of an OpenAI-compatible embeddings API")
+    embedder_api_key: str | None = None
+    extra_types: Annotated[list[str], NoDecode] = Field(default_factory=list, description="memory types to register")
+    near_duplicate_threshold: float = Field(0.95, gt=0, le=1.0)
+    max_content_bytes: int = Field(32 * 1024, gt=0)
+    max_tags: int = Field(32, gt=0)
+    max_tag_length: int = Field(64, gt=0)
+    max_limit: int = Field(1000, gt=0)
+    redact_secrets: bool = True
+    embed_failure: str = Field("pending", pattern="^(pending|raise)$",
+                               description="on embedder failure: store keyword-only with a pending flag, or raise")
+    vector_search: str = Field("memory", pattern="^(memory|vec0)$",
+                               description="'memory': in-process binary-code index with exact rerank; 'vec0': sqlite-vec KNN")
+    busy_timeout_ms: int = Field(30_000, ge=0)
+    recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
+    ranking: RankingWeights = Field(default_factory=RankingWeights)
+
+    @field_validator("extra_types", mode="before")
+    @classmethod
+    def _split_types(cls, v):
+        if isinstance(v, str):
+            return [t.strip() for t in v.split(",") if t.strip()]
+        return v

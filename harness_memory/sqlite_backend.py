@@ -1,0 +1,301 @@
+"""Everything specific to SQLite lives here: the connection factory, pragmas, write
+transactions, the FTS5 keyword index and the sqlite-vec (vec0) vector table.
+
+The rest of the package talks to :class:`SQLiteBackend` through the methods below; a
+PostgreSQL + pgvector backend implements the same methods (see docs/architecture.md).
+
+Never ``import sqlite3``: CPython's build here cannot load extensions. ``sqlean`` can.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sqlean
+import sqlite_vec
+
+from .errors import SchemaError
+
+__all__ = ["connect", "SQLiteBackend", "DatabaseError", "fts_query"]
+
+DatabaseError = sqlean.DatabaseError
+OperationalError = sqlean.OperationalError
+
+
+def connect(path: str | Path, *, busy_timeout_ms: int = 30_000) -> sqlean.Connection:
+    """Open a connection: sqlean driver, sqlite-vec loaded, WAL, busy timeout, foreign keys.
+
+    The connection is in autocommit mode; writes go through :meth:`SQLiteBackend.write`,
+    which issues ``BEGIN IMMEDIATE``.
+    """
+    path = Path(path)
+    if str(path) != ":memory:":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False,
+                          timeout=busy_timeout_ms / 1000)
+    conn.enable_load_extension(True)
+    try:
+        sqlite_vec.load(conn)
+    finally:
+        conn.enable_load_extension(False)
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(path) != ":memory:" and mode.lower() != "wal":
+        raise SchemaError(f"could not switch {path} to WAL mode (got {mode!r})")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    return conn
+
+
+# Words that carry no retrieval signal. Kept short on purpose: FTS5's porter stemmer does
+# the rest. Removing them keeps BM25 from scanning huge posting lists of "the", "was"...
+_STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these they this
+    those through to too under until up very was we were what when where which while who whom why will
+    with would you your yours yourself yourselves""".split()
+)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def query_terms(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text`` without stop words, in first-seen order."""
+    seen: dict[str, None] = {}
+    for w in _WORD.findall(text.lower()):
+        if w not in _STOP_WORDS and w not in seen:
+            seen[w] = None
+    return list(seen)
+
+
+def fts_query(text: str, *, max_terms: int = 32) -> str | None:
+    """An FTS5 MATCH expression: the query's terms OR-ed, each quoted (no syntax injection)."""
+    terms = query_terms(text)[:max_terms]
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+class SQLiteBackend:
+    """One database file. Thread-safe through a re-entrant lock around the connection."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000):
+        self.path = Path(path)
+        self.conn = connect(self.path, busy_timeout_ms=busy_timeout_ms)
+        self.lock = threading.RLock()
+        self._depth = 0
+
+    # -- transactions -------------------------------------------------------------------
+    @contextmanager
+    def write(self) -> Iterator[sqlean.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``); nested calls join the outer one."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self._begin("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth = 0
+                self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlean.Connection]:
+        """A consistent snapshot for several reads (joins an enclosing write)."""
+        with self.lock:
+            if self._depth:
+                yield self.conn
+                return
+            self.conn.execute("BEGIN")
+            self._depth = 1
+            try:
+                yield self.conn
+            finally:
+                self._depth = 0
+                self.conn.execute("COMMIT")
+
+    def _begin(self, sql: str) -> None:
+        # busy_timeout covers lock waits; this loop covers the rare SQLITE_BUSY that SQLite
+        # returns without invoking the busy handler (e.g. WAL recovery by another process).
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.conn.execute(sql)
+                return
+            except OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+    def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> sqlean.Cursor:
+        with self.lock:
+            return self.conn.execute(sql, params)
+
+    def table_exists(self, name: str) -> bool:
+        row = self.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+        return row is not None
+
+    # -- keyword index (FTS5) -------------------------------------------------------------
+    # memories_fts is created by migration 0001: contentless, porter stemmer, rowid = memories.id.
+
+    def index_text(self, memory_id: int, content: str, tags: Sequence[str]) -> None:
+        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
+        self.conn.execute("INSERT INTO memories_fts(rowid, content, tags) VALUES (?, ?, ?)",
+                          (memory_id, content, " ".join(tags)))
+
+    def unindex_text(self, memory_ids: Sequence[int]) -> None:
+        self.conn.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(i,) for i in memory_ids])
+
+    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int) -> list[tuple[int, float]]:
+        """``(memory_id, bm25)`` pairs, best first; bm25 is positive, larger is better.
+
+        ``where`` is a SQL condition on alias ``m`` (the memories table).
+        """
+        match = fts_query(text)
+        if match is None:
+            return []
+        sql = (
+            "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.5) AS s FROM memories_fts f "
+            "JOIN memories m ON m.id = f.rowid "
+            f"WHERE memories_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?"
+        )
+        with self.lock:
+            return [(int(r[0]), float(r[1])) for r in self.conn.execute(sql, (match, *params, limit))]
+
+    # -- vector table (vec0) --------------------------------------------------------------
+    VEC_TABLE = "memory_vectors"
+
+    def create_vector_table(self, dimensions: int) -> None:
+        """(Re)create the vec0 table. Partitioned by namespace; the fields recall filters on
+        are metadata columns, so filters apply inside the KNN (never after it)."""
+        self.conn.execute(f"DROP TABLE IF EXISTS {self.VEC_TABLE}")
+        self.conn.execute(
+            f"CREATE VIRTUAL TABLE {self.VEC_TABLE} USING vec0("
+            "memory_id INTEGER PRIMARY KEY, namespace TEXT PARTITION KEY, "
+            "agent_id TEXT, scope TEXT, memory_type TEXT, archived INTEGER, "
+            f"embedding float[{int(dimensions)}] distance_metric=cosine)"
+        )
+
+    def vector_dimensions(self) -> int | None:
+        row = self.execute("SELECT sql FROM sqlite_master WHERE name = ?", (self.VEC_TABLE,)).fetchone()
+        if row is None:
+            return None
+        m = re.search(r"float\[(\d+)\]", row[0])
+        return int(m.group(1)) if m else None
+
+    def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
+                   archived: bool, vector: np.ndarray) -> None:
+        # vec0 rejects INSERT OR REPLACE / ON CONFLICT: delete then insert, inside the caller's
+        # transaction (a savepoint when called within one), and log the change for caches.
+        c = self.conn
+        c.execute("SAVEPOINT put_vector")
+        try:
+            c.execute(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ?", (memory_id,))
+            c.execute(
+                f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, embedding) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (memory_id, namespace, agent_id, scope, memory_type, int(archived),
+                 np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
+            )
+            c.execute("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", (memory_id,))
+        except BaseException:
+            c.execute("ROLLBACK TO put_vector")
+            c.execute("RELEASE put_vector")
+            raise
+        c.execute("RELEASE put_vector")
+
+    def remove_vectors(self, memory_ids: Sequence[int]) -> None:
+        if not memory_ids or not self.table_exists(self.VEC_TABLE):
+            return
+        self.conn.executemany(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ?", [(i,) for i in memory_ids])
+        self.conn.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'del')", [(i,) for i in memory_ids])
+
+    def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        with self.lock:
+            for i in memory_ids:
+                row = self.conn.execute(f"SELECT embedding FROM {self.VEC_TABLE} WHERE memory_id = ?", (i,)).fetchone()
+                if row is not None:
+                    out[i] = np.frombuffer(row[0], dtype=np.float32)
+        return out
+
+    def iter_vectors(self, since_seq: int | None = None, batch: int = 5000):
+        """Yield ``(memory_id, namespace, agent_id, scope, memory_type, archived, vector)``.
+
+        With ``since_seq``, only memories changed after that change-log sequence (deleted
+        ones come back with ``vector=None``).
+        """
+        c = self.conn
+        if since_seq is None:
+            cur = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
+                            f"FROM {self.VEC_TABLE}")
+            for row in cur:
+                yield (*row[:6], np.frombuffer(row[6], dtype=np.float32))
+            return
+        ids = [r[0] for r in c.execute("SELECT DISTINCT memory_id FROM vector_changes WHERE seq > ?", (since_seq,))]
+        for i in ids:
+            row = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
+                            f"FROM {self.VEC_TABLE} WHERE memory_id = ?", (i,)).fetchone()
+            if row is None:
+                yield (i, None, None, None, None, None, None)
+            else:
+                yield (*row[:6], np.frombuffer(row[6], dtype=np.float32))
+
+    def vector_change_seq(self) -> tuple[int, int]:
+        """``(min_seq, max_seq)`` of the change log (0, 0 when empty)."""
+        row = self.conn.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()
+        return int(row[0]), int(row[1])
+
+    def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
+                   scope: str | None = None, memory_type: str | None = None,
+                   include_archived: bool = False) -> list[tuple[int, float]]:
+        """Exact KNN inside vec0 with the filters applied inside the scan.
+
+        Returns ``(memory_id, cosine_similarity)``. vec0 does not push ``OR`` down, so a
+        caller wanting "own or global" issues two calls.
+        """
+        conds = ["embedding MATCH ?", "k = ?", "namespace = ?"]
+        params: list[Any] = [np.ascontiguousarray(vector, dtype=np.float32).tobytes(), int(k), namespace]
+        if agent_id is not None:
+            conds.append("agent_id = ?")
+            params.append(agent_id)
+        if scope is not None:
+            conds.append("scope = ?")
+            params.append(scope)
+        if memory_type is not None:
+            conds.append("memory_type = ?")
+            params.append(memory_type)
+        if not include_archived:
+            conds.append("archived = 0")
+        sql = f"SELECT memory_id, distance FROM {self.VEC_TABLE} WHERE " + " AND ".join(conds)
+        with self.lock:
+            return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]

@@ -1,0 +1,427 @@
+"""MemoryStore: the one facade. Its verbs validate input and call into focused modules."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from . import portability, recall as _recall, validation as v, writes
+from .core import Core
+from .embedders import Embedder, HashingEmbedder, check_vectors, embedder_from_name
+from .errors import EmbedderMismatchError, InvalidInputError, MemoryNotFoundError
+from .memory_types import TypeRegistry
+from .migrate import migrate
+from .models import MEMORY_COLUMNS, Memory, RecallHit, row_to_memory
+from .settings import Settings
+from .signatures import error_signature
+from .sqlite_backend import SQLiteBackend
+from .vector_index import VectorIndex
+
+__all__ = ["MemoryStore"]
+
+_DAY = 86400.0
+
+
+class MemoryStore:
+    """A harness's memory in one SQLite file.
+
+    ``MemoryStore(path)`` opens or creates the database (schema migrated on open). Use it
+    as a context manager or call :meth:`close`. ``embedder`` defaults to the one named in
+    the settings (the offline hashing embedder). ``clock`` returns UNIX seconds (for tests).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, settings: Settings | None = None,
+                 embedder: Embedder | None = None, clock: Callable[[], float] | None = None,
+                 allow_embedder_change: bool = False):
+        self.settings = settings or Settings()
+        self.path = Path(path) if path is not None else Path(self.settings.db)
+        if embedder is None:
+            embedder = embedder_from_name(self.settings.embedder, base_url=self.settings.embedder_base_url,
+                                          api_key=self.settings.embedder_api_key)
+        if not isinstance(embedder, Embedder):
+            raise InvalidInputError("embedder must have name, dimensions and embed_batch()")
+        backend = SQLiteBackend(self.path, busy_timeout_ms=self.settings.busy_timeout_ms)
+        try:
+            migrate(backend)
+            self._core = Core(backend=backend, settings=self.settings, embedder=embedder,
+                              types=TypeRegistry(self.settings.extra_types), clock=clock or time.time)
+            self._bind_embedder(allow_embedder_change)
+        except BaseException:
+            backend.close()
+            raise
+        self._closed = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def _bind_embedder(self, allow_change: bool) -> None:
+        core, b, e = self._core, self._core.backend, self._core.embedder
+        with b.write() as c:
+            row = c.execute("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
+            if row is None:
+                c.execute("INSERT INTO embedder_info(id, name, dimensions, recorded_at) VALUES (1, ?, ?, ?)",
+                          (e.name, e.dimensions, core.now()))
+                b.create_vector_table(e.dimensions)
+                row = (e.name, e.dimensions)
+            elif not b.table_exists(b.VEC_TABLE):
+                b.create_vector_table(row[1])
+        if (row[0], row[1]) != (e.name, e.dimensions):
+            if not allow_change:
+                raise EmbedderMismatchError(
+                    f"{self.path} holds vectors made by {row[0]!r} ({row[1]} dimensions), but the configured embedder "
+                    f"is {e.name!r} ({e.dimensions}); run `harness-memory reembed --db {self.path}` to re-embed "
+                    "everything with the new one, or configure the old embedder")
+            core.vectors_enabled = False  # until reembed(): writes are keyword-only + pending
+        if self.settings.vector_search == "memory" and core.vectors_enabled:
+            core.index = VectorIndex(e.dimensions)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._core.backend.close()
+
+    def __enter__(self) -> "MemoryStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._core.embedder
+
+    @property
+    def memory_types(self) -> tuple[str, ...]:
+        return self._core.types.names
+
+    # -- remember ----------------------------------------------------------------------------
+    def remember(self, content: str, *, type: str, agent_id: str, scope: str = "agent", namespace: str | None = None,
+                 key: str | None = None, task_signature: str | None = None, error: str | None = None,
+                 tags: Iterable[str] = (), importance: float = 0.5, ttl: float | timedelta | None = None,
+                 metadata: Mapping[str, Any] | None = None, session_id: str | None = None,
+                 task_id: str | None = None) -> Memory:
+        """Store a memory (or reinforce its duplicate, or update it in place through ``key``)."""
+        item = writes.prepare(self._core, content, type=type, agent_id=agent_id, scope=scope, namespace=namespace,
+                              key=key, task_signature=task_signature, error=error, tags=tags, importance=importance,
+                              ttl=ttl, metadata=metadata, session_id=session_id, task_id=task_id)
+        return writes.write_many(self._core, [item])[0]
+
+    def remember_many(self, items: Sequence[Mapping[str, Any]]) -> list[Memory]:
+        """Store many memories in one transaction with one embedding batch.
+
+        Each item is a mapping of :meth:`remember`'s arguments. All are validated first: one
+        bad item raises and nothing is written."""
+        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+            raise InvalidInputError("items must be a sequence of mappings")
+        prepared = []
+        for k, it in enumerate(items):
+            if not isinstance(it, Mapping) or "content" not in it:
+                raise InvalidInputError(f"item {k} must be a mapping with at least content, type and agent_id")
+            args = dict(it)
+            try:
+                prepared.append(writes.prepare(self._core, args.pop("content"), **args))
+            except TypeError as exc:
+                raise InvalidInputError(f"item {k}: {exc}") from exc
+        return writes.write_many(self._core, prepared)
+
+    # -- recall ------------------------------------------------------------------------------
+    def recall(self, query: str, *, agent_id: str | None = None, namespace: str | None = None,
+               types: Sequence[str] | None = None, tags: Iterable[str] | None = None,
+               task_signature: str | None = None, error: str | None = None, include_global: bool = True,
+               min_relevance: float | None = None, since: datetime | float | None = None,
+               until: datetime | float | None = None, limit: int = 10, include_archived: bool = False,
+               channels: Iterable[str] | None = None, session_id: str | None = None,
+               task_id: str | None = None, record: bool = True) -> list[RecallHit]:
+        """Hybrid search over what ``agent_id`` may see (its own memories and global ones).
+
+        ``channels`` restricts the fusion (e.g. ``{"keyword"}``) for evaluation; ``record=False``
+        skips the access bookkeeping (for dry runs)."""
+        s = self.settings
+        c = self._core
+        query = v.text(query, "query", max_bytes=s.max_content_bytes, allow_empty=True)
+        q = _recall.RecallQuery(
+            text=query,
+            namespace=v.ident(namespace, "namespace", optional=True) or s.namespace,
+            agent_id=v.ident(agent_id, "agent_id", optional=True),
+            types=v.types_list(types, c.types.check),
+            tags=v.tags(tags, max_tags=s.max_tags, max_len=s.max_tag_length),
+            task_signature=v.text(task_signature, "task_signature", max_bytes=1000).strip() if task_signature is not None else None,
+            error=v.text(error, "error", max_bytes=max(4 * s.max_content_bytes, 1 << 20)) if error is not None else None,
+            include_global=v.boolean(include_global, "include_global"),
+            include_archived=v.boolean(include_archived, "include_archived"),
+            min_relevance=None if min_relevance is None else v.unit_float(min_relevance, "min_relevance"),
+            since=v.timestamp(since, "since"), until=v.timestamp(until, "until"),
+            limit=v.limit(limit, max_limit=s.max_limit),
+            channels=_recall.validate_channels(channels),
+        )
+        session_id = v.ident(session_id, "session_id", optional=True)
+        task_id = v.ident(task_id, "task_id", optional=True)
+        v.boolean(record, "record")
+        if not query.strip() and not q.tags and q.task_signature is None and q.error is None:
+            raise InvalidInputError("recall needs a query text, tags, a task_signature or an error")
+        qv = None
+        if query.strip() and "vector" in q.channels:
+            embedded = c.embed([query])
+            qv = None if embedded is None else embedded[0]
+        with c.backend.lock:
+            hits = _recall.recall(c, q, qv)
+            if record:
+                hits = _recall.record_access(c, hits, agent_id=q.agent_id, session_id=session_id, task_id=task_id)
+        return hits
+
+    # -- outcomes ----------------------------------------------------------------------------
+    def apply(self, memory_id: int, *, helpful: bool, outcome: str | None = None, agent_id: str | None = None,
+              session_id: str | None = None, task_id: str | None = None) -> Memory:
+        """Record that a memory was applied to a task, and whether it helped."""
+        memory_id = v.memory_id(memory_id)
+        helpful = v.boolean(helpful, "helpful")
+        if outcome is not None:
+            outcome = v.text(outcome, "outcome", max_bytes=self.settings.max_content_bytes, allow_empty=True)
+        agent_id = v.ident(agent_id, "agent_id", optional=True)
+        session_id = v.ident(session_id, "session_id", optional=True)
+        task_id = v.ident(task_id, "task_id", optional=True)
+        c = self._core
+        with c.backend.write() as conn:
+            c.get(memory_id, agent_id)
+            conn.execute("UPDATE memories SET times_applied = times_applied + 1, "
+                         "times_successful = times_successful + ?, "
+                         "success_rate = CAST(times_successful + ? AS REAL) / (times_applied + 1), updated_at = updated_at "
+                         "WHERE id = ?", (int(helpful), int(helpful), memory_id))
+            c.log([memory_id], "applied", agent_id=agent_id, session_id=session_id, task_id=task_id,
+                  was_helpful=helpful, outcome=outcome)
+        return c.get(memory_id)
+
+    # -- reads -------------------------------------------------------------------------------
+    def get(self, memory_id: int, *, agent_id: str | None = None) -> Memory:
+        """The memory with that id; with ``agent_id``, only if that agent may see it."""
+        return self._core.get(v.memory_id(memory_id), v.ident(agent_id, "agent_id", optional=True))
+
+    def get_by_type(self, type: str, *, agent_id: str | None = None, namespace: str | None = None,
+                    include_global: bool = True, limit: int = 100) -> list[Memory]:
+        """Memories of one type visible to ``agent_id``, newest first (expired and archived excluded)."""
+        c = self._core
+        mtype = c.types.check(type)
+        agent_id = v.ident(agent_id, "agent_id", optional=True)
+        ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
+        limit = v.limit(limit, max_limit=self.settings.max_limit)
+        vis, params = c.visibility(agent_id, v.boolean(include_global, "include_global"))
+        rows = c.backend.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.namespace = ? AND m.memory_type = ? AND {vis} "
+            "AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?) ORDER BY m.updated_at DESC, m.id DESC "
+            "LIMIT ?", (ns, mtype, *params, c.now(), limit)).fetchall()
+        return [row_to_memory(r) for r in rows]
+
+    def _latest(self, type: str, **kw: Any) -> Memory | None:
+        got = self.get_by_type(type, limit=1, **kw)
+        return got[0] if got else None
+
+    # Getters for harnesses that register these types (an unregistered one raises UnknownMemoryTypeError).
+    def get_discoveries(self, **kw: Any) -> list[Memory]:
+        return self.get_by_type("discovery", **kw)
+
+    def get_insights(self, **kw: Any) -> list[Memory]:
+        return self.get_by_type("insight", **kw)
+
+    def get_deadends(self, **kw: Any) -> list[Memory]:
+        return self.get_by_type("deadend", **kw)
+
+    def get_warnings(self, **kw: Any) -> list[Memory]:
+        return self.get_by_type("warning", **kw)
+
+    def get_error_fixes(self, **kw: Any) -> list[Memory]:
+        return self.get_by_type("error_fix", **kw)
+
+    def get_plan(self, **kw: Any) -> Memory | None:
+        """The most recent ``plan`` memory."""
+        return self._latest("plan", **kw)
+
+    def get_feedback(self, **kw: Any) -> Memory | None:
+        """The most recent ``feedback`` memory (keep one per supervisor with ``key=``)."""
+        return self._latest("feedback", **kw)
+
+    # -- forgetting --------------------------------------------------------------------------
+    def forget(self, memory_id: int, *, agent_id: str | None = None) -> None:
+        """Delete one memory (its index rows, vector, history and log rows go with it)."""
+        memory_id = v.memory_id(memory_id)
+        agent_id = v.ident(agent_id, "agent_id", optional=True)
+        c = self._core
+        with c.backend.write():
+            m = c.get(memory_id, agent_id)
+            if agent_id is not None and m.agent_id != agent_id:
+                raise MemoryNotFoundError(f"agent {agent_id!r} may not delete memory {memory_id} of {m.agent_id!r}")
+            c.delete([memory_id])
+
+    def forget_all(self, agent_id: str, type: str | None = None, *, namespace: str | None = None) -> int:
+        """Delete every memory of an agent (optionally one type, one namespace); return the count."""
+        agent_id = v.ident(agent_id, "agent_id")
+        conds, params = ["agent_id = ?"], [agent_id]
+        if type is not None:
+            conds.append("memory_type = ?")
+            params.append(self._core.types.check(type))
+        if namespace is not None:
+            conds.append("namespace = ?")
+            params.append(v.ident(namespace, "namespace"))
+        return self._delete_where(" AND ".join(conds), params)
+
+    def clear(self, namespace: str) -> int:
+        """Delete everything in a namespace (a harness run); return the count."""
+        return self._delete_where("namespace = ?", [v.ident(namespace, "namespace")])
+
+    def cleanup_expired(self) -> int:
+        """Delete TTL-expired memories with their index rows and vectors; return the count."""
+        return self._delete_where("expires_at IS NOT NULL AND expires_at <= ?", [self._core.now()])
+
+    def _delete_where(self, where: str, params: list[Any]) -> int:
+        c = self._core
+        with c.backend.write() as conn:
+            ids = [r[0] for r in conn.execute(f"SELECT id FROM memories WHERE {where}", params)]
+            return c.delete(ids)
+
+    # -- harness conveniences ------------------------------------------------------------------
+    def set_task_context(self, agent_id: str, task_id: str, context: str, *, ttl: float | timedelta = timedelta(hours=24),
+                         namespace: str | None = None) -> Memory:
+        """Short-term context for one task (type ``context``, one per agent and task, 24 h TTL)."""
+        task_id = v.ident(task_id, "task_id")
+        return self.remember(context, type="context", agent_id=agent_id, key=f"task:{task_id}", task_id=task_id,
+                             ttl=ttl, namespace=namespace, importance=0.5)
+
+    def get_task_context(self, agent_id: str, task_id: str, *, namespace: str | None = None) -> Memory | None:
+        agent_id = v.ident(agent_id, "agent_id")
+        task_id = v.ident(task_id, "task_id")
+        ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
+        r = self._core.backend.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE namespace = ? AND agent_id = ? AND memory_type = 'context' "
+            "AND key = ? AND (expires_at IS NULL OR expires_at > ?)",
+            (ns, agent_id, f"task:{task_id}", self._core.now())).fetchone()
+        return None if r is None else row_to_memory(r)
+
+    def learn_success(self, agent_id: str, pattern: str, details: str | None = None, **kw: Any) -> Memory:
+        """Record what worked (a ``success`` memory, importance 0.7 unless given)."""
+        content = pattern if not details else f"{pattern}: {details}"
+        kw.setdefault("importance", 0.7)
+        return self.remember(content, type="success", agent_id=agent_id, **kw)
+
+    def learn_error(self, agent_id: str, pattern: str, details: str | None = None, **kw: Any) -> Memory:
+        """Record what failed (a ``failure`` memory with the error's signature, importance 0.8)."""
+        content = pattern if not details else f"{pattern}: {details}"
+        kw.setdefault("importance", 0.8)
+        kw.setdefault("error", pattern)
+        return self.remember(content, type="failure", agent_id=agent_id, **kw)
+
+    def has_seen_error(self, agent_id: str, error: str, *, namespace: str | None = None,
+                       min_similarity: float = 0.9) -> bool:
+        """Whether a visible memory carries this error: same signature first, then text similarity."""
+        agent_id = v.ident(agent_id, "agent_id")
+        error = v.text(error, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20))
+        ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
+        c = self._core
+        sig, template = error_signature(error)
+        vis, params = c.visibility(agent_id, True)
+        if c.backend.execute(f"SELECT 1 FROM memories m WHERE m.namespace = ? AND m.error_signature = ? AND {vis} "
+                             "AND (m.expires_at IS NULL OR m.expires_at > ?) LIMIT 1",
+                             (ns, sig, *params, c.now())).fetchone():
+            return True
+        hits = self.recall(template or error, agent_id=agent_id, namespace=ns, types=["failure"], limit=1,
+                           channels={"vector"}, record=False)
+        return bool(hits) and (hits[0].breakdown.vector or 0.0) >= min_similarity
+
+    def error_signature(self, text: str) -> tuple[str, str]:
+        """``(signature_id, template)`` of raw error text (the simple normaliser)."""
+        return error_signature(v.text(text, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20)))
+
+    # -- embeddings ------------------------------------------------------------------------------
+    def backfill_embeddings(self, *, batch_size: int = 256) -> int:
+        """Embed memories stored keyword-only (embedder was down); return how many were embedded."""
+        c = self._core
+        if not c.vectors_enabled:
+            raise EmbedderMismatchError("the stored vectors belong to another embedder: run reembed() first")
+        done = 0
+        while True:
+            rows = c.backend.execute("SELECT id, content FROM memories WHERE embedding_pending = 1 ORDER BY id LIMIT ?",
+                                     (batch_size,)).fetchall()
+            if not rows:
+                return done
+            vecs = c.embed([r[1] for r in rows])
+            if vecs is None:
+                return done
+            with c.backend.write() as conn:
+                for (mid, content), vec in zip(rows, vecs):
+                    m = c.fetch([mid]).get(mid)
+                    if m is None or m.content != content or not m.embedding_pending:
+                        continue  # changed meanwhile; the next round sees it again
+                    c.put_vector(m, vec)
+                    conn.execute("UPDATE memories SET embedding_pending = 0 WHERE id = ?", (mid,))
+                    done += 1
+
+    def reembed(self, *, batch_size: int = 256, progress: Callable[[int, int], None] | None = None) -> int:
+        """Re-embed every memory with this store's embedder and record it as the database's embedder.
+
+        Vectors are computed in batches outside any transaction, then swapped in with one
+        transaction (a crash leaves the old vectors and record intact)."""
+        import numpy as np
+
+        c = self._core
+        e = c.embedder
+        rows = c.backend.execute("SELECT id, content FROM memories ORDER BY id").fetchall()
+        total = len(rows)
+        vectors: dict[int, tuple[str, Any]] = {}
+        for i in range(0, total, batch_size):
+            chunk = rows[i : i + batch_size]
+            vecs = check_vectors(e, [r[1] for r in chunk], e.embed_batch([r[1] for r in chunk]))
+            for (mid, content), vec in zip(chunk, vecs):
+                vectors[mid] = (content, vec)
+            if progress:
+                progress(min(i + batch_size, total), total)
+        with c.backend.write() as conn:
+            c.backend.create_vector_table(e.dimensions)
+            conn.execute("DELETE FROM vector_changes")
+            current = {r[0]: r for r in conn.execute(
+                "SELECT id, content, namespace, agent_id, scope, memory_type, archived FROM memories")}
+            stale = [mid for mid, r in current.items() if mid not in vectors or vectors[mid][0] != r[1]]
+            if stale:
+                fresh = check_vectors(e, [current[m][1] for m in stale], e.embed_batch([current[m][1] for m in stale]))
+                for mid, vec in zip(stale, fresh):
+                    vectors[mid] = (current[mid][1], vec)
+            for mid, r in current.items():
+                c.put_vector((mid, r[2], r[3], r[4], r[5], bool(r[6])), np.asarray(vectors[mid][1]))
+            conn.execute("UPDATE memories SET embedding_pending = 0")
+            conn.execute("UPDATE embedder_info SET name = ?, dimensions = ?, recorded_at = ? WHERE id = 1",
+                         (e.name, e.dimensions, c.now()))
+        c.vectors_enabled = True
+        c.index = VectorIndex(e.dimensions) if self.settings.vector_search == "memory" else None
+        return len(current)
+
+    # -- export / import ---------------------------------------------------------------------------
+    def export_jsonl(self, path: str | Path, *, namespace: str | None = None, agent_id: str | None = None) -> int:
+        return portability.export_jsonl(self._core, Path(path), namespace=namespace, agent_id=agent_id)
+
+    def import_jsonl(self, path: str | Path) -> portability.ImportReport:
+        return portability.import_jsonl(self._core, Path(path))
+
+    def export_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> int:
+        return portability.export_markdown(self._core, v.ident(agent_id, "agent_id"), Path(path),
+                                           namespace=v.ident(namespace, "namespace", optional=True))
+
+    def import_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> portability.ImportReport:
+        return portability.import_markdown(self._core, v.ident(agent_id, "agent_id"), Path(path),
+                                           namespace=v.ident(namespace, "namespace", optional=True))
+
+    # -- statistics ----------------------------------------------------------------------------------
+    def stats(self, *, namespace: str | None = None) -> dict[str, Any]:
+        """Counts by type and agent, plus index health (pending vectors, embedder)."""
+        c = self._core
+        ns_cond, params = ("WHERE namespace = ?", [v.ident(namespace, "namespace")]) if namespace else ("", [])
+        q = c.backend.execute
+        by = q(f"SELECT agent_id, memory_type, COUNT(*), AVG(relevance_score), AVG(success_rate) FROM memories "
+               f"{ns_cond} GROUP BY agent_id, memory_type ORDER BY agent_id, memory_type", params).fetchall()
+        tot = q(f"SELECT COUNT(*), COALESCE(SUM(embedding_pending), 0), COALESCE(SUM(archived), 0), "
+                f"COUNT(DISTINCT namespace) FROM memories {ns_cond}", params).fetchone()
+        emb = q("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
+        return {
+            "memories": tot[0], "pending_embeddings": tot[1], "archived": tot[2], "namespaces": tot[3],
+            "embedder": {"name": emb[0], "dimensions": emb[1]},
+            "by_agent_type": [{"agent_id": r[0], "type": r[1], "count": r[2], "avg_relevance": r[3],
+                               "avg_success_rate": r[4]} for r in by],
+            "access_log": q("SELECT access_type, COUNT(*) FROM memory_access_log GROUP BY access_type").fetchall(),
+        }

@@ -1,0 +1,159 @@
+"""Input checks for every public call. Each raises a typed error before anything is written."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from .errors import ContentTooLargeError, InvalidInputError
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+MAX_ID_LEN = 200
+MAX_METADATA_BYTES = 64 * 1024
+
+
+def text(value: Any, field: str, *, max_bytes: int, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+    if "\x00" in value:
+        raise InvalidInputError(f"{field} must not contain NUL characters")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(f"{field} is not valid Unicode text (lone surrogates)") from exc
+    if size > max_bytes:
+        raise ContentTooLargeError(f"{field} is {size} bytes; the limit is {max_bytes} (max_content_bytes)")
+    if not allow_empty and not value.strip():
+        raise InvalidInputError(f"{field} must not be empty")
+    return value
+
+
+def ident(value: Any, field: str, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"{field} must be a non-empty string")
+    if len(value) > MAX_ID_LEN or _CONTROL.search(value) or "\n" in value or "\r" in value:
+        raise InvalidInputError(f"{field} must be at most {MAX_ID_LEN} characters without control characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(f"{field} is not valid Unicode text") from exc
+    return value
+
+
+def scope(value: Any) -> str:
+    if value not in ("agent", "global"):
+        raise InvalidInputError(f"scope must be 'agent' or 'global', got {value!r}")
+    return value
+
+
+def unit_float(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{field} must be a number in [0, 1]")
+    value = float(value)
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise InvalidInputError(f"{field} must be in [0, 1], got {value}")
+    return value
+
+
+def tags(value: Any, *, max_tags: int, max_len: int) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidInputError("tags must be a list of strings (not a single string)")
+    out: list[str] = []
+    for t in value:
+        if not isinstance(t, str):
+            raise InvalidInputError(f"every tag must be a string, got {type(t).__name__}")
+        norm = " ".join(t.strip().lower().split())
+        if not norm:
+            raise InvalidInputError("tags must not be empty")
+        if len(norm) > max_len or _CONTROL.search(norm):
+            raise InvalidInputError(f"tags must be at most {max_len} characters without control characters")
+        try:
+            norm.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInputError("tags must be valid Unicode text") from exc
+        if norm not in out:
+            out.append(norm)
+    if len(out) > max_tags:
+        raise InvalidInputError(f"at most {max_tags} tags are allowed, got {len(out)}")
+    return out
+
+
+def ttl_seconds(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, timedelta):
+        value = value.total_seconds()
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise InvalidInputError("ttl must be a positive number of seconds or a timedelta")
+    if value > 100 * 365 * 86400:
+        raise InvalidInputError("ttl must be at most 100 years")
+    return float(value)
+
+
+def metadata(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInputError("metadata must be a dict")
+    try:
+        encoded = json.dumps(value, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata must be JSON-serialisable without NaN/inf: {exc}") from exc
+    try:
+        size = len(encoded.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError("metadata is not valid Unicode text") from exc
+    if size > MAX_METADATA_BYTES:
+        raise ContentTooLargeError(f"metadata is {size} bytes; the limit is {MAX_METADATA_BYTES}")
+    return json.loads(encoded)
+
+
+def limit(value: Any, *, max_limit: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= max_limit:
+        raise InvalidInputError(f"limit must be an int in [1, {max_limit}]")
+    return value
+
+
+def timestamp(value: Any, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.timestamp()
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InvalidInputError(f"{field} must be a datetime or a UNIX timestamp")
+    return float(value)
+
+
+def boolean(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{field} must be True or False")
+    return value
+
+
+def memory_id(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value >= 2**63:
+        raise InvalidInputError(f"memory id must be a positive int, got {value!r}")
+    return value
+
+
+def types_list(value: Any, check) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Iterable):
+        raise InvalidInputError("types must be a list of type names")
+    out = [check(t) for t in value]
+    if not out:
+        raise InvalidInputError("types must not be empty (pass None for all types)")
+    return list(dict.fromkeys(out))

@@ -1,0 +1,235 @@
+"""remember(): validation, redaction, de-duplication, keyed update-in-place, insertion."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import validation as v
+from .core import Core, content_hash, dumps
+from .models import Memory
+from .redact import redact
+from .signatures import error_signature
+
+__all__ = ["MemoryInput", "prepare", "write_many"]
+
+
+@dataclass
+class MemoryInput:
+    """A validated, redacted memory ready to be written."""
+
+    content: str
+    type: str
+    agent_id: str
+    scope: str
+    namespace: str
+    key: str | None
+    task_signature: str | None
+    error_signature: str | None
+    error_template: str | None
+    tags: list[str]
+    importance: float
+    ttl: float | None
+    metadata: dict[str, Any]
+    session_id: str | None
+    task_id: str | None
+    content_hash: str
+
+
+def _redact_obj(obj: Any, found: list[str]) -> Any:
+    if isinstance(obj, str):
+        out, kinds = redact(obj)
+        found.extend(kinds)
+        return out
+    if isinstance(obj, dict):
+        return {k: _redact_obj(x, found) for k, x in obj.items()}
+    if isinstance(obj, list):
+        return [_redact_obj(x, found) for x in obj]
+    return obj
+
+
+def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = "agent", namespace: Any = None,
+            key: Any = None, task_signature: Any = None, error: Any = None, tags: Any = (),
+            importance: Any = 0.5, ttl: Any = None, metadata: Any = None, session_id: Any = None,
+            task_id: Any = None) -> MemoryInput:
+    s = core.settings
+    content = v.text(content, "content", max_bytes=s.max_content_bytes).strip()
+    mtype = core.types.check(type)
+    agent = v.ident(agent_id, "agent_id")
+    sc = v.scope(scope)
+    ns = v.ident(namespace, "namespace", optional=True) or s.namespace
+    key = v.ident(key, "key", optional=True) if key is not None else None
+    if task_signature is not None:
+        task_signature = v.text(task_signature, "task_signature", max_bytes=1000).strip()
+    if error is not None:
+        error = v.text(error, "error", max_bytes=max(4 * s.max_content_bytes, 1 << 20))
+    tag_list = v.tags(tags, max_tags=s.max_tags, max_len=s.max_tag_length)
+    imp = v.unit_float(importance, "importance")
+    ttl_s = v.ttl_seconds(ttl)
+    meta = v.metadata(metadata)
+    session_id = v.ident(session_id, "session_id", optional=True)
+    task_id = v.ident(task_id, "task_id", optional=True)
+
+    found: list[str] = []
+    if s.redact_secrets:
+        content = _redact_obj(content, found)
+        meta = _redact_obj(meta, found)
+        tag_list = [t for t in dict.fromkeys(_redact_obj(tag_list, found))]
+        if error is not None:
+            error = _redact_obj(error, found)
+        if found:
+            meta["redacted"] = sorted(set(found) | set(meta.get("redacted", []) if isinstance(meta.get("redacted"), list) else []))
+    esig = etpl = None
+    if error is not None and error.strip():
+        esig, etpl = error_signature(error)
+    return MemoryInput(content=content, type=mtype, agent_id=agent, scope=sc, namespace=ns, key=key,
+                       task_signature=task_signature or None, error_signature=esig, error_template=etpl,
+                       tags=tag_list, importance=imp, ttl=ttl_s, metadata=meta, session_id=session_id,
+                       task_id=task_id, content_hash=content_hash(content))
+
+
+def write_many(core: Core, items: list[MemoryInput]) -> list[Memory]:
+    """Write validated inputs in ONE transaction; return the resulting memories in order.
+
+    Per item: a key that exists updates in place (old version kept in memory_history); an
+    exact duplicate (same content hash, namespace, agent, scope, type) or a near duplicate
+    (cosine >= near_duplicate_threshold) reinforces the existing memory and records the
+    merge; anything else is inserted.
+    """
+    vectors = core.embed([it.content for it in items]) if items else None
+    ids: list[int] = []
+    try:
+        with core.backend.write():
+            if core.index is not None and vectors is not None:
+                core.index.sync(core.backend)
+            for k, it in enumerate(items):
+                vec = None if vectors is None else vectors[k]
+                ids.append(_write_one(core, it, vec))
+    except BaseException:
+        if core.index is not None:
+            core.index.seq = None  # it may have read rows of the rolled-back transaction
+        raise
+    got = core.fetch(ids)
+    return [got[i] for i in ids]
+
+
+def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None) -> int:
+    c = core.backend.conn
+    now = core.now()
+    expires = None if it.ttl is None else now + it.ttl
+    if it.key is not None:
+        row = c.execute(
+            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key = ?",
+            (it.namespace, it.agent_id, it.type, it.key)).fetchone()
+        if row is not None:
+            _update_in_place(core, row[0], it, vec, now, expires)
+            return row[0]
+    else:
+        row = c.execute(
+            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
+            "AND content_hash = ? AND key IS NULL ORDER BY id LIMIT 1",
+            (it.namespace, it.agent_id, it.scope, it.type, it.content_hash)).fetchone()
+        if row is not None:
+            _reinforce(core, row[0], it, now, expires, "exact", 1.0)
+            return row[0]
+        if vec is not None:
+            near = _nearest(core, it, vec)
+            if near is not None and near[1] >= core.settings.near_duplicate_threshold:
+                _reinforce(core, near[0], it, now, expires, "near", near[1])
+                return near[0]
+    return _insert(core, it, vec, now, expires)
+
+
+def _nearest(core: Core, it: MemoryInput, vec: np.ndarray) -> tuple[int, float] | None:
+    if core.index is not None:
+        core.index.sync(core.backend)
+        hits = core.index.search(vec, namespace=it.namespace, agent_id=it.agent_id, types=[it.type],
+                                 scope=it.scope, include_archived=True, k=4)
+    else:
+        hits = core.backend.vector_knn(vec, namespace=it.namespace, agent_id=it.agent_id, scope=it.scope,
+                                       memory_type=it.type, include_archived=True, k=4)
+    # keyed memories are updated through their key, never merged into
+    for mid, sim in hits:
+        r = core.backend.conn.execute("SELECT key FROM memories WHERE id = ?", (mid,)).fetchone()
+        if r is not None and r[0] is None:
+            return mid, sim
+    return None
+
+
+def _insert(core: Core, it: MemoryInput, vec: np.ndarray | None, now: float, expires: float | None) -> int:
+    c = core.backend.conn
+    cur = c.execute(
+        "INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, key, task_signature, "
+        "error_signature, error_template, context_tags, importance, relevance_score, session_id, task_id, "
+        "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (uuid.uuid4().hex, it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
+         it.error_signature, it.error_template, dumps(it.tags), it.importance, it.session_id, it.task_id,
+         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None)))
+    mid = int(cur.lastrowid)
+    _index(core, mid, it, vec, archived=False)
+    return mid
+
+
+def _index(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, *, archived: bool) -> None:
+    c = core.backend.conn
+    c.execute("DELETE FROM memory_tags WHERE memory_id = ?", (mid,))
+    c.executemany("INSERT INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(mid, t) for t in it.tags])
+    core.backend.index_text(mid, it.content, it.tags)
+    if vec is not None:
+        core.put_vector((mid, it.namespace, it.agent_id, it.scope, it.type, archived), vec)
+
+
+def _update_in_place(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, now: float,
+                     expires: float | None) -> None:
+    c = core.backend.conn
+    old = c.execute("SELECT version, content, content_hash, context_tags, importance, metadata, updated_at, archived "
+                    "FROM memories WHERE id = ?", (mid,)).fetchone()
+    c.execute("INSERT INTO memory_history(memory_id, version, content, content_hash, context_tags, importance, "
+              "metadata, valid_from, valid_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+              (mid, old[0], old[1], old[2], old[3], old[4], old[5], old[6], now))
+    c.execute(
+        "UPDATE memories SET content = ?, content_hash = ?, scope = ?, task_signature = ?, error_signature = ?, "
+        "error_template = ?, context_tags = ?, importance = ?, metadata = ?, session_id = ?, task_id = ?, "
+        "updated_at = ?, expires_at = ?, version = version + 1, embedding_pending = ?, archived = 0, "
+        "relevance_score = 1.0 WHERE id = ?",
+        (it.content, it.content_hash, it.scope, it.task_signature, it.error_signature, it.error_template,
+         dumps(it.tags), it.importance, dumps(it.metadata), it.session_id, it.task_id, now, expires,
+         int(vec is None), mid))
+    if vec is None:
+        core.backend.remove_vectors([mid])
+    _index(core, mid, it, vec, archived=False)
+    core.log([mid], "updated", agent_id=it.agent_id, session_id=it.session_id, task_id=it.task_id,
+             outcome="updated in place via key")
+
+
+def _reinforce(core: Core, mid: int, it: MemoryInput, now: float, expires: float | None, kind: str,
+               similarity: float) -> None:
+    """Fold a duplicate into an existing memory: more accesses, more importance, union of tags."""
+    c = core.backend.conn
+    row = c.execute("SELECT context_tags, importance, expires_at, archived, namespace, agent_id, scope, "
+                    "memory_type, content FROM memories WHERE id = ?", (mid,)).fetchone()
+    tags = list(dict.fromkeys(json.loads(row[0]) + it.tags))[: core.settings.max_tags]
+    importance = min(1.0, max(row[1], it.importance) + 0.05)
+    new_expires = None if (row[2] is None or expires is None) else max(row[2], expires)
+    c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
+              "context_tags = ?, expires_at = ?, updated_at = ?, archived = 0, "
+              "relevance_score = MIN(1.0, relevance_score + ?) WHERE id = ?",
+              (now, importance, dumps(tags), new_expires, now, core.settings.recall_boost, mid))
+    c.execute("INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
+              "session_id, task_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+              (mid, kind, float(similarity), it.content, it.content_hash, it.agent_id, it.session_id, it.task_id, now))
+    if tags != json.loads(row[0]):
+        c.execute("DELETE FROM memory_tags WHERE memory_id = ?", (mid,))
+        c.executemany("INSERT INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(mid, t) for t in tags])
+        core.backend.index_text(mid, row[8], tags)
+    if row[3]:  # un-archive: the vector row's metadata must follow
+        vecs = core.backend.get_vectors([mid])
+        if mid in vecs:
+            core.put_vector((mid, row[4], row[5], row[6], row[7], False), vecs[mid])
+    core.log([mid], "updated", agent_id=it.agent_id, session_id=it.session_id, task_id=it.task_id,
+             outcome=f"{kind} duplicate merged (similarity {similarity:.3f})")
