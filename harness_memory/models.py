@@ -98,9 +98,9 @@ class ScoreBreakdown(BaseModel):
     weights: dict[str, float]
 
     def describe(self) -> str:
-        parts = [f"{k}={v:.3f}" for k, v in (("vector", self.vector), ("keyword", self.keyword),
+        parts = [f"{k} {v:.2f}" for k, v in (("vector", self.vector), ("keyword", self.keyword),
                                                ("tags", self.tags), ("signature", self.signature)) if v is not None]
-        return (f"score {self.score:.3f} = match {self.match:.3f} [{', '.join(parts)}] x relevance "
+        return (f"score {self.score:.3f} = match {self.match:.3f} ({', '.join(parts)}) x relevance "
                 f"{self.relevance:.2f} x prior-factor (usefulness {self.usefulness:.2f}, recency {self.recency:.2f}, "
                 f"importance {self.importance:.2f})")
 

@@ -1,0 +1,229 @@
+"""The ``harness-memory`` command. Thin: each command parses options and calls the facade."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .errors import HarnessMemoryError
+from .settings import Settings
+
+app = typer.Typer(help="harness-memory: the learning memory of a task harness.", no_args_is_help=True,
+                  add_completion=False, pretty_exceptions_enable=False)
+out = Console()
+err = Console(stderr=True)
+
+DbOpt = Annotated[Optional[Path], typer.Option("--db", help="database file (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable JSON output")]
+NsOpt = Annotated[Optional[str], typer.Option("--namespace", "-n", help="namespace (default: settings)")]
+
+
+def _open(db: Path | None, **kw: Any):
+    from .store import MemoryStore
+
+    return MemoryStore(db, **kw)
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, default=str, ensure_ascii=False, indent=2) + "\n")
+
+
+def _mem_dict(m) -> dict:
+    return m.model_dump(mode="json")
+
+
+@app.command()
+def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Create (or migrate) the database."""
+    with _open(db) as s:
+        info = {"db": str(s.path), "embedder": s.embedder.name, "types": list(s.memory_types)}
+    _emit(info) if as_json else out.print(f"[green]ready[/] {info['db']} (embedder {info['embedder']})")
+
+
+@app.command()
+def remember(
+    content: str,
+    type: Annotated[str, typer.Option("--type", "-t", help="memory type")],
+    agent: Annotated[str, typer.Option("--agent", "-a", help="agent id")],
+    scope: Annotated[str, typer.Option(help="agent or global")] = "agent",
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="tag (repeatable)")] = None,
+    key: Annotated[Optional[str], typer.Option(help="upsert key")] = None,
+    task_signature: Annotated[Optional[str], typer.Option()] = None,
+    error: Annotated[Optional[str], typer.Option(help="raw error text")] = None,
+    importance: Annotated[float, typer.Option()] = 0.5,
+    ttl_hours: Annotated[Optional[float], typer.Option(help="expire after this many hours")] = None,
+    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Store a memory (duplicates reinforce the existing one)."""
+    with _open(db) as s:
+        m = s.remember(content, type=type, agent_id=agent, scope=scope, tags=tag or (), key=key,
+                       task_signature=task_signature, error=error, importance=importance, namespace=namespace,
+                       ttl=None if ttl_hours is None else timedelta(hours=ttl_hours))
+    _emit(_mem_dict(m)) if as_json else out.print(f"[green]stored[/] #{m.id} ({m.type}, {m.scope}) {m.content[:80]}")
+
+
+@app.command()
+def recall(
+    query: str,
+    agent: Annotated[Optional[str], typer.Option("--agent", "-a")] = None,
+    type: Annotated[Optional[list[str]], typer.Option("--type", "-t")] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag")] = None,
+    task_signature: Annotated[Optional[str], typer.Option()] = None,
+    error: Annotated[Optional[str], typer.Option()] = None,
+    limit: Annotated[int, typer.Option("--limit", "-k")] = 10,
+    explain: Annotated[bool, typer.Option(help="show each score component")] = False,
+    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Search what an agent may see (its own memories and global ones)."""
+    with _open(db) as s:
+        hits = s.recall(query, agent_id=agent, types=type, tags=tag, task_signature=task_signature, error=error,
+                        limit=limit, namespace=namespace)
+    if as_json:
+        _emit([{"score": h.score, "explain": h.explain(), "memory": _mem_dict(h.memory)} for h in hits])
+        return
+    print_hits(hits, explain=explain)
+
+
+def print_hits(hits, *, explain: bool = False, title: str | None = None) -> None:
+    t = Table(title=title, show_lines=explain)
+    for col in ("id", "score", "type", "agent", "content"):
+        t.add_column(col, overflow="fold")
+    for h in hits:
+        m = h.memory
+        content = m.content if len(m.content) < 160 else m.content[:157] + "..."
+        if explain:
+            content += "\n[dim]" + h.breakdown.describe() + "[/]"
+        t.add_row(str(m.id), f"{h.score:.3f}", m.type, m.agent_id, content)
+    out.print(t if hits else "[yellow]no memories matched[/]")
+
+
+@app.command()
+def show(memory_id: int, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Show one memory with all its fields."""
+    with _open(db) as s:
+        m = s.get(memory_id)
+    if as_json:
+        _emit(_mem_dict(m))
+        return
+    t = Table(show_header=False)
+    for k, val in _mem_dict(m).items():
+        t.add_row(k, json.dumps(val, ensure_ascii=False) if isinstance(val, (list, dict)) else str(val))
+    out.print(t)
+
+
+@app.command()
+def forget(memory_id: int, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Delete one memory."""
+    with _open(db) as s:
+        s.forget(memory_id)
+    _emit({"deleted": memory_id}) if as_json else out.print(f"[green]deleted[/] #{memory_id}")
+
+
+@app.command()
+def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Counts by agent and type, pending embeddings, the embedder."""
+    with _open(db) as s:
+        st = s.stats(namespace=namespace)
+    if as_json:
+        _emit(st)
+        return
+    out.print(f"{st['memories']} memories in {st['namespaces']} namespace(s); embedder {st['embedder']['name']}; "
+              f"{st['pending_embeddings']} pending embeddings; {st['archived']} archived")
+    t = Table(title="memories by agent and type")
+    for col in ("agent", "type", "count", "avg relevance", "avg success rate"):
+        t.add_column(col)
+    for r in st["by_agent_type"]:
+        t.add_row(r["agent_id"], r["type"], str(r["count"]), f"{r['avg_relevance']:.2f}",
+                  "-" if r["avg_success_rate"] is None else f"{r['avg_success_rate']:.2f}")
+    out.print(t)
+
+
+@app.command("export")
+def export_(
+    path: Path,
+    format: Annotated[str, typer.Option("--format", "-f", help="jsonl or markdown")] = "jsonl",
+    agent: Annotated[Optional[str], typer.Option("--agent", "-a", help="agent (required for markdown)")] = None,
+    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Export memories as versioned JSONL, or one agent's MEMORY.md."""
+    with _open(db) as s:
+        if format == "jsonl":
+            n = s.export_jsonl(path, namespace=namespace, agent_id=agent)
+        elif format == "markdown":
+            if not agent:
+                raise typer.BadParameter("--agent is required for markdown")
+            n = s.export_markdown(agent, path, namespace=namespace)
+        else:
+            raise typer.BadParameter("format must be jsonl or markdown")
+    _emit({"exported": n, "path": str(path)}) if as_json else out.print(f"[green]exported[/] {n} memories to {path}")
+
+
+@app.command("import")
+def import_(
+    path: Path,
+    format: Annotated[str, typer.Option("--format", "-f", help="jsonl or markdown")] = "jsonl",
+    agent: Annotated[Optional[str], typer.Option("--agent", "-a")] = None,
+    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Import a JSONL export (idempotent) or apply an edited MEMORY.md."""
+    with _open(db) as s:
+        if format == "jsonl":
+            r = s.import_jsonl(path)
+        elif format == "markdown":
+            if not agent:
+                raise typer.BadParameter("--agent is required for markdown")
+            r = s.import_markdown(agent, path, namespace=namespace)
+        else:
+            raise typer.BadParameter("format must be jsonl or markdown")
+    rep = {"inserted": r.inserted, "updated": r.updated, "unchanged": r.unchanged, "deleted": r.deleted,
+           "skipped_file": r.skipped_file}
+    _emit(rep) if as_json else out.print(", ".join(f"{k} {v}" for k, v in rep.items()))
+
+
+@app.command()
+def reembed(
+    embedder: Annotated[Optional[str], typer.Option(help="embedder name (default: settings)")] = None,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Re-embed every memory with the configured (new) embedder."""
+    from .embedders import embedder_from_name
+
+    st = Settings()
+    e = embedder_from_name(embedder or st.embedder, base_url=st.embedder_base_url, api_key=st.embedder_api_key)
+    with _open(db, embedder=e, allow_embedder_change=True) as s:
+        with Progress(TextColumn("re-embedding"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeRemainingColumn(), console=err, disable=as_json) as prog:
+            task = prog.add_task("reembed", total=None)
+            n = s.reembed(progress=lambda done, total: prog.update(task, completed=done, total=total))
+    _emit({"reembedded": n, "embedder": e.name}) if as_json else out.print(f"[green]re-embedded[/] {n} memories with {e.name}")
+
+
+@app.command()
+def demo(
+    db: Annotated[Path, typer.Option("--db", help="demo database file")] = Path("harness-memory-demo.db"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a scripted harness end to end: failures, fixes, recall for a new task, credit."""
+    from .demo import run_demo
+
+    run_demo(db, console=out, as_json=as_json)
+
+
+def main() -> None:
+    try:
+        app()
+    except HarnessMemoryError as exc:
+        err.print(f"[red]error:[/] {type(exc).__name__}: {exc}")
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    main()
