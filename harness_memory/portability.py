@@ -72,7 +72,7 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
 
 def _read_jsonl(core: Core, path: Path) -> list[dict[str, Any]]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(f"cannot read {path}: {exc}") from exc
     if not lines:
@@ -301,8 +301,11 @@ def import_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
                     uid = None  # a marker copied from another agent's file: a new memory
                 if m is None:
                     mid = writes._insert(core, it, vec, now, None)
-                    c.execute("UPDATE memories SET created_at = MIN(created_at, ?), uid = COALESCE(?, uid) WHERE id = ?",
-                              (created, uid, mid))
+                    # the bullet's date is the creation date, unless it is today's (keep the exact time)
+                    if datetime.fromtimestamp(now, tz=timezone.utc).date() != datetime.fromtimestamp(created, tz=timezone.utc).date():
+                        c.execute("UPDATE memories SET created_at = ? WHERE id = ?", (created, mid))
+                    if uid:
+                        c.execute("UPDATE memories SET uid = ? WHERE id = ?", (uid, mid))
                     report.inserted += 1
                 elif m.content_hash == content_hash(it.content) and m.type == it.type:
                     report.unchanged += 1

@@ -20,7 +20,7 @@ import numpy as np
 __all__ = ["VectorIndex"]
 
 EXACT_LIMIT = 16_384  # below this many candidates, score all of them exactly
-RERANK_MIN = 512
+RERANK_MIN = 2048
 
 
 class _Interner:

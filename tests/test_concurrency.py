@@ -1,0 +1,73 @@
+"""Real processes writing to one database file."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import random
+
+from harness_memory import MemoryStore
+
+WORDS = ("build test deploy cache network retry timeout lockfile module import docker python rust go java "
+         "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank").split()
+
+
+def _worker(path: str, worker: int, n: int, q) -> None:
+    rng = random.Random(worker)
+    errors = []
+    with MemoryStore(path) as s:
+        for i in range(n):
+            text = f"w{worker}-{i}: " + " ".join(rng.choice(WORDS) for _ in range(12))
+            try:
+                s.remember(text, type="success", agent_id=f"agent-{worker}", tags=[f"w{worker}"])
+                if i % 50 == 0:
+                    s.recall(text, agent_id=f"agent-{worker}", limit=3)
+            except Exception as exc:  # collected and asserted on in the parent
+                errors.append(repr(exc))
+    q.put((worker, errors))
+
+
+def test_four_processes_times_500_remembers(tmp_path):
+    path = str(tmp_path / "shared.db")
+    with MemoryStore(path):
+        pass  # create the schema once; workers race on everything else
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_worker, args=(path, w, 500, q)) for w in range(4)]
+    for p in procs:
+        p.start()
+    results = [q.get(timeout=300) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert all(not errs for _, errs in results), results
+    with MemoryStore(path) as s:
+        b = s._core.backend
+        per_agent = dict(b.execute("SELECT agent_id, COUNT(*) FROM memories GROUP BY agent_id").fetchall())
+        assert per_agent == {f"agent-{w}": 500 for w in range(4)}
+        assert b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0] == 2000
+        assert b.execute("SELECT COUNT(*) FROM memory_vectors").fetchone()[0] == 2000
+        assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _migrate_worker(path: str, q) -> None:
+    try:
+        with MemoryStore(path) as s:
+            s.remember("hello from a racing opener", type="success", agent_id="x")
+        q.put("ok")
+    except Exception as exc:
+        q.put(repr(exc))
+
+
+def test_concurrent_first_open_migrates_once(tmp_path):
+    path = str(tmp_path / "race.db")
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_migrate_worker, args=(path, q)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    assert [q.get(timeout=120) for _ in procs] == ["ok"] * 4
+    for p in procs:
+        p.join(timeout=30)
+    with MemoryStore(path) as s:
+        assert s._core.backend.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 1
+        assert s.stats()["memories"] == 1

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+
+from harness_memory import DatabaseTooNewError, MemoryStore
+from harness_memory.migrate import SCHEMA_VERSION, applied_migrations
+from harness_memory.migrations import steps
+from harness_memory.sqlite_backend import SQLiteBackend, connect
+
+
+def test_connection_factory_loads_sqlite_vec_and_sets_pragmas(db_path):
+    c = connect(db_path, busy_timeout_ms=1234)
+    assert c.execute("SELECT vec_version()").fetchone()[0] == "v0.1.9"
+    assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert c.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert c.execute("PRAGMA busy_timeout").fetchone()[0] == 1234
+    c.close()
+
+
+def test_write_transactions_are_immediate(db_path):
+    b = SQLiteBackend(db_path)
+    other = connect(db_path, busy_timeout_ms=0)
+    with b.write():
+        # BEGIN IMMEDIATE took the write lock at once: another writer cannot start
+        with pytest.raises(Exception, match="locked"):
+            other.execute("BEGIN IMMEDIATE")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("ROLLBACK")
+    b.close()
+    other.close()
+
+
+def test_write_rolls_back_on_error(db_path):
+    b = SQLiteBackend(db_path)
+    b.execute("CREATE TABLE t(x)")
+    with pytest.raises(RuntimeError):
+        with b.write() as c:
+            c.execute("INSERT INTO t VALUES (1)")
+            raise RuntimeError("boom")
+    assert b.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
+    b.close()
+
+
+def test_migrations_recorded_in_order_and_idempotent(db_path, store):
+    names = [n for n, _ in steps()]
+    assert applied_migrations(store._core.backend) == names
+    assert len(names) == SCHEMA_VERSION
+    store.close()
+    with MemoryStore(db_path) as again:  # reopening applies nothing new
+        assert applied_migrations(again._core.backend) == names
+
+
+def test_database_from_newer_version_is_refused(db_path, store):
+    store._core.backend.execute(
+        "INSERT INTO schema_migrations(version, name, applied_at) VALUES (999, '0999_from_the_future', 0)")
+    store.close()
+    with pytest.raises(DatabaseTooNewError, match="newer"):
+        MemoryStore(db_path)
+
+
+def test_schema_has_required_tables(store):
+    b = store._core.backend
+    for t in ("memories", "memories_fts", "memory_vectors", "memory_access_log", "embedder_info",
+              "memory_history", "memory_merges", "memory_tags"):
+        assert b.table_exists(t), t
+    cols = {r[1] for r in b.execute("PRAGMA table_info(memories)")}
+    for c in ("namespace", "agent_id", "scope", "memory_type", "content", "key", "task_signature",
+              "error_signature", "context_tags", "importance", "relevance_score", "access_count", "last_accessed",
+              "times_applied", "times_successful", "success_rate", "session_id", "task_id", "metadata",
+              "content_hash", "created_at", "updated_at", "expires_at", "decayed_at", "consolidated_into"):
+        assert c in cols, c
+
+
+def test_installed_package_keeps_generic_names_inside():
+    import harness_memory.jobs
+    import harness_memory.migrations
+
+    assert harness_memory.migrations.__name__ == "harness_memory.migrations"
+    assert "expire" in harness_memory.jobs.JOBS
