@@ -5,7 +5,7 @@ from __future__ import annotations
 from .models import ScoreBreakdown
 from .settings import RankingWeights
 
-__all__ = ["usefulness", "recency", "score"]
+__all__ = ["usefulness", "recency", "compute", "score"]
 
 
 def usefulness(times_applied: int, times_successful: int, w: RankingWeights) -> float:
@@ -24,26 +24,36 @@ def _clip(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
 
 
-def score(*, vector: float | None, keyword: float | None, tags: float | None, signature: float | None,
-          relevance: float, age_seconds: float, times_applied: int, times_successful: int, importance: float,
-          w: RankingWeights) -> ScoreBreakdown:
-    """Combine channel scores (each in [0, 1] or None when inactive) with the memory's prior."""
-    channels = [(vector, w.vector), (keyword, w.keyword), (tags, w.tags), (signature, w.signature)]
-    active = [(_clip(v), wt) for v, wt in channels if v is not None and wt > 0]
-    total = sum(wt for _, wt in active)
-    match = sum(v * wt for v, wt in active) / total if total > 0 else 0.0
+def compute(vector: float | None, keyword: float | None, tags: float | None, signature: float | None,
+            relevance: float, age_seconds: float, times_applied: int, times_successful: int, importance: float,
+            w: RankingWeights) -> tuple[float, float, float, float, float, float, float]:
+    """``(score, match, prior, usefulness, recency, relevance, importance)``: the arithmetic of :func:`score`."""
+    total = num = 0.0
+    for val, wt in ((vector, w.vector), (keyword, w.keyword), (tags, w.tags), (signature, w.signature)):
+        if val is not None and wt > 0:
+            num += _clip(val) * wt
+            total += wt
+    match = num / total if total > 0 else 0.0
     u = usefulness(times_applied, times_successful, w)
     rec = recency(age_seconds, w)
     imp = _clip(importance)
     pw_total = w.usefulness + w.recency + w.importance
-    prior = (w.usefulness * u + w.recency * rec + w.importance * imp) / pw_total if pw_total > 0 else 1.0
+    prior = _clip((w.usefulness * u + w.recency * rec + w.importance * imp) / pw_total) if pw_total > 0 else 1.0
     rel = _clip(relevance)
     final = _clip(match * rel * (1.0 - w.prior_weight + w.prior_weight * prior))
+    return final, _clip(match), prior, u, rec, rel, imp
+
+
+def score(*, vector: float | None, keyword: float | None, tags: float | None, signature: float | None,
+          relevance: float, age_seconds: float, times_applied: int, times_successful: int, importance: float,
+          w: RankingWeights) -> ScoreBreakdown:
+    """Combine channel scores (each in [0, 1] or None when inactive) with the memory's prior."""
+    final, match, prior, u, rec, rel, imp = compute(vector, keyword, tags, signature, relevance, age_seconds,
+                                                    times_applied, times_successful, importance, w)
+    opt = lambda x: None if x is None else _clip(x)  # noqa: E731
     return ScoreBreakdown(
-        vector=None if vector is None else _clip(vector), keyword=None if keyword is None else _clip(keyword),
-        tags=None if tags is None else _clip(tags), signature=None if signature is None else _clip(signature),
-        match=_clip(match), relevance=rel, recency=rec, usefulness=u, importance=imp, prior=_clip(prior),
-        score=final,
+        vector=opt(vector), keyword=opt(keyword), tags=opt(tags), signature=opt(signature),
+        match=match, relevance=rel, recency=rec, usefulness=u, importance=imp, prior=prior, score=final,
         weights={"vector": w.vector, "keyword": w.keyword, "tags": w.tags, "signature": w.signature,
                  "prior_weight": w.prior_weight, "usefulness": w.usefulness, "recency": w.recency,
                  "importance": w.importance},

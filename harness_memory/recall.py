@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +60,7 @@ def _where(core: Core, q: RecallQuery, now: float) -> tuple[str, list[Any]]:
 def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[RecallHit]:
     now = core.now()
     where, params = _where(core, q, now)
-    n_cand = max(100, 10 * q.limit)
+    n_cand = max(50, 4 * q.limit)
     w = core.settings.ranking
     use_kw = "keyword" in q.channels and fts_query(q.text) is not None
     use_vec = "vector" in q.channels and query_vector is not None and bool(np.any(query_vector))
@@ -74,7 +75,8 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
     cands: dict[int, None] = {}
     with core.backend.read():
         if use_kw:
-            kw = dict(core.backend.keyword_search(q.text, where, params, n_cand))
+            kw = dict(core.backend.keyword_search(q.text, where, params, n_cand,
+                                                 posting_budget=core.settings.keyword_posting_budget))
             cands.update(dict.fromkeys(kw))
         if use_vec:
             for mid, sim in _vector_candidates(core, q, query_vector, n_cand):
@@ -97,39 +99,55 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
             cands.update(dict.fromkeys(r[0] for r in core.backend.execute(sql, (*sig_params, *params, n_cand))))
         if not cands:
             return []
-        rows = core.fetch(list(cands), where, params)
+        rows = _scoring_rows(core, list(cands), where, params)
     if use_vec:
         missing = [i for i in rows if i not in vec]
         if missing:
             vec.update(_similarities(core, missing, query_vector))
     best_kw = max(kw.values(), default=0.0)
     qtags = set(q.tags)
-    hits: list[RecallHit] = []
-    for mid, m in rows.items():
+    scored: list[tuple[float, int, tuple]] = []
+    for mid, (tags_json, rel, updated, applied, succ, imp, tsig, esig_m) in rows.items():
         sig = None
         if use_sig:
             parts = []
             if q.task_signature is not None:
-                ts = m.task_signature
-                parts.append(1.0 if ts == q.task_signature else
-                             0.5 if ts and (ts.startswith(q.task_signature) or q.task_signature.startswith(ts)) else 0.0)
+                parts.append(1.0 if tsig == q.task_signature else
+                             0.5 if tsig and (tsig.startswith(q.task_signature) or q.task_signature.startswith(tsig))
+                             else 0.0)
             if esig is not None:
-                parts.append(1.0 if m.error_signature == esig else 0.0)
+                parts.append(1.0 if esig_m == esig else 0.0)
             sig = sum(parts) / len(parts)
-        b = ranking.score(
-            vector=max(0.0, vec.get(mid, 0.0)) if use_vec else None,
-            keyword=(kw.get(mid, 0.0) / best_kw if best_kw > 0 else 0.0) if use_kw else None,
-            tags=(len(qtags & set(m.tags)) / len(qtags | set(m.tags))) if use_tags else None,
-            signature=sig,
-            relevance=m.relevance_score,
-            age_seconds=now - m.updated_at.timestamp(),
-            times_applied=m.times_applied, times_successful=m.times_successful,
-            importance=m.importance, w=w,
-        )
-        if b.match > 0:
-            hits.append(RecallHit(memory=m, score=b.score, breakdown=b))
-    hits.sort(key=lambda h: (-h.score, -h.memory.id))
-    return hits[: q.limit]
+        if use_tags:
+            mt = set(json.loads(tags_json))
+            tag_score = len(qtags & mt) / len(qtags | mt)
+        else:
+            tag_score = None
+        args = (max(0.0, vec.get(mid, 0.0)) if use_vec else None,
+                (kw.get(mid, 0.0) / best_kw if best_kw > 0 else 0.0) if use_kw else None,
+                tag_score, sig, rel, now - updated, applied, succ, imp)
+        final, match = ranking.compute(*args, w)[:2]
+        if match > 0:
+            scored.append((final, mid, args))
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    top = scored[: q.limit]
+    mems = core.fetch([mid for _, mid, _ in top])
+    return [RecallHit(memory=mems[mid], score=final, breakdown=ranking.score(
+        vector=a[0], keyword=a[1], tags=a[2], signature=a[3], relevance=a[4], age_seconds=a[5],
+        times_applied=a[6], times_successful=a[7], importance=a[8], w=w)) for final, mid, a in top if mid in mems]
+
+
+def _scoring_rows(core: Core, ids: list[int], where: str, params: list[Any]) -> dict[int, tuple]:
+    """Only the columns ranking needs, as plain tuples (full Memory objects are built for the top hits)."""
+    out: dict[int, tuple] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        sql = (f"SELECT m.id, m.context_tags, m.relevance_score, m.updated_at, m.times_applied, m.times_successful, "
+               f"m.importance, m.task_signature, m.error_signature FROM memories m "
+               f"WHERE m.id IN ({','.join('?' * len(chunk))}) AND {where}")
+        for r in core.backend.execute(sql, (*chunk, *params)):
+            out[r[0]] = r[1:]
+    return out
 
 
 def _like_prefix(s: str) -> str:

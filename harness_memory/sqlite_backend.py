@@ -175,14 +175,21 @@ class SQLiteBackend:
     def unindex_text(self, memory_ids: Sequence[int]) -> None:
         self.conn.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(i,) for i in memory_ids])
 
-    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int) -> list[tuple[int, float]]:
+    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
+                       posting_budget: int | None = None) -> list[tuple[int, float]]:
         """``(memory_id, bm25)`` pairs, best first; bm25 is positive, larger is better.
 
-        ``where`` is a SQL condition on alias ``m`` (the memories table).
+        ``where`` is a SQL condition on alias ``m`` (the memories table). BM25 costs time per
+        matching row, so with ``posting_budget`` the query keeps its rarest terms while their
+        summed document frequencies fit the budget (always at least the two rarest): terms
+        that occur nearly everywhere carry almost no BM25 weight but dominate the cost.
         """
-        match = fts_query(text)
-        if match is None:
+        terms = query_terms(text)[:32]
+        if not terms:
             return []
+        if posting_budget is not None and len(terms) > 2:
+            terms = self._prune_terms(terms, posting_budget)
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         sql = (
             "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.5) AS s FROM memories_fts f "
             "JOIN memories m ON m.id = f.rowid "
@@ -190,6 +197,42 @@ class SQLiteBackend:
         )
         with self.lock:
             return [(int(r[0]), float(r[1])) for r in self.conn.execute(sql, (match, *params, limit))]
+
+    def _prune_terms(self, terms: list[str], budget: int) -> list[str]:
+        c = self.conn
+        if not hasattr(self, "_stems"):
+            self._stems: dict[str, str] = {}
+            self._df: dict[str, tuple[int, int]] = {}
+            c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok USING fts5("
+                      "w, tokenize = 'porter unicode61 remove_diacritics 2')")
+            c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok_v USING fts5vocab(temp, hm_qtok, instance)")
+        size = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
+        if size <= budget:
+            return terms
+        new = [t for t in terms if t not in self._stems]
+        if new:
+            c.execute("DELETE FROM temp.hm_qtok")
+            c.executemany("INSERT INTO temp.hm_qtok(rowid, w) VALUES (?, ?)", list(enumerate(new)))
+            for doc, stem in c.execute("SELECT doc, term FROM temp.hm_qtok_v"):
+                self._stems[new[doc]] = stem
+            if len(self._stems) > 200_000:
+                self._stems.clear()
+        df: dict[str, int] = {}
+        for t in terms:
+            stem = self._stems.get(t, t)
+            cached = self._df.get(stem)
+            if cached is None or size > cached[1] * 1.1 or size < cached[1] * 0.9:
+                r = c.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (stem,)).fetchone()
+                cached = self._df[stem] = (r[0] if r else 0, size)
+            df[t] = cached[0]
+        ranked = sorted(terms, key=lambda t: df[t])
+        kept, total = [], 0
+        for t in ranked:
+            if len(kept) >= 2 and total + df[t] > budget:
+                break
+            kept.append(t)
+            total += df[t]
+        return kept
 
     # -- vector table (vec0) --------------------------------------------------------------
     VEC_TABLE = "memory_vectors"
@@ -272,8 +315,9 @@ class SQLiteBackend:
 
     def vector_change_seq(self) -> tuple[int, int]:
         """``(min_seq, max_seq)`` of the change log (0, 0 when empty)."""
-        row = self.conn.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()
-        return int(row[0]), int(row[1])
+        lo = self.conn.execute("SELECT MIN(seq) FROM vector_changes").fetchone()[0] or 0
+        hi = self.conn.execute("SELECT MAX(seq) FROM vector_changes").fetchone()[0] or 0
+        return int(lo), int(hi)
 
     def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
                    scope: str | None = None, memory_type: str | None = None,
