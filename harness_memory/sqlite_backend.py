@@ -343,3 +343,13 @@ class SQLiteBackend:
         sql = f"SELECT memory_id, distance FROM {self.VEC_TABLE} WHERE " + " AND ".join(conds)
         with self.lock:
             return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
+
+
+def sqlalchemy_engine(path: str | Path, *, busy_timeout_ms: int = 30_000):
+    """A SQLAlchemy 2 engine (usable with SQLModel sessions) whose connections come from
+    :func:`connect`: sqlean driver, sqlite-vec loaded, WAL. For dashboards, metrics views
+    and ad-hoc SQL next to the store; the store itself does not go through it."""
+    from sqlalchemy import create_engine
+
+    return create_engine("sqlite://", module=sqlean.dbapi2,
+                         creator=lambda: connect(path, busy_timeout_ms=busy_timeout_ms))

@@ -407,11 +407,17 @@ class MemoryStore:
         return portability.import_markdown(self._core, v.ident(agent_id, "agent_id"), Path(path),
                                            namespace=v.ident(namespace, "namespace", optional=True))
 
+    def sql_engine(self):
+        """A SQLAlchemy/SQLModel engine on this database (same connection factory)."""
+        from .sqlite_backend import sqlalchemy_engine
+
+        return sqlalchemy_engine(self.path, busy_timeout_ms=self.settings.busy_timeout_ms)
+
     # -- statistics ----------------------------------------------------------------------------------
     def stats(self, *, namespace: str | None = None) -> dict[str, Any]:
         """Counts by type and agent, plus index health (pending vectors, embedder)."""
         c = self._core
-        ns_cond, params = ("WHERE namespace = ?", [v.ident(namespace, "namespace")]) if namespace else ("", [])
+        ns_cond, params = ("WHERE namespace = ?", [v.ident(namespace, "namespace")]) if namespace is not None else ("", [])
         q = c.backend.execute
         by = q(f"SELECT agent_id, memory_type, COUNT(*), AVG(relevance_score), AVG(success_rate) FROM memories "
                f"{ns_cond} GROUP BY agent_id, memory_type ORDER BY agent_id, memory_type", params).fetchall()

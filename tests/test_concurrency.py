@@ -6,6 +6,7 @@ import multiprocessing as mp
 import random
 
 from harness_memory import MemoryStore
+from harness_memory.migrations import steps
 
 WORDS = ("build test deploy cache network retry timeout lockfile module import docker python rust go java "
          "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank").split()
@@ -69,5 +70,6 @@ def test_concurrent_first_open_migrates_once(tmp_path):
     for p in procs:
         p.join(timeout=30)
     with MemoryStore(path) as s:
-        assert s._core.backend.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 1
+        names = [r[0] for r in s._core.backend.execute("SELECT name FROM schema_migrations ORDER BY version")]
+        assert names == [n for n, _ in steps()]  # each step recorded exactly once
         assert s.stats()["memories"] == 1

@@ -77,3 +77,15 @@ def test_installed_package_keeps_generic_names_inside():
 
     assert harness_memory.migrations.__name__ == "harness_memory.migrations"
     assert "expire" in harness_memory.jobs.JOBS
+
+
+def test_sqlmodel_session_on_the_same_database(store):
+    from sqlmodel import Session, text
+
+    store.remember("visible through SQLModel", type="success", agent_id="a")
+    engine = store.sql_engine()
+    with Session(engine) as session:
+        assert session.exec(text("SELECT vec_version()")).one()[0] == "v0.1.9"
+        rows = session.exec(text("SELECT content FROM memories")).all()
+        assert [r[0] for r in rows] == ["visible through SQLModel"]
+    engine.dispose()
