@@ -167,8 +167,9 @@ class SQLiteBackend:
     # -- keyword index (FTS5) -------------------------------------------------------------
     # memories_fts is created by migration 0001: contentless, porter stemmer, rowid = memories.id.
 
-    def index_text(self, memory_id: int, content: str, tags: Sequence[str]) -> None:
-        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
+    def index_text(self, memory_id: int, content: str, tags: Sequence[str], *, new: bool = False) -> None:
+        if not new:
+            self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
         self.conn.execute("INSERT INTO memories_fts(rowid, content, tags) VALUES (?, ?, ?)",
                           (memory_id, content, " ".join(tags)))
 
@@ -256,13 +257,14 @@ class SQLiteBackend:
         return int(m.group(1)) if m else None
 
     def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
-                   archived: bool, vector: np.ndarray) -> None:
+                   archived: bool, vector: np.ndarray, *, new: bool = False) -> None:
         # vec0 rejects INSERT OR REPLACE / ON CONFLICT: delete then insert, inside the caller's
         # transaction (a savepoint when called within one), and log the change for caches.
         c = self.conn
         c.execute("SAVEPOINT put_vector")
         try:
-            c.execute(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ?", (memory_id,))
+            if not new:
+                c.execute(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ?", (memory_id,))
             c.execute(
                 f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, embedding) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",

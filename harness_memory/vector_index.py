@@ -145,9 +145,35 @@ class VectorIndex:
         else:
             m &= (own | self.is_global[:n]) if include_global else own
         if types is not None:
-            codes = [self._strings.get(t) for t in types]
-            m &= np.isin(self.mtype[:n], codes)
+            mt = self.mtype[:n]
+            any_type = np.zeros(n, bool)
+            for t in types:
+                any_type |= mt == self._strings.get(t)
+            m &= any_type
         return m
+
+    def candidates(self, *, namespace: str, agent_id: str | None, scope: str | None = None,
+                   types: Sequence[str] | None = None, include_global: bool = True,
+                   include_archived: bool = False) -> np.ndarray:
+        """Row positions passing the filters (for batched scoring with :meth:`best_matches`)."""
+        return np.flatnonzero(self._mask(namespace, agent_id, include_global, types, include_archived, scope))
+
+    def best_matches(self, rows: np.ndarray, queries: np.ndarray, exclude: set[int] = frozenset()) -> list[tuple[int, float] | None]:
+        """For each query, the most similar vector among ``rows`` (exact cosine, one matrix product)."""
+        if len(rows) == 0:
+            return [None] * len(queries)
+        if exclude:
+            keep = ~np.isin(self.ids[rows], np.fromiter(exclude, dtype=np.int64, count=len(exclude)))
+            rows = rows[keep]
+            if len(rows) == 0:
+                return [None] * len(queries)
+        out: list[tuple[int, float] | None] = []
+        vecs = self.vecs[rows]
+        for start in range(0, len(queries), 256):
+            sims = vecs @ np.asarray(queries[start : start + 256], dtype=np.float32).T
+            best = sims.argmax(axis=0)
+            out += [(int(self.ids[rows[b]]), float(sims[b, j])) for j, b in enumerate(best)]
+        return out
 
     def search(self, query: np.ndarray, *, namespace: str, agent_id: str | None, include_global: bool = True,
                types: Sequence[str] | None = None, include_archived: bool = False, k: int = 10,

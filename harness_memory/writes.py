@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,11 +105,25 @@ def write_many(core: Core, items: list[MemoryInput]) -> list[Memory]:
     ids: list[int] = []
     try:
         with core.backend.write():
+            pre: dict[int, tuple[int, float] | None] = {}
             if core.index is not None and vectors is not None:
                 core.index.sync(core.backend)
+                pre = _batch_nearest(core, items, vectors)
+            added: dict[tuple, list[tuple[int, np.ndarray]]] = defaultdict(list)
             for k, it in enumerate(items):
                 vec = None if vectors is None else vectors[k]
-                ids.append(_write_one(core, it, vec))
+                group = (it.namespace, it.agent_id, it.scope, it.type)
+                near: Any = _UNKNOWN
+                if k in pre:  # best match among rows before this batch, then among rows this batch added
+                    near = pre[k]
+                    for mid, other in added[group]:
+                        sim = float(other @ vec)
+                        if near is None or sim > near[1]:
+                            near = (mid, sim)
+                mid, inserted = _write_one(core, it, vec, near)
+                if inserted and vec is not None and it.key is None:
+                    added[group].append((mid, vec))
+                ids.append(mid)
     except BaseException:
         if core.index is not None:
             core.index.seq = None  # it may have read rows of the rolled-back transaction
@@ -117,7 +132,31 @@ def write_many(core: Core, items: list[MemoryInput]) -> list[Memory]:
     return [got[i] for i in ids]
 
 
-def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None) -> int:
+_UNKNOWN = object()
+BATCH_EXACT_LIMIT = 65_536
+
+
+def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) -> dict[int, tuple[int, float] | None]:
+    """Nearest existing un-keyed memory per item, one matrix product per (namespace, agent, scope, type)."""
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for k, it in enumerate(items):
+        if it.key is None:
+            groups[(it.namespace, it.agent_id, it.scope, it.type)].append(k)
+    out: dict[int, tuple[int, float] | None] = {}
+    for (ns, agent, scope, mtype), ks in groups.items():
+        rows = core.index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
+        if len(rows) > BATCH_EXACT_LIMIT:
+            continue  # too many to score exactly in one product: per-item search
+        keyed = {r[0] for r in core.backend.conn.execute(
+            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key IS NOT NULL",
+            (ns, agent, mtype))}
+        for k, best in zip(ks, core.index.best_matches(rows, vectors[ks], exclude=keyed)):
+            out[k] = best
+    return out
+
+
+def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None, near: Any = _UNKNOWN) -> tuple[int, bool]:
+    """Returns ``(memory_id, inserted)``."""
     c = core.backend.conn
     now = core.now()
     expires = None if it.ttl is None else now + it.ttl
@@ -127,7 +166,7 @@ def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None) -> int:
             (it.namespace, it.agent_id, it.type, it.key)).fetchone()
         if row is not None:
             _update_in_place(core, row[0], it, vec, now, expires)
-            return row[0]
+            return row[0], False
     else:
         row = c.execute(
             "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
@@ -135,13 +174,14 @@ def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None) -> int:
             (it.namespace, it.agent_id, it.scope, it.type, it.content_hash)).fetchone()
         if row is not None:
             _reinforce(core, row[0], it, now, expires, "exact", 1.0)
-            return row[0]
+            return row[0], False
         if vec is not None:
-            near = _nearest(core, it, vec)
+            if near is _UNKNOWN:
+                near = _nearest(core, it, vec)
             if near is not None and near[1] >= core.settings.near_duplicate_threshold:
                 _reinforce(core, near[0], it, now, expires, "near", near[1])
-                return near[0]
-    return _insert(core, it, vec, now, expires)
+                return near[0], False
+    return _insert(core, it, vec, now, expires), True
 
 
 def _nearest(core: Core, it: MemoryInput, vec: np.ndarray) -> tuple[int, float] | None:
@@ -171,17 +211,19 @@ def _insert(core: Core, it: MemoryInput, vec: np.ndarray | None, now: float, exp
          it.error_signature, it.error_template, dumps(it.tags), it.importance, it.session_id, it.task_id,
          dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None)))
     mid = int(cur.lastrowid)
-    _index(core, mid, it, vec, archived=False)
+    _index(core, mid, it, vec, archived=False, new=True)
     return mid
 
 
-def _index(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, *, archived: bool) -> None:
+def _index(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, *, archived: bool, new: bool = False) -> None:
+    """Tags, FTS row and vector of a memory; ``new`` skips the deletes a brand-new id cannot need."""
     c = core.backend.conn
-    c.execute("DELETE FROM memory_tags WHERE memory_id = ?", (mid,))
+    if not new:
+        c.execute("DELETE FROM memory_tags WHERE memory_id = ?", (mid,))
     c.executemany("INSERT INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(mid, t) for t in it.tags])
-    core.backend.index_text(mid, it.content, it.tags)
+    core.backend.index_text(mid, it.content, it.tags, new=new)
     if vec is not None:
-        core.put_vector((mid, it.namespace, it.agent_id, it.scope, it.type, archived), vec)
+        core.backend.put_vector(mid, it.namespace, it.agent_id, it.scope, it.type, archived, vec, new=new)
 
 
 def _update_in_place(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, now: float,

@@ -243,3 +243,19 @@ def test_fuzz_remember_either_stores_or_raises_typed_error(store, content, mtype
     else:
         assert store.get(m.id).content == m.content
         assert 0 <= m.importance <= 1
+
+
+def test_batch_near_duplicates_merge_within_and_across_batches(store):
+    a = "The build fails because the lockfile is out of date; run npm install to refresh it"
+    b = "The build fails because the lockfile is out of date, run npm install to refresh it."
+    c = "the build fails because the lockfile is out of date - run npm install to refresh it"
+    got = store.remember_many([{"content": a, "type": "failure", "agent_id": "x"},
+                               {"content": b, "type": "failure", "agent_id": "x"},
+                               {"content": "unrelated: the VPN must be up for deploys", "type": "failure",
+                                "agent_id": "x"}])
+    assert got[0].id == got[1].id != got[2].id
+    again = store.remember_many([{"content": c, "type": "failure", "agent_id": "x"}])
+    assert again[0].id == got[0].id
+    kinds = [r[0] for r in store._core.backend.execute("SELECT kind FROM memory_merges ORDER BY id")]
+    assert kinds == ["near", "near"]
+    assert store.stats()["memories"] == 2
