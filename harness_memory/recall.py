@@ -37,22 +37,27 @@ class RecallQuery:
 
 
 def _where(core: Core, q: RecallQuery, now: float) -> tuple[str, list[Any]]:
+    """The visibility filter as a condition on alias ``m``.
+
+    Every column is written ``+m.col``: the unary plus keeps SQLite from driving the query
+    through a secondary index on these (it would scan a whole namespace); candidates are
+    always found first (FTS rowids, ids, tags, signatures) and checked by primary key."""
     vis, params = core.visibility(q.agent_id, q.include_global)
-    conds = ["m.namespace = ?", vis, "(m.expires_at IS NULL OR m.expires_at > ?)"]
+    conds = ["+m.namespace = ?", vis.replace("m.", "+m."), "(+m.expires_at IS NULL OR +m.expires_at > ?)"]
     params = [q.namespace, *params, now]
     if not q.include_archived:
-        conds.append("m.archived = 0")
+        conds.append("+m.archived = 0")
     if q.types is not None:
-        conds.append(f"m.memory_type IN ({','.join('?' * len(q.types))})")
+        conds.append(f"+m.memory_type IN ({','.join('?' * len(q.types))})")
         params += q.types
     if q.min_relevance is not None:
-        conds.append("m.relevance_score >= ?")
+        conds.append("+m.relevance_score >= ?")
         params.append(q.min_relevance)
     if q.since is not None:
-        conds.append("m.created_at >= ?")
+        conds.append("+m.created_at >= ?")
         params.append(q.since)
     if q.until is not None:
-        conds.append("m.created_at <= ?")
+        conds.append("+m.created_at <= ?")
         params.append(q.until)
     return " AND ".join(conds), params
 
@@ -89,14 +94,15 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
         if use_sig:
             sig_conds, sig_params = [], []
             if q.task_signature is not None:
-                sig_conds.append("m.task_signature = ? OR m.task_signature LIKE ? ESCAPE '\\'")
+                sig_conds.append("(m.task_signature = ? OR m.task_signature LIKE ? ESCAPE '\\')")
                 sig_params += [q.task_signature, _like_prefix(q.task_signature)]
             if esig is not None:
                 sig_conds.append("m.error_signature = ?")
                 sig_params.append(esig)
-            sql = (f"SELECT m.id FROM memories m WHERE ({' OR '.join(sig_conds)}) AND {where} "
+            sql = (f"SELECT m.id FROM memories m WHERE m.namespace = ? AND ({' OR '.join(sig_conds)}) AND {where} "
                    "ORDER BY m.updated_at DESC LIMIT ?")
-            cands.update(dict.fromkeys(r[0] for r in core.backend.execute(sql, (*sig_params, *params, n_cand))))
+            cands.update(dict.fromkeys(r[0] for r in core.backend.execute(
+                sql, (q.namespace, *sig_params, *params, n_cand))))
         if not cands:
             return []
         rows = _scoring_rows(core, list(cands), where, params)

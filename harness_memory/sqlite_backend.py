@@ -182,7 +182,7 @@ class SQLiteBackend:
 
         ``where`` is a SQL condition on alias ``m`` (the memories table). BM25 costs time per
         matching row, so with ``posting_budget`` the query keeps its rarest terms while their
-        summed document frequencies fit the budget (always at least the two rarest): terms
+        summed document frequencies fit the budget (always at least the rarest one): terms
         that occur nearly everywhere carry almost no BM25 weight but dominate the cost.
         """
         terms = query_terms(text)[:32]
@@ -191,13 +191,28 @@ class SQLiteBackend:
         if posting_budget is not None and len(terms) > 2:
             terms = self._prune_terms(terms, posting_budget)
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        sql = (
+        # First rank without the join (BM25 only), then filter that short list by primary key;
+        # fall back to the filtering join when the filter removed too many.
+        over = 4 * limit
+        top = (
+            "SELECT x.rowid, x.s FROM (SELECT rowid, -bm25(memories_fts, 1.0, 0.5) AS s FROM memories_fts "
+            "WHERE memories_fts MATCH ? ORDER BY s DESC LIMIT ?) x "
+            f"JOIN memories m ON m.id = x.rowid WHERE {where} ORDER BY x.s DESC LIMIT ?"
+        )
+        full = (
             "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.5) AS s FROM memories_fts f "
             "JOIN memories m ON m.id = f.rowid "
             f"WHERE memories_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?"
         )
         with self.lock:
-            return [(int(r[0]), float(r[1])) for r in self.conn.execute(sql, (match, *params, limit))]
+            rows = self.conn.execute(top, (match, over, *params, limit)).fetchall()
+            if len(rows) < limit:
+                n_ranked = self.conn.execute(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+                    (match, over)).fetchone()[0]
+                if n_ranked == over:  # the short list was cut: rank everything that is visible
+                    rows = self.conn.execute(full, (match, *params, limit)).fetchall()
+            return [(int(r[0]), float(r[1])) for r in rows]
 
     def _prune_terms(self, terms: list[str], budget: int) -> list[str]:
         c = self.conn
@@ -229,7 +244,7 @@ class SQLiteBackend:
         ranked = sorted(terms, key=lambda t: df[t])
         kept, total = [], 0
         for t in ranked:
-            if len(kept) >= 2 and total + df[t] > budget:
+            if kept and total + df[t] > budget:
                 break
             kept.append(t)
             total += df[t]

@@ -209,3 +209,22 @@ def test_scope_isolation_under_random_data(tmp_path_factory, rows, asker, query)
             assert m.scope == "global" or m.agent_id == asker
         visible = {m.id for m in stored if m.scope == "global" or m.agent_id == asker}
         assert {h.memory.id for h in hits} <= visible
+
+
+def test_keyword_channel_finds_visible_rows_behind_many_invisible_ones(store):
+    store.remember_many([{"content": f"kubernetes pod eviction note {i}", "type": "failure", "agent_id": "other"}
+                         for i in range(300)])
+    mine = store.remember("kubernetes pod eviction: raise the memory request", type="success", agent_id="me")
+    hits = store.recall("kubernetes pod eviction", agent_id="me", channels={"keyword"})
+    assert [h.memory.id for h in hits] == [mine.id]
+
+
+def test_posting_budget_keeps_rare_terms(tmp_path):
+    with MemoryStore(tmp_path / "b.db", settings=Settings(keyword_posting_budget=50)) as s:
+        s.remember_many([{"content": f"common words everywhere row {i}", "type": "success", "agent_id": "a"}
+                         for i in range(200)])
+        target = s.remember("common words everywhere but zanzibar appears once", type="success", agent_id="a")
+        hits = s.recall("common words everywhere zanzibar", agent_id="a", channels={"keyword"})
+        assert hits[0].memory.id == target.id
+        kept = s._core.backend._prune_terms(["common", "words", "zanzibar"], 50)
+        assert kept == ["zanzibar"]
