@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     vector_search: str = Field("memory", pattern="^(memory|vec0)$",
                                description="'memory': in-process binary-code index with exact rerank; 'vec0': sqlite-vec KNN")
     keyword_posting_budget: int | None = Field(
-        2500, gt=0, description="recall keeps the rarest query terms whose document frequencies sum to this (None: all)")
+        1500, gt=0, description="recall keeps the rarest query terms whose document frequencies sum to this (None: all)")
     busy_timeout_ms: int = Field(30_000, ge=0)
     recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
     ranking: RankingWeights = Field(default_factory=RankingWeights)

@@ -183,38 +183,53 @@ class SQLiteBackend:
         ``where`` is a SQL condition on alias ``m`` (the memories table). BM25 costs time per
         matching row, so with ``posting_budget`` the query keeps its rarest terms while their
         summed document frequencies fit the budget (always at least the rarest one): terms
-        that occur nearly everywhere carry almost no BM25 weight but dominate the cost.
+        that occur nearly everywhere carry almost no BM25 weight but dominate the cost. If
+        the rarest term alone exceeds the budget, only the newest documents are ranked.
         """
         terms = query_terms(text)[:32]
         if not terms:
             return []
-        if posting_budget is not None and len(terms) > 2:
-            terms = self._prune_terms(terms, posting_budget)
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        quote = lambda t: '"' + t.replace('"', '""') + '"'  # noqa: E731
+        postings = 0
+        if posting_budget is not None:
+            terms, postings = self._prune_terms(terms, posting_budget)
+        match = " OR ".join(quote(t) for t in terms)
+        min_rowid = 0
+        if posting_budget is not None and postings > posting_budget:
+            # Even the rarest term is common: rank only the newest documents, about
+            # `posting_budget` of the matches (FTS5 seeks by rowid inside its posting lists).
+            # The vector channel still covers the whole store.
+            size = self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
+            min_rowid = int(size - size * posting_budget / postings)
+        return self._ranked(match, where, params, limit, min_rowid)
+
+    def _ranked(self, match: str, where: str, params: Sequence[Any], limit: int,
+                min_rowid: int) -> list[tuple[int, float]]:
         # First rank without the join (BM25 only), then filter that short list by primary key;
         # fall back to the filtering join when the filter removed too many.
-        over = 4 * limit
+        over = 8 * limit
         top = (
             "SELECT x.rowid, x.s FROM (SELECT rowid, -bm25(memories_fts, 1.0, 0.5) AS s FROM memories_fts "
-            "WHERE memories_fts MATCH ? ORDER BY s DESC LIMIT ?) x "
+            "WHERE memories_fts MATCH ? AND rowid > ? ORDER BY s DESC LIMIT ?) x "
             f"JOIN memories m ON m.id = x.rowid WHERE {where} ORDER BY x.s DESC LIMIT ?"
         )
         full = (
             "SELECT f.rowid, -bm25(memories_fts, 1.0, 0.5) AS s FROM memories_fts f "
             "JOIN memories m ON m.id = f.rowid "
-            f"WHERE memories_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?"
+            f"WHERE memories_fts MATCH ? AND f.rowid > ? AND {where} ORDER BY s DESC LIMIT ?"
         )
         with self.lock:
-            rows = self.conn.execute(top, (match, over, *params, limit)).fetchall()
+            rows = self.conn.execute(top, (match, min_rowid, over, *params, limit)).fetchall()
             if len(rows) < limit:
                 n_ranked = self.conn.execute(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
-                    (match, over)).fetchone()[0]
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? AND rowid > ? LIMIT ?)",
+                    (match, min_rowid, over)).fetchone()[0]
                 if n_ranked == over:  # the short list was cut: rank everything that is visible
-                    rows = self.conn.execute(full, (match, *params, limit)).fetchall()
+                    rows = self.conn.execute(full, (match, min_rowid, *params, limit)).fetchall()
             return [(int(r[0]), float(r[1])) for r in rows]
 
-    def _prune_terms(self, terms: list[str], budget: int) -> list[str]:
+    def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int]:
+        """``(kept_terms, their_summed_document_frequency)``."""
         c = self.conn
         if not hasattr(self, "_stems"):
             self._stems: dict[str, str] = {}
@@ -224,7 +239,7 @@ class SQLiteBackend:
             c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok_v USING fts5vocab(temp, hm_qtok, instance)")
         size = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
         if size <= budget:
-            return terms
+            return terms, 0
         new = [t for t in terms if t not in self._stems]
         if new:
             c.execute("DELETE FROM temp.hm_qtok")
@@ -248,7 +263,7 @@ class SQLiteBackend:
                 break
             kept.append(t)
             total += df[t]
-        return kept
+        return kept, total
 
     # -- vector table (vec0) --------------------------------------------------------------
     VEC_TABLE = "memory_vectors"

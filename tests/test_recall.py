@@ -226,5 +226,14 @@ def test_posting_budget_keeps_rare_terms(tmp_path):
         target = s.remember("common words everywhere but zanzibar appears once", type="success", agent_id="a")
         hits = s.recall("common words everywhere zanzibar", agent_id="a", channels={"keyword"})
         assert hits[0].memory.id == target.id
-        kept = s._core.backend._prune_terms(["common", "words", "zanzibar"], 50)
-        assert kept == ["zanzibar"]
+        kept, postings = s._core.backend._prune_terms(["common", "words", "zanzibar"], 50)
+        assert kept == ["zanzibar"] and postings == 1
+
+
+def test_over_budget_common_term_ranks_the_newest_matches(tmp_path):
+    with MemoryStore(tmp_path / "c.db", settings=Settings(keyword_posting_budget=20)) as s:
+        s.remember_many([{"content": f"alpha row {i}", "type": "success", "agent_id": "a"} for i in range(100)])
+        newest = s.remember("alpha newest row", type="success", agent_id="a")
+        hits = s.recall("alpha", agent_id="a", channels={"keyword"}, limit=50)
+        ids = [h.memory.id for h in hits]
+        assert newest.id in ids and min(ids) > 100 - 30  # only the newest ~20% were ranked
