@@ -39,25 +39,29 @@ class RecallQuery:
 def _where(core: Core, q: RecallQuery, now: float) -> tuple[str, list[Any]]:
     """The visibility filter as a condition on alias ``m``.
 
-    Every column is written ``+m.col``: the unary plus keeps SQLite from driving the query
-    through a secondary index on these (it would scan a whole namespace); candidates are
-    always found first (FTS rowids, ids, tags, signatures) and checked by primary key."""
+    Columns go through ``backend.unindexed()``: on SQLite that keeps the planner from driving
+    the query through a secondary index on them (it would scan a whole namespace);
+    candidates are always found first (FTS rowids, ids, tags, signatures) and checked by
+    primary key."""
+    u = core.backend.unindexed
     vis, params = core.visibility(q.agent_id, q.include_global)
-    conds = ["+m.namespace = ?", vis.replace("m.", "+m."), "(+m.expires_at IS NULL OR +m.expires_at > ?)"]
+    for col in ("m.agent_id", "m.scope"):
+        vis = vis.replace(col, u(col))
+    conds = [f"{u('m.namespace')} = ?", vis, f"({u('m.expires_at')} IS NULL OR {u('m.expires_at')} > ?)"]
     params = [q.namespace, *params, now]
     if not q.include_archived:
-        conds.append("+m.archived = 0")
+        conds.append(f"{u('m.archived')} = 0")
     if q.types is not None:
-        conds.append(f"+m.memory_type IN ({','.join('?' * len(q.types))})")
+        conds.append(f"{u('m.memory_type')} IN ({','.join('?' * len(q.types))})")
         params += q.types
     if q.min_relevance is not None:
-        conds.append("+m.relevance_score >= ?")
+        conds.append(f"{u('m.relevance_score')} >= ?")
         params.append(q.min_relevance)
     if q.since is not None:
-        conds.append("+m.created_at >= ?")
+        conds.append(f"{u('m.created_at')} >= ?")
         params.append(q.since)
     if q.until is not None:
-        conds.append("+m.created_at <= ?")
+        conds.append(f"{u('m.created_at')} <= ?")
         params.append(q.until)
     return " AND ".join(conds), params
 

@@ -160,6 +160,11 @@ class SQLiteBackend:
         with self.lock:
             return self.conn.execute(sql, params)
 
+    @staticmethod
+    def unindexed(column: str) -> str:
+        """``column`` in a form the planner will not use an index for (SQLite's unary plus)."""
+        return "+" + column
+
     def table_exists(self, name: str) -> bool:
         row = self.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
         return row is not None
