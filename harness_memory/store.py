@@ -10,7 +10,7 @@ from typing import Any
 
 from . import portability, recall as _recall, validation as v, writes
 from .core import Core
-from .embedders import Embedder, HashingEmbedder, check_vectors, embedder_from_name
+from .embedders import Embedder, check_vectors, embedder_from_name
 from .errors import EmbedderMismatchError, InvalidInputError, MemoryNotFoundError
 from .memory_types import TypeRegistry
 from .migrate import migrate
@@ -22,7 +22,6 @@ from .vector_index import VectorIndex
 
 __all__ = ["MemoryStore"]
 
-_DAY = 86400.0
 
 
 class MemoryStore:

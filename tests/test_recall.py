@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from datetime import timedelta
 
 import numpy as np
 import pytest
