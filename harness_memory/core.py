@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .embedders import Embedder, check_vectors
+from .error_signatures import ErrorSignature, TemplateMiner, categorize, extract, mask_params, tokenize
 from .errors import EmbedderError, MemoryNotFoundError
 from .memory_types import TypeRegistry
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
@@ -35,8 +36,26 @@ class Core:
     index: VectorIndex | None = None
     vectors_enabled: bool = True  # False while the stored vectors belong to another embedder
 
+    _miner: TemplateMiner | None = None
+
     def now(self) -> float:
         return float(self.clock())
+
+    @property
+    def miner(self) -> TemplateMiner:
+        if self._miner is None:
+            self._miner = TemplateMiner(self.backend, self.clock)
+        return self._miner
+
+    def sign(self, text: str) -> ErrorSignature:
+        """Signature of raw error text (excerpt, mask, online template mining)."""
+        ex = extract(text)
+        masked, params = mask_params(ex.message)
+        tokens = tokenize(masked)
+        category = categorize(ex)
+        sig, tpl = self.miner.sign(tokens, ex.frame, category, ex.exception)
+        return ErrorSignature(id=sig, template=" ".join(tpl), category=category, params=params,
+                              exception=ex.exception, frame=ex.frame, excerpt=ex.message)
 
     # -- embedding -----------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:

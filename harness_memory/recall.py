@@ -12,7 +12,6 @@ from . import ranking
 from .core import Core
 from .errors import InvalidInputError
 from .models import Memory, RecallHit
-from .signatures import error_signature
 from .sqlite_backend import fts_query
 
 __all__ = ["RecallQuery", "recall", "record_access"]
@@ -74,7 +73,8 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
     use_kw = "keyword" in q.channels and fts_query(q.text) is not None
     use_vec = "vector" in q.channels and query_vector is not None and bool(np.any(query_vector))
     use_tags = "tags" in q.channels and bool(q.tags)
-    esig = error_signature(q.error)[0] if q.error else None
+    esig = core.sign(q.error).id if q.error else None
+    esigs = core.miner.aliases(esig) if esig else []
     use_sig = "signature" in q.channels and (q.task_signature is not None or esig is not None)
     if not (use_kw or use_vec or use_tags or use_sig):
         return []
@@ -101,8 +101,8 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
                 sig_conds.append("(m.task_signature = ? OR m.task_signature LIKE ? ESCAPE '\\')")
                 sig_params += [q.task_signature, _like_prefix(q.task_signature)]
             if esig is not None:
-                sig_conds.append("m.error_signature = ?")
-                sig_params.append(esig)
+                sig_conds.append(f"m.error_signature IN ({','.join('?' * len(esigs))})")
+                sig_params += esigs
             sql = (f"SELECT m.id FROM memories m WHERE m.namespace = ? AND ({' OR '.join(sig_conds)}) AND {where} "
                    "ORDER BY m.updated_at DESC LIMIT ?")
             cands.update(dict.fromkeys(r[0] for r in core.backend.execute(
@@ -126,7 +126,7 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
                              0.5 if tsig and (tsig.startswith(q.task_signature) or q.task_signature.startswith(tsig))
                              else 0.0)
             if esig is not None:
-                parts.append(1.0 if esig_m == esig else 0.0)
+                parts.append(1.0 if esig_m in esigs else 0.0)
             sig = sum(parts) / len(parts)
         if use_tags:
             mt = set(json.loads(tags_json))

@@ -16,7 +16,7 @@ from .memory_types import TypeRegistry
 from .migrate import migrate
 from .models import MEMORY_COLUMNS, Memory, RecallHit, row_to_memory
 from .settings import Settings
-from .signatures import error_signature
+from .error_signatures import ErrorSignature
 from .sqlite_backend import SQLiteBackend
 from .vector_index import VectorIndex
 
@@ -310,24 +310,27 @@ class MemoryStore:
 
     def has_seen_error(self, agent_id: str, error: str, *, namespace: str | None = None,
                        min_similarity: float = 0.9) -> bool:
-        """Whether a visible memory carries this error: same signature first, then text similarity."""
+        """Whether a visible memory carries this error: same signature first (linked
+        signatures included), then text similarity of the failure excerpt."""
         agent_id = v.ident(agent_id, "agent_id")
         error = v.text(error, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20))
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
         c = self._core
-        sig, template = error_signature(error)
+        signed = c.sign(error)
+        sigs = c.miner.aliases(signed.id)
         vis, params = c.visibility(agent_id, True)
-        if c.backend.execute(f"SELECT 1 FROM memories m WHERE m.namespace = ? AND m.error_signature = ? AND {vis} "
-                             "AND (m.expires_at IS NULL OR m.expires_at > ?) LIMIT 1",
-                             (ns, sig, *params, c.now())).fetchone():
+        if c.backend.execute(f"SELECT 1 FROM memories m WHERE m.namespace = ? AND m.error_signature IN "
+                             f"({','.join('?' * len(sigs))}) AND {vis} AND (m.expires_at IS NULL OR m.expires_at > ?) "
+                             "LIMIT 1", (ns, *sigs, *params, c.now())).fetchone():
             return True
-        hits = self.recall(template or error, agent_id=agent_id, namespace=ns, types=["failure"], limit=1,
+        hits = self.recall(signed.excerpt or error, agent_id=agent_id, namespace=ns, types=["failure"], limit=1,
                            channels={"vector"}, record=False)
         return bool(hits) and (hits[0].breakdown.vector or 0.0) >= min_similarity
 
-    def error_signature(self, text: str) -> tuple[str, str]:
-        """``(signature_id, template)`` of raw error text (the simple normaliser)."""
-        return error_signature(v.text(text, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20)))
+    def error_signature(self, text: str) -> ErrorSignature:
+        """Sign raw error text (a message, a traceback or a whole log): ``.id``, ``.template``,
+        ``.category``, ``.params``. Templates are learned online and shared through the database."""
+        return self._core.sign(v.text(text, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20)))
 
     # -- embeddings ------------------------------------------------------------------------------
     def backfill_embeddings(self, *, batch_size: int = 256) -> int:

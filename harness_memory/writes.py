@@ -14,7 +14,6 @@ from . import validation as v
 from .core import Core, content_hash, dumps
 from .models import Memory
 from .redact import redact
-from .signatures import error_signature
 
 __all__ = ["MemoryInput", "prepare", "write_many"]
 
@@ -86,7 +85,9 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
             meta["redacted"] = sorted(set(found) | set(meta.get("redacted", []) if isinstance(meta.get("redacted"), list) else []))
     esig = etpl = None
     if error is not None and error.strip():
-        esig, etpl = error_signature(error)
+        signed = core.sign(error)
+        esig, etpl = signed.id, signed.template
+        meta.setdefault("error_category", signed.category)
     return MemoryInput(content=content, type=mtype, agent_id=agent, scope=sc, namespace=ns, key=key,
                        task_signature=task_signature or None, error_signature=esig, error_template=etpl,
                        tags=tag_list, importance=imp, ttl=ttl_s, metadata=meta, session_id=session_id,

@@ -1,0 +1,145 @@
+"""Error-signature quality: grouping accuracy on loghub-2k and trace grouping + recall on Defects4J.
+
+    python benchmarks/signatures.py --data ../shared/data
+
+loghub-2k: every `Content` of 8 systems signed online in file order with one configuration
+(a fresh database per system); grouping accuracy (GA) against `EventId`, and throughput.
+Defects4J: every trace signed per project; GA, pairwise F1 and adjusted Rand index against
+the bug groups; then one failure memory per bug (the first trace) and a recall with each
+other trace of that bug: hit@1 and recall@5 of the same-bug memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import json
+import sys
+import tempfile
+import time
+from itertools import combinations
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import data_dir, table  # noqa: E402
+
+from sklearn.metrics import adjusted_rand_score  # noqa: E402
+
+from harness_memory import MemoryStore  # noqa: E402
+
+SYSTEMS = ["Android", "Apache", "HDFS", "HealthApp", "Linux", "OpenSSH", "Spark", "Zookeeper"]
+
+
+def grouping_accuracy(pred: list, truth: list) -> float:
+    by_pred, by_truth = collections.defaultdict(set), collections.defaultdict(set)
+    for i, (p, t) in enumerate(zip(pred, truth)):
+        by_pred[p].add(i)
+        by_truth[t].add(i)
+    ok = 0
+    for ids in by_pred.values():
+        labels = {truth[i] for i in ids}
+        if len(labels) == 1 and by_truth[next(iter(labels))] == ids:
+            ok += len(ids)
+    return ok / len(pred)
+
+
+def pairwise_f1(pred: list, truth: list) -> float:
+    def pairs(labels):
+        groups = collections.defaultdict(list)
+        for i, x in enumerate(labels):
+            groups[x].append(i)
+        return {p for g in groups.values() for p in combinations(g, 2)}
+
+    pp, tp = pairs(pred), pairs(truth)
+    if not pp or not tp:
+        return 0.0
+    inter = len(pp & tp)
+    prec, rec = inter / len(pp), inter / len(tp)
+    return 0.0 if inter == 0 else 2 * prec * rec / (prec + rec)
+
+
+def canonical(store: MemoryStore, ids: list[str]) -> list[str]:
+    miner = store._core.miner
+    return [miner.canonical(i) for i in ids]
+
+
+def loghub(data: Path, tmp: Path):
+    rows, gas = [], []
+    for system in SYSTEMS:
+        path = data / "loghub-2k" / system / f"{system}_2k.log_structured.csv"
+        recs = list(csv.DictReader(path.open(encoding="utf-8")))
+        with MemoryStore(tmp / f"loghub-{system}.db") as s:
+            t0 = time.perf_counter()
+            ids = [s.error_signature(r["Content"]).id for r in recs]
+            dt = time.perf_counter() - t0
+            ids = canonical(s, ids)
+        ga = grouping_accuracy(ids, [r["EventId"] for r in recs])
+        gas.append(ga)
+        rows.append([system, len(recs), len(set(r["EventId"] for r in recs)), len(set(ids)), ga, round(len(recs) / dt)])
+    rows.append(["mean", "", "", "", sum(gas) / len(gas), ""])
+    return rows
+
+
+def defects4j(data: Path, tmp: Path):
+    recs = [json.loads(ln) for ln in (data / "defects4j-traces" / "traces-dev.jsonl").open(encoding="utf-8")]
+    by_project = collections.defaultdict(list)
+    for r in recs:
+        by_project[r["project"]].append(r)
+    rows, all_pred, all_truth = [], [], []
+    hit1 = rec5 = queries = 0
+    for project, rs in sorted(by_project.items()):
+        with MemoryStore(tmp / f"d4j-{project}.db") as s:
+            ids = canonical(s, [s.error_signature(r["trace"]).id for r in rs])
+            truth = [r["group"] for r in rs]
+            all_pred += [f"{project}/{i}" for i in ids]
+            all_truth += truth
+            rows.append([project, len(rs), len(set(truth)), len(set(ids)), grouping_accuracy(ids, truth),
+                         pairwise_f1(ids, truth), adjusted_rand_score(truth, ids)])
+            # recall: one failure memory per bug, queried with the bug's other traces
+            first: dict[str, dict] = {}
+            for r in rs:
+                first.setdefault(r["group"], r)
+            memory_of = {}
+            for g, r in first.items():
+                trace = r["trace"][:30000]
+                sig = s.error_signature(trace)
+                # what a harness would store: the failing test, the failure excerpt, where it failed
+                m = s.remember(f"{r['test']} failed: {sig.excerpt} (at {sig.frame})", type="failure",
+                               agent_id="ci", namespace=project, error=trace, metadata={"group": g})
+                memory_of.setdefault(m.id, g)
+            for r in rs:
+                if first[r["group"]] is r:
+                    continue
+                sig = s.error_signature(r["trace"][:30000])
+                hits = s.recall(f"{r['test']} failed: {sig.excerpt} (at {sig.frame})", agent_id="ci", namespace=project,
+                                error=r["trace"][:30000], types=["failure"], limit=5, record=False)
+                got = [memory_of.get(h.memory.id) for h in hits]
+                queries += 1
+                hit1 += bool(got) and got[0] == r["group"]
+                rec5 += r["group"] in got
+    rows.append(["mean of projects", "", "", "", sum(r[4] for r in rows) / len(rows), sum(r[5] for r in rows) / len(rows),
+                 sum(r[6] for r in rows) / len(rows)])
+    rows.append(["all (pooled)", len(recs), len(set(all_truth)), len(set(all_pred)), grouping_accuracy(all_pred, all_truth),
+                 pairwise_f1(all_pred, all_truth), adjusted_rand_score(all_truth, all_pred)])
+    return rows, (queries, hit1 / max(1, queries), rec5 / max(1, queries))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default=None)
+    args = ap.parse_args()
+    data = data_dir(args.data)
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        print(table("loghub-2k grouping accuracy (one configuration, online, file order)",
+                    ["system", "lines", "true groups", "signatures", "GA", "messages/s"], loghub(data, tmp)))
+        rows, (n, h1, r5) = defects4j(data, tmp)
+        print(table("Defects4J trace signatures vs bug groups", ["project", "traces", "bugs", "signatures", "GA",
+                                                              "pairwise F1", "ARI"], rows))
+        print(table("Defects4J same-bug recall (failure memory per bug, query = another trace)",
+                    ["queries", "hit@1", "recall@5"], [[n, h1, r5]]))
+
+
+if __name__ == "__main__":
+    main()
