@@ -69,11 +69,20 @@ class Settings(BaseSettings):
                                description="'memory': in-process binary-code index with exact rerank; 'vec0': sqlite-vec KNN")
     keyword_posting_budget: int | None = Field(
         1500, gt=0, description="recall keeps the rarest query terms whose document frequencies sum to this (None: all)")
+    techniques: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["prompt_restructure", "decomposition", "fresh_start", "escalate"],
+        description="the default technique ladder, in order (comma-separated in the environment)")
+    technique_costs: dict[str, float] = Field(default_factory=dict, description="relative cost per technique (default 1)")
+    max_retries: int = Field(5, ge=1, description="attempts after which a task escalates")
+    success_floor: float = Field(0.05, ge=0, le=1, description="escalate when no technique's estimate clears this")
+    prior_strength: float = Field(4.0, gt=0, description="pseudo-observations a coarser level lends a finer one")
+    exploration: str = Field("thompson", pattern="^(thompson|ucb)$")
+    ucb_c: float = Field(1.0, ge=0)
     busy_timeout_ms: int = Field(30_000, ge=0)
     recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
     ranking: RankingWeights = Field(default_factory=RankingWeights)
 
-    @field_validator("extra_types", mode="before")
+    @field_validator("extra_types", "techniques", mode="before")
     @classmethod
     def _split_types(cls, v):
         if isinstance(v, str):

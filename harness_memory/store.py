@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from . import portability, recall as _recall, validation as v, writes
+from . import ledger, portability, recall as _recall, validation as v, writes
+from .ledger import Attempt, TechniqueDecision
+from .tasks import task_signature as _task_signature
 from .core import Core
 from .embedders import Embedder, check_vectors, embedder_from_name
 from .errors import EmbedderMismatchError, InvalidInputError, MemoryNotFoundError
@@ -331,6 +334,92 @@ class MemoryStore:
         """Sign raw error text (a message, a traceback or a whole log): ``.id``, ``.template``,
         ``.category``, ``.params``. Templates are learned online and shared through the database."""
         return self._core.sign(v.text(text, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20)))
+
+    # -- tasks, attempts and the technique ledger -----------------------------------------------
+    def task_signature(self, task: Any) -> str:
+        """``category:agent_type:effort:key-terms`` of a task (mapping, object or title string)."""
+        return _task_signature(task)
+
+    def select_technique(self, task_id: str, error: str | None = None, *, agent_type: str | None = None,
+                         task_category: str | None = None, techniques: Sequence[str] | None = None,
+                         seed: int | None = None) -> TechniqueDecision:
+        """The next technique to try on a failing task (never one it already tried), or ``escalate``."""
+        task_id = v.ident(task_id, "task_id")
+        v.ident(agent_type, "agent_type", optional=True)
+        v.ident(task_category, "task_category", optional=True)
+        if techniques is None:
+            techniques = list(self.settings.techniques)
+        elif isinstance(techniques, str) or not isinstance(techniques, Sequence) or not techniques:
+            raise InvalidInputError("techniques must be a non-empty list of names")
+        techniques = [v.ident(t, "technique") for t in techniques]
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise InvalidInputError("seed must be an int")
+        signed = self.error_signature(error) if error is not None else None
+        return ledger.select(self._core, task_id=task_id, signature=signed.id if signed else None,
+                             category=signed.category if signed else None, techniques=techniques, seed=seed)
+
+    def record_outcome(self, task_id: str, technique: str, success: bool, *, error: str | None = None,
+                       agent_id: str | None = None, notes: str | None = None, result: str | None = None,
+                       agent_type: str | None = None, task_category: str | None = None,
+                       task_signature: str | None = None, namespace: str | None = None) -> Attempt:
+        """Record one attempt: the task's history, the ledger (per signature, category and overall)
+        and a success or failure memory carrying the task and error signatures — one transaction."""
+        task_id = v.ident(task_id, "task_id")
+        technique = v.ident(technique, "technique")
+        success = v.boolean(success, "success")
+        if result is None:
+            result = "fixed" if success else "failed"
+        if result not in ("fixed", "failed", "decomposed", "escalated"):
+            raise InvalidInputError("result must be fixed, failed, decomposed or escalated")
+        if success != (result in ledger.SUCCESS_RESULTS):
+            raise InvalidInputError(f"result {result!r} contradicts success={success}")
+        agent_id = v.ident(agent_id, "agent_id", optional=True) or "harness"
+        agent_type = v.ident(agent_type, "agent_type", optional=True)
+        task_category = v.ident(task_category, "task_category", optional=True)
+        if notes is not None:
+            notes = v.text(notes, "notes", max_bytes=self.settings.max_content_bytes // 2)
+        signed = self.error_signature(error) if error is not None and error.strip() else None
+        what = f"{signed.category} error `{signed.template}`" if signed else f"task {task_id}"
+        verb = {"fixed": "fixed", "decomposed": "resolved by decomposing", "failed": "did not fix",
+                "escalated": "escalated"}[result]
+        content = f"Technique {technique} {verb} {what}" + (f": {notes}" if notes else "")
+        item = writes.prepare(self._core, content, type="success" if success else "failure", agent_id=agent_id,
+                              scope="global", namespace=namespace, error=error, task_signature=task_signature,
+                              tags=[technique] + ([signed.category] if signed else []), task_id=task_id,
+                              importance=0.7 if success else 0.6,
+                              metadata={"technique": technique, "result": result})
+        with self._core.backend.write():
+            attempt = ledger.record_attempt(self._core, task_id=task_id, technique=technique, result=result,
+                                            signature=signed.id if signed else None,
+                                            category=signed.category if signed else None, agent_id=agent_id,
+                                            agent_type=agent_type, task_category=task_category, notes=notes)
+            writes.write_many(self._core, [item])
+        return attempt
+
+    def task_attempts(self, task_id: str) -> list[Attempt]:
+        """Every attempt recorded for a task, oldest first."""
+        return ledger.attempts_of(self._core, v.ident(task_id, "task_id"))
+
+    def technique_stats(self, *, level: str = "global", error_key: str | None = None) -> list[dict[str, Any]]:
+        """Rows of the technique-effectiveness ledger at one level (global, category or signature)."""
+        if level not in ("global", "category", "signature"):
+            raise InvalidInputError("level must be global, category or signature")
+        cols = ("technique, level, error_key, error_category, successes, failures, attempts, success_rate, "
+                "agent_types, task_categories, example_successes, example_failures, first_used, last_used, "
+                "last_success, last_failure")
+        sql = f"SELECT {cols} FROM technique_effectiveness WHERE level = ?"
+        params: list[Any] = [level]
+        if error_key is not None:
+            sql += " AND error_key = ?"
+            params.append(v.text(error_key, "error_key", max_bytes=1000))
+        names = [c.strip() for c in cols.split(",")]
+        out = []
+        for r in self._core.backend.execute(sql + " ORDER BY success_rate DESC, attempts DESC", params):
+            d = dict(zip(names, r))
+            for k in ("agent_types", "task_categories", "example_successes", "example_failures"):
+                d[k] = json.loads(d[k])
+            out.append(d)
+        return out
 
     # -- embeddings ------------------------------------------------------------------------------
     def backfill_embeddings(self, *, batch_size: int = 256) -> int:
