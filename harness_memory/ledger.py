@@ -1,9 +1,10 @@
 """Attempt history, the technique-effectiveness ledger, and the selector that picks the next retry.
 
 The selector estimates each technique's chance of fixing this error with a Beta posterior
-that borrows strength from coarser evidence: the overall record of the technique sets the
-prior of its record for the error's category, which sets the prior of its record for the
-exact signature (``prior_strength`` pseudo-observations at each step). It explores by
+that borrows strength from coarser evidence: the pooled success rate of all techniques sets
+the prior of each technique's overall record, which sets the prior of its record for the
+error's category, which sets the prior of its record for the exact signature
+(``prior_strength`` pseudo-observations at each step). It explores by
 Thompson sampling (reproducible with a seed) or an upper confidence bound, divides by the
 technique's cost, never repeats a technique the task already tried, and escalates when the
 task is out of retries, out of techniques, or no technique's expected chance clears the floor.
@@ -137,13 +138,17 @@ def select(core: Core, *, task_id: str, signature: str | None, category: str | N
     estimates: list[TechniqueEstimate] = []
     any_data = False
     with core.backend.read() as c:
+        # empirical-Bayes root: the pooled success rate of every technique, worth k observations
+        tot = c.execute("SELECT COALESCE(SUM(successes), 0), COALESCE(SUM(attempts), 0) FROM "
+                        "technique_effectiveness WHERE level = 'global'").fetchone()
+        root = (tot[0] + 1.0) / (tot[1] + 2.0)
         for t in untried:
             g = _ledger_row(c, t, "global", "*")
             cat = _ledger_row(c, t, "category", category) if category else (0, 0)
             sig = _ledger_row(c, t, "signature", signature) if signature else (0, 0)
             any_data |= any(sum(x) for x in (g, cat, sig))
-            # global: Beta(1, 1) + counts; each finer level: k pseudo-counts at the coarser mean + counts
-            a, b = 1.0 + g[0], 1.0 + g[1]
+            # each level: k pseudo-observations at the coarser level's mean, plus its own counts
+            a, b = k * root + g[0], k * (1 - root) + g[1]
             for succ, fail in (cat, sig):
                 m = a / (a + b)
                 a, b = k * m + succ, k * (1 - m) + fail

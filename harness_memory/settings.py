@@ -76,8 +76,9 @@ class Settings(BaseSettings):
     max_retries: int = Field(5, ge=1, description="attempts after which a task escalates")
     success_floor: float = Field(0.05, ge=0, le=1, description="escalate when no technique's estimate clears this")
     prior_strength: float = Field(4.0, gt=0, description="pseudo-observations a coarser level lends a finer one")
-    exploration: str = Field("thompson", pattern="^(thompson|ucb)$")
-    ucb_c: float = Field(1.0, ge=0)
+    exploration: str = Field("ucb", pattern="^(thompson|ucb)$",
+                             description="ucb: posterior mean plus ucb_c standard deviations (chosen by the retry simulator); thompson: a posterior draw")
+    ucb_c: float = Field(0.25, ge=0)
     busy_timeout_ms: int = Field(30_000, ge=0)
     recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
     ranking: RankingWeights = Field(default_factory=RankingWeights)
