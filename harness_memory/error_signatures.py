@@ -5,8 +5,9 @@ The miner works like the log-template miners (Drain): a masked message is compar
 the templates already seen in its partition (same token count, same first token, same key
 stack frame); it joins the most similar one (generalising differing positions to ``<*>``)
 or starts a new template. A signature id is issued when a template is created and names
-that group for good, whatever it later generalises to; two templates that become the same
-are linked (``error_signature_links``), never renamed.
+that group for good, whatever it later generalises to; when a template generalises so far
+that it subsumes another one of its partition, the other is linked to it
+(``error_signature_links``), never renamed, and recall by either id finds both.
 
 One configuration for every source: positions match when equal or already a wildcard,
 tokens holding a digit are variables, and the similarity threshold is 0.7 (chosen on
@@ -306,8 +307,8 @@ class TemplateMiner:
                     return best
                 c.execute("UPDATE error_templates SET tokens = ?, rev = ?, updated_at = ?, seen = seen + 1 "
                           "WHERE sig = ?", (json.dumps(merged), rev, now, sig))
-                for other, tpl in clusters:  # a twin template: same group, link it here
-                    if other != sig and tpl == merged:
+                for other, tpl in clusters:  # a template this one now subsumes is the same group: link it
+                    if other != sig and all(a == WILDCARD or a == b for a, b in zip(merged, tpl)):
                         c.execute("DELETE FROM error_templates WHERE sig = ?", (other,))
                         c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (sig, other))
                         c.execute("INSERT OR REPLACE INTO error_signature_links(sig, canonical, linked_at) "
