@@ -14,6 +14,8 @@ from .errors import (
     SchemaError,
     UnknownMemoryTypeError,
 )
+from .error_signatures import ErrorSignature
+from .ledger import Attempt, TechniqueDecision, TechniqueEstimate
 from .memory_types import BUILTIN_TYPES
 from .models import Memory, RecallHit, ScoreBreakdown
 from .portability import ImportReport
@@ -23,6 +25,7 @@ from .store import MemoryStore
 __version__ = "0.1.0"
 
 __all__ = [
+    "Attempt",
     "BUILTIN_TYPES",
     "ConfigurationError",
     "ContentTooLargeError",
@@ -30,6 +33,7 @@ __all__ = [
     "Embedder",
     "EmbedderError",
     "EmbedderMismatchError",
+    "ErrorSignature",
     "HarnessMemoryError",
     "HashingEmbedder",
     "ImportFormatError",
@@ -45,6 +49,8 @@ __all__ = [
     "ScoreBreakdown",
     "SentenceTransformerEmbedder",
     "Settings",
+    "TechniqueDecision",
+    "TechniqueEstimate",
     "UnknownMemoryTypeError",
     "embedder_from_name",
 ]
