@@ -47,7 +47,7 @@ SCRIPT = [
 NEW_TASK = {
     "task_id": "T-201", "title": "Add retry to the HTTP downloader", "signature": "feature:http:downloader",
     "tags": ["python", "http"],
-    "error": ("Traceback (most recent call last):\n  File \"/srv/app/download.py\", line 9, in <module>\n"
+    "error": ("Traceback (most recent call last):\n  File \"/opt/build-7/app/http/client.py\", line 9, in <module>\n"
               "    import backoff\nModuleNotFoundError: No module named 'backoff'"),
 }
 
@@ -78,7 +78,7 @@ def run_demo(db: Path, *, console: Console | None = None, as_json: bool = False)
         t = NEW_TASK
         say(f"[bold]{t['task_id']}[/] {t['title']}: attempt 1 [red]failed[/] with\n[dim]{t['error']}[/]")
         seen = store.has_seen_error(AGENT, t["error"], namespace=NAMESPACE)
-        say(f"  seen this error before? [bold]{'yes' if seen else 'no'}[/] (same signature: the module name is masked)")
+        say(f"  seen this error before? [bold]{'yes' if seen else 'no'}[/] (same signature: module name, path and line are masked)")
         hits = store.recall(f"{t['title']} {t['error']}", agent_id="fresh-agent", namespace=NAMESPACE,
                             error=t["error"], task_signature="feature:http", tags=t["tags"], limit=4,
                             task_id=t["task_id"])
