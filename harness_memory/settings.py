@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from typing import Annotated
 
-__all__ = ["Settings", "RankingWeights", "default_db_path"]
+__all__ = ["Settings", "RankingWeights", "MaintenanceSettings", "default_db_path"]
 
 
 def default_db_path() -> Path:
@@ -46,6 +46,29 @@ class RankingWeights(BaseModel):
     # Beta prior of the usefulness estimate: a never-applied memory scores a/(a+b).
     usefulness_prior_successes: float = Field(1.0, gt=0)
     usefulness_prior_failures: float = Field(1.0, gt=0)
+
+
+class MaintenanceSettings(BaseModel):
+    """Decay, archiving, expiry, consolidation, compaction and their schedules."""
+
+    decay_rate_per_day: float = Field(0.01, ge=0, lt=1, description="relevance lost per day without access")
+    decay_rates: dict[str, float] = Field(default_factory=dict, description="per-type daily rates (0: exempt)")
+    decay_floor: float = Field(0.1, ge=0, le=1)
+    decay_exempt_types: list[str] = Field(default_factory=lambda: ["decision"])
+    archive_after_days: float = Field(90, gt=0, description="unused this long and below archive_below: archived")
+    archive_below: float = Field(0.2, ge=0, le=1)
+    archived_relevance: float = Field(0.05, ge=0, le=1)
+    access_log_retention_days: float = Field(90, gt=0)
+    consolidate_min_members: int = Field(3, ge=2)
+    consolidate_similarity: float = Field(0.75, gt=0, le=1, description="cosine a member needs to its cluster")
+    consolidate_growth_trigger: int = Field(1000, ge=1, description="consolidate a namespace grown by this many")
+    compact_sparse_ratio: float = Field(0.25, gt=0, lt=1, description="rebuild vectors when this share is dead")
+    vector_changes_keep: int = Field(100_000, ge=1000)
+    lease_seconds: float = Field(3600, gt=0)
+    misfire_grace_seconds: int = Field(6 * 3600, ge=1)
+    schedules: dict[str, str] = Field(default_factory=lambda: {
+        "decay": "cron:0 3 * * *", "expire": "interval:3600", "consolidate": "cron:0 4 * * 0",
+        "compact": "cron:0 5 * * 0", "backfill": "interval:900", "consolidate_growth": "interval:600"})
 
 
 class Settings(BaseSettings):
@@ -82,6 +105,7 @@ class Settings(BaseSettings):
     busy_timeout_ms: int = Field(30_000, ge=0)
     recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
     ranking: RankingWeights = Field(default_factory=RankingWeights)
+    maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
 
     @field_validator("extra_types", "techniques", mode="before")
     @classmethod

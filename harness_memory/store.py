@@ -55,6 +55,7 @@ class MemoryStore:
             backend.close()
             raise
         self._closed = False
+        self._scheduler = None
 
     # -- lifecycle -------------------------------------------------------------------------
     def _bind_embedder(self, allow_change: bool) -> None:
@@ -81,7 +82,54 @@ class MemoryStore:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            if self._scheduler is not None:
+                self._scheduler.shutdown(wait=True)
+                self._scheduler = None
             self._core.backend.close()
+
+    # -- maintenance ------------------------------------------------------------------------------
+    def run_job(self, name: str, **kwargs: Any):
+        """Run one maintenance job now (decay, expire, consolidate, compact, backfill), under a
+        lease, recorded in ``job_runs``; returns the run with its counts."""
+        from .jobs import run_job
+
+        return run_job(self, name, **kwargs)
+
+    def job_status(self) -> dict[str, Any]:
+        from .jobs import job_status
+
+        return job_status(self)
+
+    def start_scheduler(self, *, only: list[str] | None = None):
+        """Run the maintenance jobs on their schedules in a background thread until :meth:`close`."""
+        from .jobs.scheduler import build_scheduler
+
+        if self._scheduler is None:
+            self._scheduler = build_scheduler(self.path, self.settings, only=only)
+            self._scheduler.start()
+        return self._scheduler
+
+    def restore(self, memory_id: int) -> Memory:
+        """Bring an archived memory back (relevance 0.5, visible to recall again)."""
+        from .jobs.decay import set_archived_vectors
+
+        memory_id = v.memory_id(memory_id)
+        c = self._core
+        with c.backend.write() as conn:
+            c.get(memory_id)
+            conn.execute("UPDATE memories SET archived = 0, relevance_score = MAX(relevance_score, 0.5), "
+                          "decayed_at = ? WHERE id = ?", (c.now(), memory_id))
+            set_archived_vectors(c, [memory_id], False)
+        return c.get(memory_id)
+
+    def pin(self, memory_id: int, pinned: bool = True) -> Memory:
+        """Pinned memories are exempt from decay and archiving."""
+        memory_id = v.memory_id(memory_id)
+        c = self._core
+        with c.backend.write() as conn:
+            c.get(memory_id)
+            conn.execute("UPDATE memories SET pinned = ? WHERE id = ?", (int(v.boolean(pinned, "pinned")), memory_id))
+        return c.get(memory_id)
 
     def __enter__(self) -> "MemoryStore":
         return self

@@ -1,0 +1,88 @@
+"""Decay: relevance fades with time since it was last decayed; long-unused faint memories are archived.
+
+relevance <- max(floor, relevance * (1 - rate) ** days_elapsed), applied from each memory's
+``decayed_at`` (or creation) to now. Multiplication by powers is split-invariant, so running
+twice, daily or once after a skipped week gives the same relevance; memories already at or
+below the floor are left alone (decay never raises them). Recall adds a small boost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from harness_memory.store import MemoryStore
+
+CHUNK = 100_000
+
+
+def _rate_sql(store: "MemoryStore") -> tuple[str, list]:
+    m = store.settings.maintenance
+    rates = {t: r for t, r in m.decay_rates.items()}
+    for t in m.decay_exempt_types:
+        rates[t] = 0.0
+    if not rates:
+        return "?", [m.decay_rate_per_day]
+    cases = " ".join("WHEN ? THEN ?" for _ in rates)
+    params: list = []
+    for t, r in rates.items():
+        params += [t, float(r)]
+    return f"(CASE memory_type {cases} ELSE ? END)", params + [m.decay_rate_per_day]
+
+
+def decay(store: "MemoryStore", *, progress: Callable[[int, int], None] | None = None, dry_run: bool = False) -> dict:
+    core = store._core
+    m = store.settings.maintenance
+    now = core.now()
+    b = core.backend
+    lo, hi = b.execute("SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM memories").fetchone()
+    rate, rate_params = _rate_sql(store)
+    decayed = 0
+    if not dry_run:
+        start = lo
+        while start <= hi:
+            end = start + CHUNK
+            with b.write() as c:  # one transaction per id range: writers are never blocked long
+                cur = c.execute(
+                    f"UPDATE memories SET relevance_score = CASE WHEN relevance_score <= ? THEN relevance_score "
+                    f"ELSE MAX(?, relevance_score * pow(1.0 - {rate}, MAX(0.0, ? - COALESCE(decayed_at, created_at)) "
+                    f"/ 86400.0)) END, decayed_at = ? "
+                    f"WHERE id >= ? AND id < ? AND archived = 0 AND pinned = 0",
+                    (m.decay_floor, m.decay_floor, *rate_params, now, now, start, end))
+                decayed += cur.rowcount
+            if progress:
+                progress(min(end, hi) - lo + 1, hi - lo + 1)
+            start = end
+    archived = archive(store, now=now, dry_run=dry_run)
+    return {"decayed": decayed, "archived": archived}
+
+
+def archive(store: "MemoryStore", *, now: float, dry_run: bool = False) -> int:
+    """Archive memories unused for ``archive_after_days`` whose relevance fell below ``archive_below``."""
+    core = store._core
+    m = store.settings.maintenance
+    exempt = list(m.decay_exempt_types) + [t for t, r in m.decay_rates.items() if r == 0]
+    placeholders = ",".join("?" * len(exempt)) or "''"
+    cond = ("archived = 0 AND pinned = 0 AND relevance_score < ? AND COALESCE(last_accessed, created_at) < ? "
+            f"AND memory_type NOT IN ({placeholders})")
+    params = [m.archive_below, now - m.archive_after_days * 86400, *exempt]
+    with core.backend.write() as c:
+        ids = [r[0] for r in c.execute(f"SELECT id FROM memories WHERE {cond}", params)]
+        if dry_run or not ids:
+            return len(ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? WHERE id IN ({','.join('?' * len(chunk))})",
+                      (m.archived_relevance, *chunk))
+        set_archived_vectors(core, ids, True)
+        core.log(ids, "invalidated", outcome="archived by decay")
+    return len(ids)
+
+
+def set_archived_vectors(core, ids: list[int], archived: bool) -> None:
+    """Keep the vec0 metadata column (and in-process indexes, via the change log) in step."""
+    meta = {r[0]: r for r in core.backend.conn.execute(
+        f"SELECT id, namespace, agent_id, scope, memory_type FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    for mid, vec in core.backend.get_vectors(ids).items():
+        r = meta[mid]
+        core.backend.put_vector(mid, r[1], r[2], r[3], r[4], archived, vec)

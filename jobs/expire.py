@@ -1,0 +1,24 @@
+"""Expire: delete TTL-expired memories (with their FTS rows and vectors) and prune old access-log rows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from harness_memory.store import MemoryStore
+
+
+def expire(store: "MemoryStore", *, dry_run: bool = False, **_: object) -> dict:
+    core = store._core
+    now = core.now()
+    cutoff = now - store.settings.maintenance.access_log_retention_days * 86400
+    if dry_run:
+        b = core.backend
+        return {"expired": b.execute("SELECT COUNT(*) FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                                     (now,)).fetchone()[0],
+                "log_rows_pruned": b.execute("SELECT COUNT(*) FROM memory_access_log WHERE timestamp < ?",
+                                             (cutoff,)).fetchone()[0]}
+    expired = store.cleanup_expired()
+    with core.backend.write() as c:
+        pruned = c.execute("DELETE FROM memory_access_log WHERE timestamp < ?", (cutoff,)).rowcount
+    return {"expired": expired, "log_rows_pruned": pruned}
