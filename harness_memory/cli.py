@@ -127,23 +127,123 @@ def forget(memory_id: int, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     _emit({"deleted": memory_id}) if as_json else out.print(f"[green]deleted[/] #{memory_id}")
 
 
+VIEWS = [("v_memories_by_agent_type", "memories by agent and type"),
+         ("v_effective_memories", "most effective memories (applied 3+ times)"),
+         ("v_technique_summary", "technique effectiveness"),
+         ("v_access_by_day", "memory access by day (last 30 days)"),
+         ("v_recall_to_success", "recall to success"),
+         ("v_job_runs", "job runs")]
+
+
 @app.command()
-def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Counts by agent and type, pending embeddings, the embedder."""
+def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+          rows: Annotated[int, typer.Option(help="rows per view")] = 15) -> None:
+    """Counts, pending embeddings, the embedder, and the metrics views."""
     with _open(db) as s:
         st = s.stats(namespace=namespace)
+        views = {}
+        for name, _title in VIEWS:
+            cur = s._core.backend.execute(f"SELECT * FROM {name} LIMIT ?", (rows,))
+            cols = [d[0] for d in cur.description]
+            views[name] = [dict(zip(cols, r)) for r in cur.fetchall()]
     if as_json:
-        _emit(st)
+        _emit({**st, "views": views})
         return
     out.print(f"{st['memories']} memories in {st['namespaces']} namespace(s); embedder {st['embedder']['name']}; "
               f"{st['pending_embeddings']} pending embeddings; {st['archived']} archived")
-    t = Table(title="memories by agent and type")
-    for col in ("agent", "type", "count", "avg relevance", "avg success rate"):
-        t.add_column(col)
-    for r in st["by_agent_type"]:
-        t.add_row(r["agent_id"], r["type"], str(r["count"]), f"{r['avg_relevance']:.2f}",
-                  "-" if r["avg_success_rate"] is None else f"{r['avg_success_rate']:.2f}")
-    out.print(t)
+    for name, title in VIEWS:
+        data = views[name]
+        if not data:
+            continue
+        t = Table(title=title)
+        for col in data[0]:
+            t.add_column(col, overflow="fold")
+        for r in data:
+            t.add_row(*["-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))[:80] for v in r.values()])
+        out.print(t)
+
+
+jobs_app = typer.Typer(help="Maintenance jobs: decay, expire, consolidate, compact, backfill.", no_args_is_help=True)
+app.add_typer(jobs_app, name="jobs")
+
+
+@jobs_app.command("status")
+def jobs_status(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Recent runs, their counts and errors, and the leases held now."""
+    with _open(db) as s:
+        st = s.job_status()
+    if as_json:
+        _emit(st)
+        return
+    t = Table(title="job runs (newest first)")
+    for col in ("job", "status", "started", "seconds", "counts / error", "holder"):
+        t.add_column(col, overflow="fold")
+    from datetime import datetime, timezone
+
+    for r in st["runs"]:
+        started = datetime.fromtimestamp(r["started_at"], tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        secs = "-" if r["finished_at"] is None else f"{r['finished_at'] - r['started_at']:.2f}"
+        t.add_row(r["job"], r["status"], started, secs, r["error"] or r["counts"], r["holder"])
+    out.print(t if st["runs"] else "[yellow]no job has run yet[/]")
+    for lease in st["leases"]:
+        out.print(f"lease: {lease['job']} held by {lease['holder']}")
+
+
+@jobs_app.command("run")
+def jobs_run(
+    name: str,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan, change nothing")] = False,
+    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Run one job now (under its lease), with a progress bar."""
+    kwargs: dict[str, Any] = {"dry_run": dry_run}
+    if namespace is not None and name == "consolidate":
+        kwargs["namespace"] = namespace
+    with _open(db) as s:
+        with Progress(TextColumn(name), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeRemainingColumn(), console=err, disable=as_json) as prog:
+            task = prog.add_task(name, total=None)
+            if name in ("decay", "consolidate"):
+                kwargs["progress"] = lambda done, total: prog.update(task, completed=done, total=total)
+            run = s.run_job(name, **kwargs)
+    if as_json:
+        _emit(run.model_dump())
+        return
+    colour = {"ok": "green", "skipped": "yellow", "dry_run": "cyan"}.get(run.status, "red")
+    out.print(f"[{colour}]{run.status}[/] {name}: " + (run.error or ", ".join(
+        f"{k} {v}" for k, v in run.counts.items() if k != "plan")))
+    for step in run.counts.get("plan", []):
+        what = f"join pattern #{step['pattern']}: {step['join']}" if step["pattern"] else f"new pattern: {step['members']}"
+        out.print(f"  {'/'.join(map(str, step['group']))}: {what}")
+
+
+@app.command()
+def scheduler(
+    db: DbOpt = None,
+    only: Annotated[Optional[list[str]], typer.Option("--only", help="run only these jobs")] = None,
+) -> None:
+    """Run the maintenance jobs on their schedules until SIGINT or SIGTERM."""
+    import logging
+    import signal
+
+    from .jobs.scheduler import build_scheduler
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    settings = Settings()
+    path = db or settings.db
+    with _open(path):
+        pass  # create/migrate once, fail fast on a bad database
+    sched = build_scheduler(path, settings, blocking=True, only=only)
+
+    def stop(signum, frame):  # noqa: ARG001
+        err.print(f"signal {signum}: stopping the scheduler")
+        sched.shutdown(wait=False)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    err.print(f"scheduler running on {path}: " + ", ".join(f"{j.id} ({j.trigger})" for j in sched.get_jobs()))
+    sched.start()
+    err.print("scheduler stopped")
 
 
 @app.command("export")

@@ -48,6 +48,11 @@ def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_i
         raise InvalidInputError(f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))}")
     core = store._core
     holder = holder or new_holder()
+    if kwargs.get("dry_run"):  # a plan changes nothing: no lease, no run record
+        started = core.now()
+        counts = JOBS[name](store, **kwargs)
+        return JobRun(id=None, job=name, status="dry_run", counts=counts, started_at=started,
+                      finished_at=core.now(), holder=holder)
     lease = store.settings.maintenance.lease_seconds
     now = core.now()
     with core.backend.write() as c:
