@@ -229,7 +229,7 @@ def _slow_consolidate(path, q):
 def test_killed_job_leaves_a_consistent_database_and_the_next_run_completes(tmp_path):
     path = str(tmp_path / "kill.db")
     with MemoryStore(path) as s:
-        for t, text in TOPICS.items():
+        for text in TOPICS.values():
             for v in VARIANTS:
                 s.remember(text + v, type="failure", agent_id="a")
     ctx = mp.get_context("spawn")
@@ -289,3 +289,28 @@ def test_metrics_views_answer(tmp_path):
     assert b.execute("SELECT recall_to_success FROM v_recall_to_success WHERE memory_type = 'success'").fetchone()[0] > 0
     assert b.execute("SELECT job, status FROM v_job_runs").fetchone() == ("expire", "ok")
     store.close()
+
+
+def test_scheduler_daemon_exits_cleanly_on_sigterm_and_sigint(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HARNESS_MEMORY_MAINTENANCE__SCHEDULES": json.dumps({"expire": "interval:0.3"})}
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        db = tmp_path / f"daemon-{int(sig)}.db"
+        p = subprocess.Popen([sys.executable, "-m", "harness_memory", "scheduler", "--db", str(db)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        ran = False
+        while time.time() < deadline and not ran:
+            time.sleep(0.3)
+            if db.exists():
+                with MemoryStore(db) as s:
+                    ran = s._core.backend.execute(
+                        "SELECT COUNT(*) FROM job_runs WHERE job = 'expire' AND status = 'ok'").fetchone()[0] > 0
+        p.send_signal(sig)
+        out, errs = p.communicate(timeout=30)
+        assert ran, errs
+        assert p.returncode == 0, errs
+        assert "scheduler stopped" in errs
