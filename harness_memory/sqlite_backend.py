@@ -319,6 +319,13 @@ class SQLiteBackend:
         self.conn.executemany(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ?", [(i,) for i in memory_ids])
         self.conn.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'del')", [(i,) for i in memory_ids])
 
+    def set_vectors_archived(self, memory_ids: Sequence[int], archived: bool) -> None:
+        """Flip the ``archived`` metadata column in place (vec0 updates metadata without a re-insert)."""
+        c = self.conn
+        c.executemany(f"UPDATE {self.VEC_TABLE} SET archived = ? WHERE memory_id = ?",
+                      [(int(archived), i) for i in memory_ids])
+        c.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", [(i,) for i in memory_ids])
+
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
         out: dict[int, np.ndarray] = {}
         with self.lock:

@@ -67,22 +67,15 @@ def archive(store: "MemoryStore", *, now: float, dry_run: bool = False) -> int:
             f"AND memory_type NOT IN ({placeholders})")
     params = [m.archive_below, now - m.archive_after_days * 86400, *exempt]
     with core.backend.write() as c:
-        ids = [r[0] for r in c.execute(f"SELECT id FROM memories WHERE {cond}", params)]
-        if dry_run or not ids:
-            return len(ids)
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? WHERE id IN ({','.join('?' * len(chunk))})",
-                      (m.archived_relevance, *chunk))
-        set_archived_vectors(core, ids, True)
-        core.log(ids, "invalidated", outcome="archived by decay")
+        if dry_run:
+            return c.execute(f"SELECT COUNT(*) FROM memories WHERE {cond}", params).fetchone()[0]
+        ids = [r[0] for r in c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? WHERE {cond} RETURNING id",
+                                       (m.archived_relevance, *params))]
+        if ids:  # the run's counts in job_runs record the archiving; no per-memory log rows
+            set_archived_vectors(core, ids, True)
     return len(ids)
 
 
 def set_archived_vectors(core, ids: list[int], archived: bool) -> None:
     """Keep the vec0 metadata column (and in-process indexes, via the change log) in step."""
-    meta = {r[0]: r for r in core.backend.conn.execute(
-        f"SELECT id, namespace, agent_id, scope, memory_type FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids)}
-    for mid, vec in core.backend.get_vectors(ids).items():
-        r = meta[mid]
-        core.backend.put_vector(mid, r[1], r[2], r[3], r[4], archived, vec)
+    core.backend.set_vectors_archived(ids, archived)
