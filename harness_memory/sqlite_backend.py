@@ -47,7 +47,18 @@ def connect(path: str | Path, *, busy_timeout_ms: int = 30_000) -> sqlean.Connec
         conn.enable_load_extension(False)
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     conn.execute("PRAGMA foreign_keys = ON")
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    # Switching a new file to WAL needs an exclusive lock and can fail at once with "locked"
+    # while other processes open the same new file: retry within the busy timeout.
+    deadline = time.monotonic() + max(busy_timeout_ms / 1000, 1.0)
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            break
+        except OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                conn.close()
+                raise
+            time.sleep(0.01)
     if str(path) != ":memory:" and mode.lower() != "wal":
         raise SchemaError(f"could not switch {path} to WAL mode (got {mode!r})")
     conn.execute("PRAGMA synchronous = NORMAL")
