@@ -102,6 +102,7 @@ class Settings(BaseSettings):
     exploration: str = Field("ucb", pattern="^(thompson|ucb)$",
                              description="ucb: posterior mean plus ucb_c standard deviations (chosen by the retry simulator); thompson: a posterior draw")
     ucb_c: float = Field(0.25, ge=0)
+    prompt_budget_chars: int = Field(6000, gt=0, description="size budget of on_task_start's prompt section")
     busy_timeout_ms: int = Field(30_000, ge=0)
     recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
     ranking: RankingWeights = Field(default_factory=RankingWeights)

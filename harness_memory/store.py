@@ -383,6 +383,27 @@ class MemoryStore:
         ``.category``, ``.params``. Templates are learned online and shared through the database."""
         return self._core.sign(v.text(text, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20)))
 
+    # -- harness lifecycle ------------------------------------------------------------------------
+    def on_task_start(self, task: Any, **kw: Any):
+        """Recall what matters for a task and render it as a prompt section (quoted as data,
+        within ``prompt_budget_chars``); the returned context remembers what it injected."""
+        from .lifecycle import on_task_start
+
+        return on_task_start(self, task, **kw)
+
+    def on_task_error(self, task: Any, error: str, **kw: Any):
+        """Signature, seen before?, what fixed it, matching failures and the next technique."""
+        from .lifecycle import on_task_error
+
+        return on_task_error(self, task, v.text(error, "error", max_bytes=max(4 * self.settings.max_content_bytes,
+                                                                                 1 << 20)), **kw)
+
+    def on_task_complete(self, task: Any, result: Any, *, context: Any = None) -> dict[str, Any]:
+        """Credit every injected memory with the outcome, record it in the ledger, store what happened."""
+        from .lifecycle import on_task_complete
+
+        return on_task_complete(self, task, result, context=context)
+
     # -- tasks, attempts and the technique ledger -----------------------------------------------
     def task_signature(self, task: Any) -> str:
         """``category:agent_type:effort:key-terms`` of a task (mapping, object or title string)."""
