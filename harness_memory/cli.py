@@ -317,6 +317,40 @@ def demo(
     run_demo(db, console=out, as_json=as_json)
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="bind address")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8765,
+    db: DbOpt = None,
+) -> None:
+    """Serve the REST API (extra [api]). A non-loopback address needs HARNESS_MEMORY_API_TOKEN(S)."""
+    settings = Settings()
+    if host not in ("127.0.0.1", "::1", "localhost") and not (settings.api_token or settings.api_tokens):
+        err.print(f"[red]error:[/] refusing to serve on {host} without a token: set HARNESS_MEMORY_API_TOKEN "
+                  "or HARNESS_MEMORY_API_TOKENS")
+        raise SystemExit(2)
+    try:
+        import uvicorn
+
+        from .api import create_app
+    except ImportError:
+        err.print("[red]error:[/] the REST API needs: pip install 'harness-memory[api]'")
+        raise SystemExit(2) from None
+    uvicorn.run(create_app(str(db or settings.db), settings), host=host, port=port, log_level="info")
+
+
+@app.command()
+def mcp(db: DbOpt = None) -> None:
+    """Serve the MCP tools over stdio (extra [mcp]); the agent identity is HARNESS_MEMORY_MCP_AGENT_ID."""
+    try:
+        from .mcp_server import serve_stdio
+    except ImportError:
+        err.print("[red]error:[/] the MCP server needs: pip install 'harness-memory[mcp]'")
+        raise SystemExit(2) from None
+    settings = Settings()
+    serve_stdio(str(db or settings.db), settings)
+
+
 def main() -> None:
     try:
         app()

@@ -1,0 +1,233 @@
+"""The REST API (extra ``[api]``: FastAPI + uvicorn): ``harness-memory serve``.
+
+Security model:
+- Binding to a non-loopback address requires a token (``serve`` refuses to start otherwise).
+- With ``api_tokens`` (token -> agent id), a request's bearer token decides its agent: the
+  agent cannot be chosen by the caller. With a single ``api_token``, the agent comes from the
+  ``X-Agent-Id`` header (all holders of the token are trusted alike). Without tokens (loopback
+  only), the header decides, default ``anonymous``.
+- Scope rules are enforced here: every call acts as that agent, so another agent's private
+  memories are invisible (404), whatever ids a caller passes.
+- Request bodies over ``api_max_body_bytes`` get 413; ``limit`` is bounded; every error is JSON
+  ``{"error": type, "detail": message}`` with a proper status code.
+"""
+
+
+import contextlib
+import hmac
+import threading
+from datetime import timedelta
+from typing import Any, Literal
+
+from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, create_model
+
+from .errors import HarnessMemoryError, InvalidInputError, MemoryNotFoundError
+from .settings import Settings
+from .store import MemoryStore
+
+__all__ = ["create_app", "LOOPBACK"]
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+AGENT_ID = r"^[^\x00-\x1f\x7f]{1,200}$"
+
+
+class RememberIn(BaseModel):
+    content: str = Field(max_length=32_768)
+    type: str = Field(max_length=40)
+    scope: str = Field("agent", pattern="^(agent|global)$")
+    namespace: str | None = Field(None, max_length=200)
+    key: str | None = Field(None, max_length=200)
+    task_signature: str | None = Field(None, max_length=1000)
+    error: str | None = Field(None, max_length=262_144)
+    tags: list[str] = Field(default_factory=list, max_length=32)
+    importance: float = Field(0.5, ge=0, le=1)
+    ttl_seconds: float | None = Field(None, gt=0, le=100 * 365 * 86400)
+    metadata: dict[str, Any] | None = None
+    session_id: str | None = Field(None, max_length=200)
+    task_id: str | None = Field(None, max_length=200)
+
+
+class RecallIn(BaseModel):
+    query: str = Field("", max_length=32_768)
+    namespace: str | None = Field(None, max_length=200)
+    types: list[str] | None = Field(None, max_length=50)
+    tags: list[str] | None = Field(None, max_length=32)
+    task_signature: str | None = Field(None, max_length=1000)
+    error: str | None = Field(None, max_length=262_144)
+    include_global: bool = True
+    min_relevance: float | None = Field(None, ge=0, le=1)
+    limit: int = Field(10, ge=1, le=100)
+
+
+class ApplyIn(BaseModel):
+    helpful: bool
+    outcome: str | None = Field(None, max_length=16_384)
+    session_id: str | None = Field(None, max_length=200)
+    task_id: str | None = Field(None, max_length=200)
+
+
+class SignIn(BaseModel):
+    text: str = Field(min_length=1, max_length=262_144)
+
+
+class SelectIn(BaseModel):
+    task_id: str = Field(min_length=1, max_length=200)
+    error: str | None = Field(None, max_length=262_144)
+    agent_type: str | None = Field(None, max_length=200)
+    task_category: str | None = Field(None, max_length=200)
+    techniques: list[str] | None = Field(None, min_length=1, max_length=50)
+    seed: int | None = Field(None, ge=0, le=2**63 - 1)
+
+
+class OutcomeIn(BaseModel):
+    task_id: str = Field(min_length=1, max_length=200)
+    technique: str = Field(min_length=1, max_length=200)
+    success: bool
+    error: str | None = Field(None, max_length=262_144)
+    notes: str | None = Field(None, max_length=16_384)
+    result: str | None = Field(None, pattern="^(fixed|failed|decomposed|escalated)$")
+    agent_type: str | None = Field(None, max_length=200)
+    task_category: str | None = Field(None, max_length=200)
+    task_signature: str | None = Field(None, max_length=1000)
+    namespace: str | None = Field(None, max_length=200)
+
+
+def _error(status: int, kind: str, detail: Any) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"error": kind, "detail": detail})
+
+
+def create_app(db: str, settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    store = MemoryStore(db, settings=settings)
+    lock = threading.Lock()  # one connection: serialise requests on it
+    tokens = dict(settings.api_tokens)
+    single = settings.api_token
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        store.close()
+
+    app = FastAPI(title="harness-memory", version="1", description=__doc__, lifespan=lifespan)
+    app.state.store = store
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next):
+        size = request.headers.get("content-length")
+        if size is not None and (not size.isdigit() or int(size) > settings.api_max_body_bytes):
+            return _error(413, "RequestTooLarge", f"bodies are limited to {settings.api_max_body_bytes} bytes")
+        if size is None and request.method in ("POST", "PUT", "PATCH"):
+            body = await request.body()
+            if len(body) > settings.api_max_body_bytes:
+                return _error(413, "RequestTooLarge", f"bodies are limited to {settings.api_max_body_bytes} bytes")
+        return await call_next(request)
+
+    @app.exception_handler(MemoryNotFoundError)
+    async def not_found(_: Request, exc: MemoryNotFoundError):
+        return _error(404, type(exc).__name__, str(exc))
+
+    @app.exception_handler(InvalidInputError)
+    async def bad_input(_: Request, exc: InvalidInputError):
+        return _error(422, type(exc).__name__, str(exc))
+
+    @app.exception_handler(HarnessMemoryError)
+    async def other(_: Request, exc: HarnessMemoryError):
+        return _error(409, type(exc).__name__, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError):
+        return _error(422, "ValidationError", [
+            {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in exc.errors()])
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, exc: HTTPException):
+        return _error(exc.status_code, "HTTPError", exc.detail)
+
+    def agent(authorization: str | None = Header(None), x_agent_id: str | None = Header(None, pattern=AGENT_ID)) -> str:
+        if tokens or single:
+            if not authorization or not authorization.startswith("Bearer "):
+                raise HTTPException(401, "a bearer token is required")
+            given = authorization[7:].strip()
+            for tok, agent_id in tokens.items():
+                if hmac.compare_digest(given, tok):
+                    return agent_id
+            if single and hmac.compare_digest(given, single):
+                return x_agent_id or "anonymous"
+            raise HTTPException(401, "invalid token")
+        return x_agent_id or "anonymous"
+
+    def run(fn, *a, **kw):
+        with lock:
+            return fn(*a, **kw)
+
+    p = "/api/memory"
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    # the registered memory types become an enum in the OpenAPI schema
+    TypeName = Literal[tuple(store.memory_types)]  # type: ignore[valid-type]
+    Remember = create_model("Remember", __base__=RememberIn, type=(TypeName, ...))
+    Recall = create_model("Recall", __base__=RecallIn, types=(list[TypeName] | None, Field(None, max_length=50)))
+
+    @app.post(f"{p}/remember", status_code=201)
+    def remember(body: Remember, agent_id: str = Depends(agent)) -> dict[str, Any]:  # type: ignore[valid-type]
+        d = body.model_dump()
+        ttl = d.pop("ttl_seconds")
+        m = run(store.remember, d.pop("content"), agent_id=agent_id,
+                ttl=None if ttl is None else timedelta(seconds=ttl), **d)
+        return m.model_dump(mode="json")
+
+    @app.post(f"{p}/recall")
+    def recall(body: Recall, agent_id: str = Depends(agent)) -> list[dict[str, Any]]:  # type: ignore[valid-type]
+        hits = run(store.recall, body.query, agent_id=agent_id, **body.model_dump(exclude={"query"}))
+        return [{"score": h.score, "explain": h.explain(), "memory": h.memory.model_dump(mode="json")} for h in hits]
+
+    @app.get(f"{p}/stats")
+    def stats(agent_id: str = Depends(agent)) -> dict[str, Any]:
+        st = run(store.stats)
+        st["access_log"] = dict(st["access_log"])
+        return st
+
+    @app.get(f"{p}/jobs")
+    def jobs(agent_id: str = Depends(agent)) -> dict[str, Any]:
+        return run(store.job_status)
+
+    @app.get(p + "/{memory_id}")
+    def get(memory_id: int, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        if memory_id <= 0 or memory_id >= 2**63:
+            raise MemoryNotFoundError(f"no memory with id {memory_id}")
+        return run(store.get, memory_id, agent_id=agent_id).model_dump(mode="json")
+
+    @app.delete(p + "/{memory_id}")
+    def forget(memory_id: int, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        if memory_id <= 0 or memory_id >= 2**63:
+            raise MemoryNotFoundError(f"no memory with id {memory_id}")
+        run(store.forget, memory_id, agent_id=agent_id)
+        return {"deleted": memory_id}
+
+    @app.post(p + "/{memory_id}/apply")
+    def apply(memory_id: int, body: ApplyIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        if memory_id <= 0 or memory_id >= 2**63:
+            raise MemoryNotFoundError(f"no memory with id {memory_id}")
+        return run(store.apply, memory_id, agent_id=agent_id, **body.model_dump()).model_dump(mode="json")
+
+    @app.post(f"{p}/error-signature")
+    def error_signature(body: SignIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        return run(store.error_signature, body.text).model_dump()
+
+    @app.post(f"{p}/select-technique")
+    def select_technique(body: SelectIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        d = body.model_dump()
+        return run(store.select_technique, d.pop("task_id"), d.pop("error"), **d).model_dump()
+
+    @app.post(f"{p}/record-outcome", status_code=201)
+    def record_outcome(body: OutcomeIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        d = body.model_dump()
+        return run(store.record_outcome, d.pop("task_id"), d.pop("technique"), d.pop("success"), agent_id=agent_id,
+                   **d).model_dump()
+
+    return app
