@@ -140,7 +140,7 @@ def test_schema_driven_fuzz_finds_no_server_errors(tmp_path):
             def check(case):
                 resp = case.call(base_url=url, headers={"X-Agent-Id": "fuzzer"})
                 if resp.status_code >= 500:
-                    failures.append((op.label, resp.status_code, resp.text[:200]))
+                    failures.append((case.operation.label, resp.status_code, resp.text[:200]))
 
             check()
         assert failures == []
