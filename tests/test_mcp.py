@@ -1,0 +1,67 @@
+"""The MCP server, driven through the official SDK's own client over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from harness_memory import MemoryStore
+
+
+async def _session_run(db, steps):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "harness_memory", "mcp", "--db", str(db)],
+                                   env={**os.environ, "HARNESS_MEMORY_MCP_AGENT_ID": "agent-x",
+                                        "HARNESS_MEMORY_EXTRA_TYPES": "discovery,deadend"})
+    async with stdio_client(params) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            return await steps(session)
+
+
+def _text(result) -> object:
+    return json.loads(result.content[0].text)
+
+
+def test_mcp_tools_over_stdio(tmp_path):
+    db = tmp_path / "mcp.db"
+
+    async def steps(s):
+        tools = (await s.list_tools()).tools
+        out = {"tools": {t.name: t for t in tools}}
+        out["stored"] = _text(await s.call_tool("memory_store", {
+            "content": "webhook tests are flaky: use a fake clock", "type": "success", "scope": "global",
+            "tags": ["tests"], "error": "AssertionError: expected 3 deliveries, got 2"}))
+        await s.call_tool("memory_store", {"content": "the API paginates with cursors", "type": "discovery"})
+        out["search"] = _text(await s.call_tool("memory_search", {"query": "flaky webhook tests"}))
+        out["by_type"] = _text(await s.call_tool("memory_get_by_type", {"type": "discovery"}))
+        out["feedback"] = _text(await s.call_tool("memory_feedback", {"memory_id": out["stored"]["id"],
+                                                                      "helpful": True}))
+        out["lookup"] = _text(await s.call_tool("error_lookup", {"error": "AssertionError: expected 5 deliveries, got 4"}))
+        out["suggest"] = _text(await s.call_tool("technique_suggest", {"task_id": "T1",
+                                                                       "error": "TimeoutError: 30s"}))
+        out["bad"] = _text(await s.call_tool("memory_store", {"content": "", "type": "success"}))
+        out["bad_type"] = _text(await s.call_tool("memory_get_by_type", {"type": "nonsense"}))
+        return out
+
+    out = asyncio.run(_session_run(db, steps))
+    tools = out["tools"]
+    assert set(tools) == {"memory_store", "memory_search", "memory_get_by_type", "memory_feedback", "error_lookup",
+                          "technique_suggest"}
+    for t in tools.values():
+        assert len(t.description) > 60  # tells the agent when to use it
+        assert "agent_id" not in json.dumps(t.input_schema)  # identity is not the caller's to choose
+    assert out["stored"]["agent_id"] == "agent-x"
+    assert out["search"][0]["content"].startswith("webhook tests")
+    assert out["by_type"][0]["content"] == "the API paginates with cursors"
+    assert out["feedback"]["times_applied"] == 1
+    assert out["lookup"]["seen_before"] is True and out["lookup"]["category"] == "assertion"
+    assert out["lookup"]["fixes"] == ["webhook tests are flaky: use a fake clock"]
+    assert out["suggest"]["technique"] == "prompt_restructure" and not out["suggest"]["escalate"]
+    assert out["bad"]["error"] == "InvalidInputError" and out["bad_type"]["error"] == "UnknownMemoryTypeError"
+    with MemoryStore(db) as store:
+        assert {m.agent_id for m in store.get_by_type("success")} == {"agent-x"}
