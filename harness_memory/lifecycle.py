@@ -103,11 +103,15 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
     hits = store.recall(f"{task.title}\n{task.description}"[:8000], agent_id=task.agent_id, namespace=task.namespace,
                         types=[t for t in EXPERIENCE_TYPES if t in known], tags=task.tags or None,
                         task_signature=sig, limit=limit, record=record, session_id=task.session_id, task_id=task.id)
-    by = lambda t, **kw: store.get_by_type(t, agent_id=task.agent_id, namespace=task.namespace, **kw)  # noqa: E731
-    plan = by("plan", limit=1)[0] if "plan" in known and by("plan", limit=1) else None
-    feedback = by("feedback", limit=1)[0] if "feedback" in known and by("feedback", limit=1) else None
-    discoveries = [m for m in by("discovery", limit=10) if m.agent_id != task.agent_id] if "discovery" in known else []
-    deadends = by("deadend", limit=10) if "deadend" in known else []
+    def by(mtype: str, limit: int) -> list[Memory]:
+        if mtype not in known:
+            return []
+        return store.get_by_type(mtype, agent_id=task.agent_id, namespace=task.namespace, limit=limit)
+
+    plan = next(iter(by("plan", 1)), None)
+    feedback = next(iter(by("feedback", 1)), None)
+    discoveries = [m for m in by("discovery", 10) if m.agent_id != task.agent_id]
+    deadends = by("deadend", 10)
 
     # candidate items, most useful first; the budget drops from the end
     items: list[tuple[str, int, str]] = []  # (section, memory id, block)

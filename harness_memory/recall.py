@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -203,8 +204,6 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
                       "relevance_score = MIN(1.0, relevance_score + ?) WHERE id = ?", [(now, boost, i) for i in ids])
         core.log(ids, "query", agent_id=agent_id, session_id=session_id, task_id=task_id,
                  scores=[h.score for h in hits])
-    from datetime import datetime, timezone
-
     ts = datetime.fromtimestamp(now, tz=timezone.utc)
     out = []
     for h in hits:
