@@ -13,7 +13,7 @@ from . import ranking
 from .core import Core
 from .errors import InvalidInputError
 from .models import Memory, RecallHit
-from .sqlite_backend import fts_query
+from .sqlite_backend import query_terms
 
 __all__ = ["RecallQuery", "recall", "record_access"]
 
@@ -71,7 +71,7 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
     where, params = _where(core, q, now)
     n_cand = max(50, 4 * q.limit)
     w = core.settings.ranking
-    use_kw = "keyword" in q.channels and fts_query(q.text) is not None
+    use_kw = "keyword" in q.channels and bool(query_terms(q.text))
     use_vec = "vector" in q.channels and query_vector is not None and bool(np.any(query_vector))
     use_tags = "tags" in q.channels and bool(q.tags)
     esig = core.sign(q.error).id if q.error else None

@@ -23,7 +23,7 @@ import sqlite_vec
 
 from .errors import SchemaError
 
-__all__ = ["connect", "SQLiteBackend", "DatabaseError", "fts_query"]
+__all__ = ["connect", "SQLiteBackend", "DatabaseError", "query_terms", "match_expression"]
 
 DatabaseError = sqlean.DatabaseError
 OperationalError = sqlean.OperationalError
@@ -89,11 +89,8 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def fts_query(text: str, *, max_terms: int = 32) -> str | None:
-    """An FTS5 MATCH expression: the query's terms OR-ed, each quoted (no syntax injection)."""
-    terms = query_terms(text)[:max_terms]
-    if not terms:
-        return None
+def match_expression(terms: Sequence[str]) -> str:
+    """An FTS5 MATCH expression: the terms OR-ed, each quoted (no syntax injection)."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
@@ -205,19 +202,15 @@ class SQLiteBackend:
         terms = query_terms(text)[:32]
         if not terms:
             return []
-        quote = lambda t: '"' + t.replace('"', '""') + '"'  # noqa: E731
-        postings = 0
-        if posting_budget is not None:
-            terms, postings = self._prune_terms(terms, posting_budget)
-        match = " OR ".join(quote(t) for t in terms)
         min_rowid = 0
-        if posting_budget is not None and postings > posting_budget:
-            # Even the rarest term is common: rank only the newest documents, about
-            # `posting_budget` of the matches (FTS5 seeks by rowid inside its posting lists).
-            # The vector channel still covers the whole store.
-            size = self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
-            min_rowid = int(size - size * posting_budget / postings)
-        return self._ranked(match, where, params, limit, min_rowid)
+        if posting_budget is not None:
+            terms, postings, size = self._prune_terms(terms, posting_budget)
+            if postings > posting_budget:
+                # Even the rarest term is common: rank only the newest documents, about
+                # `posting_budget` of the matches (FTS5 seeks by rowid inside its posting lists).
+                # The vector channel still covers the whole store.
+                min_rowid = int(size - size * posting_budget / postings)
+        return self._ranked(match_expression(terms), where, params, limit, min_rowid)
 
     def _ranked(self, match: str, where: str, params: Sequence[Any], limit: int,
                 min_rowid: int) -> list[tuple[int, float]]:
@@ -244,8 +237,8 @@ class SQLiteBackend:
                     rows = self.conn.execute(full, (match, min_rowid, *params, limit)).fetchall()
             return [(int(r[0]), float(r[1])) for r in rows]
 
-    def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int]:
-        """``(kept_terms, their_summed_document_frequency)``."""
+    def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int, int]:
+        """``(kept_terms, their_summed_document_frequency, store_size)``."""
         c = self.conn
         if not hasattr(self, "_stems"):
             self._stems: dict[str, str] = {}
@@ -255,7 +248,7 @@ class SQLiteBackend:
             c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok_v USING fts5vocab(temp, hm_qtok, instance)")
         size = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
         if size <= budget:
-            return terms, 0
+            return terms, 0, size
         new = [t for t in terms if t not in self._stems]
         if new:
             c.execute("DELETE FROM temp.hm_qtok")
@@ -279,7 +272,7 @@ class SQLiteBackend:
                 break
             kept.append(t)
             total += df[t]
-        return kept, total
+        return kept, total, size
 
     # -- vector table (vec0) --------------------------------------------------------------
     VEC_TABLE = "memory_vectors"

@@ -111,15 +111,13 @@ class MemoryStore:
 
     def restore(self, memory_id: int) -> Memory:
         """Bring an archived memory back (relevance 0.5, visible to recall again)."""
-        from .jobs.decay import set_archived_vectors
-
         memory_id = v.memory_id(memory_id)
         c = self._core
         with c.backend.write() as conn:
             c.get(memory_id)
             conn.execute("UPDATE memories SET archived = 0, relevance_score = MAX(relevance_score, 0.5), "
                           "decayed_at = ? WHERE id = ?", (c.now(), memory_id))
-            set_archived_vectors(c, [memory_id], False)
+            c.backend.set_vectors_archived([memory_id], False)
         return c.get(memory_id)
 
     def pin(self, memory_id: int, pinned: bool = True) -> Memory:

@@ -72,10 +72,5 @@ def archive(store: "MemoryStore", *, now: float, dry_run: bool = False) -> int:
         ids = [r[0] for r in c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? WHERE {cond} RETURNING id",
                                        (m.archived_relevance, *params))]
         if ids:  # the run's counts in job_runs record the archiving; no per-memory log rows
-            set_archived_vectors(core, ids, True)
+            core.backend.set_vectors_archived(ids, True)  # vec0 metadata + change log
     return len(ids)
-
-
-def set_archived_vectors(core, ids: list[int], archived: bool) -> None:
-    """Keep the vec0 metadata column (and in-process indexes, via the change log) in step."""
-    core.backend.set_vectors_archived(ids, archived)

@@ -225,8 +225,8 @@ def test_posting_budget_keeps_rare_terms(tmp_path):
         target = s.remember("common words everywhere but zanzibar appears once", type="success", agent_id="a")
         hits = s.recall("common words everywhere zanzibar", agent_id="a", channels={"keyword"})
         assert hits[0].memory.id == target.id
-        kept, postings = s._core.backend._prune_terms(["common", "words", "zanzibar"], 50)
-        assert kept == ["zanzibar"] and postings == 1
+        kept, postings, size = s._core.backend._prune_terms(["common", "words", "zanzibar"], 50)
+        assert kept == ["zanzibar"] and postings == 1 and size == 201
 
 
 def test_over_budget_common_term_ranks_the_newest_matches(tmp_path):
