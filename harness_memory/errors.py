@@ -19,6 +19,11 @@ __all__ = [
     "EmbedderMismatchError",
     "ImportFormatError",
     "ConfigurationError",
+    "StorageError",
+    "DatabaseOpenError",
+    "DatabaseLockedError",
+    "DatabaseReadOnlyError",
+    "FileAccessError",
 ]
 
 
@@ -72,3 +77,25 @@ class ImportFormatError(InvalidInputError):
 
 class ConfigurationError(HarnessMemoryError, ValueError):
     """Invalid settings or an embedder name that cannot be resolved."""
+
+
+class StorageError(HarnessMemoryError):
+    """The database file or the file system refused an operation (not the caller's input)."""
+
+
+class DatabaseOpenError(StorageError):
+    """The database cannot be opened: not a SQLite database, a directory, unreadable, corrupt."""
+
+
+class DatabaseLockedError(StorageError):
+    """Another process held the database lock for longer than ``busy_timeout_ms``."""
+
+
+class DatabaseReadOnlyError(StorageError):
+    """The database (or its folder, where SQLite keeps the WAL) is read-only."""
+
+
+class FileAccessError(StorageError, OSError):
+    """An export or import file cannot be read or written (missing folder, permissions, ...).
+
+    Also an :class:`OSError`, so callers that catch file-system errors keep working."""

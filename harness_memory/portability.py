@@ -12,7 +12,7 @@ from typing import Any
 
 from . import validation as v, writes
 from .core import Core, content_hash, dumps
-from .errors import ImportFormatError, InvalidInputError
+from .errors import FileAccessError, ImportFormatError, InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 
 __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "import_markdown", "FORMAT", "VERSION"]
@@ -46,6 +46,10 @@ def _record(m: Memory) -> dict[str, Any]:
     return {k: d[k] for k in _EXPORT_FIELDS}
 
 
+def _file_error(action: str, path: Path, exc: OSError) -> FileAccessError:
+    return FileAccessError(f"cannot {action} {path}: {exc.strerror or exc}")
+
+
 def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str | None) -> int:
     conds, params = [], []
     if namespace is not None:
@@ -58,55 +62,94 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
     emb = core.backend.execute("SELECT name, dimensions FROM embedder_info").fetchone()
     tmp = path.with_name(path.name + ".tmp")
     n = 0
-    with core.backend.read():
-        rows = core.backend.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY id", params)
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(dumps({"format": FORMAT, "version": VERSION, "embedder": emb[0] if emb else None,
-                            "exported_at": core.now()}) + "\n")
-            for r in rows:
-                fh.write(dumps(_record(row_to_memory(r))) + "\n")
-                n += 1
-    tmp.replace(path)
+    try:
+        with core.backend.read():
+            rows = core.backend.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY id", params)
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.write(dumps({"format": FORMAT, "version": VERSION, "embedder": emb[0] if emb else None,
+                                "exported_at": core.now()}) + "\n")
+                for r in rows:
+                    fh.write(dumps(_record(row_to_memory(r))) + "\n")
+                    n += 1
+        tmp.replace(path)
+    except OSError as exc:
+        if tmp.parent.is_dir():
+            tmp.unlink(missing_ok=True)
+        raise _file_error("write", path, exc) from exc
     return n
 
 
-def _read_jsonl(core: Core, path: Path) -> list[dict[str, Any]]:
+def _read_text(path: Path) -> str:
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"cannot read {path}: {exc}") from exc
-    if not lines:
-        raise ImportFormatError(f"{path} is empty")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ImportFormatError(f"cannot read {path}: no such file") from exc
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _loads(line: str, where: str) -> Any:
+    """Parse one JSON line; a nesting deeper than MAX_NESTING is refused before parsing."""
+    depth = best = 0
+    in_str = esc = False
+    if line.count("[") + line.count("{") <= v.MAX_NESTING:
+        line_to_scan = ""  # cannot be nested too deep: skip the scan
+    else:
+        line_to_scan = line
+    for ch in line_to_scan:  # a linear scan: brackets outside strings
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > best:
+                best = depth
+                if best > v.MAX_NESTING + 1:
+                    raise ImportFormatError(f"{where}: nested more than {v.MAX_NESTING} levels deep")
+        elif ch in "]}":
+            depth -= 1
     try:
-        header = json.loads(lines[0])
+        return json.loads(line)
     except json.JSONDecodeError as exc:
-        raise ImportFormatError(f"{path}: the first line is not a JSON header") from exc
+        raise ImportFormatError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from exc
+    except (RecursionError, ValueError) as exc:  # ValueError: integers with too many digits
+        raise ImportFormatError(f"{where}: unreadable JSON ({type(exc).__name__})") from exc
+
+
+def _read_jsonl(core: Core, path: Path) -> list[dict[str, Any]]:
+    lines = _read_text(path).split("\n")
+    if not lines or not lines[0].strip():
+        raise ImportFormatError(f"{path}:1: empty file or no header line")
+    header = _loads(lines[0], f"{path}:1")
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ImportFormatError(f"{path} is not a {FORMAT} export (no header)")
-    if not isinstance(header.get("version"), int) or header["version"] > VERSION:
-        raise ImportFormatError(f"{path} has format version {header.get('version')!r}; this version reads <= {VERSION}")
+        raise ImportFormatError(f"{path}:1: not a {FORMAT} export (no header)")
+    ver = header.get("version")
+    if isinstance(ver, bool) or not isinstance(ver, int) or not 1 <= ver <= VERSION:
+        raise ImportFormatError(f"{path}:1: format version {ver!r}; this version reads 1 to {VERSION}")
     records = []
+    seen: dict[str, int] = {}
     for no, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(f"{path}:{no}: invalid JSON ({exc.msg})") from exc
+        where = f"{path}:{no}"
+        rec = _loads(line, where)
         if not isinstance(rec, dict):
-            raise ImportFormatError(f"{path}:{no}: a record must be a JSON object")
-        records.append(_check_record(core, rec, f"{path}:{no}"))
+            raise ImportFormatError(f"{where}: a record must be a JSON object")
+        checked = _check_record(core, rec, where)
+        if checked["uid"] in seen:
+            raise ImportFormatError(f"{where}: uid {checked['uid']} already appears on line {seen[checked['uid']]}")
+        seen[checked["uid"]] = no
+        checked["line"] = no
+        records.append(checked)
     return records
-
-
-def _num(rec: dict, f: str, where: str, *, optional: bool = True, integer: bool = False) -> Any:
-    x = rec.get(f)
-    if x is None and optional:
-        return None
-    ok = isinstance(x, int) if integer else isinstance(x, (int, float))
-    if isinstance(x, bool) or not ok or (not integer and x != x) or (integer and x < 0):
-        raise ImportFormatError(f"{where}: field {f!r} must be a {'non-negative int' if integer else 'number'}")
-    return x
 
 
 def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]:
@@ -114,6 +157,9 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
                if f not in rec]
     if missing:
         raise ImportFormatError(f"{where}: missing fields {missing}")
+    unknown = sorted(set(rec) - set(_EXPORT_FIELDS))
+    if unknown:
+        raise ImportFormatError(f"{where}: unknown fields {unknown[:10]}")
     try:
         if not isinstance(rec["uid"], str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", rec["uid"]):
             raise InvalidInputError("uid must be 1-64 characters of [A-Za-z0-9_-]")
@@ -125,19 +171,29 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             if rec.get(f) is not None:
                 v.unit_float(rec[f], f)
         for f in ("error_signature", "error_template"):
-            if rec.get(f) is not None and not isinstance(rec[f], str):
-                raise InvalidInputError(f"{f} must be a string")
+            if rec.get(f) is not None:
+                v.text(rec[f], f, max_bytes=4096)
+        counts = {f: 0 if rec.get(f) is None else v.count(rec[f], f)
+                  for f in ("access_count", "times_applied", "times_successful", "version")}
+        if counts["times_successful"] > counts["times_applied"]:
+            raise InvalidInputError("times_successful exceeds times_applied")
+        times = {f: v.timestamp(rec.get(f), f) for f in _TIME_FIELDS}
+        for f in ("created_at", "updated_at"):
+            if times[f] is None:
+                raise InvalidInputError(f"{f} must be a UNIX timestamp")
+        flags = {}
+        for f in ("archived", "pinned"):
+            x = rec.get(f, False)
+            if x not in (True, False, 0, 1) or isinstance(x, float):
+                raise InvalidInputError(f"{f} must be true or false")
+            flags[f] = bool(x)
     except InvalidInputError as exc:
         raise ImportFormatError(f"{where}: {exc}") from exc
-    counts = {f: _num(rec, f, where, integer=True) or 0 for f in ("access_count", "times_applied", "times_successful", "version")}
-    if counts["times_successful"] > counts["times_applied"]:
-        raise ImportFormatError(f"{where}: times_successful exceeds times_applied")
-    times = {f: _num(rec, f, where, optional=f in ("last_accessed", "expires_at")) for f in _TIME_FIELDS}
     return {"item": item, "uid": rec["uid"], "error_signature": rec.get("error_signature"),
             "error_template": rec.get("error_template"),
-            "relevance_score": rec.get("relevance_score", 1.0), "success_rate": rec.get("success_rate"),
-            "archived": bool(rec.get("archived", False)), "pinned": bool(rec.get("pinned", False)),
-            **counts, **times}
+            "relevance_score": 1.0 if rec.get("relevance_score") is None else float(rec["relevance_score"]),
+            "success_rate": None if rec.get("success_rate") is None else float(rec["success_rate"]),
+            **flags, **counts, **times}
 
 
 def import_jsonl(core: Core, path: Path) -> ImportReport:
@@ -160,7 +216,7 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                     clash = c.execute("SELECT uid FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? "
                                       "AND key = ?", (it.namespace, it.agent_id, it.type, it.key)).fetchone()
                     if clash is not None and clash[0] != r["uid"]:
-                        raise ImportFormatError(f"{path}: record {r['uid']} has key {it.key!r}, already used by {clash[0]}")
+                        raise ImportFormatError(f"{path}:{r['line']}: record {r['uid']} has key {it.key!r}, already used by {clash[0]}")
                 values = (it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
                           r["error_signature"], r["error_template"], dumps(it.tags), it.importance,
                           r["relevance_score"], r["access_count"], r["last_accessed"], r["times_applied"],
@@ -193,8 +249,14 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
 
 # -- MEMORY.md -------------------------------------------------------------------------------------
 # - [2026-11-22] (failure): content  <!-- hm:UID -->
-# Continuation lines of multi-line content are indented by two spaces.
-_BULLET = re.compile(r"^- \[(\d{4}-\d{2}-\d{2})\] \(([a-z][a-z0-9_]*)\): (.*?)(?:\s*<!-- hm:([A-Za-z0-9_-]{1,64}) -->)?\s*$")
+# Continuation lines of multi-line content are indented by two spaces; the hm: marker ends
+# the entry's last line. Years are always four digits (0999-12-31).
+_BULLET = re.compile(r"^- \[(\d{4})-(\d{2})-(\d{2})\] \(([a-z][a-z0-9_]*)\): (.*)$")
+_MARKER = re.compile(r"\s*<!-- hm:([A-Za-z0-9_-]{1,64}) -->\s*$")
+
+
+def _date(d: datetime) -> str:
+    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}"
 
 
 def _markdown_for(memories: list[Memory], agent_id: str, namespace: str) -> str:
@@ -203,7 +265,7 @@ def _markdown_for(memories: list[Memory], agent_id: str, namespace: str) -> str:
            "     `- [YYYY-MM-DD] (type): text` bullets to remember. Keep the hm: markers. -->", ""]
     for m in memories:
         text = m.content.replace("\n", "\n  ")
-        out.append(f"- [{m.created_at:%Y-%m-%d}] ({m.type}): {text}  <!-- hm:{m.uid} -->")
+        out.append(f"- [{_date(m.created_at)}] ({m.type}): {text}  <!-- hm:{m.uid} -->")
     return "\n".join(out) + "\n"
 
 
@@ -219,10 +281,15 @@ def export_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
     with core.backend.write() as c:
         mems = _agent_memories(core, agent_id, ns)
         text = _markdown_for(mems, agent_id, ns)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            if tmp.parent.is_dir():
+                tmp.unlink(missing_ok=True)
+            raise _file_error("write", path, exc) from exc
         _record_sync(c, core, ns, agent_id, text, [m.uid for m in mems])
     return len(mems)
 
@@ -234,40 +301,47 @@ def _record_sync(c, core: Core, ns: str, agent_id: str, text: str, uids: list[st
               (ns, agent_id, hashlib.sha256(text.encode()).hexdigest(), dumps(uids), core.now()))
 
 
-def _parse_markdown(text: str, where: Path) -> list[tuple[str, str, str, str | None]]:
-    """``(date, type, content, uid)`` per bullet."""
+def _parse_markdown(text: str, where: Path) -> list[tuple[int, float, str, str, str | None]]:
+    """``(line, created_at, type, content, uid)`` per bullet; a malformed line raises, naming it."""
     entries: list[list[Any]] = []
     in_comment = False
-    for no, line in enumerate(text.splitlines(), start=1):
+    raw = text.split("\n")
+    crlf = len(raw) > 1 and all(x.endswith("\r") for x in raw[:-1])  # edited on Windows: every line ends in CR
+    for no, line in enumerate(raw, start=1):
+        line = line[:-1] if crlf and line.endswith("\r") else line
         if in_comment:
             in_comment = "-->" not in line
-            continue
-        if line.startswith("<!--") and "-->" not in line:
-            in_comment = True
             continue
         if line.startswith("- "):
             m = _BULLET.match(line)
             if not m:
                 raise ImportFormatError(f"{where}:{no}: bullets must read `- [YYYY-MM-DD] (type): text`")
-            entries.append([m.group(1), m.group(2), m.group(3), m.group(4)])
+            try:
+                day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=timezone.utc)
+            except ValueError as exc:
+                raise ImportFormatError(f"{where}:{no}: bad date {m.group(1)}-{m.group(2)}-{m.group(3)}: {exc}") from exc
+            entries.append([no, day.timestamp(), m.group(4), [m.group(5)]])
         elif line.startswith("  ") and entries:
-            cont = line[2:]
-            tail = re.search(r"\s*<!-- hm:([A-Za-z0-9_-]{1,64}) -->\s*$", cont)
-            if tail:
-                entries[-1][3] = tail.group(1)
-                cont = cont[: tail.start()]
-            entries[-1][2] += "\n" + cont
-    return [(d, t, c.strip(), u) for d, t, c, u in entries]
+            entries[-1][3].append(line[2:])
+        elif line.startswith("<!--") and "-->" not in line:
+            in_comment = True
+        # anything else (headings, blank lines, free text) is not a memory and is left alone
+    out = []
+    for no, created, mtype, lines in entries:
+        tail = _MARKER.search(lines[-1])
+        uid = None
+        if tail:
+            uid = tail.group(1)
+            lines[-1] = lines[-1][: tail.start()]
+        out.append((no, created, mtype, "\n".join(lines).strip(), uid))
+    return out
 
 
 def import_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | None) -> ImportReport:
     """Apply an edited MEMORY.md: new bullets are remembered, changed ones updated (old version
     kept in history), bullets removed since the last sync forgotten. An unchanged file is skipped."""
     ns = namespace or core.settings.namespace
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"cannot read {path}: {exc}") from exc
+    text = _read_text(path)
     digest = hashlib.sha256(text.encode()).hexdigest()
     last = core.backend.execute("SELECT file_hash, uids FROM markdown_sync WHERE namespace = ? AND agent_id = ?",
                                 (ns, agent_id)).fetchone()
@@ -275,19 +349,18 @@ def import_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
         return ImportReport(skipped_file=True)
     entries = _parse_markdown(text, path)
     prepared = []
-    for date, mtype, content, uid in entries:
-        try:
-            created = datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=timezone.utc).timestamp()
-        except ValueError as exc:
-            raise ImportFormatError(f"{path}: bad date {date!r}") from exc
+    lines_of: dict[str, int] = {}
+    for no, created, mtype, content, uid in entries:
         try:
             item = writes.prepare(core, content, type=mtype, agent_id=agent_id, namespace=ns)
         except InvalidInputError as exc:
-            raise ImportFormatError(f"{path}: {exc}") from exc
+            raise ImportFormatError(f"{path}:{no}: {exc}") from exc
+        if uid is not None:
+            if uid in lines_of:
+                raise ImportFormatError(f"{path}:{no}: the marker hm:{uid} already appears on line {lines_of[uid]}")
+            lines_of[uid] = no
         prepared.append((item, uid, created))
     seen_uids = [u for _, u, _ in prepared if u]
-    if len(seen_uids) != len(set(seen_uids)):
-        raise ImportFormatError(f"{path}: an hm: marker appears twice")
     vectors = core.embed([it.content for it, _, _ in prepared]) if prepared else None
     report = ImportReport()
     try:

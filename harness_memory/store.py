@@ -14,17 +14,52 @@ from .ledger import Attempt, TechniqueDecision
 from .tasks import task_signature as _task_signature
 from .core import Core
 from .embedders import Embedder, check_vectors, embedder_from_name
-from .errors import EmbedderMismatchError, InvalidInputError, MemoryNotFoundError
+from .errors import (ConfigurationError, DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, EmbedderMismatchError,
+                     InvalidInputError, MemoryNotFoundError, StorageError)
 from .memory_types import TypeRegistry
 from .migrate import migrate
 from .models import MEMORY_COLUMNS, Memory, RecallHit, row_to_memory
 from .settings import Settings
 from .error_signatures import ErrorSignature
-from .sqlite_backend import SQLiteBackend
+from .sqlite_backend import DatabaseError, SQLiteBackend
 from .vector_index import VectorIndex
 
 __all__ = ["MemoryStore"]
 
+
+def _storage_error(exc: BaseException, path: Path) -> StorageError:
+    """The typed error for a driver or OS error met while opening ``path``."""
+    msg = str(exc)
+    low = msg.lower()
+    if isinstance(exc, OSError):
+        return DatabaseOpenError(f"cannot open {path}: {exc.strerror or msg}")
+    if "locked" in low or "busy" in low:
+        return DatabaseLockedError(f"{path} is locked by another process (waited busy_timeout_ms): {msg}")
+    if "readonly" in low or "read-only" in low or "read only" in low:
+        return DatabaseReadOnlyError(f"{path} is read-only (the file or its folder, where SQLite keeps the WAL): "
+                                     f"{msg}")
+    if "not a database" in low or "malformed" in low or "unable to open" in low or "disk i/o" in low:
+        return DatabaseOpenError(f"cannot open {path} as a harness-memory database: {msg}")
+    return StorageError(f"{path}: {type(exc).__name__}: {msg}")
+
+
+# the arguments each job takes besides dry_run, holder and min_interval
+_JOB_ARGS: dict[str, set[str]] = {"decay": {"progress"}, "consolidate": {"namespace", "summariser", "progress"},
+                                  "compact": {"force"}, "expire": set(), "backfill": set(), "consolidate_growth": set()}
+
+
+def _settings_from_environment() -> Settings:
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', 'invalid')}"
+                             for e in exc.errors(include_url=False, include_input=False)[:10])
+        raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {problems}") from None
+    except SettingsError as exc:
+        raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {exc}") from None
 
 
 class MemoryStore:
@@ -38,24 +73,40 @@ class MemoryStore:
     def __init__(self, path: str | Path | None = None, *, settings: Settings | None = None,
                  embedder: Embedder | None = None, clock: Callable[[], float] | None = None,
                  allow_embedder_change: bool = False):
-        self.settings = settings or Settings()
-        self.path = Path(path) if path is not None else Path(self.settings.db)
+        self._closed = True  # until fully open: close() is then a no-op
+        self._scheduler = None
+        if settings is None:
+            settings = _settings_from_environment()
+        elif not isinstance(settings, Settings):
+            raise InvalidInputError(f"settings must be a Settings, got {type(settings).__name__}")
+        self.settings = settings
+        self.path = v.path(path, "path") if path is not None else v.path(self.settings.db, "settings.db")
+        if clock is not None and not callable(clock):
+            raise InvalidInputError("clock must be a callable returning UNIX seconds")
+        v.boolean(allow_embedder_change, "allow_embedder_change")
         if embedder is None:
             embedder = embedder_from_name(self.settings.embedder, base_url=self.settings.embedder_base_url,
                                           api_key=self.settings.embedder_api_key)
         if not isinstance(embedder, Embedder):
             raise InvalidInputError("embedder must have name, dimensions and embed_batch()")
-        backend = SQLiteBackend(self.path, busy_timeout_ms=self.settings.busy_timeout_ms)
+        if self.path.is_dir():
+            raise DatabaseOpenError(f"{self.path} is a directory, not a database file")
+        try:
+            backend = SQLiteBackend(self.path, busy_timeout_ms=self.settings.busy_timeout_ms)
+        except (DatabaseError, OSError) as exc:
+            raise _storage_error(exc, self.path) from exc
         try:
             migrate(backend)
             self._core = Core(backend=backend, settings=self.settings, embedder=embedder,
                               types=TypeRegistry(self.settings.extra_types), clock=clock or time.time)
             self._bind_embedder(allow_embedder_change)
+        except (DatabaseError, OSError) as exc:
+            backend.close()
+            raise _storage_error(exc, self.path) from exc
         except BaseException:
             backend.close()
             raise
         self._closed = False
-        self._scheduler = None
 
     # -- lifecycle -------------------------------------------------------------------------
     def _bind_embedder(self, allow_change: bool) -> None:
@@ -91,8 +142,28 @@ class MemoryStore:
     def run_job(self, name: str, **kwargs: Any):
         """Run one maintenance job now (decay, expire, consolidate, compact, backfill), under a
         lease, recorded in ``job_runs``; returns the run with its counts."""
-        from .jobs import run_job
+        from .jobs import JOBS, run_job
 
+        if not isinstance(name, str) or name not in JOBS:
+            raise InvalidInputError(f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))}"
+                                    if isinstance(name, str) else "job name must be a string")
+        allowed = {"dry_run", "holder", "min_interval"} | _JOB_ARGS.get(name, set())
+        unknown = sorted(set(kwargs) - allowed)
+        if unknown:
+            raise InvalidInputError(f"job {name} takes no argument(s) {unknown}; it takes {sorted(allowed)}")
+        if "dry_run" in kwargs:
+            v.boolean(kwargs["dry_run"], "dry_run")
+        if "force" in kwargs:
+            v.boolean(kwargs["force"], "force")
+        if kwargs.get("holder") is not None:
+            v.ident(kwargs["holder"], "holder")
+        if kwargs.get("min_interval") is not None:
+            v.number(kwargs["min_interval"], "min_interval", lo=0, hi=100 * 365 * 86400)
+        if kwargs.get("namespace") is not None:
+            v.ident(kwargs["namespace"], "namespace")
+        for f in ("progress", "summariser"):
+            if kwargs.get(f) is not None and not callable(kwargs[f]):
+                raise InvalidInputError(f"{f} must be callable")
         return run_job(self, name, **kwargs)
 
     def job_status(self) -> dict[str, Any]:
@@ -552,17 +623,21 @@ class MemoryStore:
 
     # -- export / import ---------------------------------------------------------------------------
     def export_jsonl(self, path: str | Path, *, namespace: str | None = None, agent_id: str | None = None) -> int:
-        return portability.export_jsonl(self._core, Path(path), namespace=namespace, agent_id=agent_id)
+        """Write every memory (or one namespace's, one agent's) to a versioned JSONL file; return the count."""
+        return portability.export_jsonl(self._core, v.path(path), namespace=v.ident(namespace, "namespace", optional=True),
+                                        agent_id=v.ident(agent_id, "agent_id", optional=True))
 
     def import_jsonl(self, path: str | Path) -> portability.ImportReport:
-        return portability.import_jsonl(self._core, Path(path))
+        """Import a JSONL export (matched by uid: idempotent). Every record is checked first: a bad
+        record raises :class:`ImportFormatError` naming its line, and nothing is imported."""
+        return portability.import_jsonl(self._core, v.path(path))
 
     def export_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> int:
-        return portability.export_markdown(self._core, v.ident(agent_id, "agent_id"), Path(path),
+        return portability.export_markdown(self._core, v.ident(agent_id, "agent_id"), v.path(path),
                                            namespace=v.ident(namespace, "namespace", optional=True))
 
     def import_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> portability.ImportReport:
-        return portability.import_markdown(self._core, v.ident(agent_id, "agent_id"), Path(path),
+        return portability.import_markdown(self._core, v.ident(agent_id, "agent_id"), v.path(path),
                                            namespace=v.ident(namespace, "namespace", optional=True))
 
     def sql_engine(self):
@@ -572,20 +647,44 @@ class MemoryStore:
         return sqlalchemy_engine(self.path, busy_timeout_ms=self.settings.busy_timeout_ms)
 
     # -- statistics ----------------------------------------------------------------------------------
-    def stats(self, *, namespace: str | None = None) -> dict[str, Any]:
-        """Counts by type and agent, plus index health (pending vectors, embedder)."""
+    def stats(self, *, namespace: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
+        """Counts by type and agent, plus index health (pending vectors, embedder).
+
+        With ``agent_id``, only what that agent may see: its own memories (under its id) and
+        global ones (other agents' global memories counted under ``agent_id: None``, so no
+        other agent's id is revealed), and its own access-log rows."""
         c = self._core
-        ns_cond, params = ("WHERE namespace = ?", [v.ident(namespace, "namespace")]) if namespace is not None else ("", [])
+        agent_id = v.ident(agent_id, "agent_id", optional=True)
+        conds, params = [], []
+        if namespace is not None:
+            conds.append("m.namespace = ?")
+            params.append(v.ident(namespace, "namespace"))
+        who = "m.agent_id"
+        who_params: list[Any] = []
+        if agent_id is not None:
+            vis, vparams = c.visibility(agent_id, True)
+            conds.append(vis)
+            params += vparams
+            who = "CASE WHEN m.agent_id = ? THEN m.agent_id END"
+            who_params = [agent_id]
+        where = ("WHERE " + " AND ".join(conds)) if conds else ""
         q = c.backend.execute
-        by = q(f"SELECT agent_id, memory_type, COUNT(*), AVG(relevance_score), AVG(success_rate) FROM memories "
-               f"{ns_cond} GROUP BY agent_id, memory_type ORDER BY agent_id, memory_type", params).fetchall()
-        tot = q(f"SELECT COUNT(*), COALESCE(SUM(embedding_pending), 0), COALESCE(SUM(archived), 0), "
-                f"COUNT(DISTINCT namespace) FROM memories {ns_cond}", params).fetchone()
-        emb = q("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
+        with c.backend.read():
+            by = q(f"SELECT {who} AS who, m.memory_type, COUNT(*), AVG(m.relevance_score), AVG(m.success_rate) "
+                   f"FROM memories m {where} GROUP BY who, m.memory_type ORDER BY who, m.memory_type",
+                   who_params + params).fetchall()
+            tot = q(f"SELECT COUNT(*), COALESCE(SUM(m.embedding_pending), 0), COALESCE(SUM(m.archived), 0), "
+                    f"COUNT(DISTINCT m.namespace) FROM memories m {where}", params).fetchone()
+            emb = q("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
+            if agent_id is None:
+                log = q("SELECT access_type, COUNT(*) FROM memory_access_log GROUP BY access_type").fetchall()
+            else:
+                log = q("SELECT access_type, COUNT(*) FROM memory_access_log WHERE agent_id = ? GROUP BY access_type",
+                        (agent_id,)).fetchall()
         return {
             "memories": tot[0], "pending_embeddings": tot[1], "archived": tot[2], "namespaces": tot[3],
-            "embedder": {"name": emb[0], "dimensions": emb[1]},
+            "embedder": {"name": emb[0], "dimensions": emb[1]} if emb else None,
             "by_agent_type": [{"agent_id": r[0], "type": r[1], "count": r[2], "avg_relevance": r[3],
                                "avg_success_rate": r[4]} for r in by],
-            "access_log": q("SELECT access_type, COUNT(*) FROM memory_access_log GROUP BY access_type").fetchall(),
+            "access_log": log,
         }

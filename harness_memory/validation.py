@@ -14,6 +14,11 @@ from .errors import ContentTooLargeError, InvalidInputError
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_ID_LEN = 200
 MAX_METADATA_BYTES = 64 * 1024
+MAX_NESTING = 32  # metadata and imported records: deeper structures are refused, never recursed into
+# Timestamps must stay representable as a UTC datetime (years 0001-9999).
+MIN_TIMESTAMP = -62135596800.0  # 0001-01-01T00:00:00Z
+MAX_TIMESTAMP = 253402300799.0  # 9999-12-31T23:59:59Z
+MAX_COUNT = 2**53  # counters (access_count, times_applied, ...): exact in JSON and far inside SQLite's int64
 
 
 def text(value: Any, field: str, *, max_bytes: int, allow_empty: bool = False) -> str:
@@ -98,14 +103,35 @@ def ttl_seconds(value: Any) -> float | None:
     return float(value)
 
 
+def nesting_depth(value: Any, field: str, *, max_depth: int = MAX_NESTING) -> None:
+    """Refuse containers nested deeper than ``max_depth`` (iteratively: no recursion to exhaust)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    seen = 0
+    while stack:
+        obj, depth = stack.pop()
+        if isinstance(obj, dict):
+            children = obj.values()
+        elif isinstance(obj, (list, tuple)):
+            children = obj
+        else:
+            continue
+        if depth > max_depth:
+            raise InvalidInputError(f"{field} is nested more than {max_depth} levels deep")
+        seen += 1
+        if seen > 1_000_000:
+            raise ContentTooLargeError(f"{field} has too many nested containers")
+        stack.extend((c, depth + 1) for c in children)
+
+
 def metadata(value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise InvalidInputError("metadata must be a dict")
+    nesting_depth(value, "metadata")
     try:
         encoded = json.dumps(value, allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidInputError(f"metadata must be JSON-serialisable without NaN/inf: {exc}") from exc
     try:
         size = len(encoded.encode("utf-8"))
@@ -128,10 +154,96 @@ def timestamp(value: Any, field: str) -> float | None:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
-        return value.timestamp()
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        try:
+            value = value.timestamp()
+        except (OverflowError, ValueError) as exc:
+            raise InvalidInputError(f"{field} is out of range") from exc
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidInputError(f"{field} must be a datetime or a UNIX timestamp")
-    return float(value)
+    try:
+        value = float(value)
+    except OverflowError as exc:
+        raise InvalidInputError(f"{field} is out of range") from exc
+    if not math.isfinite(value) or not MIN_TIMESTAMP <= value <= MAX_TIMESTAMP:
+        raise InvalidInputError(f"{field} must be a UNIX timestamp between years 0001 and 9999, got {value!r}")
+    return value
+
+
+def count(value: Any, field: str) -> int:
+    """A non-negative counter that fits SQLite's integers (and JSON's exact range)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise InvalidInputError(f"{field} must be an int in [0, {MAX_COUNT}]")
+    return value
+
+
+def number(value: Any, field: str, *, lo: float, hi: float) -> float:
+    """A finite number in ``[lo, hi]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{field} must be a number")
+    try:
+        value = float(value)
+    except OverflowError as exc:
+        raise InvalidInputError(f"{field} is out of range") from exc
+    if not math.isfinite(value) or not lo <= value <= hi:
+        raise InvalidInputError(f"{field} must be in [{lo}, {hi}], got {value!r}")
+    return value
+
+
+def channels(value: Any, allowed: Iterable[str] = ("vector", "keyword", "tags", "signature")) -> frozenset[str] | None:
+    """Recall channels: ``None`` (all) or a non-empty collection of channel names."""
+    allowed = frozenset(allowed)
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidInputError(f"channels must be a collection of names from {sorted(allowed)}")
+    chosen = []
+    for c in value:
+        if not isinstance(c, str) or c not in allowed:
+            raise InvalidInputError(f"channels must be a non-empty subset of {sorted(allowed)}")
+        chosen.append(c)
+    if not chosen:
+        raise InvalidInputError(f"channels must be a non-empty subset of {sorted(allowed)}")
+    return frozenset(chosen)
+
+
+def path(value: Any, field: str = "path"):
+    """A file path (str or os.PathLike) without NUL characters."""
+    import os
+    from pathlib import Path
+
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise InvalidInputError(f"{field} must be a path (str or os.PathLike), got {type(value).__name__}")
+    try:
+        p = Path(value)
+    except TypeError as exc:
+        raise InvalidInputError(f"{field} must be a path: {exc}") from exc
+    s = str(p)
+    if "\x00" in s or not s.strip():
+        raise InvalidInputError(f"{field} must be a non-empty path without NUL characters")
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(f"{field} is not valid Unicode text") from exc
+    return p
+
+
+def model(cls: Any, value: Any, what: str) -> Any:
+    """``cls.model_validate(value)`` with pydantic's ValidationError wrapped in InvalidInputError.
+
+    An instance of ``cls`` passes through unchanged. The message names the fields and the
+    problems, never the submitted values (they may hold secrets)."""
+    from pydantic import ValidationError
+
+    if isinstance(value, cls):
+        return value
+    try:
+        return cls.model_validate(value)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e.get('loc', ()))) or what}: {e.get('msg', 'invalid')}"
+                             for e in exc.errors(include_url=False, include_input=False)[:10])
+        raise InvalidInputError(f"invalid {what}: {problems}") from None
+    except (RecursionError, OverflowError) as exc:
+        raise InvalidInputError(f"invalid {what}: {type(exc).__name__}") from None
 
 
 def boolean(value: Any, field: str) -> bool:
