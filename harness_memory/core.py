@@ -50,12 +50,13 @@ class Core:
     def sign(self, text: str) -> ErrorSignature:
         """Signature of raw error text (excerpt, mask, online template mining)."""
         ex = extract(text)
-        masked, params = mask_params(ex.message)
+        masked, params = mask_params(ex.message[:2000])
         tokens = tokenize(masked)
         category = categorize(ex)
         sig, tpl = self.miner.sign(tokens, ex.frame, category, ex.exception)
         return ErrorSignature(id=sig, template=" ".join(tpl), category=category, params=params,
-                              exception=ex.exception, frame=ex.frame, excerpt=ex.message)
+                              exception=ex.exception, frame=ex.frame, excerpt=ex.block or ex.message[:2000],
+                              excerpt_lines=ex.lines, message=ex.message[:2000])
 
     # -- embedding -----------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:

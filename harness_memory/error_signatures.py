@@ -1,17 +1,22 @@
-"""Error signatures: cut the failure out of raw error text, mask its variable parts, and
-sign it with an online template miner whose state lives in the database.
+"""Error signatures: cut the decisive failure out of raw error text (a message, a traceback or a
+whole CI log, see ``failure_excerpt``), mask its variable parts, and sign it with an online
+template miner whose state lives in the database.
 
 The miner works like the log-template miners (Drain): a masked message is compared with
 the templates already seen in its partition (same token count, same first token, same key
 stack frame); it joins the most similar one (generalising differing positions to ``<*>``)
-or starts a new template. A signature id is issued when a template is created and names
-that group for good, whatever it later generalises to; when a template generalises so far
-that it subsumes another one of its partition, the other is linked to it
-(``error_signature_links``), never renamed, and recall by either id finds both.
+or starts a new template. A message one variable token longer or shorter than a template of
+its neighbouring partition joins that template's group when deleting one ``<*>`` makes them
+equal (variable-length groups, as Brain- and Drain-style parsers allow). A signature id is
+issued when a template is created and names that group for good, whatever it later
+generalises to; when a template generalises so far that it subsumes another one of its
+partition, the other is linked to it (``error_signature_links``), never renamed, and recall
+by either id finds both.
 
 One configuration for every source: positions match when equal or already a wildcard,
-tokens holding a digit are variables, and the similarity threshold is 0.7 (chosen on
-loghub-2k, see docs/signatures.md).
+tokens holding a digit are variables, a parenthesised part holding only variables is
+optional, and the similarity threshold is chosen by leave-one-system-out on loghub-2k
+(see docs/signatures.md).
 """
 
 from __future__ import annotations
@@ -19,18 +24,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+import time
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
+
+from .failure_excerpt import Excerpt, extract
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sqlite_backend import SQLiteBackend
 
 __all__ = ["ErrorSignature", "Excerpt", "extract", "mask_params", "tokenize", "categorize", "TemplateMiner",
-           "CATEGORIES", "WILDCARD"]
+           "CATEGORIES", "WILDCARD", "DEFAULT_THRESHOLD"]
 
 WILDCARD = "<*>"
+DEFAULT_THRESHOLD = 0.7
 CATEGORIES = ("compile_error", "type_error", "import_error", "test_failure", "assertion", "timeout", "network",
               "rate_limit", "out_of_memory", "context_overflow", "permission", "not_found", "unknown")
 
@@ -39,42 +47,77 @@ class ErrorSignature(BaseModel):
     """The signature of one error text."""
 
     id: str = Field(description="short stable id, e.g. err_3f2a9c1d0b7e4a55")
-    template: str = Field(description="the message with its variable parts masked as <*>")
+    template: str = Field(description="the decisive message with its variable parts masked as <*>")
     category: str
     params: list[str] = Field(default_factory=list, description="the values that were masked, in order")
     exception: str | None = Field(None, description="exception type, when the text names one")
     frame: str | None = Field(None, description="the application stack frame the signature keys on")
-    excerpt: str = Field(description="the failure excerpt cut from the input")
+    excerpt: str = Field(description="the failure block cut from the input (decisive line plus its detail)")
+    excerpt_lines: tuple[int, int] | None = Field(
+        None, description="1-based inclusive line span of the excerpt in the input (only \\n ends a line)")
+    message: str = Field("", description="the decisive line that was signed")
 
 
 # -- masking ------------------------------------------------------------------------------------
 # Bounded, linear patterns only (no nested quantifiers): they run on untrusted text.
+_TLD = (r"(?:com|org|net|edu|gov|mil|int|io|dev|app|ai|co|cloud|info|biz|me|us|uk|de|fr|jp|cn|hk|ru|nl|eu|ca|au|"
+        r"in|br|es|it|ch|se|no|kr|tw|local|internal|lan|localdomain|example|test|invalid)")
+_TLDS = frozenset(_TLD[3:-1].split("|"))
+_HOST = re.compile(r"\b(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b(?![.\w-])")
+
+
+def _is_host(name: str) -> bool:
+    """A dotted name is a host when it ends in a common top-level domain, or when it holds a
+    digit and ends in a lower-case label (``24-54-76-216.bflony.example.net``, ``node7.cluster.lan``);
+    ``java.lang.String`` and ``os.path`` are not."""
+    last = name.rsplit(".", 1)[-1]
+    return last.lower() in _TLDS or (last.islower() and any(ch.isdigit() for ch in name))
+
+
 _MASKS: list[re.Pattern[str]] = [
     re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),  # uuid
     re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s'\"<>]{1,2000}"),  # url
+    re.compile(r"\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\b"),  # e-mail
     re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?"),  # timestamp
+    re.compile(r"\b[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}:\d{1,5}\b"),  # host:port
+    _HOST,  # host / domain names (see _is_host)
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),  # ipv4[:port]
     re.compile(r"\b0x[0-9a-fA-F]{1,32}\b"),  # hex / memory address
     re.compile(r"\b[0-9a-fA-F]{12,128}\b"),  # hashes
     re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]{1,255}){2,64}[\\/]?(?::\d{1,7}){0,2}"),  # paths[:line[:col]]
+    re.compile(r"\b(?:tmp|temp)[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"),  # temp names
     re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`"),  # quoted values
+    re.compile(r"(?<![\w.])<?[-+]?\d{1,40}(?:[.,:]\d{1,40}){0,3}\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|"
+               r"minutes?|h|hrs?|hours?|days?|[kKMGTP]i?B|[kKMGT]B?/s|bytes?|B|%)(?![\w])"),  # durations, sizes
     re.compile(r"(?<![A-Za-z_])[-+]?\d{1,40}(?:\.\d{1,40})?(?:[eE][-+]?\d{1,4})?"),  # numbers
 ]
+_DIGITS = tuple("0123456789")
+# what a text must hold for a mask to apply at all (cheap substring checks before each regex)
+_MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(zip(_MASKS, [
+    ("-",), ("://",), ("@",), ("-",), (":",), (".",), (".",), ("0x", "0X"), None, ("/", "\\"),
+    ("tmp", "temp", "pytest-"), ('"', "'", "`"), _DIGITS, _DIGITS], strict=True))
+_OPTIONAL = re.compile(r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]")  # parts of variables only
 
 
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[\w$]{0,40}$")
 
 
 def mask_params(text: str) -> tuple[str, list[str]]:
-    """``(masked, params)``: every variable part replaced by ``<*>``; idempotent."""
+    """``(masked, params)``: every variable part replaced by ``<*>``; a bracketed part that
+    holds only variables is dropped (its values stay in params); idempotent."""
     params: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
         params.append(m.group(0))
         return WILDCARD
 
-    for pattern in _MASKS:
-        text = pattern.sub(sub, text)
+    def sub_host(m: re.Match[str]) -> str:
+        return sub(m) if _is_host(m.group(0)) else m.group(0)
+
+    for pattern, needs in _MASK_GUARDS:
+        if needs is None or any(k in text for k in needs):
+            text = pattern.sub(sub_host if pattern is _HOST else sub, text)
+    text = _OPTIONAL.sub("", text)
     return " ".join(text.split()), params
 
 
@@ -94,99 +137,7 @@ def tokenize(masked: str) -> list[str]:
     return out
 
 
-# -- excerpt ------------------------------------------------------------------------------------
-_PY_FRAME = re.compile(r'^\s*File "([^"]{1,1000})", line (\d{1,9}), in (\S{1,300})')
-_EXC = re.compile(r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: )?(?:[A-Z]\s{1,8})?"
-                  r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$")
-_JAVA_FRAME = re.compile(r"^\s*at ([\w$.<>/-]{1,500})\(([^)]{0,300})\)")
-_LIB_PY = re.compile(r"site-packages|dist-packages|[\\/]lib[\\/]python\d|<frozen|[\\/]_pytest[\\/]|[\\/]pluggy[\\/]|"
-                     r"[\\/]unittest[\\/]|<string>")
-_LIB_JAVA = re.compile(r"^(?:java|javax|jdk|sun|com\.sun|junit|org\.junit|org\.apache\.tools\.ant|org\.hamcrest|"
-                       r"org\.easymock|org\.mockito|org\.gradle|org\.apache\.maven|kotlin|scala|groovy|"
-                       r"org\.codehaus\.groovy|net\.bytebuddy|worker\.org\.gradle)\.")
-_TESTISH = re.compile(r"(?:^|[.$/\\])(?:Test\w*|\w*Tests?|\w*TestCase|test_\w+|\w+_test)(?:[.$(]|$)|\.tests?\.")
-_ERRORISH = re.compile(r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|traceback|timed out|timeout|"
-                       r"denied|refused|not found|cannot|can't|unable|killed|abort(?:ed)?)\b|npm ERR!|^E\s{2,}")
-
-
-@dataclass
-class Excerpt:
-    message: str
-    exception: str | None = None
-    frame: str | None = None
-    frames: list[str] = field(default_factory=list)
-
-
-def _java(lines: list[str]) -> Excerpt | None:
-    # the root cause: the last exception header that has frames under it
-    headers = [i for i, ln in enumerate(lines) if _EXC.match(ln.strip()) and _EXC_NAME.search(
-        _EXC.match(ln.strip()).group(1)) and i + 1 < len(lines) and _JAVA_FRAME.match(lines[i + 1])]
-    if not headers:
-        return None
-    start = headers[-1]
-    m = _EXC.match(lines[start].strip())
-    frames = []
-    for ln in lines[start + 1:]:
-        fm = _JAVA_FRAME.match(ln)
-        if not fm:
-            if ln.strip().startswith("..."):
-                continue
-            break
-        frames.append(fm.group(1))
-    app = [f for f in frames if not _LIB_JAVA.match(f)]
-    # the first application frame outside the tests; failing inside a test only: the test class
-    key = next((f for f in app if not _TESTISH.search(f)), None)
-    if key is None and app:
-        key = app[0].rsplit(".", 1)[0]
-    exc = m.group(1)
-    return Excerpt(message=f"{exc}: {m.group(2) or ''}".strip(), exception=exc.rsplit(".", 1)[-1], frame=key,
-                   frames=app)
-
-
-def _basename(path: str) -> str:
-    return re.split(r"[\\/]", path)[-1]
-
-
-def _python(lines: list[str]) -> Excerpt | None:
-    starts = [i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call last)")]
-    if not starts:
-        return None
-    block = lines[starts[-1] + 1:]
-    frames, exc_line = [], None
-    for ln in block:
-        fm = _PY_FRAME.match(ln)
-        if fm:
-            frames.append((fm.group(1), fm.group(3)))
-        elif not ln.startswith((" ", "\t")) and ln.strip():
-            exc_line = ln.strip()
-            break
-    if exc_line is None:
-        return None
-    app = [f"{_basename(path)}:{func}" for path, func in frames if not _LIB_PY.search(path)]
-    m = _EXC.match(exc_line)
-    exc = m.group(1).rsplit(".", 1)[-1] if m and _EXC_NAME.search(m.group(1)) else None
-    key = next((f for f in reversed(app) if not _TESTISH.search(f.split(":")[0])), None)
-    if key is None and app:
-        key = app[-1].split(":")[0]  # failing inside a test only: the test file
-    return Excerpt(message=exc_line, exception=exc, frame=key, frames=app)
-
-
-def extract(text: str, *, max_chars: int = 2000) -> Excerpt:
-    """The failure excerpt of raw error text: a traceback's (root) exception, else the first
-    error-looking line of a log, else its first line."""
-    lines = [ln.rstrip() for ln in text.replace("\r\n", "\n").split("\n") if ln.strip()][:20000]
-    if not lines:
-        return Excerpt(message="")
-    ex = _python(lines) or _java(lines)
-    if ex is None:
-        line = next((ln.strip() for ln in lines if _ERRORISH.search(ln) and not _PY_FRAME.match(ln)
-                     and not _JAVA_FRAME.match(ln)), lines[0].strip())
-        line = re.sub(r"^E\s{2,}", "", line)
-        m = _EXC.match(line)
-        exc = m.group(1).rsplit(".", 1)[-1] if m and _EXC_NAME.search(m.group(1)) and m.group(2) is not None else None
-        ex = Excerpt(message=line, exception=exc)
-    ex.message = ex.message[:max_chars]
-    return ex
+# -- excerpt: see failure_excerpt.py ---------------------------------------------------------------
 
 
 # -- category -----------------------------------------------------------------------------------
@@ -213,7 +164,9 @@ _BY_TEXT = [
     ("permission", re.compile(r"(?i)permission denied|access denied|\bEACCES\b|forbidden|\b40[13]\b|unauthori[sz]ed|"
                               r"not permitted")),
     ("import_error", re.compile(r"(?i)no module named|cannot find module|unresolved import|could not resolve|"
-                                r"cannot import name|package .{1,100} does not exist")),
+                                r"cannot import name|package .{1,100} does not exist|library stub|"
+                                r"no matching distribution|could not find a version that satisfies|"
+                                r"module not found|unable to import|import error")),
     ("type_error", re.compile(r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
                               r"\berror TS\d+|has no attribute|not callable|expected type")),
     ("compile_error", re.compile(r"(?i)syntax ?error|compil(?:e|ation|er)|error\[E\d+\]|cannot find symbol|"
@@ -227,14 +180,79 @@ _BY_TEXT = [
 ]
 
 
+_COMPILED = re.compile(r"\.(?:c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|scala|rs|go|cs|fs|swift|zig|f90|f|hs|ml|d|"
+                       r"nim|v|sv|vhd|cob|pas|ada|adb|ads)(?=[:(\[])", re.I)
+_TYPED = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)(?=[:(\[]).{0,40}\berror\b", re.I)
+_EXIT = re.compile(r"\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|returned exit code|Error) (-?\d{1,4})\b")
+_EXIT_CATEGORY = {"124": "timeout", "137": "out_of_memory", "127": "not_found", "126": "permission"}
+
+
+def _lower_pattern(rx: re.Pattern[str]) -> str:
+    """A (?i) pattern as a case-sensitive one for lower-cased text (much faster in ``re``)."""
+    pat = rx.pattern.replace("(?i)", "")
+    assert not re.search(r"\\[SWDBAZ]", pat), "upper-case escapes would change meaning"
+    return pat.lower()
+
+
+_TEXT_LOWER = [(cat, re.compile(_lower_pattern(rx))) for cat, rx in _BY_TEXT]
+# Literals one of which every match of the category's pattern contains: a cheap filter before the regex.
+_TEXT_KEYS = {
+    "context_overflow": ("context", "token", "prompt"),
+    "rate_limit": ("rate", "too many requests", "429", "quota", "throttl"),
+    "out_of_memory": ("out of memory", "oom", "cannot allocate memory", "heap space", "memory limit"),
+    "timeout": ("time", "deadline"),
+    "permission": ("permission", "access denied", "eacces", "forbidden", "401", "403", "unauthori", "not permitted"),
+    "import_error": ("module", "unresolved import", "could not resolve", "cannot import name", "does not exist",
+                     "library stub", "no matching distribution", "could not find a version", "unable to import",
+                     "import error"),
+    "type_error": ("type", "is not assignable", "error ts", "has no attribute", "not callable"),
+    "compile_error": ("syntax", "compil", "error[e", "cannot find symbol", "undefined reference", "unexpected token",
+                      "build failed"),
+    "network": ("connection", "econn", "network is unreachable", "name or service not known", "getaddrinfo",
+                "name resolution", "broken pipe", "ssl", "tls handshake", "50"),
+    "not_found": ("not found", "no such file", "enoent", "does not exist", "404", "missing"),
+    "assertion": ("assert", "expected"),
+    "test_failure": ("fail",),
+}
+
+
+def _by_text(text: str) -> str | None:
+    """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text``."""
+    low = text.lower()
+    for cat, rx in _TEXT_LOWER:
+        if any(k in low for k in _TEXT_KEYS[cat]) and rx.search(low):
+            return cat
+    return None
+
+
 def categorize(excerpt: Excerpt) -> str:
+    """The category of the decisive failure: from its exception type, else the words of its
+    decisive line, else the kind of diagnostic (a compiled language's source: compile_error; a
+    type-checked one's ``error``: type_error; another checker's finding: test_failure), else the
+    rest of its block, else a conventional exit code (124 timeout, 137 killed, 127 not found)."""
     if excerpt.exception:
         for cat, rx in _BY_EXCEPTION:
             if rx.search(excerpt.exception):
                 return cat
-    for cat, rx in _BY_TEXT:
-        if rx.search(excerpt.message):
+    cat = _by_text(excerpt.message)
+    if cat is not None:
+        return cat
+    if excerpt.kind == "diagnostic":
+        if _COMPILED.search(excerpt.message):
+            return "compile_error"
+        if _TYPED.search(excerpt.message):
+            return "type_error"
+        return "test_failure"
+    block = excerpt.block
+    if block and block != excerpt.message:
+        cat = _by_text(block)
+        if cat is not None:
             return cat
+    m = _EXIT.search(excerpt.message)
+    if m and m.group(1) in _EXIT_CATEGORY:
+        return _EXIT_CATEGORY[m.group(1)]
+    if excerpt.kind in ("pytest", "failure", "trailer") and re.search(r"(?i)\btests?\b|\bFAIL", block or excerpt.message):
+        return "test_failure"
     return "unknown"
 
 
@@ -242,19 +260,26 @@ def categorize(excerpt: Excerpt) -> str:
 class TemplateMiner:
     """Online template mining with its state in ``error_templates`` (see module docstring)."""
 
-    def __init__(self, backend: "SQLiteBackend", clock, *, threshold: float = 0.7):
+    def __init__(self, backend: "SQLiteBackend", clock, *, threshold: float = DEFAULT_THRESHOLD):
         self.backend = backend
         self.clock = clock
         self.threshold = threshold
         self._cache: dict[str, list[tuple[str, list[str]]]] = {}
         self._rev = -1
+        self._refreshed = float("-inf")
 
     @staticmethod
     def partition(tokens: list[str], frame: str | None) -> str:
         first = tokens[0] if tokens else ""
         return f"{len(tokens)}|{first}|{frame or ''}"
 
-    def _refresh(self) -> None:
+    REFRESH_SECONDS = 0.25  # how stale a read may be; creating or generalising always re-reads first
+
+    def _refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._refreshed < self.REFRESH_SECONDS:
+            return
+        self._refreshed = now
         rev = self.backend.execute("SELECT COALESCE(MAX(rev), 0) FROM error_templates").fetchone()[0]
         if rev != self._rev:
             self._cache.clear()
@@ -284,6 +309,39 @@ class TemplateMiner:
         return best if best is not None and best_key[0] >= self.threshold else None
 
     @staticmethod
+    def _covers_with_gap(longer: list[str], shorter: list[str], template_is_longer: bool) -> bool:
+        """Whether deleting one ``<*>`` of ``longer`` makes the template cover the message."""
+        def covers(tpl_tok: str, msg_tok: str) -> bool:
+            return tpl_tok == WILDCARD or tpl_tok == msg_tok
+
+        i = 0
+        n = len(shorter)
+        while i < n and (covers(longer[i], shorter[i]) if template_is_longer else covers(shorter[i], longer[i])):
+            i += 1
+        # the gap must be here (or later at an equal run); try deleting longer[j] for j >= i while it is <*>
+        for j in range(i, len(longer)):
+            if longer[j] != WILDCARD:
+                break
+            rest_l, rest_s = longer[j + 1:], shorter[j:]
+            if all((covers(a, b) if template_is_longer else covers(b, a)) for a, b in zip(rest_l, rest_s)):
+                return True
+        return False
+
+    def _neighbour(self, tokens: list[str], frame: str | None) -> tuple[str, list[str]] | None:
+        """A template of the neighbouring lengths whose group this message joins (variable-length groups)."""
+        if len(tokens) < 3:
+            return None
+        first = tokens[0]
+        for m in (len(tokens) - 1, len(tokens) + 1):
+            for sig, tpl in self._clusters(f"{m}|{first}|{frame or ''}"):
+                if m > len(tokens):
+                    if self._covers_with_gap(tpl, tokens, True):
+                        return sig, tpl
+                elif self._covers_with_gap(tokens, tpl, False):
+                    return sig, tpl
+        return None
+
+    @staticmethod
     def _merge(tpl: list[str], tokens: list[str]) -> list[str]:
         return [a if a == b else WILDCARD for a, b in zip(tpl, tokens)]
 
@@ -294,9 +352,13 @@ class TemplateMiner:
         best = self._best(self._clusters(part), tokens)
         if best is not None and self._merge(best[1], tokens) == best[1]:
             return best
+        if best is None:
+            near = self._neighbour(tokens, frame)
+            if near is not None:
+                return near
         with self.backend.write() as c:  # create or generalise, serialised across processes
             self._rev = -1
-            self._refresh()
+            self._refresh(force=True)
             clusters = self._clusters(part)
             best = self._best(clusters, tokens)
             now = float(self.clock())

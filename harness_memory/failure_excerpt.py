@@ -1,0 +1,441 @@
+"""Find the decisive failure in raw error text: a message, a traceback, or a whole CI log.
+
+The method, in order (docs/signatures.md has the long form):
+
+1. **A bounded window.** Only the last ``WINDOW_CHARS`` characters are read line by line
+   (a failing build stops at its failure, so the failure is near the end). When that window
+   holds no failure statement at all, a second window is cut around the last strong failure
+   marker of the earlier text. Cost: one C-speed newline count over the whole input, then
+   work proportional to the window; memory bounded by the window.
+2. **Clean every line** without changing line numbers (only ``\\n`` ends a line): a ``\\r``
+   overwrite keeps what a terminal shows (the last non-empty segment); ANSI escapes and
+   control characters go; CI prefixes go (ISO timestamps, ``job<TAB>step<TAB>`` columns of
+   GitHub's CLI logs, ``[HH:MM:SS]`` stamps, ``##[group]``/``##[error]`` annotations and
+   ``::error::`` commands); level tags (``[ERROR]``, ``ERROR:``) are removed from the text and
+   kept as evidence.
+3. **Classify each line** by what it states, structurally, never by a bare keyword:
+   an exception or panic (5), a compiler or checker diagnostic at a source location (4), a
+   failing test or a tool's own error statement (3), a weaker line that only uses failure
+   words (2), a generic trailer such as ``make: *** Error 1``, ``exit code 1``,
+   ``BUILD FAILURE`` (1). Command echoes (``+ cmd``, ``$ cmd``, ``> git …``,
+   ``##[group]Run …``), lines that state success or zero errors, and configuration words
+   (``timeout=10``, ``-Werror``, ``errorprone``) are not failures; echoes and step headers
+   mark step boundaries.
+4. **The failing step** is the step (between boundaries) holding the last specific failure
+   line; in it, the most specific class wins and, within a class, the first line (the first
+   compiler error, the first failing test), except tracebacks, where the root cause wins
+   (the last Python traceback, the last ``Caused by:`` of a Java trace).
+5. **The excerpt** is a bounded block: the decisive line with its few lines of detail, with
+   its 1-based line span in the input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Excerpt", "Line", "WINDOW_CHARS", "clean_lines", "extract"]
+
+WINDOW_CHARS = 2_000_000  # the tail read line by line; documented in docs/signatures.md
+MAX_BLOCK_LINES = 8
+MAX_BLOCK_CHARS = 2000
+
+
+@dataclass
+class Excerpt:
+    message: str
+    exception: str | None = None
+    frame: str | None = None
+    frames: list[str] = field(default_factory=list)
+    block: str = ""
+    lines: tuple[int, int] | None = None
+    kind: str = "message"
+    level: str | None = None
+
+
+@dataclass
+class Line:
+    no: int  # 1-based line number in the input
+    text: str  # cleaned
+    level: str | None = None  # error | warning | info | None, from a level tag or annotation
+    annotation: str | None = None  # a ##[...] / ::...:: workflow annotation kind
+    cls: int = 0
+    boundary: bool = False
+
+
+# -- cleaning ------------------------------------------------------------------------------------
+_ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|"
+                   r"[\x00-\x08\x0b-\x1f\x7f]")
+_ISO_TS = r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+_PREFIXES = [
+    re.compile(r"^\ufeff"),
+    re.compile(r"^[^\t]{1,200}\t[^\t]{0,200}\t(?=\ufeff?" + _ISO_TS + r")"),  # gh run view --log columns
+    re.compile(r"^\ufeff?" + _ISO_TS + r"\s?"),
+    re.compile(r"^\[\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]\s?"),
+    re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
+]
+_ANNOTATION = re.compile(r"^##\[(\w{1,20})\]|^::(error|warning|notice|debug|group|endgroup)(?:\s[^:]{0,500})?::")
+_LEVEL = re.compile(r"^\[(ERROR|FATAL|SEVERE|WARN|WARNING|INFO|DEBUG|TRACE|NOTE|CRITICAL)\]\s?|"
+                    r"^(ERROR|FATAL|CRITICAL|SEVERE|WARN|WARNING|INFO|DEBUG)(?::\s|\s-\s|\s{2,})")
+_LEVEL_NAMES = {"ERROR": "error", "FATAL": "error", "SEVERE": "error", "CRITICAL": "error", "WARN": "warning",
+                "WARNING": "warning", "INFO": "info", "DEBUG": "info", "TRACE": "info", "NOTE": "info"}
+
+
+def _clean(raw: str) -> tuple[str, str | None, str | None]:
+    """``(text, level, annotation)`` of one raw line."""
+    if raw.endswith("\r"):
+        raw = raw.rstrip("\r")
+    if "\r" in raw:  # an overwritten line: what the terminal finally shows
+        raw = next((seg for seg in reversed(raw.split("\r")) if seg.strip()), "")
+    if "\x1b" in raw or any(ord(ch) < 32 and ch != "\t" for ch in raw[:4096]):
+        raw = _ANSI.sub("", raw)
+    text = raw
+    for _ in range(3):
+        before = text
+        for p in _PREFIXES:
+            text = p.sub("", text, count=1)
+        if text == before:
+            break
+    annotation = None
+    m = _ANNOTATION.match(text)
+    if m:
+        annotation = (m.group(1) or m.group(2)).lower()
+        text = text[m.end():]
+    level = "error" if annotation == "error" else "warning" if annotation == "warning" else None
+    m = _LEVEL.match(text)
+    if m:
+        level = _LEVEL_NAMES[(m.group(1) or m.group(2))]
+        text = text[m.end():]
+    return text.rstrip(), level, annotation
+
+
+def clean_lines(text: str, first_no: int = 1) -> list[Line]:
+    """Every line of ``text``, cleaned, numbered from ``first_no`` (blank lines kept)."""
+    out = []
+    for k, raw in enumerate(text.split("\n")):
+        t, level, ann = _clean(raw)
+        out.append(Line(no=first_no + k, text=t, level=level, annotation=ann))
+    return out
+
+
+# -- classification ----------------------------------------------------------------------------------
+_PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):?\s*$")
+_PY_FRAME = re.compile(r'^\s*File "([^"]{1,1000})", line (\d{1,9})(?:, in (\S{1,300}))?')
+_EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[\w$]{0,40}$")
+_EXC = re.compile(r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: )?(?:[A-Z]\s{1,8})?"
+                  r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$")
+_JAVA_FRAME = re.compile(r"^\s*at ([\w$.<>/-]{1,500})\(([^)]{0,300})\)")
+_PYTEST_E = re.compile(r"^E\s{1,12}\S")
+
+_ECHO = re.compile(r"^(?:\+{1,4} \S|\$ \S|> (?:git|cd|npm|yarn|pnpm|node|make|mvn|gradle|python|pip|cargo|go|sh|bash)\b|"
+                   r"\[command\]|\[Pipeline\] |Run [\w./-]|section_(?:start|end):\d|Step \d{1,4}/\d{1,4} : |"
+                   r"Running command |Executing |> Task :\S+\s*$)")
+_STEP_ANNOTATIONS = {"group", "endgroup", "command", "section"}
+
+_NOT_FAILURE = re.compile(
+    r"(?i)\b0 (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[:=]\s?0\b|\bno (?:errors?|failures?)\b|"
+    r"\bwithout errors?\b|-Werror|errorprone|error_?prone|--fail-fast|\bfail-fast\b|\bon-?error\b|"
+    r"# timeout=|\btimeout[=:]\s?\d|\b(?:passed|succeeded|success(?:ful(?:ly)?)?|ok)\b.{0,40}\b0 failed|"
+    r"\bBUILD SUCCESS|\bSuccessfully\b|\bdeprecat|warning:|\bwarn(?:ing)?s?\b(?!.{0,40}\berror)")
+
+_C5 = re.compile(r"(?:^|\s)panicked at\b|^panic: |^fatal error: (?!.{0,200}\.\w{1,5}: )|^Segmentation fault|"
+                 r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b")
+_C4 = re.compile(
+    r"^(?:In file included from )?[\w./\\~@+-]{0,400}\.\w{1,8}(?::\d{1,7}(?::\d{1,5})?:|\(\d{1,7}(?:,\d{1,5})?\):|"
+    r":\[\d{1,7},\d{1,5}\])\s{0,3}(?:(?:fatal )?error\b|\S)(?<!warning)|"
+    r"\berror\[E\d{1,5}\]|\berror TS\d{1,6}\b|\bundefined reference to\b|\bcannot find symbol\b|"
+    r"^\s{0,8}(?:fatal )?error(?:\[\w{1,20}\])?: |\berror CS\d{1,5}\b|^ld(?:\.\w+)?: .{0,200}\berror\b")
+_C4_NOT = re.compile(r"(?i)^\S{0,400}?:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:warning|note|info|hint|help)\b|"
+                     r"^\S+:\d+:\d+:\s{0,3}(?:in|from|required from)\b")
+_C3 = re.compile(
+    r"^(?:FAILED|FAIL|ERROR)(?::|\s)\s{0,3}\S|^--- FAIL: |^not ok \d|^\s{0,8}(?:✗|✕|×|✖)\s|"
+    r"\bTests run: \d{1,9}, Failures: \d{1,9}, Errors: \d{1,9}.{0,200}<<< (?:FAILURE|ERROR)!|"
+    r"^(?:npm (?:ERR!|error)|yarn error|error) (?!code\b|errno\b|A complete log|Lifecycle|Failed at|This is probably|"
+    r"Exit status|path\b|command (?:sh|failed)|workspace|location|syscall|\s*$)|"
+    r"^(?:fatal|error|Error|ERROR|E): \S|"
+    r"\b(?:command not found|No such file or directory|Permission denied|Connection refused|Operation not permitted|"
+    r"not recognized as an internal or external command|Could not find a version that satisfies|"
+    r"No matching distribution found|Cannot find module|Module not found|ModuleNotFoundError|ImportError|"
+    r"Missing script|cannot open|could not open|unable to (?:open|find|resolve|locate|access|connect)|"
+    r"Out of memory|out of memory|Cannot allocate memory|timed out|Timed out|Timeout exceeded)\b|"
+    r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\bassertion .{0,200}failed\b")
+_C2 = re.compile(r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
+                 r"not found|aborted|killed|invalid|unexpected|undefined|missing)\b")
+_C1 = re.compile(
+    r"^make(?:\[\d{1,4}\])?: \*\*\* |\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status) -?\d{1,4}\b|"
+    r"\breturned (?:a )?non-zero exit (?:code|status)\b|\bscript returned exit code\b|"
+    r"^(?:BUILD FAILURE|BUILD FAILED|FAILURE: Build failed with an exception|Finished: FAILURE)\b|"
+    r"\bJob failed\b|\bcould not compile\b|^error: Recipe |\bCommand failed with exit code\b|"
+    r"^(?:npm (?:ERR!|error)|yarn error) (?:code|errno|A complete log|Lifecycle|Failed at|This is probably|"
+    r"Exit status|command failed|path\b|command sh|workspace|location|syscall)|"
+    r"^=+ .{0,200}\b\d{1,9} (?:failed|errors?)\b.{0,200}=+$|^FAILED \((?:failures|errors)=\d|"
+    r"^Found \d{1,9} errors?\b|\bTests? failed\b|^Test failed\.|^(?:\d{1,9} )?errors? generated\.|"
+    r"\bsubprocess-exited-with-error\b|\bErrors? (?:occurred|were found)\b|^Execution failed for task|"
+    r"^> Task \S+ FAILED|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
+    r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed")
+
+
+_ANY = re.compile(r"(?i)err|fail|exception|panic|traceback|fatal|denied|refused|not found|no such|cannot|can't|"
+                  r"unable|kill|abort|exit|timed? ?out|assert|missing|invalid|undefined|unexpected|segmentation|"
+                  r"core dumped|not ok|[✗✕×✖]|:\d|\(\d|caused by|^E\s|^[+$>] |^run |^\[(?:command|pipeline)|"
+                  r"^section_|^step |^running command|^executing |not recognized|out of memory|could not|"
+                  r"cannot allocate")
+
+
+def _classify(ln: Line) -> None:
+    t = ln.text.strip()
+    if not t:
+        return
+    if ln.annotation is None and ln.level != "error" and not _ANY.search(t):
+        return
+    if ln.annotation in _STEP_ANNOTATIONS or _ECHO.match(t):
+        ln.boundary = True
+        return
+    if _C1.search(t):
+        ln.cls = 1
+        if _C3.match(t) and t.startswith("FAILED ") and "::" in t:  # pytest's FAILED path::test - reason
+            ln.cls = 3
+        return
+    if _PY_TB_START.match(t) or _PYTEST_E.match(ln.text):
+        ln.cls = 5
+        return
+    m = _EXC.match(t)
+    if m and _EXC_NAME.search(m.group(1)) and (m.group(2) is not None or t == m.group(1)) and " " not in m.group(1):
+        ln.cls = 5
+        return
+    if _C5.search(t):
+        ln.cls = 5
+        return
+    if _C4.search(t) and not _C4_NOT.search(t):
+        ln.cls = 4
+        return
+    if _NOT_FAILURE.search(t):
+        return
+    if _C3.search(t):
+        ln.cls = 3
+        return
+    if ln.level == "error" or ln.annotation == "error":
+        ln.cls = 2
+        return
+    if _C2.search(t):
+        ln.cls = 2
+
+
+# -- tracebacks (unchanged rules: the root cause and its application frames) -------------------------
+_LIB_PY = re.compile(r"site-packages|dist-packages|[\\/]lib[\\/]python\d|<frozen|[\\/]_pytest[\\/]|[\\/]pluggy[\\/]|"
+                     r"[\\/]unittest[\\/]|<string>")
+_LIB_JAVA = re.compile(r"^(?:java|javax|jdk|sun|com\.sun|junit|org\.junit|org\.apache\.tools\.ant|org\.hamcrest|"
+                       r"org\.easymock|org\.mockito|org\.gradle|org\.apache\.maven|kotlin|scala|groovy|"
+                       r"org\.codehaus\.groovy|net\.bytebuddy|worker\.org\.gradle)\.")
+_TESTISH = re.compile(r"(?:^|[.$/\\])(?:Test\w*|\w*Tests?|\w*TestCase|test_\w+|\w+_test)(?:[.$(]|$)|\.tests?\.")
+_ANON = re.compile(r"\$\$Lambda\$[\w/$]*|\$\d+(?=[.$]|$)")
+
+
+def _basename(path: str) -> str:
+    return re.split(r"[\\/]", path)[-1]
+
+
+def _exc_of(line: str) -> str | None:
+    m = _EXC.match(line.strip())
+    if m and _EXC_NAME.search(m.group(1)):
+        return m.group(1).rsplit(".", 1)[-1]
+    return None
+
+
+def _java(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
+    """The root cause of the last Java trace in lines[lo:hi]: the last exception header with frames under it."""
+    headers = []
+    for i in range(lo, hi):
+        t = lines[i].text.strip()
+        if i + 1 < hi and _JAVA_FRAME.match(lines[i + 1].text):
+            m = _EXC.match(t)
+            if m and _EXC_NAME.search(m.group(1)):
+                headers.append(i)
+    if not headers:
+        return None
+    start = headers[-1]
+    m = _EXC.match(lines[start].text.strip())
+    frames, end = [], start
+    for j in range(start + 1, hi):
+        fm = _JAVA_FRAME.match(lines[j].text)
+        if not fm:
+            if lines[j].text.strip().startswith("..."):
+                end = j
+                continue
+            break
+        frames.append(_ANON.sub("", fm.group(1)))
+        end = j
+    app = [f for f in frames if not _LIB_JAVA.match(f)]
+    key = next((f for f in app if not _TESTISH.search(f)), None)
+    if key is None and app:
+        key = app[0].rsplit(".", 1)[0]
+    exc = m.group(1)
+    ex = Excerpt(message=f"{exc}: {m.group(2) or ''}".strip(), exception=exc.rsplit(".", 1)[-1], frame=key,
+                 frames=app, kind="java")
+    return start, _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
+
+
+def _python(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
+    starts = [i for i in range(lo, hi) if _PY_TB_START.match(lines[i].text)]
+    if not starts:
+        return None
+    frames, exc_at = [], None
+    last_frame_at = starts[-1]
+    for j in range(starts[-1] + 1, hi):
+        t = lines[j].text
+        fm = _PY_FRAME.match(t)
+        if fm:
+            frames.append((fm.group(1), fm.group(3) or "<module>"))
+            last_frame_at = j
+        elif t.strip() and not t.startswith((" ", "\t")) and not t.strip().startswith(("^", "~")):
+            exc_at = j
+            break
+    if exc_at is None:
+        return None
+    exc_line = lines[exc_at].text.strip()
+    app = [f"{_basename(path)}:{func}" for path, func in frames if not _LIB_PY.search(path)]
+    key = next((f for f in reversed(app) if not _TESTISH.search(f.split(":")[0])), None)
+    if key is None and app:
+        key = app[-1].split(":")[0]
+    ex = Excerpt(message=exc_line, exception=_exc_of(exc_line), frame=key, frames=app, kind="python")
+    # the block: the innermost frame (where) and the exception with its detail lines
+    start = last_frame_at if exc_at - last_frame_at <= 3 else exc_at
+    return exc_at, _with_block(ex, lines, start, _detail_end(lines, exc_at, hi))
+
+
+def _detail_end(lines: list[Line], at: int, hi: int) -> int:
+    """The last line of the detail under a decisive line: following non-blank lines that are
+    not a new step, a trailer or an unrelated statement, bounded."""
+    end = at
+    for j in range(at + 1, min(hi, at + MAX_BLOCK_LINES)):
+        ln = lines[j]
+        t = ln.text.strip()
+        if not t or ln.boundary or ln.cls == 1:
+            break
+        if ln.cls >= 3 and not (ln.text[:1].isspace() or _PYTEST_E.match(ln.text) or _JAVA_FRAME.match(ln.text)
+                                or t.startswith(("-->", "|", "^", "=", "note:", "help:", "symbol", "location"))):
+            break
+        end = j
+    return end
+
+
+def _with_block(ex: Excerpt, lines: list[Line], start: int, end: int) -> Excerpt:
+    block = "\n".join(lines[k].text.rstrip() for k in range(start, end + 1)).strip("\n")
+    ex.block = block[:MAX_BLOCK_CHARS]
+    ex.lines = (lines[start].no, lines[end].no)
+    return ex
+
+
+def _pytest(lines: list[Line], at: int, hi: int) -> Excerpt:
+    """A pytest ``E`` block: its exception line (or first line) is the message; the location
+    line after it (``path.py:12: AssertionError``) gives the frame."""
+    j = at
+    while j > 0 and _PYTEST_E.match(lines[j - 1].text):
+        j -= 1
+    start, end = j, j
+    e_lines = []
+    while end < hi and _PYTEST_E.match(lines[end].text) and end - start < 40:
+        e_lines.append(lines[end].text[1:].strip())
+        end += 1
+    end -= 1
+    exc_line = next((x for x in e_lines if _exc_of(x) and ":" in x), None)
+    message = exc_line or (e_lines[0] if e_lines else lines[at].text.strip())
+    exception = _exc_of(exc_line) if exc_line else None
+    frame = None
+    for k in range(end + 1, min(hi, end + 4)):
+        m = re.match(r"^([\w./\\-]{1,400}\.py):\d{1,7}: (\w{1,80})\s*$", lines[k].text.strip())
+        if m:
+            frame = _basename(m.group(1))
+            exception = exception or (m.group(2) if _EXC_NAME.search(m.group(2)) else None)
+            end = k
+            break
+    if exception and not exc_line:
+        message = f"{exception}: {message}"
+    ex = Excerpt(message=message, exception=exception, frame=frame, kind="pytest")
+    return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
+
+
+def _pick(lines: list[Line]) -> Excerpt | None:
+    for ln in lines:
+        _classify(ln)
+    specific = [i for i, ln in enumerate(lines) if ln.cls >= 2]
+    if not specific:
+        trailers = [i for i, ln in enumerate(lines) if ln.cls == 1]
+        if not trailers:
+            return None
+        i = trailers[0]
+        ex = Excerpt(message=lines[i].text.strip(), kind="trailer", level=lines[i].level)
+        return _with_block(ex, lines, i, i)
+    strong = [i for i in specific if lines[i].cls >= 3]
+    last = (strong or specific)[-1]
+    # the failing step: back from the last specific failure to the boundary that opens its step
+    lo = last
+    while lo > 0 and not lines[lo - 1].boundary:
+        lo -= 1
+    hi = last + 1
+    while hi < len(lines) and not lines[hi].boundary:
+        hi += 1
+    best = max(lines[i].cls for i in range(lo, hi))
+    if best == 5:
+        got = _python(lines, lo, hi) or _java(lines, lo, hi)
+        if got is not None:
+            return got[1]
+        i = next(i for i in range(lo, hi) if lines[i].cls == 5)
+        if _PYTEST_E.match(lines[i].text):
+            return _pytest(lines, i, hi)
+    i = next(i for i in range(lo, hi) if lines[i].cls == best)
+    t = lines[i].text.strip()
+    ex = Excerpt(message=t, exception=_exc_of(t) if _EXC.match(t) and ":" in t else None,
+                 kind={5: "exception", 4: "diagnostic", 3: "failure", 2: "error-words", 1: "trailer"}[best],
+                 level=lines[i].level)
+    return _with_block(ex, lines, i, _detail_end(lines, i, hi))
+
+
+_STRONG_MARKERS = ("Traceback (most recent call last)", "Caused by: ", "BUILD FAILURE", "FAILURE: Build failed",
+                   "npm ERR!", "npm error", "error[", ": error:", "panicked at", "FAILED", "Exception in thread")
+
+
+def _single(text: str) -> Excerpt:
+    """A one-line message: the line itself, cleaned."""
+    t, level, _ = _clean(text)
+    t = t.strip()
+    if _PYTEST_E.match(t):
+        t = t[1:].strip()
+    m = _EXC.match(t)
+    exc = m.group(1).rsplit(".", 1)[-1] if m and m.group(2) is not None and _EXC_NAME.search(m.group(1)) else None
+    kind = "diagnostic" if _DIGIT_COLON.search(t) and _C4.search(t) and not _C4_NOT.search(t) else "message"
+    return Excerpt(message=t, exception=exc, kind=kind, level=level, block=t[:MAX_BLOCK_CHARS],
+                   lines=(1, 1) if t else None)
+
+
+_DIGIT_COLON = re.compile(r"[:(\[]\d|error")
+
+
+def extract(text: str) -> Excerpt:
+    """The decisive failure excerpt of raw error text (see the module docstring)."""
+    if "\n" not in text and len(text) <= 20_000:
+        return _single(text)
+    n = len(text)
+    start = 0
+    if n > WINDOW_CHARS:
+        start = text.rfind("\n", 0, n - WINDOW_CHARS) + 1
+    first_no = text.count("\n", 0, start) + 1 if start else 1
+    lines = clean_lines(text[start:], first_no)
+    ex = _pick(lines)
+    if (ex is None or ex.kind in ("trailer", "error-words")) and start:
+        # nothing specific in the tail: look around the last strong marker of the earlier text
+        at = max(text.rfind(mk, 0, start) for mk in _STRONG_MARKERS)
+        if at >= 0:
+            a = text.rfind("\n", 0, max(0, at - 20_000)) + 1
+            b = text.find("\n", min(start, at + 50_000))
+            b = start if b < 0 or b > start else b
+            earlier = _pick(clean_lines(text[a:b], text.count("\n", 0, a) + 1))
+            if earlier is not None and earlier.kind not in ("trailer", "error-words"):
+                ex = earlier
+    if ex is not None:
+        return ex
+    # no failure statement at all: the first non-blank line (a bare message)
+    for ln in lines:
+        if ln.text.strip():
+            return _with_block(Excerpt(message=ln.text.strip()), [ln], 0, 0)
+    return Excerpt(message="")
