@@ -351,12 +351,47 @@ def mcp(db: DbOpt = None) -> None:
     serve_stdio(str(db or settings.db), settings)
 
 
+@app.callback()
+def _root(debug: Annotated[bool, typer.Option("--debug", help="show the full traceback of an error")] = False) -> None:
+    """harness-memory: the learning memory of a task harness."""
+    _state["debug"] = debug
+
+
+_state: dict[str, bool] = {"debug": False}
+
+
+def _fail(kind: str, message: str, code: int) -> None:
+    from rich.markup import escape
+
+    # one line, whatever the message holds (a path, a multi-line driver message)
+    line = " ".join(str(message).split())
+    err.print(f"[red]error:[/] {escape(kind)}: {escape(line)}", soft_wrap=True)
+    raise SystemExit(code)
+
+
 def main() -> None:
+    from .sqlite_backend import DatabaseError
+
+    debug = _state["debug"] or "--debug" in sys.argv[1:]
     try:
         app()
     except HarnessMemoryError as exc:
-        err.print(f"[red]error:[/] {type(exc).__name__}: {exc}")
-        raise SystemExit(2) from None
+        if debug:
+            raise
+        _fail(type(exc).__name__, str(exc), 2)
+    except OSError as exc:  # a missing folder, a permission, a full disk
+        if debug:
+            raise
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        _fail(type(exc).__name__, f"{exc.strerror or exc}{where}", 2)
+    except DatabaseError as exc:  # the database refused an operation after it was opened
+        if debug:
+            raise
+        _fail("DatabaseError", f"{exc} (run with --debug for the traceback)", 2)
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback on --debug
+        if debug:
+            raise
+        _fail(f"internal error {type(exc).__name__}", f"{exc} (run with --debug for the traceback)", 1)
 
 
 if __name__ == "__main__":
