@@ -7,15 +7,23 @@ Security model:
   ``X-Agent-Id`` header (all holders of the token are trusted alike). Without tokens (loopback
   only), the header decides, default ``anonymous``.
 - Scope rules are enforced here: every call acts as that agent, so another agent's private
-  memories are invisible (404), whatever ids a caller passes.
+  memories are invisible (404), whatever ids a caller passes. ``stats`` counts only what the
+  caller may see (its own memories and global ones, no other agent's id); task ids of
+  ``select-technique`` and ``record-outcome`` are the caller's own: they are stored scoped to
+  the caller's agent, so another agent's attempts on a task of the same name stay invisible.
+- ``api_admin_token`` (agent from ``X-Agent-Id``, default ``admin``) sees every agent's stats
+  and uses task ids unscoped.
+- A malformed or non-ASCII ``Authorization`` header is a 401, like a wrong token.
 - Request bodies over ``api_max_body_bytes`` get 413; ``limit`` is bounded; every error is JSON
   ``{"error": type, "detail": message}`` with a proper status code.
 """
 
 
 import contextlib
+import hashlib
 import hmac
 import threading
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -24,7 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, create_model
 
-from .errors import HarnessMemoryError, InvalidInputError, MemoryNotFoundError
+from .errors import HarnessMemoryError, InvalidInputError, MemoryNotFoundError, StorageError
 from .settings import Settings
 from .store import MemoryStore
 
@@ -73,8 +81,12 @@ class SignIn(BaseModel):
     text: str = Field(min_length=1, max_length=262_144)
 
 
+# a task id is stored as "<task id>@<16 hex digits of the caller's agent id>" (see _scoped)
+TASK_ID_MAX = 200 - 17
+
+
 class SelectIn(BaseModel):
-    task_id: str = Field(min_length=1, max_length=200)
+    task_id: str = Field(min_length=1, max_length=TASK_ID_MAX)
     error: str | None = Field(None, max_length=262_144)
     agent_type: str | None = Field(None, max_length=200)
     task_category: str | None = Field(None, max_length=200)
@@ -83,7 +95,7 @@ class SelectIn(BaseModel):
 
 
 class OutcomeIn(BaseModel):
-    task_id: str = Field(min_length=1, max_length=200)
+    task_id: str = Field(min_length=1, max_length=TASK_ID_MAX)
     technique: str = Field(min_length=1, max_length=200)
     success: bool
     error: str | None = Field(None, max_length=262_144)
@@ -99,12 +111,43 @@ def _error(status: int, kind: str, detail: Any) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": kind, "detail": detail})
 
 
+@dataclass(frozen=True)
+class Caller:
+    agent_id: str
+    admin: bool = False
+
+
+def _scoped(caller: Caller, task_id: str) -> str:
+    """The caller's own name for a task: one agent's task ids never meet another's."""
+    if caller.admin:
+        return task_id
+    return f"{task_id}@{hashlib.sha256(caller.agent_id.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+def _unscoped(caller: Caller, scoped: str, task_id: str, obj: Any) -> Any:
+    """Replace the scoped task id by the caller's in a response."""
+    if caller.admin or scoped == task_id:
+        return obj
+    if isinstance(obj, str):
+        return obj.replace(scoped, task_id)
+    if isinstance(obj, dict):
+        return {k: _unscoped(caller, scoped, task_id, x) for k, x in obj.items()}
+    if isinstance(obj, list):
+        return [_unscoped(caller, scoped, task_id, x) for x in obj]
+    return obj
+
+
+def _same(given: bytes, expected: str | None) -> bool:
+    return expected is not None and hmac.compare_digest(given, expected.encode("utf-8"))
+
+
 def create_app(db: str, settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     store = MemoryStore(db, settings=settings)
     lock = threading.Lock()  # one connection: serialise requests on it
     tokens = dict(settings.api_tokens)
     single = settings.api_token
+    admin = settings.api_admin_token
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
         yield
@@ -132,6 +175,10 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
     async def bad_input(_: Request, exc: InvalidInputError):
         return _error(422, type(exc).__name__, str(exc))
 
+    @app.exception_handler(StorageError)
+    async def storage(_: Request, exc: StorageError):
+        return _error(503, type(exc).__name__, "the database is unavailable (locked, read-only or unreadable)")
+
     @app.exception_handler(HarnessMemoryError)
     async def other(_: Request, exc: HarnessMemoryError):
         return _error(409, type(exc).__name__, str(exc))
@@ -145,18 +192,28 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
     async def http_error(_: Request, exc: HTTPException):
         return _error(exc.status_code, "HTTPError", exc.detail)
 
-    def agent(authorization: str | None = Header(None), x_agent_id: str | None = Header(None, pattern=AGENT_ID)) -> str:
-        if tokens or single:
+    def caller(authorization: str | None = Header(None),
+               x_agent_id: str | None = Header(None, pattern=AGENT_ID)) -> Caller:
+        if tokens or single or admin:
             if not authorization or not authorization.startswith("Bearer "):
                 raise HTTPException(401, "a bearer token is required")
-            given = authorization[7:].strip()
-            for tok, agent_id in tokens.items():
-                if hmac.compare_digest(given, tok):
-                    return agent_id
-            if single and hmac.compare_digest(given, single):
-                return x_agent_id or "anonymous"
-            raise HTTPException(401, "invalid token")
-        return x_agent_id or "anonymous"
+            # headers arrive decoded as latin-1: compare bytes (compare_digest refuses non-ASCII str)
+            given = authorization[7:].strip().encode("latin-1", "replace")
+            found = None
+            for tok, agent_id in tokens.items():  # every token is compared: no early exit
+                if _same(given, tok):
+                    found = Caller(agent_id)
+            if _same(given, admin):
+                found = Caller(x_agent_id or "admin", admin=True)
+            elif _same(given, single):
+                found = found or Caller(x_agent_id or "anonymous")
+            if found is None:
+                raise HTTPException(401, "invalid token")
+            return found
+        return Caller(x_agent_id or "anonymous")
+
+    def agent(who: Caller = Depends(caller)) -> str:
+        return who.agent_id
 
     def run(fn, *a, **kw):
         with lock:
@@ -187,8 +244,8 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         return [{"score": h.score, "explain": h.explain(), "memory": h.memory.model_dump(mode="json")} for h in hits]
 
     @app.get(f"{p}/stats")
-    def stats(agent_id: str = Depends(agent)) -> dict[str, Any]:
-        st = run(store.stats)
+    def stats(who: Caller = Depends(caller)) -> dict[str, Any]:
+        st = run(store.stats, agent_id=None if who.admin else who.agent_id)
         st["access_log"] = dict(st["access_log"])
         return st
 
@@ -220,14 +277,20 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         return run(store.error_signature, body.text).model_dump()
 
     @app.post(f"{p}/select-technique")
-    def select_technique(body: SelectIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+    def select_technique(body: SelectIn, who: Caller = Depends(caller)) -> dict[str, Any]:
         d = body.model_dump()
-        return run(store.select_technique, d.pop("task_id"), d.pop("error"), **d).model_dump()
+        task_id = d.pop("task_id")
+        scoped = _scoped(who, task_id)
+        got = run(store.select_technique, scoped, d.pop("error"), **d).model_dump()
+        return _unscoped(who, scoped, task_id, got)
 
     @app.post(f"{p}/record-outcome", status_code=201)
-    def record_outcome(body: OutcomeIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+    def record_outcome(body: OutcomeIn, who: Caller = Depends(caller)) -> dict[str, Any]:
         d = body.model_dump()
-        return run(store.record_outcome, d.pop("task_id"), d.pop("technique"), d.pop("success"), agent_id=agent_id,
-                   **d).model_dump()
+        task_id = d.pop("task_id")
+        scoped = _scoped(who, task_id)
+        got = run(store.record_outcome, scoped, d.pop("technique"), d.pop("success"), agent_id=who.agent_id,
+                  **d).model_dump()
+        return _unscoped(who, scoped, task_id, got)
 
     return app

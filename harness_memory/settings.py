@@ -64,7 +64,10 @@ class MaintenanceSettings(BaseModel):
     consolidate_growth_trigger: int = Field(1000, ge=1, description="consolidate a namespace grown by this many")
     compact_sparse_ratio: float = Field(0.25, gt=0, lt=1, description="rebuild vectors when this share is dead")
     vector_changes_keep: int = Field(100_000, ge=1000)
-    lease_seconds: float = Field(3600, gt=0)
+    lease_seconds: float = Field(60, gt=0, description="a lease not renewed for this long has expired (a holder "
+                                                      "on another host died); the live holder renews it")
+    lease_heartbeat_seconds: float | None = Field(None, gt=0, description="how often a running job renews its lease "
+                                                                        "(default: a third of lease_seconds)")
     misfire_grace_seconds: int = Field(6 * 3600, ge=1)
     schedules: dict[str, str] = Field(default_factory=lambda: {
         "decay": "cron:0 3 * * *", "expire": "interval:3600", "consolidate": "cron:0 4 * * 0",
@@ -105,6 +108,8 @@ class Settings(BaseSettings):
     prompt_budget_chars: int = Field(6000, gt=0, description="size budget of on_task_start's prompt section")
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(default_factory=dict, description="bearer token -> agent id (agent fixed by token)")
+    api_admin_token: str | None = Field(None, description="a bearer token that may read every agent's stats and "
+                                                          "any task's techniques over REST (agent from X-Agent-Id)")
     api_max_body_bytes: int = Field(1 << 20, gt=0)
     mcp_agent_id: str = Field("mcp-agent", min_length=1, max_length=200, description="the MCP server's agent identity")
     busy_timeout_ms: int = Field(30_000, ge=0)
