@@ -6,16 +6,17 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .embedders import Embedder, check_vectors
 from .error_signatures import ErrorSignature, TemplateMiner, categorize, extract, mask_params, tokenize
-from .errors import EmbedderError, MemoryNotFoundError
+from .errors import EmbedderError, InvalidInputError, MemoryNotFoundError
 from .memory_types import TypeRegistry
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
+from .redact import redact
 from .settings import Settings
 from .sqlite_backend import SQLiteBackend
 from .vector_index import VectorIndex
@@ -37,6 +38,7 @@ class Core:
     vectors_enabled: bool = True  # False while the stored vectors belong to another embedder
 
     _miner: TemplateMiner | None = None
+    _signed: dict = field(default_factory=dict)
 
     def now(self) -> float:
         return float(self.clock())
@@ -48,8 +50,28 @@ class Core:
         return self._miner
 
     def sign(self, text: str) -> ErrorSignature:
-        """Signature of raw error text (excerpt, mask, online template mining)."""
+        """Signature of raw error text (excerpt, mask, online template mining).
+
+        The same text signed again (``on_task_error`` passes one log to several verbs) is a
+        cache hit keyed by the text's length and hash (``str`` caches its hash), so a whole
+        log is read once."""
+        key = (len(text), hash(text), text[:64], text[-64:])
+        miner = self.miner
+        miner._refresh()
+        got = self._signed.get(key)
+        if got is not None and got[0] == miner._rev:  # templates unchanged since: the same answer
+            return got[1]
+        signed = self._sign(text)
+        self._signed[key] = (miner._rev, signed)
+        if len(self._signed) > 16:
+            self._signed.pop(next(iter(self._signed)))
+        return signed
+
+    def _sign(self, text: str) -> ErrorSignature:
         ex = extract(text)
+        if self.settings.redact_secrets:  # the excerpt is stored (templates, memories, attempts): no secrets
+            ex.message = redact(ex.message)[0]
+            ex.block = redact(ex.block)[0]
         masked, params = mask_params(ex.message[:2000])
         tokens = tokenize(masked)
         category = categorize(ex)
@@ -131,6 +153,22 @@ class Core:
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
             "outcome, score, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def error_text(value: Any, field: str = "error") -> str:
+    """Validate raw error text: any size (a whole CI log is ordinary: the signer reads a bounded
+    window of it, see docs/signatures.md); NUL characters, which real logs carry, are dropped."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+    if "\x00" in value:
+        value = value.replace("\x00", "")
+    if not value.strip():
+        raise InvalidInputError(f"{field} must not be empty")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        value = value.encode("utf-8", "replace").decode("utf-8")  # lone surrogates from a bad decode
+    return value
 
 
 def dumps(obj: Any) -> str:

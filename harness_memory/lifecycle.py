@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from .error_signatures import ErrorSignature
+from . import fixes
 from .errors import InvalidInputError
+from .fixes import FixEvidence
 from .ledger import TechniqueDecision
 from .models import Memory, RecallHit
 
@@ -65,8 +67,10 @@ class TaskContext(BaseModel):
 class Advice(BaseModel):
     signature: ErrorSignature
     seen_before: bool
-    fixes: list[Memory] = Field(description="success memories that fixed this error before")
-    failures: list[Memory] = Field(description="failure memories that match this error")
+    fixes: list[Memory] = Field(description="fixes linked to this error, best evidence first (one per fix kind)")
+    fix_evidence: list[FixEvidence] = Field(default_factory=list, description="the evidence behind each fix, in order")
+    failures: list[Memory] = Field(description="what did not work for this error: fixes taught as not working, "
+                                               "failure memories of this signature")
     next: TechniqueDecision
     prompt: str
 
@@ -147,26 +151,35 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
 
 
 def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techniques: list[str] | None = None,
-                  seed: int | None = None) -> Advice:
+                  seed: int | None = None, limit: int = 3) -> Advice:
+    """Advice for a failed attempt. The error is signed once (the signature travels to every
+    step); fixes come from error→fix links ranked by evidence (see ``fixes``), so an error
+    never seen gets none."""
     task = task if isinstance(task, Task) else Task.model_validate(task)
-    sig = store.error_signature(error)
+    core = store._core
+    ns = task.namespace or store.settings.namespace
+    sig = core.sign(error)
     seen = store.has_seen_error(task.agent_id, error, namespace=task.namespace)
+    ranked, did_not_work = fixes.rank(core, sig, agent_id=task.agent_id, namespace=ns, limit=limit)
+    fix_ids = {e.memory.id for e in ranked}
     hits = store.recall(sig.excerpt or error[:2000], agent_id=task.agent_id, namespace=task.namespace, error=error,
-                        types=["success", "failure", "pattern"], limit=10, record=False)
-    aliases = set(store._core.miner.aliases(sig.id))
-    fixes = [h.memory for h in hits if h.memory.type in ("success", "pattern") and h.memory.error_signature in aliases]
-    failures = [h.memory for h in hits if h.memory.type == "failure"]
+                        types=["failure"], limit=10, record=False)
+    aliases = set(core.miner.aliases(core.miner.canonical(sig.id))) | {sig.id}
+    failures = [e.memory for e in did_not_work]
+    failures += [h.memory for h in hits if h.memory.error_signature in aliases and h.memory.id not in fix_ids
+                 and h.memory.id not in {m.id for m in failures}]
     decision = store.select_technique(task.id, error, agent_type=task.agent_type, task_category=task.category,
                                       techniques=techniques, seed=seed)
     lines = [f"Error signature {sig.id} ({sig.category}): {sig.template}",
              "Seen before: yes." if seen else "Seen before: no."]
-    if fixes:
-        lines.append(_section("What fixed it before", [render_memory(m) for m in fixes[:3]]))
+    if ranked:
+        lines.append(_section("What fixed it before", [
+            render_memory(e.memory, extra=f' worked="{e.worked}" level="{e.level}"') for e in ranked]))
     if failures:
         lines.append(_section("What did not work", [render_memory(m) for m in failures[:3]]))
     lines.append(f"Next: {decision.technique} — {decision.reason}")
-    return Advice(signature=sig, seen_before=seen, fixes=fixes, failures=failures, next=decision,
-                  prompt=_PREAMBLE + "\n" + "\n".join(lines))
+    return Advice(signature=sig, seen_before=seen, fixes=[e.memory for e in ranked], fix_evidence=ranked,
+                  failures=failures, next=decision, prompt=_PREAMBLE + "\n" + "\n".join(lines))
 
 
 def on_task_complete(store: "MemoryStore", task: Task | dict, result: TaskResult | dict, *,
@@ -189,9 +202,14 @@ def on_task_complete(store: "MemoryStore", task: Task | dict, result: TaskResult
                                               task_category=task.category, task_signature=sig,
                                               namespace=task.namespace)
     else:
-        content = (f"{task.title}: " + (result.summary or ("done" if result.success else "failed")))
+        # a success after an error is a fix: what was done is the memory (the task stays in metadata)
+        if result.success and result.error and result.summary:
+            content = result.summary
+        else:
+            content = f"{task.title}: " + (result.summary or ("done" if result.success else "failed"))
         out["memory"] = store.remember(content, type="success" if result.success else "failure",
                                        agent_id=task.agent_id, namespace=task.namespace, task_signature=sig,
                                        error=result.error, tags=task.tags, task_id=task.id,
-                                       session_id=task.session_id, importance=0.7 if result.success else 0.6)
+                                       session_id=task.session_id, importance=0.7 if result.success else 0.6,
+                                       metadata={"task_title": task.title[:500]})
     return out

@@ -9,14 +9,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from . import ledger, portability, recall as _recall, validation as v, writes
+from . import fixes, ledger, portability, recall as _recall, validation as v, writes
+from .fixes import FixEvidence
 from .ledger import Attempt, TechniqueDecision
 from .tasks import task_signature as _task_signature
-from .core import Core
+from .core import Core, error_text
 from .embedders import Embedder, check_vectors, embedder_from_name
 from .errors import (ConfigurationError, DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, EmbedderMismatchError,
                      InvalidInputError, MemoryNotFoundError, StorageError)
 from .memory_types import TypeRegistry
+from .redact import redact
 from .migrate import migrate
 from .models import MEMORY_COLUMNS, Memory, RecallHit, row_to_memory
 from .settings import Settings
@@ -266,7 +268,7 @@ class MemoryStore:
             types=v.types_list(types, c.types.check),
             tags=v.tags(tags, max_tags=s.max_tags, max_len=s.max_tag_length),
             task_signature=v.text(task_signature, "task_signature", max_bytes=1000).strip() if task_signature is not None else None,
-            error=v.text(error, "error", max_bytes=max(4 * s.max_content_bytes, 1 << 20)) if error is not None else None,
+            error=error_text(error) if error is not None else None,
             include_global=v.boolean(include_global, "include_global"),
             include_archived=v.boolean(include_archived, "include_archived"),
             min_relevance=None if min_relevance is None else v.unit_float(min_relevance, "min_relevance"),
@@ -291,16 +293,23 @@ class MemoryStore:
 
     # -- outcomes ----------------------------------------------------------------------------
     def apply(self, memory_id: int, *, helpful: bool, outcome: str | None = None, agent_id: str | None = None,
-              session_id: str | None = None, task_id: str | None = None) -> Memory:
-        """Record that a memory was applied to a task, and whether it helped."""
+              session_id: str | None = None, task_id: str | None = None, error: str | None = None) -> Memory:
+        """Record that a memory was applied to a task, and whether it helped.
+
+        The credit counts in the memory's usefulness, which ranks recall and fixes; with
+        ``error`` (the error it was applied to), it is also counted on that error's link."""
         memory_id = v.memory_id(memory_id)
         helpful = v.boolean(helpful, "helpful")
+        if error is not None:
+            error = error_text(error)
         if outcome is not None:
             outcome = v.text(outcome, "outcome", max_bytes=self.settings.max_content_bytes, allow_empty=True)
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         session_id = v.ident(session_id, "session_id", optional=True)
         task_id = v.ident(task_id, "task_id", optional=True)
         c = self._core
+        c.get(memory_id, agent_id)
+        signed = c.sign(error) if error is not None else None  # may learn a template: after validation
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
             conn.execute("UPDATE memories SET times_applied = times_applied + 1, "
@@ -309,6 +318,9 @@ class MemoryStore:
                          "WHERE id = ?", (int(helpful), int(helpful), memory_id))
             c.log([memory_id], "applied", agent_id=agent_id, session_id=session_id, task_id=task_id,
                   was_helpful=helpful, outcome=outcome)
+            if signed is not None:
+                fixes.credit(c, memory_id, c.miner.aliases(c.miner.canonical(signed.id)) + [signed.id], helpful,
+                             c.now())
         return c.get(memory_id)
 
     # -- reads -------------------------------------------------------------------------------
@@ -422,18 +434,54 @@ class MemoryStore:
         return self.remember(content, type="success", agent_id=agent_id, **kw)
 
     def learn_error(self, agent_id: str, pattern: str, details: str | None = None, **kw: Any) -> Memory:
-        """Record what failed (a ``failure`` memory with the error's signature, importance 0.8)."""
+        """Record a known error (a ``failure`` memory with the error's signature, importance 0.8).
+
+        ``pattern`` is the error (its text or a representative message); ``details``, when
+        given, is what resolves it: the memory is then linked to the error as a fix that worked
+        and ``on_task_error`` offers it among the fixes. Without ``details`` it is a record of
+        the error only. To say what fixed an error, or what did not, prefer :meth:`learn_fix`."""
         content = pattern if not details else f"{pattern}: {details}"
         kw.setdefault("importance", 0.8)
         kw.setdefault("error", pattern)
-        return self.remember(content, type="failure", agent_id=agent_id, **kw)
+        return self._remember_fix(content, type="failure", agent_id=agent_id, worked=True if details else None, **kw)
+
+    def learn_fix(self, error: str, fix: str, *, agent_id: str, worked: bool = True, **kw: Any) -> Memory:
+        """Teach what fixed an error (``worked=True``) or what did not (``worked=False``).
+
+        The fix is stored as a memory (``success``, or ``failure`` when it did not work) linked
+        to the error's signature with the outcome counted on the link; teaching the same fix
+        (or one of its kind) again adds to its evidence instead of adding rows. ``kw`` takes
+        :meth:`remember`'s other arguments (namespace, scope, tags, task_id, ...)."""
+        worked = v.boolean(worked, "worked")
+        if error is None:
+            raise InvalidInputError("error must be the error text the fix was for")
+        kw.setdefault("importance", 0.7 if worked else 0.6)
+        return self._remember_fix(fix, type="success" if worked else "failure", agent_id=agent_id, error=error,
+                                  worked=worked, **kw)
+
+    def _remember_fix(self, content: str, *, type: str, agent_id: str, worked: bool | None, **kw: Any) -> Memory:
+        try:
+            item = writes.prepare(self._core, content, type=type, agent_id=agent_id, fix_worked=worked, **kw)
+        except TypeError as exc:
+            raise InvalidInputError(str(exc)) from exc
+        return writes.write_many(self._core, [item])[0]
+
+    def fixes_for(self, error: str, *, agent_id: str | None = None, namespace: str | None = None,
+                  limit: int = 5) -> list[FixEvidence]:
+        """The fixes linked to this error (its signature or one linked to it), best evidence
+        first, each with ``explain()``; an error never seen gets none."""
+        signed = self._core.sign(error_text(error))
+        ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
+        agent_id = v.ident(agent_id, "agent_id", optional=True)
+        return fixes.rank(self._core, signed, agent_id=agent_id, namespace=ns,
+                          limit=v.limit(limit, max_limit=self.settings.max_limit))[0]
 
     def has_seen_error(self, agent_id: str, error: str, *, namespace: str | None = None,
                        min_similarity: float = 0.9) -> bool:
         """Whether a visible memory carries this error: same signature first (linked
         signatures included), then text similarity of the failure excerpt."""
         agent_id = v.ident(agent_id, "agent_id")
-        error = v.text(error, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20))
+        error = error_text(error)
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
         c = self._core
         signed = c.sign(error)
@@ -450,7 +498,7 @@ class MemoryStore:
     def error_signature(self, text: str) -> ErrorSignature:
         """Sign raw error text (a message, a traceback or a whole log): ``.id``, ``.template``,
         ``.category``, ``.params``. Templates are learned online and shared through the database."""
-        return self._core.sign(v.text(text, "error", max_bytes=max(4 * self.settings.max_content_bytes, 1 << 20)))
+        return self._core.sign(error_text(text))
 
     # -- harness lifecycle ------------------------------------------------------------------------
     def on_task_start(self, task: Any, **kw: Any):
@@ -464,8 +512,7 @@ class MemoryStore:
         """Signature, seen before?, what fixed it, matching failures and the next technique."""
         from .lifecycle import on_task_error
 
-        return on_task_error(self, task, v.text(error, "error", max_bytes=max(4 * self.settings.max_content_bytes,
-                                                                                 1 << 20)), **kw)
+        return on_task_error(self, task, error_text(error), **kw)
 
     def on_task_complete(self, task: Any, result: Any, *, context: Any = None) -> dict[str, Any]:
         """Credit every injected memory with the outcome, record it in the ledger, store what happened."""
@@ -499,9 +546,15 @@ class MemoryStore:
     def record_outcome(self, task_id: str, technique: str, success: bool, *, error: str | None = None,
                        agent_id: str | None = None, notes: str | None = None, result: str | None = None,
                        agent_type: str | None = None, task_category: str | None = None,
-                       task_signature: str | None = None, namespace: str | None = None) -> Attempt:
+                       task_signature: str | None = None, namespace: str | None = None,
+                       scope: str = "global") -> Attempt:
         """Record one attempt: the task's history, the ledger (per signature, category and overall)
-        and a success or failure memory carrying the task and error signatures — one transaction."""
+        and a success or failure memory carrying the task and error signatures — one transaction.
+
+        The ledger is shared by every agent, and so is the outcome memory by default
+        (``scope="global"``), which then carries only the technique, the error's category and
+        masked template, never the notes; ``scope="agent"`` keeps it private to ``agent_id``
+        with the notes."""
         task_id = v.ident(task_id, "task_id")
         technique = v.ident(technique, "technique")
         success = v.boolean(success, "success")
@@ -514,24 +567,35 @@ class MemoryStore:
         agent_id = v.ident(agent_id, "agent_id", optional=True) or "harness"
         agent_type = v.ident(agent_type, "agent_type", optional=True)
         task_category = v.ident(task_category, "task_category", optional=True)
+        scope = v.scope(scope)
+        namespace = v.ident(namespace, "namespace", optional=True)
+        if task_signature is not None:
+            task_signature = v.text(task_signature, "task_signature", max_bytes=1000).strip()
         if notes is not None:
             notes = v.text(notes, "notes", max_bytes=self.settings.max_content_bytes // 2)
-        signed = self.error_signature(error) if error is not None and error.strip() else None
+        if error is not None and not isinstance(error, str):
+            raise InvalidInputError(f"error must be a string, got {type(error).__name__}")
+        error = error_text(error) if error is not None and error.strip() else None
+        signed = self._core.sign(error) if error is not None else None
         what = f"{signed.category} error `{signed.template}`" if signed else f"task {task_id}"
         verb = {"fixed": "fixed", "decomposed": "resolved by decomposing", "failed": "did not fix",
                 "escalated": "escalated"}[result]
-        content = f"Technique {technique} {verb} {what}" + (f": {notes}" if notes else "")
+        content = f"Technique {technique} {verb} {what}" + (f": {notes}" if notes and scope == "agent" else "")
         item = writes.prepare(self._core, content, type="success" if success else "failure", agent_id=agent_id,
-                              scope="global", namespace=namespace, error=error, task_signature=task_signature,
+                              scope=scope, namespace=namespace, error=error, task_signature=task_signature,
                               tags=[technique] + ([signed.category] if signed else []), task_id=task_id,
                               importance=0.7 if success else 0.6,
                               metadata={"technique": technique, "result": result})
+        if notes is not None and self.settings.redact_secrets:
+            notes = redact(notes)[0]
+        vectors = self._core.embed([item.content])  # before the transaction: never embed holding the lock
         with self._core.backend.write():
             attempt = ledger.record_attempt(self._core, task_id=task_id, technique=technique, result=result,
                                             signature=signed.id if signed else None,
                                             category=signed.category if signed else None, agent_id=agent_id,
-                                            agent_type=agent_type, task_category=task_category, notes=notes)
-            writes.write_many(self._core, [item])
+                                            agent_type=agent_type, task_category=task_category, notes=notes,
+                                            excerpt=signed.excerpt if signed else None)
+            writes.write_many(self._core, [item], vectors if vectors is not None else writes.NO_VECTORS)
         return attempt
 
     def task_attempts(self, task_id: str) -> list[Attempt]:

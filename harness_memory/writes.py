@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from . import validation as v
-from .core import Core, content_hash, dumps
+from . import fixes, validation as v
+from .core import Core, content_hash, dumps, error_text
+from .fixes import fix_kind
 from .models import Memory
 from .redact import redact
 
@@ -38,6 +39,9 @@ class MemoryInput:
     session_id: str | None
     task_id: str | None
     content_hash: str
+    error_excerpt: str | None = None
+    fix_kind: str | None = None
+    fix_link: tuple[str, str | None, bool] | None = None  # (signature, category, worked)
 
 
 def _redact_obj(obj: Any, found: list[str]) -> Any:
@@ -55,7 +59,9 @@ def _redact_obj(obj: Any, found: list[str]) -> Any:
 def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = "agent", namespace: Any = None,
             key: Any = None, task_signature: Any = None, error: Any = None, tags: Any = (),
             importance: Any = 0.5, ttl: Any = None, metadata: Any = None, session_id: Any = None,
-            task_id: Any = None) -> MemoryInput:
+            task_id: Any = None, fix_worked: bool | None = None) -> MemoryInput:
+    """Validate and redact one memory. A ``success`` taught with an ``error`` is a fix that worked
+    for it (an error→fix link); ``fix_worked`` sets the link explicitly for any type."""
     s = core.settings
     content = v.text(content, "content", max_bytes=s.max_content_bytes).strip()
     mtype = core.types.check(type)
@@ -66,7 +72,7 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
     if task_signature is not None:
         task_signature = v.text(task_signature, "task_signature", max_bytes=1000).strip()
     if error is not None:
-        error = v.text(error, "error", max_bytes=max(4 * s.max_content_bytes, 1 << 20))
+        error = error_text(error)
     tag_list = v.tags(tags, max_tags=s.max_tags, max_len=s.max_tag_length)
     imp = v.unit_float(importance, "importance")
     ttl_s = v.ttl_seconds(ttl)
@@ -79,22 +85,25 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
         content = _redact_obj(content, found)
         meta = _redact_obj(meta, found)
         tag_list = [t for t in dict.fromkeys(_redact_obj(tag_list, found))]
-        if error is not None:
-            error = _redact_obj(error, found)
         if found:
             meta["redacted"] = sorted(set(found) | set(meta.get("redacted", []) if isinstance(meta.get("redacted"), list) else []))
-    esig = etpl = None
+    esig = etpl = excerpt = link = kind = None
     if error is not None and error.strip():
         signed = core.sign(error)
-        esig, etpl = signed.id, signed.template
+        esig, etpl, excerpt = signed.id, signed.template, signed.excerpt
         meta.setdefault("error_category", signed.category)
+        worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)
+        if worked is not None:
+            link = (signed.id, signed.category, bool(worked))
+            kind = fix_kind(content)
     return MemoryInput(content=content, type=mtype, agent_id=agent, scope=sc, namespace=ns, key=key,
                        task_signature=task_signature or None, error_signature=esig, error_template=etpl,
                        tags=tag_list, importance=imp, ttl=ttl_s, metadata=meta, session_id=session_id,
-                       task_id=task_id, content_hash=content_hash(content))
+                       task_id=task_id, content_hash=content_hash(content), error_excerpt=excerpt,
+                       fix_kind=kind, fix_link=link)
 
 
-def write_many(core: Core, items: list[MemoryInput]) -> list[Memory]:
+def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None | object = None) -> list[Memory]:
     """Write validated inputs in ONE transaction; return the resulting memories in order.
 
     Per item: a key that exists updates in place (old version kept in memory_history); an
@@ -102,7 +111,10 @@ def write_many(core: Core, items: list[MemoryInput]) -> list[Memory]:
     (cosine >= near_duplicate_threshold) reinforces the existing memory and records the
     merge; anything else is inserted.
     """
-    vectors = core.embed([it.content for it in items]) if items else None
+    if vectors is None:  # embedding happens here, before the write transaction (callers may embed earlier)
+        vectors = core.embed([it.content for it in items]) if items else None
+    elif vectors is NO_VECTORS:
+        vectors = None
     ids: list[int] = []
     try:
         with core.backend.write():
@@ -122,6 +134,11 @@ def write_many(core: Core, items: list[MemoryInput]) -> list[Memory]:
                         if near is None or sim > near[1]:
                             near = (mid, sim)
                 mid, inserted = _write_one(core, it, vec, near)
+                if it.fix_link is not None:  # the link survives de-duplication: it joins the kept memory
+                    fixes.link(core, mid, it.fix_link[0], it.fix_link[1], worked=it.fix_link[2], now=core.now())
+                    if it.fix_kind is not None:
+                        core.backend.conn.execute("UPDATE memories SET fix_kind = COALESCE(fix_kind, ?) WHERE id = ?",
+                                                  (it.fix_kind, mid))
                 if inserted and vec is not None and it.key is None:
                     added[group].append((mid, vec))
                 ids.append(mid)
@@ -134,6 +151,7 @@ def write_many(core: Core, items: list[MemoryInput]) -> list[Memory]:
 
 
 _UNKNOWN = object()
+NO_VECTORS = object()  # write_many(vectors=NO_VECTORS): the embedder failed earlier (keyword-only + pending)
 BATCH_EXACT_LIMIT = 65_536
 
 
@@ -206,11 +224,11 @@ def _insert(core: Core, it: MemoryInput, vec: np.ndarray | None, now: float, exp
     cur = c.execute(
         "INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, key, task_signature, "
         "error_signature, error_template, context_tags, importance, relevance_score, session_id, task_id, "
-        "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending, error_excerpt, fix_kind) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (uuid.uuid4().hex, it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
          it.error_signature, it.error_template, dumps(it.tags), it.importance, it.session_id, it.task_id,
-         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None)))
+         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None), it.error_excerpt, it.fix_kind))
     mid = int(cur.lastrowid)
     _index(core, mid, it, vec, archived=False, new=True)
     return mid
@@ -239,10 +257,10 @@ def _update_in_place(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | No
         "UPDATE memories SET content = ?, content_hash = ?, scope = ?, task_signature = ?, error_signature = ?, "
         "error_template = ?, context_tags = ?, importance = ?, metadata = ?, session_id = ?, task_id = ?, "
         "updated_at = ?, expires_at = ?, version = version + 1, embedding_pending = ?, archived = 0, "
-        "relevance_score = 1.0 WHERE id = ?",
+        "relevance_score = 1.0, error_excerpt = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
         (it.content, it.content_hash, it.scope, it.task_signature, it.error_signature, it.error_template,
          dumps(it.tags), it.importance, dumps(it.metadata), it.session_id, it.task_id, now, expires,
-         int(vec is None), mid))
+         int(vec is None), it.error_excerpt, it.fix_kind, mid))
     if vec is None:
         core.backend.remove_vectors([mid])
     _index(core, mid, it, vec, archived=False)

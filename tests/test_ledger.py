@@ -140,7 +140,15 @@ def test_record_outcome_writes_history_ledger_and_memory(store):
     assert rows["signature"]["example_successes"] == ["T9"] and rows["signature"]["agent_types"] == ["build"]
     mem = store.recall("decomposition import", agent_id="other")[0].memory  # global: every agent learns
     assert mem.type == "success" and mem.task_signature == "feature:build:m:x"
-    assert "decomposition" in mem.content and "split it" in mem.content and mem.metadata["technique"] == "decomposition"
+    # shared: the technique and the masked error, never the agent's notes (issue 9: outcomes kept private)
+    assert "decomposition" in mem.content and "split it" not in mem.content
+    assert mem.metadata["technique"] == "decomposition"
+    store.record_outcome("T10", "fresh_start", True, error=IMPORT_ERR, agent_id="build", notes="private detail",
+                         scope="agent")
+    assert not [h for h in store.recall("fresh_start", agent_id="other") if "fresh_start" in h.memory.content]
+    own = [h.memory for h in store.recall("fresh_start private detail", agent_id="build")
+           if "fresh_start" in h.memory.content]
+    assert own and "private detail" in own[0].content and own[0].scope == "agent"
     hist = store._core.backend.execute("SELECT interventions, successful_technique FROM task_history "
                                        "WHERE task_id = 'T9'").fetchone()
     assert hist == (1, "decomposition")

@@ -1,0 +1,36 @@
+-- 0006_fix_links: error→fix links as data, fix kinds, and the excerpts that were signed.
+-- A fix (a memory) links to every error signature it was taught for, with per-link counts of
+-- worked / did not work and of apply() credits given for that error. De-duplication and
+-- keyed updates add links to the surviving memory; deleting a memory deletes its links.
+CREATE TABLE fix_links (
+    memory_id       INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+    error_signature TEXT NOT NULL,
+    error_category  TEXT,
+    worked          INTEGER NOT NULL DEFAULT 0 CHECK (worked >= 0),
+    failed          INTEGER NOT NULL DEFAULT 0 CHECK (failed >= 0),
+    helpful         INTEGER NOT NULL DEFAULT 0 CHECK (helpful >= 0),
+    unhelpful       INTEGER NOT NULL DEFAULT 0 CHECK (unhelpful >= 0),
+    first_at        REAL NOT NULL,
+    last_at         REAL NOT NULL,
+    PRIMARY KEY (memory_id, error_signature)
+) WITHOUT ROWID;
+CREATE INDEX ix_fix_links_signature ON fix_links(error_signature);
+CREATE INDEX ix_fix_links_category ON fix_links(error_category);
+
+-- fixes of the same kind (the fix text masked like an error message) aggregate into one
+ALTER TABLE memories ADD COLUMN fix_kind TEXT;
+CREATE INDEX ix_memories_fix_kind ON memories(fix_kind);
+-- the decisive excerpt that was signed, so signatures can be recomputed when the method changes
+ALTER TABLE memories ADD COLUMN error_excerpt TEXT;
+ALTER TABLE task_attempts ADD COLUMN error_excerpt TEXT;
+
+-- every success memory taught with an error before this migration is a fix that worked once
+INSERT OR IGNORE INTO fix_links(memory_id, error_signature, error_category, worked, first_at, last_at)
+SELECT id, error_signature, json_extract(metadata, '$.error_category'), 1, created_at, updated_at
+FROM memories WHERE memory_type = 'success' AND error_signature IS NOT NULL;
+
+CREATE TABLE signature_state (
+    id      INTEGER PRIMARY KEY CHECK (id = 1),
+    method  INTEGER NOT NULL,
+    updated_at REAL NOT NULL
+);
