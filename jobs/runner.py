@@ -2,17 +2,26 @@
 
 APScheduler's job stores cannot be shared between processes, so every run first takes a
 lease in our own database (``job_leases``): two schedulers on one database never run the
-same job at once, and a crashed holder's lease expires after ``lease_seconds``. With
-``min_interval`` a run is skipped when another process already completed the job within
-that interval (once per period, whoever fires first). Every run is recorded in
+same job at once. The holder (``host:pid:nonce``) renews its lease from a heartbeat thread
+every ``lease_heartbeat_seconds`` (default a third of ``lease_seconds``), so a live holder
+keeps it however long the job runs. A lease whose holder is gone is taken over:
+
+- same host, dead pid: at once;
+- another host (its pid cannot be checked from here): once the lease was not renewed for
+  ``lease_seconds`` (60 s by default).
+
+With ``min_interval`` a run is skipped when another process already completed the job
+within that interval (once per period, whoever fires first). Every run is recorded in
 ``job_runs`` with its status, counts and error.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
+import threading
 import traceback
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -34,8 +43,88 @@ class JobRun(BaseModel):
     holder: str
 
 
+log = logging.getLogger("harness_memory.jobs")
+
+
 def new_holder() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid runs on this host (a zombie counts as gone)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by another user
+    except OSError:
+        return True  # cannot tell: assume alive, the lease then expires on its own
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rindex(b")") + 2: stat.rindex(b")") + 3] not in (b"Z", b"X")
+    except (OSError, ValueError):
+        return True  # no /proc: os.kill said it exists
+
+
+def holder_gone(holder: str) -> bool:
+    """True when ``holder`` names a process of this host that no longer runs."""
+    try:
+        host, pid, _nonce = holder.rsplit(":", 2)
+        pid_n = int(pid)
+    except ValueError:
+        return False
+    if host != socket.gethostname() or pid_n == os.getpid():
+        return False
+    return not pid_alive(pid_n)
+
+
+class _Heartbeat:
+    """Renews a lease from a daemon thread on its own connection until stopped."""
+
+    def __init__(self, store: "MemoryStore", name: str, holder: str):
+        m = store.settings.maintenance
+        self.store, self.name, self.holder = store, name, holder
+        self.lease = m.lease_seconds
+        self.every = m.lease_heartbeat_seconds or self.lease / 3
+        self.lost = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"lease-{name}", daemon=True)
+
+    def start(self) -> "_Heartbeat":
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        from harness_memory.sqlite_backend import DatabaseError, connect
+
+        core = self.store._core
+        try:
+            conn = connect(self.store.path, busy_timeout_ms=self.store.settings.busy_timeout_ms)
+        except (DatabaseError, OSError) as exc:
+            log.warning("lease heartbeat for %s cannot open the database: %s", self.name, exc)
+            return
+        try:
+            while not self._stop.wait(self.every):
+                try:
+                    cur = conn.execute("UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?",
+                                       (core.now() + self.lease, self.name, self.holder))
+                except DatabaseError as exc:  # busy beyond the timeout: try again at the next beat
+                    log.warning("lease heartbeat for %s failed: %s", self.name, exc)
+                    continue
+                if cur.rowcount == 0:
+                    self.lost = True
+                    log.warning("lease of %s held by %s was taken over", self.name, self.holder)
+                    return
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_interval: float | None = None,
@@ -57,10 +146,10 @@ def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_i
     now = core.now()
     with core.backend.write() as c:
         held = c.execute("SELECT holder, expires_at FROM job_leases WHERE job = ?", (name,)).fetchone()
-        if held is not None and held[1] > now and held[0] != holder:
+        if held is not None and held[1] > now and held[0] != holder and not holder_gone(held[0]):
             return JobRun(id=None, job=name, status="skipped", started_at=now, holder=holder,
                           error=f"lease held by {held[0]}")
-        if held is not None:  # an expired lease: its holder died mid-run
+        if held is not None:  # an expired lease or a dead holder: it died mid-run
             c.execute("UPDATE job_runs SET status = 'failed', finished_at = ?, error = 'lease expired: holder died' "
                       "WHERE job = ? AND status = 'running' AND holder = ?", (now, name, held[0]))
         if min_interval is not None:
@@ -73,12 +162,16 @@ def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_i
         run_id = c.execute("INSERT INTO job_runs(job, started_at, status, holder) VALUES (?, ?, 'running', ?)",
                            (name, now, holder)).lastrowid
     status, counts, error = "ok", {}, None
+    beat = _Heartbeat(store, name, holder).start()
     try:
         counts = JOBS[name](store, **kwargs)
     except Exception as exc:  # recorded, then re-raised for on-demand callers
         status, error = "failed", "".join(traceback.format_exception_only(type(exc), exc)).strip()
         raise
     finally:
+        beat.stop()
+        if beat.lost and error is None:
+            error = "the lease was taken over while the job ran"
         end = core.now()
         with core.backend.write() as c:
             c.execute("UPDATE job_runs SET status = ?, finished_at = ?, counts = ?, error = ? WHERE id = ?",
