@@ -196,6 +196,11 @@ def jobs_run(
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Run one job now (under its lease), with a progress bar."""
+    from .errors import InvalidInputError
+    from .jobs import JOBS
+
+    if name not in JOBS:
+        raise InvalidInputError(f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))}")
     kwargs: dict[str, Any] = {"dry_run": dry_run}
     if namespace is not None and name == "consolidate":
         kwargs["namespace"] = namespace

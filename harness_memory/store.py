@@ -102,6 +102,9 @@ class MemoryStore:
             self._core = Core(backend=backend, settings=self.settings, embedder=embedder,
                               types=TypeRegistry(self.settings.extra_types), clock=clock or time.time)
             self._bind_embedder(allow_embedder_change)
+            with backend.write() as conn:
+                # a read-only file opens fine and fails at the first write: find out now
+                conn.execute("UPDATE embedder_info SET recorded_at = recorded_at WHERE id = 1")
         except (DatabaseError, OSError) as exc:
             backend.close()
             raise _storage_error(exc, self.path) from exc

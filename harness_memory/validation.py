@@ -213,6 +213,9 @@ def path(value: Any, field: str = "path"):
 
     if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
         raise InvalidInputError(f"{field} must be a path (str or os.PathLike), got {type(value).__name__}")
+    raw = os.fspath(value) if not isinstance(value, str) else value
+    if not isinstance(raw, str) or not raw.strip():
+        raise InvalidInputError(f"{field} must be a non-empty path")
     try:
         p = Path(value)
     except TypeError as exc:
