@@ -130,6 +130,7 @@ _PYTEST_E = re.compile(r"^E\s{1,12}\S")
 _ECHO = re.compile(r"^(?:\+{1,4} \S|\$ \S|> (?:git|cd|npm|yarn|pnpm|node|make|mvn|gradle|python|pip|cargo|go|sh|bash)\b|"
                    r"\[command\]|\[Pipeline\] |Run [\w./-]|section_(?:start|end):\d|Step \d{1,4}/\d{1,4} : |"
                    r"Running command |Executing |> Task :\S+\s*$)")
+_MARKUP = re.compile(r"^</?[A-Za-z_][\w.-]{0,40}(?:\s[^<>]{0,200})?/?>$")
 _STEP_ANNOTATIONS = {"group", "endgroup", "command", "section"}
 
 _NOT_FAILURE = re.compile(
@@ -188,8 +189,8 @@ def _classify(ln: Line) -> None:
         return
     if ln.annotation is None and ln.level != "error" and not _ANY.search(t):
         return
-    if ln.annotation in _STEP_ANNOTATIONS or _ECHO.match(t):
-        ln.boundary = True
+    if ln.annotation in _STEP_ANNOTATIONS or _ECHO.match(t) or _MARKUP.match(t):
+        ln.boundary = True  # a step header, an echoed command, or a harness's wrapper tag (<output>)
         return
     if _C1.search(t):
         ln.cls = 1
@@ -435,6 +436,9 @@ def extract(text: str) -> Excerpt:
     if ex is not None:
         return ex
     # no failure statement at all: the first non-blank line (a bare message)
+    for ln in lines:
+        if ln.text.strip() and not _MARKUP.match(ln.text.strip()):
+            return _with_block(Excerpt(message=ln.text.strip()), [ln], 0, 0)
     for ln in lines:
         if ln.text.strip():
             return _with_block(Excerpt(message=ln.text.strip()), [ln], 0, 0)

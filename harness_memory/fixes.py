@@ -6,22 +6,26 @@ credits given for that error. Fixes of the same *kind* (the fix text masked the 
 messages are, so ``bin/test a/test_x.py`` and ``bin/test b/test_y.py`` are one kind)
 aggregate: their evidence adds up and the newest variant stands for them.
 
-Ranking (``rank``): only fixes linked to the error's own signature or to a signature linked
-to it by the template miner are candidates, so an error never seen gets no advice. Among
-them: exact signature before alias; then the net evidence (worked − did not work, plus the
-memory's ``apply()`` credits, helpful − unhelpful); recency breaks ties. Text similarity
-between fix and error plays no part: words shared with the error are not evidence.
+Ranking (``rank``): the candidates are the fixes linked to the error's own signature, to a
+signature the template miner linked to it, or to an error whose excerpt is nearly the same
+text (word-set Jaccard ≥ ``SIMILAR_MIN``, found through a full-text index of the linked
+excerpts); an error unlike any linked one gets no advice. Exact signature before alias
+before similar; then the net evidence (worked − did not work, weighted by similarity, plus
+half the memory's ``apply()`` credits, helpful − unhelpful); recency breaks ties. Text
+similarity between a fix and the error plays no part: words shared with the error are not
+evidence that the fix works.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from .error_signatures import mask_params, tokenize
+from .error_signatures import WILDCARD, mask_params, tokenize
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,10 +35,16 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["FixEvidence", "fix_kind", "link", "credit", "rank"]
 
 
+_TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$")
+
+
 def fix_kind(text: str) -> str:
-    """The kind of a fix: its text masked (paths, numbers, quoted values, hosts...) and hashed."""
+    """The kind of a fix: its text masked like an error message (paths, numbers, quoted values,
+    hosts...) and its file and dotted-module arguments (``x.py``, ``pkg.tests.test_y``) masked
+    too, then hashed: ``pytest a/test_x.py`` and ``pytest test_y.py`` are one kind."""
     masked, _ = mask_params(" ".join(text.split())[:4000])
-    return "fix_" + hashlib.sha256(" ".join(tokenize(masked)).encode()).hexdigest()[:16]
+    tokens = [WILDCARD if _TARGET.match(t) else t for t in tokenize(masked)]
+    return "fix_" + hashlib.sha256(" ".join(tokens).encode()).hexdigest()[:16]
 
 
 class FixEvidence(BaseModel):
@@ -42,7 +52,9 @@ class FixEvidence(BaseModel):
 
     memory: Memory = Field(description="the newest variant of the fix kind linked to this error")
     kind: str
-    level: str = Field(description="exact: linked to this signature; alias: to a signature linked to it")
+    level: str = Field(description="exact: linked to this signature; alias: to a signature linked to it; "
+                                   "similar: to an error whose excerpt is nearly the same text")
+    similarity: float = Field(1.0, description="word-set Jaccard of the linked error's excerpt (1 for exact/alias)")
     worked: int = Field(description="times a fix of this kind was taught as fixing this error")
     failed: int = Field(description="times it was taught as not fixing it")
     helpful: int = Field(description="apply() credits: helpful (this kind, any error)")
@@ -51,20 +63,21 @@ class FixEvidence(BaseModel):
     score: float
 
     def explain(self) -> str:
-        return (f"{self.level} signature match; worked {self.worked}x, did not work {self.failed}x; "
+        near = f" (similarity {self.similarity:.2f})" if self.level == "similar" else ""
+        return (f"{self.level} signature match{near}; worked {self.worked}x, did not work {self.failed}x; "
                 f"credits +{self.helpful}/-{self.unhelpful}; {self.variants} variant(s) of this fix; "
                 f"score {self.score:.2f}")
 
 
-def link(core: "Core", memory_id: int, signature: str, category: str | None, *, worked: bool,
-         now: float) -> None:
+def link(core: "Core", memory_id: int, signature: str, category: str | None, excerpt: str | None, *,
+         worked: bool, now: float) -> None:
     """Add one worked / did-not-work observation to a link (caller holds the write transaction)."""
     core.backend.conn.execute(
-        "INSERT INTO fix_links(memory_id, error_signature, error_category, worked, failed, first_at, last_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id, error_signature) DO UPDATE SET "
+        "INSERT INTO fix_links(memory_id, error_signature, error_category, error_excerpt, worked, failed, first_at, "
+        "last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id, error_signature) DO UPDATE SET "
         "worked = worked + excluded.worked, failed = failed + excluded.failed, last_at = excluded.last_at, "
         "error_category = COALESCE(error_category, excluded.error_category)",
-        (memory_id, signature, category, int(worked), int(not worked), now, now))
+        (memory_id, signature, category, excerpt[:2000] if excerpt else None, int(worked), int(not worked), now, now))
 
 
 def credit(core: "Core", memory_id: int, signatures: list[str], helpful: bool, now: float) -> int:
@@ -78,45 +91,90 @@ def credit(core: "Core", memory_id: int, signatures: list[str], helpful: bool, n
     return cur.rowcount
 
 
+SIMILAR_MIN = 0.6  # word-set Jaccard for a linked error to count as similar (chosen in benchmarks/fix_recall.py)
+SIMILAR_ALONE = 0.8  # below this, a fix found only through similar errors needs two of them agreeing
+SIMILAR_CANDIDATES = 50
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,60}")
+
+
+def words(text: str) -> set[str]:
+    """The word set of an error excerpt (lower-cased identifiers and words; numbers dropped)."""
+    return {w.lower() for w in _WORD.findall(text[:4000])}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
 def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namespace: str, limit: int = 5,
-         min_score: float = 0.5) -> tuple[list[FixEvidence], list[FixEvidence]]:
+         min_score: float = 0.5, similar_min: float | None = None) -> tuple[list[FixEvidence], list[FixEvidence]]:
     """``(fixes, did_not_work)`` for an error, best first (see the module docstring)."""
     aliases = core.miner.aliases(core.miner.canonical(signed.id))
     if signed.id not in aliases:
         aliases.append(signed.id)
+    exact = {signed.id, core.miner.canonical(signed.id)}
     vis, vparams = core.visibility(agent_id, True)
+    cols = ("l.id, l.memory_id, l.error_signature, l.worked, l.failed, l.last_at, m.fix_kind, m.times_applied, "
+            "m.times_successful")
+    where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
+    wparams = (namespace, *vparams, core.now())
     ph = ",".join("?" * len(aliases))
     rows = core.backend.execute(
-        f"SELECT l.memory_id, l.error_signature, l.worked, l.failed, l.helpful, l.unhelpful, l.last_at, "
-        f"m.fix_kind, m.times_applied, m.times_successful FROM fix_links l JOIN memories m ON m.id = l.memory_id "
-        f"WHERE l.error_signature IN ({ph}) AND m.namespace = ? AND {vis} AND m.archived = 0 "
-        f"AND (m.expires_at IS NULL OR m.expires_at > ?)",
-        (*aliases, namespace, *vparams, core.now())).fetchall()
+        f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+        f"WHERE l.error_signature IN ({ph}) AND {where}", (*aliases, *wparams)).fetchall()
+    sims: dict[int, float] = {r[0]: 1.0 for r in rows}
+    levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
+    # a new error also finds the fixes of linked errors whose excerpts are nearly the same text
+    threshold = SIMILAR_MIN if similar_min is None else similar_min
+    query = words(signed.message or signed.excerpt)
+    if query and threshold <= 1.0:
+        near = {}
+        for lid, excerpt in core.backend.similar_errors(sorted(query)[:64], SIMILAR_CANDIDATES):
+            if lid not in sims:
+                sim = _jaccard(query, words(excerpt or ""))
+                if sim >= threshold:
+                    near[lid] = sim
+        if near:
+            more = core.backend.execute(
+                f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+                f"WHERE l.id IN ({','.join('?' * len(near))}) AND {where}", (*near, *wparams)).fetchall()
+            for r in more:
+                sims[r[0]] = near[r[0]]
+                levels[r[0]] = "similar"
+            rows += more
     if not rows:
         return [], []
-    exact = {signed.id, core.miner.canonical(signed.id)}
+    order = {"exact": 2, "alias": 1, "similar": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(lambda: {"worked": 0, "failed": 0, "helpful": 0, "unhelpful": 0,
-                                                           "members": {}, "exact": False, "last": 0.0})
-    for mid, sig, worked, failed, helpful, unhelpful, last_at, kind, applied, successful in rows:
+                                                           "members": {}, "level": "similar", "last": 0.0,
+                                                           "weighted": 0.0, "sim": 0.0, "errors": 0})
+    for lid, mid, _sig, worked, failed, last_at, kind, applied, successful in rows:
         k = kinds[kind or f"memory_{mid}"]
         k["worked"] += worked
         k["failed"] += failed
+        k["weighted"] += sims[lid] * (worked - failed)
+        k["sim"] = max(k["sim"], sims[lid])
+        k["errors"] += 1
         if mid not in k["members"]:
             # credits: the memory's own apply() record (any error), once per member
             k["helpful"] += successful
             k["unhelpful"] += applied - successful
-        k["members"][mid] = max(k["members"].get(mid, 0.0), last_at)
-        k["exact"] = k["exact"] or sig in exact
+        # a member is ranked by how closely it is linked to this error, then by recency
+        k["members"][mid] = max(k["members"].get(mid, (0, 0.0, 0.0)), (order[levels[lid]], sims[lid], last_at))
+        if order[levels[lid]] > order[k["level"]]:
+            k["level"] = levels[lid]
         k["last"] = max(k["last"], last_at)
     fixes, failed = [], []
     for kind, k in kinds.items():
-        net = k["worked"] - k["failed"] + 0.5 * (k["helpful"] - k["unhelpful"])
-        newest = max(k["members"], key=lambda m: (k["members"][m], m))
-        ev = dict(kind=kind, level="exact" if k["exact"] else "alias", worked=k["worked"], failed=k["failed"],
-                  helpful=k["helpful"], unhelpful=k["unhelpful"], variants=len(k["members"]), score=net,
+        if k["level"] == "similar" and k["sim"] < SIMILAR_ALONE and k["errors"] < 2:
+            continue  # one loosely similar error is not evidence enough
+        net = k["weighted"] + 0.5 * (k["helpful"] - k["unhelpful"])
+        newest = max(k["members"], key=lambda m: (k["members"][m], m))  # the best-linked variant stands for it
+        ev = dict(kind=kind, level=k["level"], worked=k["worked"], failed=k["failed"], helpful=k["helpful"],
+                  unhelpful=k["unhelpful"], variants=len(k["members"]), score=round(net, 4), similarity=k["sim"],
                   newest=newest, last=k["last"])
-        (fixes if net >= min_score else failed).append(ev)
-    fixes.sort(key=lambda e: (e["level"] == "exact", e["score"], e["last"], e["newest"]), reverse=True)
+        (fixes if net >= min_score * k["sim"] else failed).append(ev)
+    fixes.sort(key=lambda e: (order[e["level"]], e["score"], e["last"], e["newest"]), reverse=True)
     failed.sort(key=lambda e: (e["score"], -e["last"]))
     fixes, failed = fixes[:limit], failed[:limit]
     mems = {r[0]: row_to_memory(r) for r in core.backend.execute(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlean
+
 import time
 
 from .errors import DatabaseTooNewError, SchemaError
@@ -65,7 +67,7 @@ def _split_sql(sql: str) -> list[str]:
         if stripped.startswith("--") or not stripped:
             continue
         buf.append(line)
-        if stripped.endswith(";"):
+        if stripped.endswith(";") and sqlean.complete_statement("\n".join(buf)):  # a trigger body holds ";"
             stmt = "\n".join(buf).strip()
             out.append(stmt)
             buf = []

@@ -105,6 +105,15 @@ class SQLiteBackend:
         self.lock = threading.RLock()
         self._depth = 0
 
+    # -- error→fix links -----------------------------------------------------------------
+    def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+        """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best (BM25)."""
+        if not terms:
+            return []
+        return self.conn.execute(
+            "SELECT rowid, excerpt FROM fix_errors_fts WHERE fix_errors_fts MATCH ? ORDER BY rank LIMIT ?",
+            (match_expression(terms), k)).fetchall()
+
     # -- transactions -------------------------------------------------------------------
     @contextmanager
     def write(self) -> Iterator[sqlean.Connection]:

@@ -42,6 +42,7 @@ class MemoryInput:
     error_excerpt: str | None = None
     fix_kind: str | None = None
     fix_link: tuple[str, str | None, bool] | None = None  # (signature, category, worked)
+    error_message: str | None = None  # the decisive line that was signed (links index it for similar errors)
 
 
 def _redact_obj(obj: Any, found: list[str]) -> Any:
@@ -87,10 +88,10 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
         tag_list = [t for t in dict.fromkeys(_redact_obj(tag_list, found))]
         if found:
             meta["redacted"] = sorted(set(found) | set(meta.get("redacted", []) if isinstance(meta.get("redacted"), list) else []))
-    esig = etpl = excerpt = link = kind = None
+    esig = etpl = excerpt = message = link = kind = None
     if error is not None and error.strip():
         signed = core.sign(error)
-        esig, etpl, excerpt = signed.id, signed.template, signed.excerpt
+        esig, etpl, excerpt, message = signed.id, signed.template, signed.excerpt, signed.message
         meta.setdefault("error_category", signed.category)
         worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)
         if worked is not None:
@@ -100,7 +101,7 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
                        task_signature=task_signature or None, error_signature=esig, error_template=etpl,
                        tags=tag_list, importance=imp, ttl=ttl_s, metadata=meta, session_id=session_id,
                        task_id=task_id, content_hash=content_hash(content), error_excerpt=excerpt,
-                       fix_kind=kind, fix_link=link)
+                       fix_kind=kind, fix_link=link, error_message=message)
 
 
 def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None | object = None) -> list[Memory]:
@@ -135,7 +136,8 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
                             near = (mid, sim)
                 mid, inserted = _write_one(core, it, vec, near)
                 if it.fix_link is not None:  # the link survives de-duplication: it joins the kept memory
-                    fixes.link(core, mid, it.fix_link[0], it.fix_link[1], worked=it.fix_link[2], now=core.now())
+                    fixes.link(core, mid, it.fix_link[0], it.fix_link[1], it.error_message, worked=it.fix_link[2],
+                               now=core.now())
                     if it.fix_kind is not None:
                         core.backend.conn.execute("UPDATE memories SET fix_kind = COALESCE(fix_kind, ?) WHERE id = ?",
                                                   (it.fix_kind, mid))

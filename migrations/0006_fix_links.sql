@@ -3,19 +3,30 @@
 -- worked / did not work and of apply() credits given for that error. De-duplication and
 -- keyed updates add links to the surviving memory; deleting a memory deletes its links.
 CREATE TABLE fix_links (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
     memory_id       INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
     error_signature TEXT NOT NULL,
     error_category  TEXT,
+    error_excerpt   TEXT,
     worked          INTEGER NOT NULL DEFAULT 0 CHECK (worked >= 0),
     failed          INTEGER NOT NULL DEFAULT 0 CHECK (failed >= 0),
     helpful         INTEGER NOT NULL DEFAULT 0 CHECK (helpful >= 0),
     unhelpful       INTEGER NOT NULL DEFAULT 0 CHECK (unhelpful >= 0),
     first_at        REAL NOT NULL,
     last_at         REAL NOT NULL,
-    PRIMARY KEY (memory_id, error_signature)
-) WITHOUT ROWID;
+    UNIQUE (memory_id, error_signature)
+);
 CREATE INDEX ix_fix_links_signature ON fix_links(error_signature);
 CREATE INDEX ix_fix_links_category ON fix_links(error_category);
+
+-- the decisive lines of the linked errors, searchable: a new error finds the fixes of similar ones
+CREATE VIRTUAL TABLE fix_errors_fts USING fts5(excerpt, tokenize = 'porter unicode61');
+CREATE TRIGGER fix_links_ai AFTER INSERT ON fix_links WHEN new.error_excerpt IS NOT NULL BEGIN
+    INSERT INTO fix_errors_fts(rowid, excerpt) VALUES (new.id, new.error_excerpt);
+END;
+CREATE TRIGGER fix_links_ad AFTER DELETE ON fix_links BEGIN
+    DELETE FROM fix_errors_fts WHERE rowid = old.id;
+END;
 
 -- fixes of the same kind (the fix text masked like an error message) aggregate into one
 ALTER TABLE memories ADD COLUMN fix_kind TEXT;
@@ -25,8 +36,8 @@ ALTER TABLE memories ADD COLUMN error_excerpt TEXT;
 ALTER TABLE task_attempts ADD COLUMN error_excerpt TEXT;
 
 -- every success memory taught with an error before this migration is a fix that worked once
-INSERT OR IGNORE INTO fix_links(memory_id, error_signature, error_category, worked, first_at, last_at)
-SELECT id, error_signature, json_extract(metadata, '$.error_category'), 1, created_at, updated_at
+INSERT OR IGNORE INTO fix_links(memory_id, error_signature, error_category, error_excerpt, worked, first_at, last_at)
+SELECT id, error_signature, json_extract(metadata, '$.error_category'), error_template, 1, created_at, updated_at
 FROM memories WHERE memory_type = 'success' AND error_signature IS NOT NULL;
 
 CREATE TABLE signature_state (
