@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -66,7 +65,7 @@ def remember(
     with _open(db) as s:
         m = s.remember(content, type=type, agent_id=agent, scope=scope, tags=tag or (), key=key,
                        task_signature=task_signature, error=error, importance=importance, namespace=namespace,
-                       ttl=None if ttl_hours is None else timedelta(hours=ttl_hours))
+                       ttl=None if ttl_hours is None else ttl_hours * 3600.0)  # seconds: checked by the store
     _emit(_mem_dict(m)) if as_json else out.print(f"[green]stored[/] #{m.id} ({m.type}, {m.scope}) {m.content[:80]}")
 
 
@@ -137,7 +136,7 @@ VIEWS = [("v_memories_by_agent_type", "memories by agent and type"),
 
 @app.command()
 def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
-          rows: Annotated[int, typer.Option(help="rows per view")] = 15) -> None:
+          rows: Annotated[int, typer.Option(help="rows per view", min=0, max=10_000)] = 15) -> None:
     """Counts, pending embeddings, the embedder, and the metrics views."""
     with _open(db) as s:
         st = s.stats(namespace=namespace)

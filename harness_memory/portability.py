@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -16,6 +17,8 @@ from .errors import FileAccessError, ImportFormatError, InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 
 __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "import_markdown", "FORMAT", "VERSION"]
+
+log = logging.getLogger("harness_memory.portability")
 
 FORMAT = "harness-memory"
 VERSION = 1
@@ -50,6 +53,16 @@ def _file_error(action: str, path: Path, exc: OSError) -> FileAccessError:
     return FileAccessError(f"cannot {action} {path}: {exc.strerror or exc}")
 
 
+def _discard(tmp: Path) -> None:
+    """Remove a half-written temporary file after a failed export, if there is one."""
+    try:
+        tmp.unlink()
+    except FileNotFoundError:
+        return
+    except OSError as exc:  # the name is too long, the folder is gone...: nothing was left there
+        log.debug("could not remove %s: %s", tmp, exc)
+
+
 def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str | None) -> int:
     conds, params = [], []
     if namespace is not None:
@@ -73,8 +86,7 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
                     n += 1
         tmp.replace(path)
     except OSError as exc:
-        if tmp.parent.is_dir():
-            tmp.unlink(missing_ok=True)
+        _discard(tmp)
         raise _file_error("write", path, exc) from exc
     return n
 
@@ -287,8 +299,7 @@ def export_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
             tmp.write_text(text, encoding="utf-8")
             tmp.replace(path)
         except OSError as exc:
-            if tmp.parent.is_dir():
-                tmp.unlink(missing_ok=True)
+            _discard(tmp)
             raise _file_error("write", path, exc) from exc
         _record_sync(c, core, ns, agent_id, text, [m.uid for m in mems])
     return len(mems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import reprlib
 from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -19,6 +20,19 @@ MAX_NESTING = 32  # metadata and imported records: deeper structures are refused
 MIN_TIMESTAMP = -62135596800.0  # 0001-01-01T00:00:00Z
 MAX_TIMESTAMP = 253402300799.0  # 9999-12-31T23:59:59Z
 MAX_COUNT = 2**53  # counters (access_count, times_applied, ...): exact in JSON and far inside SQLite's int64
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 3, 60, 60, 5, 5
+
+
+def show(value: Any) -> str:
+    """A short, safe ``repr`` of a caller's value for an error message: bounded in length and
+    depth, and never raising (a hostile ``__repr__``, a structure nested thousands deep)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - any failure of the value's own repr: name its type instead
+        return f"<{type(value).__name__}>"
 
 
 def text(value: Any, field: str, *, max_bytes: int, allow_empty: bool = False) -> str:
@@ -53,7 +67,7 @@ def ident(value: Any, field: str, *, optional: bool = False) -> str | None:
 
 def scope(value: Any) -> str:
     if value not in ("agent", "global"):
-        raise InvalidInputError(f"scope must be 'agent' or 'global', got {value!r}")
+        raise InvalidInputError(f"scope must be 'agent' or 'global', got {show(value)}")
     return value
 
 
@@ -257,7 +271,7 @@ def boolean(value: Any, field: str) -> bool:
 
 def memory_id(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value >= 2**63:
-        raise InvalidInputError(f"memory id must be a positive int, got {value!r}")
+        raise InvalidInputError(f"memory id must be a positive int, got {show(value)}")
     return value
 
 
