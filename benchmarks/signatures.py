@@ -15,6 +15,7 @@ import argparse
 import collections
 import csv
 import json
+import re
 import sys
 import tempfile
 import time
@@ -81,6 +82,76 @@ def loghub(data: Path, tmp: Path):
     return rows
 
 
+# -- leave-one-system-out: every choice made on 7 systems, scored on the 8th -------------------------
+def _variants():
+    """The method's choices, as (name, apply) pairs: the miner's similarity threshold and each
+    optional part of the masking/grouping switched off. ``apply`` sets them and returns an undo."""
+    import harness_memory.error_signatures as es
+
+    def make(threshold, drop=None, optional=True, varlen=True):
+        def apply():
+            saved = (es.DEFAULT_THRESHOLD, list(es._MASK_GUARDS), es._OPTIONAL, es.TemplateMiner._neighbour)
+            es.DEFAULT_THRESHOLD = threshold
+            if drop is not None:
+                es._MASK_GUARDS[:] = [g for g in es._MASK_GUARDS if g[0].pattern not in drop()]
+            if not optional:
+                es._OPTIONAL = re.compile(r"(?!x)x")
+            if not varlen:
+                es.TemplateMiner._neighbour = lambda self, tokens, frame: None
+
+            def undo():
+                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, es.TemplateMiner._neighbour = saved
+                es._MASK_GUARDS[:] = guards
+            return undo
+        return apply
+
+    hosts = lambda: {es._HOST.pattern, es._HOST_PORT.pattern}  # noqa: E731 - host names and host:port
+    units = lambda: {es._MASKS[12].pattern}  # noqa: E731 - durations and sizes
+    out = []
+    for t in (0.5, 0.6, 0.7, 0.8):
+        out.append((f"t={t}", make(t)))
+        out.append((f"t={t} no-hosts", make(t, drop=hosts)))
+        out.append((f"t={t} no-units", make(t, drop=units)))
+        out.append((f"t={t} no-optional", make(t, optional=False)))
+        out.append((f"t={t} no-varlen", make(t, varlen=False)))
+    return out
+
+
+def _ga_of(data: Path, tmp: Path, system: str) -> float:
+    import harness_memory.error_signatures as es
+
+    path = data / "loghub-2k" / system / f"{system}_2k.log_structured.csv"
+    recs = list(csv.DictReader(path.open(encoding="utf-8")))
+    db = tmp / f"loo-{system}-{time.perf_counter_ns()}.db"
+    with MemoryStore(db) as s:
+        s._core.miner.threshold = es.DEFAULT_THRESHOLD
+        ids = canonical(s, [s.error_signature(r["Content"]).id for r in recs])
+    db.unlink()
+    return grouping_accuracy(ids, [r["EventId"] for r in recs])
+
+
+def leave_one_system_out(data: Path, tmp: Path):
+    variants = _variants()
+    ga: dict[str, dict[str, float]] = {}
+    for name, apply in variants:
+        undo = apply()
+        try:
+            ga[name] = {system: _ga_of(data, tmp, system) for system in SYSTEMS}
+        finally:
+            undo()
+    default = "t=0.7"
+    rows, held, insample = [], [], []
+    for system in SYSTEMS:
+        others = [x for x in SYSTEMS if x != system]
+        chosen = max(ga, key=lambda n: (sum(ga[n][o] for o in others), n == default))
+        held.append(ga[chosen][system])
+        insample.append(ga[default][system])
+        best_here = max(ga, key=lambda n: ga[n][system])
+        rows.append([system, chosen, ga[chosen][system], ga[default][system], best_here, ga[best_here][system]])
+    rows.append(["mean", "", sum(held) / len(held), sum(insample) / len(insample), "", ""])
+    return rows
+
+
 def defects4j(data: Path, tmp: Path):
     recs = [json.loads(ln) for ln in (data / "defects4j-traces" / "traces-dev.jsonl").open(encoding="utf-8")]
     by_project = collections.defaultdict(list)
@@ -128,10 +199,16 @@ def defects4j(data: Path, tmp: Path):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=None)
+    ap.add_argument("--loo", action="store_true", help="also: leave-one-system-out choice of the settings")
     args = ap.parse_args()
     data = data_dir(args.data)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        if args.loo:
+            print(table("loghub-2k leave-one-system-out: settings chosen on the other 7 systems, scored on this one "
+                        "(in-sample = the shipped configuration t=0.7, all masks)",
+                        ["held-out system", "chosen on the other 7", "GA held-out", "GA in-sample (shipped)",
+                         "best for this system alone", "its GA"], leave_one_system_out(data, tmp)))
         print(table("loghub-2k grouping accuracy (one configuration, online, file order)",
                     ["system", "lines", "true groups", "signatures", "GA", "messages/s"], loghub(data, tmp)))
         rows, (n, h1, r5) = defects4j(data, tmp)

@@ -68,18 +68,32 @@ _HOST = re.compile(r"\b(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b(?![.\w-])")
 
 def _is_host(name: str) -> bool:
     """A dotted name is a host when it ends in a common top-level domain, or when it holds a
-    digit and ends in a lower-case label (``24-54-76-216.bflony.example.net``, ``node7.cluster.lan``);
-    ``java.lang.String`` and ``os.path`` are not."""
-    last = name.rsplit(".", 1)[-1]
+    digit and ends in a lower-case label (``24-54-76-216.bflony.example.net``, ``node7.cluster.lan``),
+    or (before a port) when it is all lower case with three labels or more; ``java.lang.String``,
+    ``os.path``, ``Foo.bar:12`` and ``main.py:12`` are not."""
+    labels = name.split(".")
+    last = labels[-1]
+    if not last.isalpha():
+        return False
     return last.lower() in _TLDS or (last.islower() and any(ch.isdigit() for ch in name))
 
+
+def _is_host_port(name: str) -> bool:
+    return _is_host(name) or (name.islower() and name.count(".") >= 2 and not any(ch.isupper() for ch in name))
+
+
+# the values an assertion compares are data: "expected:<a> but was:<b>" (JUnit), "expected X, got Y"
+_COMPARED = re.compile(r"(?i)(?P<e>expected:?\s{0,3})(?:<.{0,2000}?>|\[.{0,2000}?\]|\S{1,400}?)(?P<b>,?\s{1,3}"
+                       r"(?:but was|but got|got|but found|actual|was):?\s{0,3})(?:<.{0,2000}>|\[.{0,2000}\]|\S{1,400})$")
+
+_HOST_PORT = re.compile(r"\b(?P<name>[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):\d{1,5}\b")
 
 _MASKS: list[re.Pattern[str]] = [
     re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),  # uuid
     re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s'\"<>]{1,2000}"),  # url
     re.compile(r"\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\b"),  # e-mail
     re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?"),  # timestamp
-    re.compile(r"\b[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}:\d{1,5}\b"),  # host:port
+    _HOST_PORT,  # host:port (see _is_host)
     _HOST,  # host / domain names (see _is_host)
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),  # ipv4[:port]
     re.compile(r"\b0x[0-9a-fA-F]{1,32}\b"),  # hex / memory address
@@ -114,9 +128,19 @@ def mask_params(text: str) -> tuple[str, list[str]]:
     def sub_host(m: re.Match[str]) -> str:
         return sub(m) if _is_host(m.group(0)) else m.group(0)
 
+    def sub_host_port(m: re.Match[str]) -> str:
+        return sub(m) if _is_host_port(m.group("name")) else m.group(0)
+
+    if "xpected" in text or "XPECTED" in text:
+        m = _COMPARED.search(text)
+        if m:
+            params.append(text[m.end("e"):m.start("b")])
+            params.append(text[m.end("b"):m.end()])
+            text = text[:m.end("e")] + WILDCARD + m.group("b") + WILDCARD
+
     for pattern, needs in _MASK_GUARDS:
         if needs is None or any(k in text for k in needs):
-            text = pattern.sub(sub_host if pattern is _HOST else sub, text)
+            text = pattern.sub(sub_host if pattern is _HOST else sub_host_port if pattern is _HOST_PORT else sub, text)
     text = _OPTIONAL.sub("", text)
     return " ".join(text.split()), params
 

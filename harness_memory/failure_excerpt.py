@@ -39,6 +39,7 @@ __all__ = ["Excerpt", "Line", "WINDOW_CHARS", "clean_lines", "extract"]
 WINDOW_CHARS = 2_000_000  # the tail read line by line; documented in docs/signatures.md
 MAX_BLOCK_LINES = 8
 MAX_BLOCK_CHARS = 2000
+_MAX_MESSAGE_LINES = 400  # lines an exception's message may take before its first stack frame
 
 
 @dataclass
@@ -245,19 +246,27 @@ def _exc_of(line: str) -> str | None:
 
 def _java(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
     """The root cause of the last Java trace in lines[lo:hi]: the last exception header with frames under it."""
-    headers = []
+    headers = []  # (header line, first frame line): a message may run over several lines before its frames
+    pending = None
     for i in range(lo, hi):
-        t = lines[i].text.strip()
-        if i + 1 < hi and _JAVA_FRAME.match(lines[i + 1].text):
-            m = _EXC.match(t)
-            if m and _EXC_NAME.search(m.group(1)):
-                headers.append(i)
+        t = lines[i].text
+        if _JAVA_FRAME.match(t):
+            if pending is not None:
+                headers.append((pending, i))
+                pending = None
+            continue
+        st = t.strip()
+        m = _EXC.match(st) if st else None
+        if m and _EXC_NAME.search(m.group(1)) and " " not in m.group(1):
+            pending = i
+        elif pending is not None and i - pending > _MAX_MESSAGE_LINES:
+            pending = None
     if not headers:
         return None
-    start = headers[-1]
+    start, first_frame = headers[-1]
     m = _EXC.match(lines[start].text.strip())
     frames, end = [], start
-    for j in range(start + 1, hi):
+    for j in range(first_frame, hi):
         fm = _JAVA_FRAME.match(lines[j].text)
         if not fm:
             if lines[j].text.strip().startswith("..."):
@@ -268,8 +277,8 @@ def _java(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
         end = j
     app = [f for f in frames if not _LIB_JAVA.match(f)]
     key = next((f for f in app if not _TESTISH.search(f)), None)
-    if key is None and app:
-        key = app[0].rsplit(".", 1)[0]
+    if key is None and app:  # failing inside the tests only: the test class (the outermost frame's)
+        key = app[-1].rsplit(".", 1)[0]
     exc = m.group(1)
     ex = Excerpt(message=f"{exc}: {m.group(2) or ''}".strip(), exception=exc.rsplit(".", 1)[-1], frame=key,
                  frames=app, kind="java")
