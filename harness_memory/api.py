@@ -21,6 +21,7 @@ Security model:
 
 import contextlib
 import hashlib
+import logging
 import hmac
 import threading
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any, Literal
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from pydantic import BaseModel, Field, create_model
 
 from .errors import HarnessMemoryError, InvalidInputError, MemoryNotFoundError, StorageError
@@ -37,6 +39,8 @@ from .settings import Settings
 from .store import MemoryStore
 
 __all__ = ["create_app", "LOOPBACK"]
+
+log = logging.getLogger("harness_memory.api")
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 AGENT_ID = r"^[^\x00-\x1f\x7f]{1,200}$"
@@ -188,9 +192,14 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         return _error(422, "ValidationError", [
             {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in exc.errors()])
 
-    @app.exception_handler(HTTPException)
-    async def http_error(_: Request, exc: HTTPException):
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's and Starlette's (400 unreadable body, 404, 405)
+    async def http_error(_: Request, exc: StarletteHTTPException):
         return _error(exc.status_code, "HTTPError", exc.detail)
+
+    @app.exception_handler(Exception)
+    async def internal(_: Request, exc: Exception):  # a bug: no detail that could carry a caller's data
+        log.error("internal error: %s", type(exc).__name__, exc_info=exc)
+        return _error(500, "InternalError", "internal error")
 
     def caller(authorization: str | None = Header(None),
                x_agent_id: str | None = Header(None, pattern=AGENT_ID)) -> Caller:

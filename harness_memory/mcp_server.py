@@ -8,6 +8,7 @@ sees its own memories and global ones only.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from .errors import HarnessMemoryError
@@ -15,6 +16,8 @@ from .settings import Settings
 from .store import MemoryStore
 
 __all__ = ["build_server", "serve_stdio", "TOOLS"]
+
+log = logging.getLogger("harness_memory.mcp")
 
 TOOLS = ("memory_store", "memory_search", "memory_get_by_type", "memory_feedback", "error_lookup", "technique_suggest")
 
@@ -38,6 +41,9 @@ def build_server(db: str, settings: Settings):
                 return fn(*a, **kw)
             except HarnessMemoryError as exc:  # a clear tool error, not a crash
                 return _ok({"error": type(exc).__name__, "detail": str(exc)})
+            except Exception as exc:  # noqa: BLE001 - a bug: logged, answered without the caller's data
+                log.error("tool %s failed: %s", fn.__name__, type(exc).__name__, exc_info=exc)
+                return _ok({"error": "InternalError", "detail": f"internal error ({type(exc).__name__})"})
         run.__name__, run.__doc__ = fn.__name__, fn.__doc__
         run.__annotations__ = fn.__annotations__
         return run

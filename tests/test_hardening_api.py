@@ -105,3 +105,26 @@ def test_task_ids_that_would_not_fit_once_scoped_are_refused(server):
         assert r.status_code == 422
         r = alice.post("/api/memory/select-technique", json={"task_id": "x" * 183})
         assert r.status_code == 200
+
+
+HOSTILE_BODIES = [
+    ('{"content": "x", "type": "success", "metadata": ' + '{"a": ' * 3000 + "1" + "}" * 3000 + "}", 400),
+    ('{"content": "x", "type": "success", "metadata": ' + '{"a": ' * 100 + "1" + "}" * 100 + "}", 422),
+    ('{"content": "x", "type": "success", "metadata": {"n": 1e400}}', 422),
+    ('{"content": "x", "type": "success", "importance": NaN}', 422),
+    ('{"content": "\\ud800", "type": "success"}', 422),
+    ('{"content": "a\\u0000b", "type": "success"}', 422),
+    ('{"content": "x", "type": "success", "tags": [' + ",".join(['"t"'] * 40) + "]}", 422),
+    ('{"content": "x", "type": "success", "ttl_seconds": 1e300}', 422),
+    ("[" * 5000 + "]" * 5000, 400),
+    ("null", 422),
+]
+
+
+@pytest.mark.parametrize("body,status", HOSTILE_BODIES, ids=[str(i) for i in range(len(HOSTILE_BODIES))])
+def test_hostile_bodies_get_json_errors(server, body, status):
+    with _client(server, "tok-alice") as alice:
+        r = alice.post("/api/memory/remember", content=body.encode(), headers={"content-type": "application/json"})
+        assert r.status_code == status, r.text
+        assert "error" in r.json() and r.json()["error"] != "InternalError"
+        assert alice.get("/api/memory/stats").json()["memories"] == 0  # nothing was written
