@@ -15,6 +15,7 @@ from . import validation as v, writes
 from .core import Core, content_hash, dumps
 from .errors import FileAccessError, ImportFormatError, InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
+from .redact import redact_text
 
 __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "import_markdown", "FORMAT", "VERSION"]
 
@@ -201,8 +202,11 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             flags[f] = bool(x)
     except InvalidInputError as exc:
         raise ImportFormatError(f"{where}: {exc}") from exc
+    template = rec.get("error_template")
+    if template is not None and core.settings.redact_secrets:
+        template = redact_text(template)  # stored as text: redacted like everything else that is stored
     return {"item": item, "uid": rec["uid"], "error_signature": rec.get("error_signature"),
-            "error_template": rec.get("error_template"),
+            "error_template": template,
             "relevance_score": 1.0 if rec.get("relevance_score") is None else float(rec["relevance_score"]),
             "success_rate": None if rec.get("success_rate") is None else float(rec["success_rate"]),
             **flags, **counts, **times}

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from harness_memory.redact import redact_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
@@ -166,7 +168,8 @@ def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_i
     try:
         counts = JOBS[name](store, **kwargs)
     except Exception as exc:  # recorded, then re-raised for on-demand callers
-        status, error = "failed", "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        # the message may quote data (a connection string, a memory's text): redacted before it is stored
+        status, error = "failed", redact_text("".join(traceback.format_exception_only(type(exc), exc)).strip())
         raise
     finally:
         beat.stop()

@@ -422,3 +422,30 @@ def test_cli_bad_settings_and_jobs(tmp_path):
 def test_cli_debug_shows_the_traceback(tmp_path):
     p = cli("--debug", "stats", "--db", str(tmp_path))
     assert p.returncode != 0 and "Traceback" in p.stderr and "DatabaseOpenError" in p.stderr
+
+
+# -- secrets on the paths of this part -------------------------------------------------------------------
+def test_an_imported_error_template_is_redacted(store, tmp_path):
+    lines = _export(store, tmp_path)
+    rec = json.loads(lines[1])
+    rec.update(uid="tpl", error_template="connect failed: postgres://app:Sup3rS3cret@db/x <*>")
+    path = tmp_path / "tpl.jsonl"
+    path.write_text(lines[0] + "\n" + json.dumps(rec) + "\n")
+    with MemoryStore(tmp_path / "t.db") as other:
+        other.import_jsonl(path)
+        row = other._core.backend.execute("SELECT error_template FROM memories WHERE uid = 'tpl'").fetchone()
+        assert "Sup3rS3cret" not in row[0] and "[REDACTED:url_password]" in row[0]
+
+
+def test_a_failed_job_run_records_a_redacted_error(tmp_path, monkeypatch):
+    from harness_memory import jobs
+
+    def boom(store, **_):
+        raise RuntimeError("cannot reach redis://:Hunter22Secret@cache:6379")
+
+    monkeypatch.setitem(jobs.JOBS, "expire", boom)
+    with MemoryStore(tmp_path / "j.db") as s:
+        with pytest.raises(RuntimeError):
+            s.run_job("expire")
+        err = s._core.backend.execute("SELECT error FROM job_runs").fetchone()[0]
+        assert "Hunter22Secret" not in err and "[REDACTED:url_password]" in err
