@@ -72,13 +72,18 @@ class Core:
         if self.settings.redact_secrets:  # the excerpt is stored (templates, memories, attempts): no secrets
             ex.message = redact(ex.message)[0]
             ex.block = redact(ex.block)[0]
-        masked, params = mask_params(ex.message[:2000])
-        tokens = tokenize(masked)
         category = categorize(ex)
-        sig, tpl = self.miner.sign(tokens, ex.frame, category, ex.exception)
+        sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception)
         return ErrorSignature(id=sig, template=" ".join(tpl), category=category, params=params,
                               exception=ex.exception, frame=ex.frame, excerpt=ex.block or ex.message[:2000],
                               excerpt_lines=ex.lines, message=ex.message[:2000])
+
+    def sign_message(self, message: str, frame: str | None, category: str,
+                     exception: str | None) -> tuple[str, list[str], list[str]]:
+        """``(signature id, template tokens, params)`` of a decisive message already cut out."""
+        masked, params = mask_params(message[:2000])
+        sig, tpl = self.miner.sign(tokenize(masked), frame, category, exception)
+        return sig, tpl, params
 
     # -- embedding -----------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:
@@ -153,6 +158,12 @@ class Core:
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
             "outcome, score, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def signature_basis(signed: ErrorSignature) -> str:
+    """What a signature was made from, as stored JSON: enough to re-sign it with a later method."""
+    return dumps({"message": signed.message, "frame": signed.frame, "exception": signed.exception,
+                  "category": signed.category, "excerpt": signed.excerpt[:2000]})
 
 
 def error_text(value: Any, field: str = "error") -> str:

@@ -35,10 +35,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .sqlite_backend import SQLiteBackend
 
 __all__ = ["ErrorSignature", "Excerpt", "extract", "mask_params", "tokenize", "categorize", "TemplateMiner",
-           "CATEGORIES", "WILDCARD", "DEFAULT_THRESHOLD"]
+           "CATEGORIES", "WILDCARD", "DEFAULT_THRESHOLD", "SIGNATURE_METHOD"]
 
 WILDCARD = "<*>"
 DEFAULT_THRESHOLD = 0.7
+SIGNATURE_METHOD = 2  # bump when signing changes; the `resign` job moves stored signatures to it
 CATEGORIES = ("compile_error", "type_error", "import_error", "test_failure", "assertion", "timeout", "network",
               "rate_limit", "out_of_memory", "context_overflow", "permission", "not_found", "unknown")
 

@@ -73,7 +73,7 @@ def link(core: "Core", memory_id: int, signature: str, category: str | None, exc
          worked: bool, now: float) -> None:
     """Add one worked / did-not-work observation to a link (caller holds the write transaction)."""
     core.backend.conn.execute(
-        "INSERT INTO fix_links(memory_id, error_signature, error_category, error_excerpt, worked, failed, first_at, "
+        "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, first_at, "
         "last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id, error_signature) DO UPDATE SET "
         "worked = worked + excluded.worked, failed = failed + excluded.failed, last_at = excluded.last_at, "
         "error_category = COALESCE(error_category, excluded.error_category)",

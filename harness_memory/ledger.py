@@ -75,16 +75,16 @@ def _bump(lst_json: str, item: str | None, cap: int) -> str:
 
 def record_attempt(core: Core, *, task_id: str, technique: str, result: str, signature: str | None,
                    category: str | None, agent_id: str | None, agent_type: str | None, task_category: str | None,
-                   notes: str | None, excerpt: str | None = None) -> Attempt:
+                   notes: str | None, basis: str | None = None) -> Attempt:
     """Append to the task's history and update the ledger at every level (one transaction)."""
     now = core.now()
     success = result in SUCCESS_RESULTS
     with core.backend.write() as c:
         cur = c.execute("INSERT INTO task_attempts(task_id, technique, result, error_signature, error_category, "
-                        "agent_id, agent_type, task_category, notes, attempted_at, error_excerpt) "
+                        "agent_id, agent_type, task_category, notes, attempted_at, error_basis) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (task_id, technique, result, signature, category, agent_id, agent_type, task_category, notes,
-                         now, excerpt))
+                         now, basis))
         if result != "escalated":
             levels = [("global", "*")]
             if category:

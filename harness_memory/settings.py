@@ -71,7 +71,8 @@ class MaintenanceSettings(BaseModel):
     misfire_grace_seconds: int = Field(6 * 3600, ge=1)
     schedules: dict[str, str] = Field(default_factory=lambda: {
         "decay": "cron:0 3 * * *", "expire": "interval:3600", "consolidate": "cron:0 4 * * 0",
-        "compact": "cron:0 5 * * 0", "backfill": "interval:900", "consolidate_growth": "interval:600"})
+        "compact": "cron:0 5 * * 0", "backfill": "interval:900", "consolidate_growth": "interval:600",
+        "resign": "interval:3600"})
 
 
 class Settings(BaseSettings):

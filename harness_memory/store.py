@@ -13,7 +13,7 @@ from . import fixes, ledger, portability, recall as _recall, validation as v, wr
 from .fixes import FixEvidence
 from .ledger import Attempt, TechniqueDecision
 from .tasks import task_signature as _task_signature
-from .core import Core, error_text
+from .core import Core, error_text, signature_basis
 from .embedders import Embedder, check_vectors, embedder_from_name
 from .errors import (ConfigurationError, DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, EmbedderMismatchError,
                      InvalidInputError, MemoryNotFoundError, StorageError)
@@ -597,7 +597,7 @@ class MemoryStore:
                                             signature=signed.id if signed else None,
                                             category=signed.category if signed else None, agent_id=agent_id,
                                             agent_type=agent_type, task_category=task_category, notes=notes,
-                                            excerpt=signed.excerpt if signed else None)
+                                            basis=signature_basis(signed) if signed else None)
             writes.write_many(self._core, [item], vectors if vectors is not None else writes.NO_VECTORS)
         return attempt
 

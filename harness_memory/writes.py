@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import fixes, validation as v
-from .core import Core, content_hash, dumps, error_text
+from .core import Core, content_hash, dumps, error_text, signature_basis
 from .fixes import fix_kind
 from .models import Memory
 from .redact import redact
@@ -39,7 +39,7 @@ class MemoryInput:
     session_id: str | None
     task_id: str | None
     content_hash: str
-    error_excerpt: str | None = None
+    error_basis: str | None = None  # JSON of what was signed (for re-signing, see jobs/resign.py)
     fix_kind: str | None = None
     fix_link: tuple[str, str | None, bool] | None = None  # (signature, category, worked)
     error_message: str | None = None  # the decisive line that was signed (links index it for similar errors)
@@ -60,7 +60,7 @@ def _redact_obj(obj: Any, found: list[str]) -> Any:
 def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = "agent", namespace: Any = None,
             key: Any = None, task_signature: Any = None, error: Any = None, tags: Any = (),
             importance: Any = 0.5, ttl: Any = None, metadata: Any = None, session_id: Any = None,
-            task_id: Any = None, fix_worked: bool | None = None) -> MemoryInput:
+            task_id: Any = None, fix_worked: bool | None = None, link_fix: bool = True) -> MemoryInput:
     """Validate and redact one memory. A ``success`` taught with an ``error`` is a fix that worked
     for it (an error→fix link); ``fix_worked`` sets the link explicitly for any type."""
     s = core.settings
@@ -91,16 +91,17 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
     esig = etpl = excerpt = message = link = kind = None
     if error is not None and error.strip():
         signed = core.sign(error)
-        esig, etpl, excerpt, message = signed.id, signed.template, signed.excerpt, signed.message
+        esig, etpl, message = signed.id, signed.template, signed.message
+        excerpt = signature_basis(signed)
         meta.setdefault("error_category", signed.category)
         worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)
-        if worked is not None:
+        if worked is not None and link_fix:
             link = (signed.id, signed.category, bool(worked))
             kind = fix_kind(content)
     return MemoryInput(content=content, type=mtype, agent_id=agent, scope=sc, namespace=ns, key=key,
                        task_signature=task_signature or None, error_signature=esig, error_template=etpl,
                        tags=tag_list, importance=imp, ttl=ttl_s, metadata=meta, session_id=session_id,
-                       task_id=task_id, content_hash=content_hash(content), error_excerpt=excerpt,
+                       task_id=task_id, content_hash=content_hash(content), error_basis=excerpt,
                        fix_kind=kind, fix_link=link, error_message=message)
 
 
@@ -226,11 +227,11 @@ def _insert(core: Core, it: MemoryInput, vec: np.ndarray | None, now: float, exp
     cur = c.execute(
         "INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, key, task_signature, "
         "error_signature, error_template, context_tags, importance, relevance_score, session_id, task_id, "
-        "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending, error_excerpt, fix_kind) "
+        "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending, error_basis, fix_kind) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (uuid.uuid4().hex, it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
          it.error_signature, it.error_template, dumps(it.tags), it.importance, it.session_id, it.task_id,
-         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None), it.error_excerpt, it.fix_kind))
+         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None), it.error_basis, it.fix_kind))
     mid = int(cur.lastrowid)
     _index(core, mid, it, vec, archived=False, new=True)
     return mid
@@ -259,10 +260,10 @@ def _update_in_place(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | No
         "UPDATE memories SET content = ?, content_hash = ?, scope = ?, task_signature = ?, error_signature = ?, "
         "error_template = ?, context_tags = ?, importance = ?, metadata = ?, session_id = ?, task_id = ?, "
         "updated_at = ?, expires_at = ?, version = version + 1, embedding_pending = ?, archived = 0, "
-        "relevance_score = 1.0, error_excerpt = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
+        "relevance_score = 1.0, error_basis = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
         (it.content, it.content_hash, it.scope, it.task_signature, it.error_signature, it.error_template,
          dumps(it.tags), it.importance, dumps(it.metadata), it.session_id, it.task_id, now, expires,
-         int(vec is None), it.error_excerpt, it.fix_kind, mid))
+         int(vec is None), it.error_basis, it.fix_kind, mid))
     if vec is None:
         core.backend.remove_vectors([mid])
     _index(core, mid, it, vec, archived=False)

@@ -13,12 +13,13 @@ from .compact import compact
 from .consolidate import consolidate
 from .decay import decay
 from .expire import expire
+from .resign import resign
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
-__all__ = ["JOBS", "decay", "expire", "consolidate", "compact", "backfill", "consolidate_growth", "run_job",
-           "job_status"]
+__all__ = ["JOBS", "decay", "expire", "consolidate", "compact", "backfill", "consolidate_growth", "resign",
+           "run_job", "job_status"]
 
 
 def backfill(store: "MemoryStore", *, dry_run: bool = False, **_: object) -> dict[str, int]:
@@ -46,6 +47,6 @@ def consolidate_growth(store: "MemoryStore", *, dry_run: bool = False, **kw: obj
 
 
 JOBS = {"decay": decay, "expire": expire, "consolidate": consolidate, "compact": compact, "backfill": backfill,
-        "consolidate_growth": consolidate_growth}
+        "consolidate_growth": consolidate_growth, "resign": resign}
 
 from .runner import job_status, run_job  # noqa: E402

@@ -7,7 +7,7 @@ CREATE TABLE fix_links (
     memory_id       INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
     error_signature TEXT NOT NULL,
     error_category  TEXT,
-    error_excerpt   TEXT,
+    error_message   TEXT,
     worked          INTEGER NOT NULL DEFAULT 0 CHECK (worked >= 0),
     failed          INTEGER NOT NULL DEFAULT 0 CHECK (failed >= 0),
     helpful         INTEGER NOT NULL DEFAULT 0 CHECK (helpful >= 0),
@@ -21,8 +21,8 @@ CREATE INDEX ix_fix_links_category ON fix_links(error_category);
 
 -- the decisive lines of the linked errors, searchable: a new error finds the fixes of similar ones
 CREATE VIRTUAL TABLE fix_errors_fts USING fts5(excerpt, tokenize = 'porter unicode61');
-CREATE TRIGGER fix_links_ai AFTER INSERT ON fix_links WHEN new.error_excerpt IS NOT NULL BEGIN
-    INSERT INTO fix_errors_fts(rowid, excerpt) VALUES (new.id, new.error_excerpt);
+CREATE TRIGGER fix_links_ai AFTER INSERT ON fix_links WHEN new.error_message IS NOT NULL BEGIN
+    INSERT INTO fix_errors_fts(rowid, excerpt) VALUES (new.id, new.error_message);
 END;
 CREATE TRIGGER fix_links_ad AFTER DELETE ON fix_links BEGIN
     DELETE FROM fix_errors_fts WHERE rowid = old.id;
@@ -31,17 +31,24 @@ END;
 -- fixes of the same kind (the fix text masked like an error message) aggregate into one
 ALTER TABLE memories ADD COLUMN fix_kind TEXT;
 CREATE INDEX ix_memories_fix_kind ON memories(fix_kind);
--- the decisive excerpt that was signed, so signatures can be recomputed when the method changes
-ALTER TABLE memories ADD COLUMN error_excerpt TEXT;
-ALTER TABLE task_attempts ADD COLUMN error_excerpt TEXT;
+-- what was signed (JSON: the decisive message, key frame, exception, category, excerpt), so a
+-- later signing method can re-sign stored rows (the `resign` maintenance job)
+ALTER TABLE memories ADD COLUMN error_basis TEXT CHECK (error_basis IS NULL OR json_valid(error_basis));
+ALTER TABLE task_attempts ADD COLUMN error_basis TEXT CHECK (error_basis IS NULL OR json_valid(error_basis));
+CREATE INDEX ix_memories_error_signature ON memories(error_signature);
+CREATE INDEX ix_task_attempts_signature ON task_attempts(error_signature);
 
 -- every success memory taught with an error before this migration is a fix that worked once
-INSERT OR IGNORE INTO fix_links(memory_id, error_signature, error_category, error_excerpt, worked, first_at, last_at)
+INSERT OR IGNORE INTO fix_links(memory_id, error_signature, error_category, error_message, worked, first_at, last_at)
 SELECT id, error_signature, json_extract(metadata, '$.error_category'), error_template, 1, created_at, updated_at
 FROM memories WHERE memory_type = 'success' AND error_signature IS NOT NULL;
 
+-- the signing method the stored signatures were made with (1: v0.1; the resign job moves it on)
 CREATE TABLE signature_state (
-    id      INTEGER PRIMARY KEY CHECK (id = 1),
-    method  INTEGER NOT NULL,
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    method     INTEGER NOT NULL,
     updated_at REAL NOT NULL
 );
+INSERT INTO signature_state(id, method, updated_at)
+SELECT 1, 1, COALESCE((SELECT MAX(updated_at) FROM error_templates), 0)
+WHERE EXISTS (SELECT 1 FROM error_templates);
