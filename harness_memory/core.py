@@ -13,6 +13,7 @@ import numpy as np
 
 from .embedders import Embedder, check_vectors
 from .error_signatures import ErrorSignature, TemplateMiner, categorize, extract, mask_params, tokenize
+from .failure_excerpt import Baseline
 from .errors import EmbedderError, InvalidInputError, MemoryNotFoundError
 from .memory_types import TypeRegistry
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
@@ -49,26 +50,31 @@ class Core:
             self._miner = TemplateMiner(self.backend, self.clock)
         return self._miner
 
-    def sign(self, text: str) -> ErrorSignature:
+    def sign(self, text: str, baseline: str | None = None) -> ErrorSignature:
         """Signature of raw error text (excerpt, mask, online template mining).
 
         The same text signed again (``on_task_error`` passes one log to several verbs) is a
         cache hit keyed by the text's length and hash (``str`` caches its hash), so a whole
         log is read once."""
-        key = (len(text), hash(text), text[:64], text[-64:])
+        key = (len(text), hash(text), text[:64], text[-64:], None if baseline is None else (len(baseline), hash(baseline)))
         miner = self.miner
         miner._refresh()
         got = self._signed.get(key)
         if got is not None and got[0] == miner._rev:  # templates unchanged since: the same answer
             return got[1]
-        signed = self._sign(text)
+        signed = self._sign(text, baseline)
         self._signed[key] = (miner._rev, signed)
         if len(self._signed) > 16:
             self._signed.pop(next(iter(self._signed)))
         return signed
 
-    def _sign(self, text: str) -> ErrorSignature:
-        ex = extract(text)
+    def prime(self, text: str, signed: ErrorSignature) -> None:
+        """Make ``signed`` the answer for ``text`` (one call signs a log once, with its baseline)."""
+        key = (len(text), hash(text), text[:64], text[-64:], None)
+        self._signed[key] = (self.miner._rev, signed)
+
+    def _sign(self, text: str, baseline: str | None = None) -> ErrorSignature:
+        ex = extract(text, None if baseline is None else Baseline(baseline, _line_key))
         if self.settings.redact_secrets:  # the excerpt is stored (templates, memories, attempts): no secrets
             ex.message = redact(ex.message)[0]
             ex.block = redact(ex.block)[0]
@@ -158,6 +164,11 @@ class Core:
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
             "outcome, score, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _line_key(line: str) -> str:
+    """A log line as the baseline compares it: masked and tokenised like a signature."""
+    return " ".join(tokenize(mask_params(line.strip()[:2000])[0]))
 
 
 def signature_basis(signed: ErrorSignature) -> str:

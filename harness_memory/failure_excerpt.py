@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Excerpt", "Line", "WINDOW_CHARS", "clean_lines", "extract"]
+__all__ = ["Baseline", "Excerpt", "Line", "WINDOW_CHARS", "clean_lines", "extract"]
 
 WINDOW_CHARS = 2_000_000  # the tail read line by line; documented in docs/signatures.md
 MAX_BLOCK_LINES = 8
@@ -65,8 +65,8 @@ class Line:
 
 
 # -- cleaning ------------------------------------------------------------------------------------
-_ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|"
-                   r"[\x00-\x08\x0b-\x1f\x7f]")
+_ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ISO_TS = r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
 _PREFIXES = [
     re.compile(r"^\ufeff"),
@@ -84,12 +84,14 @@ _LEVEL_NAMES = {"ERROR": "error", "FATAL": "error", "SEVERE": "error", "CRITICAL
 
 def _clean(raw: str) -> tuple[str, str | None, str | None]:
     """``(text, level, annotation)`` of one raw line."""
+    if "\x1b" in raw:
+        raw = _ANSI.sub("", raw)
     if raw.endswith("\r"):
         raw = raw.rstrip("\r")
     if "\r" in raw:  # an overwritten line: what the terminal finally shows
         raw = next((seg for seg in reversed(raw.split("\r")) if seg.strip()), "")
-    if "\x1b" in raw or any(ord(ch) < 32 and ch != "\t" for ch in raw[:4096]):
-        raw = _ANSI.sub("", raw)
+    if _CONTROL.search(raw):
+        raw = _CONTROL.sub("", raw)
     text = raw
     for _ in range(3):
         before = text
@@ -365,9 +367,11 @@ def _pytest(lines: list[Line], at: int, hi: int) -> Excerpt:
     return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
 
 
-def _pick(lines: list[Line]) -> Excerpt | None:
+def _pick(lines: list[Line], baseline: "Baseline | None" = None) -> Excerpt | None:
     for ln in lines:
         _classify(ln)
+        if baseline is not None and ln.cls and baseline.seen(ln.text):
+            ln.cls = 0  # the passing run printed it too: not the failure
     specific = [i for i, ln in enumerate(lines) if ln.cls >= 2]
     if not specific:
         trailers = [i for i, ln in enumerate(lines) if ln.cls == 1]
@@ -421,9 +425,23 @@ def _single(text: str) -> Excerpt:
 _DIGIT_COLON = re.compile(r"[:(\[]\d|error")
 
 
-def extract(text: str) -> Excerpt:
-    """The decisive failure excerpt of raw error text (see the module docstring)."""
-    if "\n" not in text and len(text) <= 20_000:
+class Baseline:
+    """The lines of a passing run of the same job, normalised by ``key`` (the signer's masking):
+    a line of the failing log that the passing log also printed is not the failure."""
+
+    def __init__(self, text: str, key):
+        self.key = key
+        start = text.rfind("\n", 0, max(0, len(text) - WINDOW_CHARS)) + 1 if len(text) > WINDOW_CHARS else 0
+        self.keys = {key(ln.text) for ln in clean_lines(text[start:]) if ln.text.strip()}
+
+    def seen(self, line: str) -> bool:
+        return self.key(line) in self.keys
+
+
+def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
+    """The decisive failure excerpt of raw error text (see the module docstring); with
+    ``baseline``, lines a passing run of the same job also printed are not failures."""
+    if "\n" not in text and len(text) <= 20_000 and baseline is None:
         return _single(text)
     n = len(text)
     start = 0
@@ -431,7 +449,7 @@ def extract(text: str) -> Excerpt:
         start = text.rfind("\n", 0, n - WINDOW_CHARS) + 1
     first_no = text.count("\n", 0, start) + 1 if start else 1
     lines = clean_lines(text[start:], first_no)
-    ex = _pick(lines)
+    ex = _pick(lines, baseline)
     if (ex is None or ex.kind in ("trailer", "error-words")) and start:
         # nothing specific in the tail: look around the last strong marker of the earlier text
         at = max(text.rfind(mk, 0, start) for mk in _STRONG_MARKERS)
@@ -439,7 +457,7 @@ def extract(text: str) -> Excerpt:
             a = text.rfind("\n", 0, max(0, at - 20_000)) + 1
             b = text.find("\n", min(start, at + 50_000))
             b = start if b < 0 or b > start else b
-            earlier = _pick(clean_lines(text[a:b], text.count("\n", 0, a) + 1))
+            earlier = _pick(clean_lines(text[a:b], text.count("\n", 0, a) + 1), baseline)
             if earlier is not None and earlier.kind not in ("trailer", "error-words"):
                 ex = earlier
     if ex is not None:

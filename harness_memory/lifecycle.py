@@ -151,14 +151,16 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
 
 
 def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techniques: list[str] | None = None,
-                  seed: int | None = None, limit: int = 3) -> Advice:
+                  seed: int | None = None, limit: int = 3, baseline: str | None = None) -> Advice:
     """Advice for a failed attempt. The error is signed once (the signature travels to every
     step); fixes come from error→fix links ranked by evidence (see ``fixes``), so an error
     never seen gets none."""
     task = task if isinstance(task, Task) else Task.model_validate(task)
     core = store._core
     ns = task.namespace or store.settings.namespace
-    sig = core.sign(error)
+    sig = core.sign(error, baseline)
+    if baseline is not None:  # every later step keys on this signature, not a re-signing without the baseline
+        core.prime(error, sig)
     seen = store.has_seen_error(task.agent_id, error, namespace=task.namespace)
     ranked, did_not_work = fixes.rank(core, sig, agent_id=task.agent_id, namespace=ns, limit=limit)
     fix_ids = {e.memory.id for e in ranked}

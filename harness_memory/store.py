@@ -498,10 +498,13 @@ class MemoryStore:
                            channels={"vector"}, record=False)
         return bool(hits) and (hits[0].breakdown.vector or 0.0) >= min_similarity
 
-    def error_signature(self, text: str) -> ErrorSignature:
-        """Sign raw error text (a message, a traceback or a whole log): ``.id``, ``.template``,
-        ``.category``, ``.params``. Templates are learned online and shared through the database."""
-        return self._core.sign(error_text(text))
+    def error_signature(self, text: str, *, baseline: str | None = None) -> ErrorSignature:
+        """Sign raw error text (a message, a traceback or a whole log of any size): ``.id``,
+        ``.template``, ``.category``, ``.params``, ``.excerpt`` and ``.excerpt_lines``. Templates
+        are learned online and shared through the database. ``baseline``: the log of the last
+        passing run of the same job; lines it also printed are not taken for the failure."""
+        text = error_text(text)
+        return self._core.sign(text, None if baseline is None else error_text(baseline, "baseline"))
 
     # -- harness lifecycle ------------------------------------------------------------------------
     def on_task_start(self, task: Any, **kw: Any):
@@ -515,6 +518,8 @@ class MemoryStore:
         """Signature, seen before?, what fixed it, matching failures and the next technique."""
         from .lifecycle import on_task_error
 
+        if kw.get("baseline") is not None:
+            kw["baseline"] = error_text(kw["baseline"], "baseline")
         return on_task_error(self, task, error_text(error), **kw)
 
     def on_task_complete(self, task: Any, result: Any, *, context: Any = None) -> dict[str, Any]:
