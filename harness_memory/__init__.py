@@ -15,6 +15,7 @@ from .errors import (
     UnknownMemoryTypeError,
 )
 from .error_signatures import ErrorSignature
+from .fixes import FixEvidence
 from .ledger import Attempt, TechniqueDecision, TechniqueEstimate
 from .memory_types import BUILTIN_TYPES
 from .models import Memory, RecallHit, ScoreBreakdown
@@ -34,6 +35,7 @@ __all__ = [
     "EmbedderError",
     "EmbedderMismatchError",
     "ErrorSignature",
+    "FixEvidence",
     "HarnessMemoryError",
     "HashingEmbedder",
     "ImportFormatError",

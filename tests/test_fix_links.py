@@ -1,0 +1,164 @@
+"""Error→fix links (issue 19): the fix that worked comes back first, recurring fixes add up,
+credits move the ranking, links survive de-duplication, abstention on errors never seen."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from harness_memory import FixEvidence, InvalidInputError
+
+NO_PYTEST = "/usr/bin/python3: No module named pytest"
+AGENT = "coder"
+TASK = {"id": "T-1", "title": "run the tests", "agent_id": AGENT}
+
+
+def advice(store, error, **kw):
+    return store.on_task_error({**TASK, **kw}, error)
+
+
+def test_the_fix_that_worked_comes_back_not_the_one_sharing_words(store):
+    for path in ("sympy/core/tests/test_a.py", "sympy/sets/tests/test_b.py", "sympy/geometry/tests/test_c.py"):
+        store.learn_success(AGENT, f"bin/test {path}", error=NO_PYTEST)
+    store.learn_success(AGENT, "python3 -m pip install pytest", error=NO_PYTEST)  # shares "python3" with the error
+    got = advice(store, NO_PYTEST)
+    assert got.fixes[0].content.startswith("bin/test")
+    ev = got.fix_evidence[0]
+    assert ev.level == "exact" and ev.worked == 3 and ev.variants == 3
+    assert "worked 3x" in ev.explain() and "3 variant(s)" in ev.explain()
+    assert got.fixes[0].content == "bin/test sympy/geometry/tests/test_c.py"  # the newest variant of the kind
+
+
+def test_an_error_never_seen_gets_no_fixes(store):
+    store.learn_success(AGENT, "bin/test sympy", error=NO_PYTEST)
+    got = advice(store, "KeyError: 'DATABASE_URL' while loading settings/prod.py")
+    assert got.fixes == [] and got.fix_evidence == [] and not got.seen_before
+    assert "What fixed it before" not in got.prompt
+
+
+def test_credits_move_the_ranking(store):
+    for _ in range(2):
+        store.learn_fix(NO_PYTEST, "tox -e py311", agent_id=AGENT)
+    a = store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    assert advice(store, NO_PYTEST).fixes[0].content == "tox -e py311"
+    tox = advice(store, NO_PYTEST).fixes[0]
+    for _ in range(3):
+        store.apply(a.id, helpful=True, agent_id=AGENT)
+        store.apply(tox.id, helpful=False, agent_id=AGENT)
+    first = advice(store, NO_PYTEST).fix_evidence[0]
+    assert first.memory.id == a.id and first.helpful == 3
+
+
+def test_credits_given_with_the_error_land_on_its_link(store):
+    m = store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    store.apply(m.id, helpful=True, agent_id=AGENT, error=NO_PYTEST)
+    row = store._core.backend.execute("SELECT helpful, unhelpful FROM fix_links WHERE memory_id = ?",
+                                      (m.id,)).fetchone()
+    assert row == (1, 0)
+
+
+def test_links_survive_de_duplication(store):
+    other = "ImportError: cannot import name 'mock' from 'unittest'"
+    a = store.learn_success(AGENT, "bin/test sympy", error=NO_PYTEST)
+    b = store.learn_success(AGENT, "bin/test sympy", error=other)  # an exact duplicate, taught for another error
+    assert a.id == b.id
+    sigs = {r[0] for r in store._core.backend.execute("SELECT error_signature FROM fix_links WHERE memory_id = ?",
+                                                      (a.id,))}
+    assert len(sigs) == 2
+    assert advice(store, NO_PYTEST).fixes[0].id == a.id
+    assert advice(store, other).fixes[0].id == a.id
+
+
+def test_what_did_not_work_is_listed_as_such(store):
+    store.learn_fix(NO_PYTEST, "pip install pytest --user", agent_id=AGENT, worked=False)
+    store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    got = advice(store, NO_PYTEST)
+    assert [m.content for m in got.fixes] == ["bin/test sympy"]
+    assert "pip install pytest --user" in [m.content for m in got.failures]
+    assert "What did not work" in got.prompt
+
+
+def test_a_fix_that_stopped_working_drops_out(store):
+    store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT, worked=False)
+    store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT, worked=False)
+    assert advice(store, NO_PYTEST).fixes == []
+
+
+def test_learn_error_with_details_is_a_fix_without_details_a_failure(store):
+    err = "django.db.utils.OperationalError: no such table: shop_order"
+    store.learn_error(AGENT, err)
+    assert advice(store, err).fixes == []
+    store.learn_error(AGENT, err, "run python manage.py migrate first")
+    got = advice(store, err)
+    assert got.fixes and "manage.py migrate" in got.fixes[0].content
+
+
+def test_on_task_complete_after_an_error_teaches_the_summary_as_the_fix(store):
+    store.on_task_complete(TASK, {"success": True, "summary": "bin/test sympy/core", "error": NO_PYTEST})
+    assert advice(store, NO_PYTEST).fixes[0].content == "bin/test sympy/core"
+
+
+def test_similar_errors_share_fixes_but_unrelated_ones_do_not(store):
+    err = "IndentationError: unexpected indent (models.py, line 12)"
+    for k in range(2):
+        store.learn_success(AGENT, f"python reproduce_{k}.py", error=f'  File "/srv/app/v{k}.py", line 3\n{err}')
+    near = advice(store, '  File "/srv/app/other.py", line 9\nIndentationError: unexpected indent (views.py, line 40)')
+    assert near.fixes and near.fix_evidence[0].level in ("exact", "alias", "similar")
+    far = advice(store, "PermissionError: [Errno 13] Permission denied: '/var/log/app.log'")
+    assert far.fixes == []
+
+
+def test_fixes_are_private_to_their_agent_unless_global(store):
+    store.learn_fix(NO_PYTEST, "bin/test private", agent_id="someone-else")
+    assert advice(store, NO_PYTEST).fixes == []
+    store.learn_fix(NO_PYTEST, "bin/test shared", agent_id="someone-else", scope="global")
+    assert [m.content for m in advice(store, NO_PYTEST).fixes] == ["bin/test shared"]
+
+
+def test_forgetting_a_fix_removes_its_links_and_index_rows(store):
+    m = store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    store.forget(m.id)
+    b = store._core.backend
+    assert b.execute("SELECT COUNT(*) FROM fix_links").fetchone()[0] == 0
+    assert b.execute("SELECT COUNT(*) FROM fix_errors_fts").fetchone()[0] == 0
+    assert advice(store, NO_PYTEST).fixes == []
+
+
+def test_fixes_for_returns_evidence(store):
+    store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    got = store.fixes_for(NO_PYTEST, agent_id=AGENT)
+    assert len(got) == 1 and isinstance(got[0], FixEvidence) and got[0].worked == 1
+    assert store.fixes_for("some other error entirely", agent_id=AGENT) == []
+
+
+@pytest.mark.parametrize("bad", [dict(error=None), dict(error=3), dict(fix=""), dict(worked="yes"),
+                                 dict(agent_id="")])
+def test_learn_fix_refuses_bad_input_and_writes_nothing(store, bad):
+    from conftest import table_counts
+
+    before = table_counts(store)
+    args = {"error": NO_PYTEST, "fix": "bin/test x", "agent_id": AGENT, **bad}
+    with pytest.raises(InvalidInputError):
+        store.learn_fix(args.pop("error"), args.pop("fix"), **args)
+    assert table_counts(store) == before
+
+
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(counts=st.lists(st.integers(1, 4), min_size=2, max_size=4), credits=st.lists(st.integers(-3, 3), min_size=4,
+       max_size=4))
+def test_ranking_follows_net_evidence(store, counts, credits):
+    store.clear("default")
+    err = "ConnectionRefusedError: [Errno 111] Connection refused (db:5432)"
+    ids = []
+    for k, n in enumerate(counts):
+        for _ in range(n):
+            m = store.learn_fix(err, f"restart service number{chr(97 + k)}", agent_id=AGENT)
+        ids.append(m.id)
+        for _ in range(abs(credits[k])):
+            store.apply(m.id, helpful=credits[k] > 0, agent_id=AGENT)
+    got = store.fixes_for(err, agent_id=AGENT, limit=10)
+    scores = [e.score for e in got]
+    assert scores == sorted(scores, reverse=True)
+    net = {i: counts[k] + 0.5 * credits[k] for k, i in enumerate(ids)}
+    assert {e.memory.id for e in got} == {i for i, v in net.items() if v >= 0.5}
