@@ -41,6 +41,10 @@ _EXPORT_FIELDS = ("uid", "namespace", "agent_id", "scope", "type", "content", "k
                   "last_accessed", "times_applied", "times_successful", "success_rate", "session_id", "task_id",
                   "metadata", "created_at", "updated_at", "expires_at", "archived", "pinned", "version")
 _TIME_FIELDS = ("last_accessed", "created_at", "updated_at", "expires_at")
+# optional since migration 0006 (older exports lack them): what was signed, the fix kind, error→fix links
+_EXTRA_FIELDS = ("error_basis", "fix_kind", "fix_links")
+_LINK_FIELDS = ("error_signature", "error_category", "error_message", "worked", "failed", "helpful", "unhelpful",
+                "first_at", "last_at")
 
 
 def _record(m: Memory) -> dict[str, Any]:
@@ -48,6 +52,67 @@ def _record(m: Memory) -> dict[str, Any]:
     for f in _TIME_FIELDS:
         d[f] = None if d[f] is None else d[f].timestamp()
     return {k: d[k] for k in _EXPORT_FIELDS}
+
+
+def _with_links(core: Core, memory_id: int, rec: dict[str, Any]) -> dict[str, Any]:
+    basis, kind = core.backend.execute("SELECT error_basis, fix_kind FROM memories WHERE id = ?",
+                                       (memory_id,)).fetchone()
+    links = [dict(zip(_LINK_FIELDS, r)) for r in core.backend.execute(
+        f"SELECT {', '.join(_LINK_FIELDS)} FROM fix_links WHERE memory_id = ? ORDER BY id", (memory_id,))]
+    if basis is not None:
+        rec["error_basis"] = json.loads(basis)
+    if kind is not None:
+        rec["fix_kind"] = kind
+    if links:
+        rec["fix_links"] = links
+    return rec
+
+
+def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tuple]]:
+    """The optional 0006 fields of a record, validated (raises InvalidInputError)."""
+    basis = rec.get("error_basis")
+    if basis is not None:
+        if not isinstance(basis, dict) or not isinstance(basis.get("message"), str) or set(basis) - {
+                "message", "frame", "exception", "category", "excerpt"}:
+            raise InvalidInputError("error_basis must be an object with message, frame, exception, category, excerpt")
+        for f in ("message", "frame", "exception", "category", "excerpt"):
+            if basis.get(f) is not None:
+                v.text(basis[f], f"error_basis.{f}", max_bytes=8192, allow_empty=True)
+        basis = dumps(basis)
+    kind = rec.get("fix_kind")
+    if kind is not None and (not isinstance(kind, str) or not re.fullmatch(r"fix_[0-9a-f]{16}", kind)):
+        raise InvalidInputError("fix_kind must look like fix_<16 hex digits>")
+    links = rec.get("fix_links") or []
+    if not isinstance(links, list) or len(links) > 10_000:
+        raise InvalidInputError("fix_links must be a list (at most 10,000)")
+    out = []
+    for k, ln in enumerate(links):
+        if not isinstance(ln, dict) or set(ln) - set(_LINK_FIELDS) or "error_signature" not in ln:
+            raise InvalidInputError(f"fix_links[{k}] must be an object of {', '.join(_LINK_FIELDS)}")
+        sig = v.text(ln["error_signature"], f"fix_links[{k}].error_signature", max_bytes=200)
+        cat = None if ln.get("error_category") is None else v.text(ln["error_category"], "error_category",
+                                                                   max_bytes=200)
+        msg = None if ln.get("error_message") is None else v.text(ln["error_message"], "error_message",
+                                                                  max_bytes=8192, allow_empty=True)
+        counts = [v.count(ln.get(f, 0), f"fix_links[{k}].{f}") for f in ("worked", "failed", "helpful", "unhelpful")]
+        times = [v.timestamp(ln.get(f), f"fix_links[{k}].{f}") for f in ("first_at", "last_at")]
+        if None in times:
+            raise InvalidInputError(f"fix_links[{k}] needs first_at and last_at")
+        out.append((sig, cat, msg, *counts, *times))
+    return basis, kind, out
+
+
+def _apply_links(c, mid: int, r: dict[str, Any]) -> None:
+    c.execute("UPDATE memories SET error_basis = COALESCE(?, error_basis), fix_kind = COALESCE(?, fix_kind) "
+              "WHERE id = ?", (r["error_basis"], r["fix_kind"], mid))
+    for sig, cat, msg, worked, failed, helpful, unhelpful, first, last in r["fix_links"]:
+        # the exported link is the state of that memory's link: set, not add (idempotent)
+        c.execute("INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, "
+                  "helpful, unhelpful, first_at, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                  "ON CONFLICT(memory_id, error_signature) DO UPDATE SET worked = excluded.worked, "
+                  "failed = excluded.failed, helpful = excluded.helpful, unhelpful = excluded.unhelpful, "
+                  "first_at = excluded.first_at, last_at = excluded.last_at",
+                  (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last))
 
 
 def _file_error(action: str, path: Path, exc: OSError) -> FileAccessError:
@@ -82,8 +147,8 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
             with tmp.open("w", encoding="utf-8") as fh:
                 fh.write(dumps({"format": FORMAT, "version": VERSION, "embedder": emb[0] if emb else None,
                                 "exported_at": core.now()}) + "\n")
-                for r in rows:
-                    fh.write(dumps(_record(row_to_memory(r))) + "\n")
+                for r in rows.fetchall():
+                    fh.write(dumps(_with_links(core, r[0], _record(row_to_memory(r)))) + "\n")
                     n += 1
         tmp.replace(path)
     except OSError as exc:
@@ -170,7 +235,7 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
                if f not in rec]
     if missing:
         raise ImportFormatError(f"{where}: missing fields {missing}")
-    unknown = sorted(set(rec) - set(_EXPORT_FIELDS))
+    unknown = sorted(set(rec) - set(_EXPORT_FIELDS) - set(_EXTRA_FIELDS))
     if unknown:
         raise ImportFormatError(f"{where}: unknown fields {unknown[:10]}")
     try:
@@ -200,6 +265,7 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             if x not in (True, False, 0, 1) or isinstance(x, float):
                 raise InvalidInputError(f"{f} must be true or false")
             flags[f] = bool(x)
+        basis, kind, links = _check_links(rec)
     except InvalidInputError as exc:
         raise ImportFormatError(f"{where}: {exc}") from exc
     template = rec.get("error_template")
@@ -209,7 +275,7 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             "error_template": template,
             "relevance_score": 1.0 if rec.get("relevance_score") is None else float(rec["relevance_score"]),
             "success_rate": None if rec.get("success_rate") is None else float(rec["success_rate"]),
-            **flags, **counts, **times}
+            "error_basis": basis, "fix_kind": kind, "fix_links": links, **flags, **counts, **times}
 
 
 def import_jsonl(core: Core, path: Path) -> ImportReport:
@@ -227,6 +293,7 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                 if row is not None and row[1] == r["updated_at"] and row[2] == it.content_hash:
                     report.unchanged += 1
                     report.ids.append(row[0])
+                    _apply_links(c, row[0], r)
                     continue
                 if it.key is not None:
                     clash = c.execute("SELECT uid FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? "
@@ -256,6 +323,7 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                         core.backend.remove_vectors([mid])
                 report.ids.append(mid)
                 writes._index(core, mid, it, None if vectors is None else vectors[k], archived=r["archived"])
+                _apply_links(c, mid, r)
     except BaseException:
         if core.index is not None:
             core.index.seq = None

@@ -162,3 +162,23 @@ def test_ranking_follows_net_evidence(store, counts, credits):
     assert scores == sorted(scores, reverse=True)
     net = {i: counts[k] + 0.5 * credits[k] for k, i in enumerate(ids)}
     assert {e.memory.id for e in got} == {i for i, v in net.items() if v >= 0.5}
+
+
+def test_export_and_import_keep_links_and_evidence(store, tmp_path, settings, clock):
+    from harness_memory import MemoryStore
+
+    fix = store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    store.learn_fix("ImportError: cannot import name 'mock'", "bin/test sympy", agent_id=AGENT)
+    store.apply(fix.id, helpful=True, agent_id=AGENT, error=NO_PYTEST)
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    with MemoryStore(tmp_path / "copy.db", settings=settings, clock=clock) as other:
+        other.import_jsonl(out)
+        again = other.import_jsonl(out)  # idempotent: counts are set, not added
+        assert again.inserted == 0
+        ev = other.fixes_for(NO_PYTEST, agent_id=AGENT)[0]
+        assert (ev.memory.content, ev.worked) == ("bin/test sympy", 2)
+        rows = other._core.backend.execute("SELECT error_signature, worked, helpful FROM fix_links ORDER BY id").fetchall()
+        orig = store._core.backend.execute("SELECT error_signature, worked, helpful FROM fix_links ORDER BY id").fetchall()
+        assert rows == orig
