@@ -159,7 +159,8 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as fh:  # no newline translation: a CR in content stays
+            return fh.read()
     except FileNotFoundError as exc:
         raise ImportFormatError(f"cannot read {path}: no such file") from exc
     except UnicodeDecodeError as exc:
@@ -368,7 +369,7 @@ def export_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
         tmp = path.with_name(path.name + ".tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text, encoding="utf-8")
+            tmp.write_text(text, encoding="utf-8", newline="")
             tmp.replace(path)
         except OSError as exc:
             _discard(tmp)
