@@ -82,7 +82,9 @@ class ApplyIn(BaseModel):
 
 
 class SignIn(BaseModel):
-    text: str = Field(min_length=1, max_length=262_144)
+    # a whole log is ordinary: the request body limit (api_max_body_bytes) is the bound
+    text: str = Field(min_length=1, description="the error text or whole log")
+    baseline: str | None = Field(None, description="the log of the last passing run of the same job")
 
 
 # a task id is stored as "<task id>@<16 hex digits of the caller's agent id>" (see _scoped)
@@ -283,7 +285,7 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
 
     @app.post(f"{p}/error-signature")
     def error_signature(body: SignIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
-        return run(store.error_signature, body.text).model_dump()
+        return run(store.error_signature, body.text, baseline=body.baseline).model_dump()
 
     @app.post(f"{p}/select-technique")
     def select_technique(body: SelectIn, who: Caller = Depends(caller)) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.markup import escape
 from rich.table import Table
 
 from .errors import HarnessMemoryError
@@ -102,6 +103,35 @@ def print_hits(hits, *, explain: bool = False, title: str | None = None) -> None
             content += "\n[dim]" + h.breakdown.describe() + "[/]"
         t.add_row(str(m.id), f"{h.score:.3f}", m.type, m.agent_id, content)
     out.print(t if hits else "[yellow]no memories matched[/]")
+
+
+def _read_log(path: str) -> str:
+    """A log as the tools wrote it: bytes decoded as UTF-8 (bad bytes replaced), line ends kept."""
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    return data.decode("utf-8", errors="replace")
+
+
+@app.command()
+def signature(
+    file: Annotated[str, typer.Argument(help="the error text or whole log (- for standard input)")],
+    baseline: Annotated[Optional[str], typer.Option(help="log of the last passing run of the same job")] = None,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Sign an error or a whole log: the decisive excerpt, its line span, category and signature."""
+    text = _read_log(file)
+    base = _read_log(baseline) if baseline is not None else None
+    with _open(db) as s:
+        sig = s.error_signature(text, baseline=base)
+    if as_json:
+        _emit(sig.model_dump(mode="json"))
+        return
+    lo, hi = sig.excerpt_lines or (0, 0)
+    out.print(f"[bold]{sig.id}[/] {sig.category}" + (f" ({sig.exception})" if sig.exception else ""))
+    out.print(f"template: {escape(sig.template)}")
+    if sig.frame:
+        out.print(f"frame:    {escape(sig.frame)}")
+    out.print(f"lines {lo}-{hi}:")
+    out.print(escape(sig.excerpt), highlight=False)
 
 
 @app.command()

@@ -156,14 +156,15 @@ class Core:
 
     def log(self, memory_ids: Sequence[int], access_type: str, *, agent_id: str | None = None,
             session_id: str | None = None, task_id: str | None = None, was_helpful: bool | None = None,
-            outcome: str | None = None, scores: Sequence[float] | None = None) -> None:
+            outcome: str | None = None, scores: Sequence[float] | None = None,
+            error_signature: str | None = None) -> None:
         now = self.now()
         rows = [(mid, agent_id, session_id, task_id, access_type,
                  None if was_helpful is None else int(was_helpful), outcome,
-                 None if scores is None else scores[k], now) for k, mid in enumerate(memory_ids)]
+                 None if scores is None else scores[k], now, error_signature) for k, mid in enumerate(memory_ids)]
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
-            "outcome, score, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "outcome, score, timestamp, error_signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 def _line_key(line: str) -> str:

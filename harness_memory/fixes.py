@@ -10,8 +10,11 @@ Ranking (``rank``): the candidates are the fixes linked to the error's own signa
 signature the template miner linked to it, or to an error whose excerpt is nearly the same
 text (word-set Jaccard ≥ ``SIMILAR_MIN``, found through a full-text index of the linked
 excerpts); an error unlike any linked one gets no advice. Exact signature before alias
-before similar; then the net evidence (worked − did not work, weighted by similarity, plus
-half the memory's ``apply()`` credits, helpful − unhelpful); recency breaks ties. Text
+before similar; then the net evidence (worked − did not work + helpful − unhelpful credits on
+the link, weighted by similarity, plus a quarter of the memory's ``apply()`` credits for any
+error); recency breaks ties. A credit reaches the link when ``apply()`` names the error or the
+task an ``on_task_error`` advice was given for, so a fix that did not help an error stops being
+offered for it. Text
 similarity between a fix and the error plays no part: words shared with the error are not
 evidence that the fix works.
 """
@@ -19,13 +22,14 @@ evidence that the fix works.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from .error_signatures import WILDCARD, mask_params, tokenize
+from .error_signatures import WILDCARD
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,16 +39,28 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["FixEvidence", "fix_kind", "link", "credit", "rank"]
 
 
-_TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$")
+_TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$|[\\/]|://|^[\"'`]")
 
 
 def fix_kind(text: str) -> str:
-    """The kind of a fix: its text masked like an error message (paths, numbers, quoted values,
-    hosts...) and its file and dotted-module arguments (``x.py``, ``pkg.tests.test_y``) masked
-    too, then hashed: ``pytest a/test_x.py`` and ``pytest test_y.py`` are one kind."""
-    masked, _ = mask_params(" ".join(text.split())[:4000])
-    tokens = [WILDCARD if _TARGET.match(t) else t for t in tokenize(masked)]
+    """The kind of a fix: its words with its targets masked (paths, file names, dotted modules,
+    URLs, quoted strings), then hashed: ``bin/test a/test_x.py`` and ``bin/test b/test_y.py`` are
+    one kind. Numbers and names with digits stay (``patch LANG-12`` and ``patch LANG-40``, or
+    ``foo==1.2`` and ``foo==2.0``, are different fixes)."""
+    tokens = [WILDCARD if _TARGET.search(t) else t for t in " ".join(text.split())[:4000].split()]
     return "fix_" + hashlib.sha256(" ".join(tokens).encode()).hexdigest()[:16]
+
+
+def bound_params(fix: str, params: list[str]) -> list[str]:
+    """The variable parts of an error that a fix names (``pip install pyyaml`` for ``No module
+    named 'yaml'``): such a fix applies to errors with those values only."""
+    low = fix.lower()
+    out = []
+    for p in params:
+        p = p.strip("\"'`<>").lower()
+        if len(p) >= 3 and not p.replace(".", "").isdigit() and p in low and p not in out:
+            out.append(p)
+    return out[:8]
 
 
 class FixEvidence(BaseModel):
@@ -70,30 +86,38 @@ class FixEvidence(BaseModel):
 
 
 def link(core: "Core", memory_id: int, signature: str, category: str | None, excerpt: str | None, *,
-         worked: bool, now: float) -> None:
+         worked: bool, now: float, bound: list[str] | None = None) -> None:
     """Add one worked / did-not-work observation to a link (caller holds the write transaction)."""
     core.backend.conn.execute(
         "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, first_at, "
-        "last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id, error_signature) DO UPDATE SET "
-        "worked = worked + excluded.worked, failed = failed + excluded.failed, last_at = excluded.last_at, "
-        "error_category = COALESCE(error_category, excluded.error_category)",
-        (memory_id, signature, category, excerpt[:2000] if excerpt else None, int(worked), int(not worked), now, now))
+        "last_at, bound_params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id, error_signature) DO UPDATE "
+        "SET worked = worked + excluded.worked, failed = failed + excluded.failed, last_at = excluded.last_at, "
+        "error_category = COALESCE(error_category, excluded.error_category), "
+        "bound_params = COALESCE(excluded.bound_params, bound_params)",
+        (memory_id, signature, category, excerpt[:2000] if excerpt else None, int(worked), int(not worked), now, now,
+         json.dumps(bound) if bound else None))
 
 
-def credit(core: "Core", memory_id: int, signatures: list[str], helpful: bool, now: float) -> int:
-    """An apply() credit on the links of ``memory_id`` to these signatures; returns rows touched."""
-    if not signatures:
-        return 0
+def credit(core: "Core", memory_id: int, signature: str, aliases: list[str], category: str | None, helpful: bool,
+           now: float) -> None:
+    """An apply() credit on the link of ``memory_id`` to this error (or an alias of it); a fix
+    credited for an error it was never linked to (shown as a similar error's fix) gets a link
+    of its own carrying the credit (caller holds the write transaction)."""
     col = "helpful" if helpful else "unhelpful"
+    ph = ",".join("?" * len(aliases))
     cur = core.backend.conn.execute(
-        f"UPDATE fix_links SET {col} = {col} + 1, last_at = ? WHERE memory_id = ? AND error_signature IN "
-        f"({','.join('?' * len(signatures))})", (now, memory_id, *signatures))
-    return cur.rowcount
+        f"UPDATE fix_links SET {col} = {col} + 1, last_at = ? WHERE memory_id = ? AND error_signature IN ({ph})",
+        (now, memory_id, *aliases))
+    if cur.rowcount == 0:
+        core.backend.conn.execute(
+            f"INSERT INTO fix_links(memory_id, error_signature, error_category, {col}, first_at, last_at) "
+            "VALUES (?, ?, ?, 1, ?, ?)", (memory_id, signature, category, now, now))
 
 
 SIMILAR_MIN = 0.6  # word-set Jaccard for a linked error to count as similar (chosen in benchmarks/fix_recall.py)
 SIMILAR_ALONE = 0.8  # below this, a fix found only through similar errors needs two of them agreeing
 SIMILAR_CANDIDATES = 50
+MEMORY_CREDIT = 0.25  # weight of a memory's credits for any error, beside its credits on this error's link
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,60}")
 
 
@@ -115,7 +139,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     exact = {signed.id, core.miner.canonical(signed.id)}
     vis, vparams = core.visibility(agent_id, True)
     cols = ("l.id, l.memory_id, l.error_signature, l.worked, l.failed, l.last_at, m.fix_kind, m.times_applied, "
-            "m.times_successful")
+            "m.times_successful, l.bound_params, l.helpful, l.unhelpful")
     where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
     wparams = (namespace, *vparams, core.now())
     ph = ",".join("?" * len(aliases))
@@ -142,17 +166,21 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
                 sims[r[0]] = near[r[0]]
                 levels[r[0]] = "similar"
             rows += more
+    # a fix that names its error's variable part (pip install pyyaml for 'yaml') applies to that value only
+    have = {p.strip("\"'`<>").lower() for p in signed.params}
+    low = (signed.message or "").lower()
+    rows = [r for r in rows if not r[9] or all(p in have or p in low for p in json.loads(r[9]))]
     if not rows:
         return [], []
     order = {"exact": 2, "alias": 1, "similar": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(lambda: {"worked": 0, "failed": 0, "helpful": 0, "unhelpful": 0,
                                                            "members": {}, "level": "similar", "last": 0.0,
                                                            "weighted": 0.0, "sim": 0.0, "errors": 0})
-    for lid, mid, _sig, worked, failed, last_at, kind, applied, successful in rows:
+    for lid, mid, _sig, worked, failed, last_at, kind, applied, successful, _bound, l_help, l_unhelp in rows:
         k = kinds[kind or f"memory_{mid}"]
         k["worked"] += worked
         k["failed"] += failed
-        k["weighted"] += sims[lid] * (worked - failed)
+        k["weighted"] += sims[lid] * (worked - failed + l_help - l_unhelp)
         k["sim"] = max(k["sim"], sims[lid])
         k["errors"] += 1
         if mid not in k["members"]:
@@ -168,7 +196,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     for kind, k in kinds.items():
         if k["level"] == "similar" and k["sim"] < SIMILAR_ALONE and k["errors"] < 2:
             continue  # one loosely similar error is not evidence enough
-        net = k["weighted"] + 0.5 * (k["helpful"] - k["unhelpful"])
+        net = k["weighted"] + MEMORY_CREDIT * (k["helpful"] - k["unhelpful"])
         newest = max(k["members"], key=lambda m: (k["members"][m], m))  # the best-linked variant stands for it
         ev = dict(kind=kind, level=k["level"], worked=k["worked"], failed=k["failed"], helpful=k["helpful"],
                   unhelpful=k["unhelpful"], variants=len(k["members"]), score=round(net, 4), similarity=k["sim"],

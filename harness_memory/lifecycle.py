@@ -151,7 +151,8 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
 
 
 def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techniques: list[str] | None = None,
-                  seed: int | None = None, limit: int = 3, baseline: str | None = None) -> Advice:
+                  seed: int | None = None, limit: int = 3, baseline: str | None = None,
+                  record: bool = True) -> Advice:
     """Advice for a failed attempt. The error is signed once (the signature travels to every
     step); fixes come from error→fix links ranked by evidence (see ``fixes``), so an error
     never seen gets none."""
@@ -164,6 +165,10 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
     seen = store.has_seen_error(task.agent_id, error, namespace=task.namespace)
     ranked, did_not_work = fixes.rank(core, sig, agent_id=task.agent_id, namespace=ns, limit=limit)
     fix_ids = {e.memory.id for e in ranked}
+    if record and ranked:  # the advice remembers its error: apply(id, task_id=...) credits that error's link
+        with core.backend.write():
+            core.log([e.memory.id for e in ranked], "query", agent_id=task.agent_id, session_id=task.session_id,
+                     task_id=task.id, scores=[e.score for e in ranked], error_signature=sig.id)
     hits = store.recall(sig.excerpt or error[:2000], agent_id=task.agent_id, namespace=task.namespace, error=error,
                         types=["failure"], limit=10, record=False)
     aliases = set(core.miner.aliases(core.miner.canonical(sig.id))) | {sig.id}

@@ -44,7 +44,7 @@ _TIME_FIELDS = ("last_accessed", "created_at", "updated_at", "expires_at")
 # optional since migration 0006 (older exports lack them): what was signed, the fix kind, error→fix links
 _EXTRA_FIELDS = ("error_basis", "fix_kind", "fix_links")
 _LINK_FIELDS = ("error_signature", "error_category", "error_message", "worked", "failed", "helpful", "unhelpful",
-                "first_at", "last_at")
+                "first_at", "last_at", "bound_params")
 
 
 def _record(m: Memory) -> dict[str, Any]:
@@ -98,21 +98,28 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
         times = [v.timestamp(ln.get(f), f"fix_links[{k}].{f}") for f in ("first_at", "last_at")]
         if None in times:
             raise InvalidInputError(f"fix_links[{k}] needs first_at and last_at")
-        out.append((sig, cat, msg, *counts, *times))
+        bound = ln.get("bound_params")
+        if bound is not None:
+            bound = json.loads(bound) if isinstance(bound, str) else bound
+            if not isinstance(bound, list) or len(bound) > 8 or not all(isinstance(x, str) and 0 < len(x) <= 200
+                                                                       for x in bound):
+                raise InvalidInputError(f"fix_links[{k}].bound_params must be a list of up to 8 strings")
+            bound = dumps(bound)
+        out.append((sig, cat, msg, *counts, *times, bound))
     return basis, kind, out
 
 
 def _apply_links(c, mid: int, r: dict[str, Any]) -> None:
     c.execute("UPDATE memories SET error_basis = COALESCE(?, error_basis), fix_kind = COALESCE(?, fix_kind) "
               "WHERE id = ?", (r["error_basis"], r["fix_kind"], mid))
-    for sig, cat, msg, worked, failed, helpful, unhelpful, first, last in r["fix_links"]:
+    for sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound in r["fix_links"]:
         # the exported link is the state of that memory's link: set, not add (idempotent)
         c.execute("INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, "
-                  "helpful, unhelpful, first_at, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                  "helpful, unhelpful, first_at, last_at, bound_params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                   "ON CONFLICT(memory_id, error_signature) DO UPDATE SET worked = excluded.worked, "
                   "failed = excluded.failed, helpful = excluded.helpful, unhelpful = excluded.unhelpful, "
-                  "first_at = excluded.first_at, last_at = excluded.last_at",
-                  (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last))
+                  "first_at = excluded.first_at, last_at = excluded.last_at, bound_params = excluded.bound_params",
+                  (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound))
 
 
 def _file_error(action: str, path: Path, exc: OSError) -> FileAccessError:

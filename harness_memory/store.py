@@ -300,7 +300,9 @@ class MemoryStore:
         """Record that a memory was applied to a task, and whether it helped.
 
         The credit counts in the memory's usefulness, which ranks recall and fixes; with
-        ``error`` (the error it was applied to), it is also counted on that error's link."""
+        ``error`` (the error it was applied to), or with the ``task_id`` of an ``on_task_error``
+        that showed it, it is also counted on that error's link: a fix that did not help an
+        error stops being offered for it."""
         memory_id = v.memory_id(memory_id)
         helpful = v.boolean(helpful, "helpful")
         if error is not None:
@@ -313,6 +315,12 @@ class MemoryStore:
         c = self._core
         c.get(memory_id, agent_id)
         signed = c.sign(error) if error is not None else None  # may learn a template: after validation
+        advised = None
+        if signed is None and task_id is not None:  # the error of the advice that showed this memory for the task
+            row = c.backend.execute(
+                "SELECT error_signature FROM memory_access_log WHERE task_id = ? AND memory_id = ? "
+                "AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1", (task_id, memory_id)).fetchone()
+            advised = row[0] if row else None
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
             conn.execute("UPDATE memories SET times_applied = times_applied + 1, "
@@ -321,9 +329,10 @@ class MemoryStore:
                          "WHERE id = ?", (int(helpful), int(helpful), memory_id))
             c.log([memory_id], "applied", agent_id=agent_id, session_id=session_id, task_id=task_id,
                   was_helpful=helpful, outcome=outcome)
-            if signed is not None:
-                fixes.credit(c, memory_id, c.miner.aliases(c.miner.canonical(signed.id)) + [signed.id], helpful,
-                             c.now())
+            if signed is not None or advised is not None:
+                sig = signed.id if signed is not None else advised
+                fixes.credit(c, memory_id, sig, c.miner.aliases(c.miner.canonical(sig)) + [sig],
+                             signed.category if signed is not None else None, helpful, c.now())
         return c.get(memory_id)
 
     # -- reads -------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ class MemoryInput:
     content_hash: str
     error_basis: str | None = None  # JSON of what was signed (for re-signing, see jobs/resign.py)
     fix_kind: str | None = None
-    fix_link: tuple[str, str | None, bool] | None = None  # (signature, category, worked)
+    fix_link: tuple[str, str | None, bool, list[str]] | None = None  # (signature, category, worked, bound params)
     error_message: str | None = None  # the decisive line that was signed (links index it for similar errors)
 
 
@@ -96,7 +96,7 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
         meta.setdefault("error_category", signed.category)
         worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)
         if worked is not None and link_fix:
-            link = (signed.id, signed.category, bool(worked))
+            link = (signed.id, signed.category, bool(worked), fixes.bound_params(content, signed.params))
             kind = fix_kind(content)
     return MemoryInput(content=content, type=mtype, agent_id=agent, scope=sc, namespace=ns, key=key,
                        task_signature=task_signature or None, error_signature=esig, error_template=etpl,
@@ -138,7 +138,7 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
                 mid, inserted = _write_one(core, it, vec, near)
                 if it.fix_link is not None:  # the link survives de-duplication: it joins the kept memory
                     fixes.link(core, mid, it.fix_link[0], it.fix_link[1], it.error_message, worked=it.fix_link[2],
-                               now=core.now())
+                               now=core.now(), bound=it.fix_link[3])
                     if it.fix_kind is not None:
                         core.backend.conn.execute("UPDATE memories SET fix_kind = COALESCE(fix_kind, ?) WHERE id = ?",
                                                   (it.fix_kind, mid))

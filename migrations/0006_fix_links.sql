@@ -14,6 +14,8 @@ CREATE TABLE fix_links (
     unhelpful       INTEGER NOT NULL DEFAULT 0 CHECK (unhelpful >= 0),
     first_at        REAL NOT NULL,
     last_at         REAL NOT NULL,
+    -- the error's variable parts the fix names (JSON list): it applies to errors with those values only
+    bound_params    TEXT CHECK (bound_params IS NULL OR json_valid(bound_params)),
     UNIQUE (memory_id, error_signature)
 );
 CREATE INDEX ix_fix_links_signature ON fix_links(error_signature);
@@ -27,6 +29,11 @@ END;
 CREATE TRIGGER fix_links_ad AFTER DELETE ON fix_links BEGIN
     DELETE FROM fix_errors_fts WHERE rowid = old.id;
 END;
+
+-- the advice on_task_error gave (access_type 'advised') remembers the error it was for, so a
+-- later apply(memory_id, task_id=...) credits the link of that error
+ALTER TABLE memory_access_log ADD COLUMN error_signature TEXT;
+CREATE INDEX ix_access_log_task ON memory_access_log(task_id, memory_id);
 
 -- fixes of the same kind (the fix text masked like an error message) aggregate into one
 ALTER TABLE memories ADD COLUMN fix_kind TEXT;

@@ -57,6 +57,24 @@ def test_credits_given_with_the_error_land_on_its_link(store):
     assert row == (1, 0)
 
 
+def test_credits_after_advice_land_on_the_error_it_was_for(store):
+    m = store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
+    shown = advice(store, NO_PYTEST, id="T-9")
+    assert shown.fixes[0].id == m.id
+    store.apply(m.id, helpful=True, agent_id=AGENT, task_id="T-9")
+    assert store._core.backend.execute("SELECT helpful FROM fix_links WHERE memory_id = ?", (m.id,)).fetchone() == (1,)
+    assert advice(store, NO_PYTEST, id="T-10").fix_evidence[0].helpful == 1
+
+
+def test_a_fix_that_did_not_help_after_advice_stops_being_offered(store):
+    err = "IndentationError: unexpected indent (models.py, line 12)"
+    m = store.learn_success(AGENT, "python reproduce.py", error=err)
+    assert advice(store, err, id="T-20").fixes[0].id == m.id
+    store.apply(m.id, helpful=False, agent_id=AGENT, task_id="T-20")  # credited through the advice's task
+    got = advice(store, err, id="T-21")
+    assert got.fixes == [] and got.failures and got.failures[0].id == m.id
+
+
 def test_links_survive_de_duplication(store):
     other = "ImportError: cannot import name 'mock' from 'unittest'"
     a = store.learn_success(AGENT, "bin/test sympy", error=NO_PYTEST)
@@ -160,7 +178,7 @@ def test_ranking_follows_net_evidence(store, counts, credits):
     got = store.fixes_for(err, agent_id=AGENT, limit=10)
     scores = [e.score for e in got]
     assert scores == sorted(scores, reverse=True)
-    net = {i: counts[k] + 0.5 * credits[k] for k, i in enumerate(ids)}
+    net = {i: counts[k] + 0.25 * credits[k] for k, i in enumerate(ids)}
     assert {e.memory.id for e in got} == {i for i, v in net.items() if v >= 0.5}
 
 
