@@ -194,12 +194,13 @@ _BY_TEXT = [
                                 r"module not found|unable to import|import error")),
     ("type_error", re.compile(r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
                               r"\berror TS\d+|has no attribute|not callable|expected type")),
-    ("compile_error", re.compile(r"(?i)syntax ?error|compil(?:e|ation|er)|error\[E\d+\]|cannot find symbol|"
-                                 r"undefined reference|unexpected token|build failed")),
+    ("compile_error", re.compile(r"(?i)syntax ?error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
+                                 r"cannot find symbol|undefined reference|unexpected token|build failed")),
     ("network", re.compile(r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
                            r"name or service not known|getaddrinfo|temporary failure in name resolution|"
                            r"broken pipe|ssl|tls handshake|\b50[234]\b")),
-    ("not_found", re.compile(r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing")),
+    ("not_found", re.compile(r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
+                             r"no rule to make target")),
     ("assertion", re.compile(r"(?i)assert|expected .{0,200}(?:but|got|was|actual)")),
     ("test_failure", re.compile(r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure")),
 ]
@@ -208,6 +209,8 @@ _BY_TEXT = [
 _COMPILED = re.compile(r"\.(?:c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|scala|rs|go|cs|fs|swift|zig|f90|f|hs|ml|d|"
                        r"nim|v|sv|vhd|cob|pas|ada|adb|ads)(?=[:(\[])", re.I)
 _TYPED = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)(?=[:(\[]).{0,40}\berror\b", re.I)
+_LOCATED = re.compile(r"\.\w{1,6}[:(\[]\d")
+_TYPED_FILE = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)[:(\[]\d", re.I)
 _EXIT = re.compile(r"\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|returned exit code|Error) (-?\d{1,4})\b")
 _EXIT_CATEGORY = {"124": "timeout", "137": "out_of_memory", "127": "not_found", "126": "permission"}
 
@@ -235,7 +238,7 @@ _TEXT_KEYS = {
                       "build failed"),
     "network": ("connection", "econn", "network is unreachable", "name or service not known", "getaddrinfo",
                 "name resolution", "broken pipe", "ssl", "tls handshake", "50"),
-    "not_found": ("not found", "no such file", "enoent", "does not exist", "404", "missing"),
+    "not_found": ("not found", "no such file", "enoent", "does not exist", "404", "missing", "no rule to make"),
     "assertion": ("assert", "expected"),
     "test_failure": ("fail",),
 }
@@ -259,20 +262,27 @@ def categorize(excerpt: Excerpt) -> str:
         for cat, rx in _BY_EXCEPTION:
             if rx.search(excerpt.exception):
                 return cat
+    if excerpt.kind == "trailer":  # only an exit status to go by: its conventional meaning first
+        m = _EXIT.search(excerpt.message)
+        if m and m.group(1) in _EXIT_CATEGORY:
+            return _EXIT_CATEGORY[m.group(1)]
     cat = _by_text(excerpt.message)
     if cat is not None:
         return cat
     if excerpt.kind == "diagnostic":
-        if _COMPILED.search(excerpt.message):
+        where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
+        if _COMPILED.search(where):
             return "compile_error"
-        if _TYPED.search(excerpt.message):
+        if _TYPED.search(excerpt.message) or (where is not excerpt.message and _TYPED_FILE.search(where)
+                                               and re.match(r"(?i)error\b", excerpt.message)):
             return "type_error"
         return "test_failure"
     block = excerpt.block
-    if block and block != excerpt.message:
-        cat = _by_text(block)
-        if cat is not None:
-            return cat
+    for more in (block if block != excerpt.message else "", excerpt.detail):
+        if more:
+            cat = _by_text(more)
+            if cat is not None:
+                return cat
     m = _EXIT.search(excerpt.message)
     if m and m.group(1) in _EXIT_CATEGORY:
         return _EXIT_CATEGORY[m.group(1)]

@@ -45,6 +45,7 @@ _MAX_MESSAGE_LINES = 400  # lines an exception's message may take before its fir
 @dataclass
 class Excerpt:
     message: str
+    detail: str = ""  # the decisive line's wider detail (categorising only, never shown)
     exception: str | None = None
     frame: str | None = None
     frames: list[str] = field(default_factory=list)
@@ -128,7 +129,7 @@ _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throw
 _EXC = re.compile(r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: )?(?:[A-Z]\s{1,8})?"
                   r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$")
 _JAVA_FRAME = re.compile(r"^\s*at ([\w$.<>/-]{1,500})\(([^)]{0,300})\)")
-_PYTEST_E = re.compile(r"^E\s{1,12}\S")
+_PYTEST_E = re.compile(r"^E\s{1,80}\S")
 
 _ECHO = re.compile(r"^(?:\+{1,4} \S|\$ \S|> (?:git|cd|npm|yarn|pnpm|node|make|mvn|gradle|python|pip|cargo|go|sh|bash)\b|"
                    r"\[command\]|\[Pipeline\] |Run [\w./-]|section_(?:start|end):\d|Step \d{1,4}/\d{1,4} : |"
@@ -142,13 +143,15 @@ _NOT_FAILURE = re.compile(
     r"# timeout=|\btimeout[=:]\s?\d|\b(?:passed|succeeded|success(?:ful(?:ly)?)?|ok)\b.{0,40}\b0 failed|"
     r"\bBUILD SUCCESS|\bSuccessfully\b|\bdeprecat|warning:|\bwarn(?:ing)?s?\b(?!.{0,40}\berror)")
 
+_FLAGS = re.compile(r"(?<!\S)-{1,2}[A-Za-z][\w.-]{0,60}(?:=\S{0,200})?")
 _C5 = re.compile(r"(?:^|\s)panicked at\b|^panic: |^fatal error: (?!.{0,200}\.\w{1,5}: )|^Segmentation fault|"
                  r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b")
 _C4 = re.compile(
     r"^(?:In file included from )?[\w./\\~@+-]{0,400}\.\w{1,8}(?::\d{1,7}(?::\d{1,5})?:|\(\d{1,7}(?:,\d{1,5})?\):|"
     r":\[\d{1,7},\d{1,5}\])\s{0,3}(?:(?:fatal )?error\b|\S)(?<!warning)|"
     r"\berror\[E\d{1,5}\]|\berror TS\d{1,6}\b|\bundefined reference to\b|\bcannot find symbol\b|"
-    r"^\s{0,8}(?:fatal )?error(?:\[\w{1,20}\])?: |\berror CS\d{1,5}\b|^ld(?:\.\w+)?: .{0,200}\berror\b")
+    r"\berror CS\d{1,5}\b|^ld(?:\.\w+)?: .{0,200}\berror\b")
+_ERROR_PREFIX = re.compile(r"^(?:fatal )?error(?:\[[\w-]{1,20}\])?: [\w`'\"<(\[]")  # unindented: rustc, gcc, ...
 _C4_NOT = re.compile(r"(?i)^\S{0,400}?:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:warning|note|info|hint|help)\b|"
                      r"^\S+:\d+:\d+:\s{0,3}(?:in|from|required from)\b")
 _C3 = re.compile(
@@ -156,17 +159,17 @@ _C3 = re.compile(
     r"\bTests run: \d{1,9}, Failures: \d{1,9}, Errors: \d{1,9}.{0,200}<<< (?:FAILURE|ERROR)!|"
     r"^(?:npm (?:ERR!|error)|yarn error|error) (?!code\b|errno\b|A complete log|Lifecycle|Failed at|This is probably|"
     r"Exit status|path\b|command (?:sh|failed)|workspace|location|syscall|\s*$)|"
-    r"^(?:fatal|error|Error|ERROR|E): \S|"
+    r"^(?:fatal|error|Error|ERROR|E): \S|^make(?:\[\d{1,4}\])?: \*\*\* |"
     r"\b(?:command not found|No such file or directory|Permission denied|Connection refused|Operation not permitted|"
     r"not recognized as an internal or external command|Could not find a version that satisfies|"
     r"No matching distribution found|Cannot find module|Module not found|ModuleNotFoundError|ImportError|"
     r"Missing script|cannot open|could not open|unable to (?:open|find|resolve|locate|access|connect)|"
     r"Out of memory|out of memory|Cannot allocate memory|timed out|Timed out|Timeout exceeded)\b|"
-    r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\bassertion .{0,200}failed\b")
+    r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b")
 _C2 = re.compile(r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
                  r"not found|aborted|killed|invalid|unexpected|undefined|missing)\b")
 _C1 = re.compile(
-    r"^make(?:\[\d{1,4}\])?: \*\*\* |\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status) -?\d{1,4}\b|"
+    r"^make(?:\[\d{1,4}\])?: \*\*\* .{0,400}\bError \d{1,4}|\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status) -?\d{1,4}\b|"
     r"\breturned (?:a )?non-zero exit (?:code|status)\b|\bscript returned exit code\b|"
     r"^(?:BUILD FAILURE|BUILD FAILED|FAILURE: Build failed with an exception|Finished: FAILURE)\b|"
     r"\bJob failed\b|\bcould not compile\b|^error: Recipe |\bCommand failed with exit code\b|"
@@ -183,7 +186,7 @@ _ANY = re.compile(r"(?i)err|fail|exception|panic|traceback|fatal|denied|refused|
                   r"unable|kill|abort|exit|timed? ?out|assert|missing|invalid|undefined|unexpected|segmentation|"
                   r"core dumped|not ok|[✗✕×✖]|:\d|\(\d|caused by|^E\s|^[+$>] |^run |^\[(?:command|pipeline)|"
                   r"^section_|^step |^running command|^executing |not recognized|out of memory|could not|"
-                  r"cannot allocate")
+                  r"cannot allocate|\*\*\*|no rule")
 
 
 def _classify(ln: Line) -> None:
@@ -210,9 +213,12 @@ def _classify(ln: Line) -> None:
     if _C5.search(t):
         ln.cls = 5
         return
-    if _C4.search(t) and not _C4_NOT.search(t):
+    if (_C4.search(t) or _ERROR_PREFIX.match(ln.text)) and not _C4_NOT.search(t):
         ln.cls = 4
         return
+    if ln.level == "warning":
+        return  # a warning (##[warning], [WARNING]) is not the failure
+    t = _FLAGS.sub(" ", t)  # command-line flags are configuration (--output-on-failure, -Werror)
     if _NOT_FAILURE.search(t):
         return
     if _C3.search(t):
@@ -367,9 +373,16 @@ def _pytest(lines: list[Line], at: int, hi: int) -> Excerpt:
     return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
 
 
+_ARROW = re.compile(r"^\s{0,12}--> \S{1,400}:\d{1,7}")  # a diagnostic's location line (rustc, ruff, ...)
+_WARN_HEAD = re.compile(r"(?i)^(?:warning|note|help|info)\b")
+
+
 def _pick(lines: list[Line], baseline: "Baseline | None" = None) -> Excerpt | None:
-    for ln in lines:
+    for k, ln in enumerate(lines):
         _classify(ln)
+        if (ln.cls < 4 and not ln.boundary and ln.level != "warning" and k + 1 < len(lines)
+                and _ARROW.match(lines[k + 1].text) and ln.text.strip() and not _WARN_HEAD.match(ln.text.strip())):
+            ln.cls = 4  # the header of a diagnostic whose location follows on the next line
         if baseline is not None and ln.cls and baseline.seen(ln.text):
             ln.cls = 0  # the passing run printed it too: not the failure
     specific = [i for i, ln in enumerate(lines) if ln.cls >= 2]
@@ -402,7 +415,21 @@ def _pick(lines: list[Line], baseline: "Baseline | None" = None) -> Excerpt | No
     ex = Excerpt(message=t, exception=_exc_of(t) if _EXC.match(t) and ":" in t else None,
                  kind={5: "exception", 4: "diagnostic", 3: "failure", 2: "error-words", 1: "trailer"}[best],
                  level=lines[i].level)
+    ex.detail = _indented_detail(lines, i, hi)
     return _with_block(ex, lines, i, _detail_end(lines, i, hi))
+
+
+def _indented_detail(lines: list[Line], at: int, hi: int, limit: int = 24) -> str:
+    """The lines indented under a decisive line (a TAP/YAML or JUnit detail block), blank lines
+    included, up to the next line at its own indentation: read for the category only."""
+    base = len(lines[at].text) - len(lines[at].text.lstrip())
+    out = []
+    for j in range(at + 1, min(hi, at + 1 + limit)):
+        t = lines[j].text
+        if t.strip() and (len(t) - len(t.lstrip()) <= base or lines[j].boundary):
+            break
+        out.append(t.strip())
+    return "\n".join(x for x in out if x)
 
 
 _STRONG_MARKERS = ("Traceback (most recent call last)", "Caused by: ", "BUILD FAILURE", "FAILURE: Build failed",
