@@ -91,7 +91,8 @@ class _Heartbeat:
         m = store.settings.maintenance
         self.store, self.name, self.holder = store, name, holder
         self.lease = m.lease_seconds
-        self.every = m.lease_heartbeat_seconds or self.lease / 3
+        # at least twice per lease, whatever is configured: a renewal must land before expiry
+        self.every = min(m.lease_heartbeat_seconds or self.lease / 3, self.lease / 2)
         self.lost = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"lease-{name}", daemon=True)
