@@ -206,7 +206,7 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
     def caller(authorization: str | None = Header(None),
                x_agent_id: str | None = Header(None, pattern=AGENT_ID)) -> Caller:
         if tokens or single or admin:
-            if not authorization or not authorization.startswith("Bearer "):
+            if not authorization or authorization[:7].lower() != "bearer ":  # the scheme is case-insensitive
                 raise HTTPException(401, "a bearer token is required")
             # headers arrive decoded as latin-1: compare bytes (compare_digest refuses non-ASCII str)
             given = authorization[7:].strip().encode("latin-1", "replace")

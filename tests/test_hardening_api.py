@@ -99,6 +99,13 @@ def test_a_malformed_or_non_ascii_token_is_a_401(server, auth):
         assert alice.get("/api/memory/stats").status_code == 200
 
 
+def test_the_bearer_scheme_is_case_insensitive(server):
+    for scheme in ("bearer", "BEARER", "Bearer"):
+        r = httpx.get(f"{server}/api/memory/stats", headers={"Authorization": f"{scheme} tok-bob"})
+        assert r.status_code == 200
+    assert httpx.get(f"{server}/api/memory/stats", headers={"Authorization": "Token tok-bob"}).status_code == 401
+
+
 def test_task_ids_that_would_not_fit_once_scoped_are_refused(server):
     with _client(server, "tok-alice") as alice:
         r = alice.post("/api/memory/select-technique", json={"task_id": "x" * 190})
