@@ -76,9 +76,11 @@ _PREFIXES = [
     re.compile(r"^\[\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]\s?"),
     re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
 ]
+_PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 _ANNOTATION = re.compile(r"^##\[(\w{1,20})\]|^::(error|warning|notice|debug|group|endgroup)(?:\s[^:]{0,500})?::")
 _LEVEL = re.compile(r"^\[(ERROR|FATAL|SEVERE|WARN|WARNING|INFO|DEBUG|TRACE|NOTE|CRITICAL)\]\s?|"
                     r"^(ERROR|FATAL|CRITICAL|SEVERE|WARN|WARNING|INFO|DEBUG)(?::\s|\s-\s|\s{2,})")
+_LEVEL_FIRST = frozenset("[EFCSWIDTN")
 _LEVEL_NAMES = {"ERROR": "error", "FATAL": "error", "SEVERE": "error", "CRITICAL": "error", "WARN": "warning",
                 "WARNING": "warning", "INFO": "info", "DEBUG": "info", "TRACE": "info", "NOTE": "info"}
 
@@ -94,22 +96,25 @@ def _clean(raw: str) -> tuple[str, str | None, str | None]:
     if _CONTROL.search(raw):
         raw = _CONTROL.sub("", raw)
     text = raw
-    for _ in range(3):
-        before = text
-        for p in _PREFIXES:
-            text = p.sub("", text, count=1)
-        if text == before:
+    for _ in range(3):  # prefixes start with a digit, "[", a BOM, or are tab-separated columns
+        if not text or not (text[0].isdigit() or text[0] in "[\ufeff" or "\t" in text[:410]):
             break
+        m = _PREFIX.match(text)
+        if m is None or not m.end():
+            break
+        text = text[m.end():]
     annotation = None
-    m = _ANNOTATION.match(text)
-    if m:
-        annotation = (m.group(1) or m.group(2)).lower()
-        text = text[m.end():]
+    if text.startswith(("##[", "::")):
+        m = _ANNOTATION.match(text)
+        if m:
+            annotation = (m.group(1) or m.group(2)).lower()
+            text = text[m.end():]
     level = "error" if annotation == "error" else "warning" if annotation == "warning" else None
-    m = _LEVEL.match(text)
-    if m:
-        level = _LEVEL_NAMES[(m.group(1) or m.group(2))]
-        text = text[m.end():]
+    if text[:1] in _LEVEL_FIRST:
+        m = _LEVEL.match(text)
+        if m:
+            level = _LEVEL_NAMES[(m.group(1) or m.group(2))]
+            text = text[m.end():]
     return text.rstrip(), level, annotation
 
 
@@ -182,18 +187,30 @@ _C1 = re.compile(
     r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed")
 
 
-_ANY = re.compile(r"(?i)err|fail|exception|panic|traceback|fatal|denied|refused|not found|no such|cannot|can't|"
-                  r"unable|kill|abort|exit|timed? ?out|assert|missing|invalid|undefined|unexpected|segmentation|"
-                  r"core dumped|not ok|[✗✕×✖]|:\d|\(\d|caused by|^E\s|^[+$>] |^run |^\[(?:command|pipeline)|"
-                  r"^section_|^step |^running command|^executing |not recognized|out of memory|could not|"
-                  r"cannot allocate|\*\*\*|no rule")
+# a cheap filter before the classes: a line holding none of these cannot be anything but plain
+_ANY_WORDS = ("err", "fail", "exception", "panic", "traceback", "fatal", "denied", "refused", "not found", "no such",
+              "cannot", "can't", "unable", "kill", "abort", "exit", "timed out", "time out", "timeout", "assert",
+              "missing", "invalid", "undefined", "unexpected", "segmentation", "core dumped", "not ok", "caused by",
+              "not recognized", "out of memory", "could not", "cannot allocate", "***", "no rule", "-->",
+              "✗", "✕", "×", "✖")
+_ANY_START = ("e ", "e\t", "+ ", "$ ", "> ", "run ", "[command", "[pipeline", "section_", "step ", "running command",
+              "executing ")
+_DIGITISH = re.compile(r"[:(\[]\d")
+
+
+_ANY_RX = re.compile("|".join(map(re.escape, _ANY_WORDS)))
+
+
+def _maybe(t: str) -> bool:
+    low = t.lower()
+    return low.startswith(_ANY_START) or _DIGITISH.search(t) is not None or _ANY_RX.search(low) is not None
 
 
 def _classify(ln: Line) -> None:
     t = ln.text.strip()
     if not t:
         return
-    if ln.annotation is None and ln.level != "error" and not _ANY.search(t):
+    if ln.annotation is None and ln.level != "error" and not _maybe(t):
         return
     if ln.annotation in _STEP_ANNOTATIONS or _ECHO.match(t) or _MARKUP.match(t):
         ln.boundary = True  # a step header, an echoed command, or a harness's wrapper tag (<output>)
