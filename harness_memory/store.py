@@ -47,7 +47,8 @@ def _storage_error(exc: BaseException, path: Path) -> StorageError:
 
 # the arguments each job takes besides dry_run, holder and min_interval
 _JOB_ARGS: dict[str, set[str]] = {"decay": {"progress"}, "consolidate": {"namespace", "summariser", "progress"},
-                                  "compact": {"force"}, "expire": set(), "backfill": set(), "consolidate_growth": set()}
+                                  "compact": {"force"}, "expire": set(), "backfill": set(), "consolidate_growth": set(),
+                                  "resign": {"batch_size", "force"}}
 
 
 def _settings_from_environment() -> Settings:
@@ -160,6 +161,9 @@ class MemoryStore:
             v.boolean(kwargs["dry_run"], "dry_run")
         if "force" in kwargs:
             v.boolean(kwargs["force"], "force")
+        bs = kwargs.get("batch_size", 1)
+        if isinstance(bs, bool) or not isinstance(bs, int) or not 1 <= bs <= 100_000:
+            raise InvalidInputError("batch_size must be an int in [1, 100000]")
         if kwargs.get("holder") is not None:
             v.ident(kwargs["holder"], "holder")
         if kwargs.get("min_interval") is not None:
