@@ -138,8 +138,13 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         aliases.append(signed.id)
     exact = {signed.id, core.miner.canonical(signed.id)}
     vis, vparams = core.visibility(agent_id, True)
-    cols = ("l.id, l.memory_id, l.error_signature, l.worked, l.failed, l.last_at, m.fix_kind, m.times_applied, "
-            "m.times_successful, l.bound_params, l.helpful, l.unhelpful")
+    # a memory's credits that no link holds (apply() without the error or an advised task) count for
+    # every error, weakly; credits a link holds count for that link's error only
+    cols = ("l.id, l.memory_id, l.error_signature, l.worked, l.failed, l.last_at, m.fix_kind, "
+            "m.times_applied - m.times_successful - (SELECT COALESCE(SUM(x.unhelpful), 0) FROM fix_links x "
+            "WHERE x.memory_id = m.id), "
+            "m.times_successful - (SELECT COALESCE(SUM(x.helpful), 0) FROM fix_links x WHERE x.memory_id = m.id), "
+            "l.bound_params, l.helpful, l.unhelpful")
     where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
     wparams = (namespace, *vparams, core.now())
     ph = ",".join("?" * len(aliases))
@@ -175,18 +180,21 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     order = {"exact": 2, "alias": 1, "similar": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(lambda: {"worked": 0, "failed": 0, "helpful": 0, "unhelpful": 0,
                                                            "members": {}, "level": "similar", "last": 0.0,
-                                                           "weighted": 0.0, "sim": 0.0, "errors": 0})
-    for lid, mid, _sig, worked, failed, last_at, kind, applied, successful, _bound, l_help, l_unhelp in rows:
+                                                           "weighted": 0.0, "sim": 0.0, "errors": 0,
+                                                           "m_net": 0})
+    for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp in rows:
         k = kinds[kind or f"memory_{mid}"]
         k["worked"] += worked
         k["failed"] += failed
         k["weighted"] += sims[lid] * (worked - failed + l_help - l_unhelp)
         k["sim"] = max(k["sim"], sims[lid])
         k["errors"] += 1
-        if mid not in k["members"]:
-            # credits: the memory's own apply() record (any error), once per member
-            k["helpful"] += successful
-            k["unhelpful"] += applied - successful
+        k["helpful"] += l_help
+        k["unhelpful"] += l_unhelp
+        if mid not in k["members"]:  # the memory's unattributed credits, once per member
+            k["helpful"] += max(0, m_help)
+            k["unhelpful"] += max(0, m_unhelp)
+            k["m_net"] += max(0, m_help) - max(0, m_unhelp)
         # a member is ranked by how closely it is linked to this error, then by recency
         k["members"][mid] = max(k["members"].get(mid, (0, 0.0, 0.0)), (order[levels[lid]], sims[lid], last_at))
         if order[levels[lid]] > order[k["level"]]:
@@ -196,7 +204,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     for kind, k in kinds.items():
         if k["level"] == "similar" and k["sim"] < SIMILAR_ALONE and k["errors"] < 2:
             continue  # one loosely similar error is not evidence enough
-        net = k["weighted"] + MEMORY_CREDIT * (k["helpful"] - k["unhelpful"])
+        net = k["weighted"] + MEMORY_CREDIT * k["m_net"]
         newest = max(k["members"], key=lambda m: (k["members"][m], m))  # the best-linked variant stands for it
         ev = dict(kind=kind, level=k["level"], worked=k["worked"], failed=k["failed"], helpful=k["helpful"],
                   unhelpful=k["unhelpful"], variants=len(k["members"]), score=round(net, 4), similarity=k["sim"],

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from .error_signatures import ErrorSignature
-from . import fixes
+from . import fixes, validation as v
 from .errors import InvalidInputError
 from .fixes import FixEvidence
 from .ledger import TechniqueDecision
@@ -98,7 +98,7 @@ def _section(title: str, blocks: list[str]) -> str:
 
 def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, budget_chars: int | None = None,
                   record: bool = True) -> TaskContext:
-    task = task if isinstance(task, Task) else Task.model_validate(task)
+    task = v.model(Task, task, "task")
     budget = budget_chars if budget_chars is not None else store.settings.prompt_budget_chars
     if budget <= 0:
         raise InvalidInputError("budget_chars must be positive")
@@ -156,7 +156,7 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
     """Advice for a failed attempt. The error is signed once (the signature travels to every
     step); fixes come from error→fix links ranked by evidence (see ``fixes``), so an error
     never seen gets none."""
-    task = task if isinstance(task, Task) else Task.model_validate(task)
+    task = v.model(Task, task, "task")
     core = store._core
     ns = task.namespace or store.settings.namespace
     sig = core.sign(error, baseline)
@@ -191,32 +191,49 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
 
 def on_task_complete(store: "MemoryStore", task: Task | dict, result: TaskResult | dict, *,
                      context: TaskContext | None = None) -> dict[str, Any]:
-    task = task if isinstance(task, Task) else Task.model_validate(task)
-    result = result if isinstance(result, TaskResult) else TaskResult.model_validate(result)
+    """Credit the injected memories, record the attempt or the outcome memory. Everything is
+    validated before the first write: a refused call changes nothing."""
+    from . import writes
+    from .core import error_text
+
+    task = v.model(Task, task, "task")
+    result = v.model(TaskResult, result, "result")
+    if context is not None and not isinstance(context, TaskContext):
+        raise InvalidInputError("context must be the TaskContext on_task_start returned, or None")
+    error = None
+    if result.error is not None and result.error.strip():
+        error = error_text(result.error, "result.error")
     sig = context.task_signature if context else store.task_signature(task.model_dump())
+    outcome = (result.summary or "")[:500] or None
+    if outcome is not None:
+        v.text(outcome, "result.summary", max_bytes=store.settings.max_content_bytes, allow_empty=True)
+    item = None
+    if not result.technique:
+        # a success after an error is a fix: what was done is the memory (the task stays in metadata)
+        if result.success and error and result.summary:
+            content = result.summary
+        else:
+            content = f"{task.title}: " + (result.summary or ("done" if result.success else "failed"))
+        item = writes.prepare(store._core, content, type="success" if result.success else "failure",
+                              agent_id=task.agent_id, namespace=task.namespace, task_signature=sig, error=error,
+                              tags=task.tags, task_id=task.id, session_id=task.session_id,
+                              importance=0.7 if result.success else 0.6, metadata={"task_title": task.title[:500]})
+    else:
+        v.ident(result.technique, "result.technique")
     credited = []
     for mid in (context.injected if context else []):
         try:
-            store.apply(mid, helpful=result.success, outcome=(result.summary or "")[:500] or None,
-                        agent_id=task.agent_id, session_id=task.session_id, task_id=task.id)
+            store.apply(mid, helpful=result.success, outcome=outcome, agent_id=task.agent_id,
+                        session_id=task.session_id, task_id=task.id)
             credited.append(mid)
         except LookupError:
             continue  # forgotten since the task started
     out: dict[str, Any] = {"credited": credited, "attempt": None, "memory": None}
     if result.technique:
-        out["attempt"] = store.record_outcome(task.id, result.technique, result.success, error=result.error,
+        out["attempt"] = store.record_outcome(task.id, result.technique, result.success, error=error,
                                               agent_id=task.agent_id, notes=result.summary, agent_type=task.agent_type,
                                               task_category=task.category, task_signature=sig,
                                               namespace=task.namespace)
     else:
-        # a success after an error is a fix: what was done is the memory (the task stays in metadata)
-        if result.success and result.error and result.summary:
-            content = result.summary
-        else:
-            content = f"{task.title}: " + (result.summary or ("done" if result.success else "failed"))
-        out["memory"] = store.remember(content, type="success" if result.success else "failure",
-                                       agent_id=task.agent_id, namespace=task.namespace, task_signature=sig,
-                                       error=result.error, tags=task.tags, task_id=task.id,
-                                       session_id=task.session_id, importance=0.7 if result.success else 0.6,
-                                       metadata={"task_title": task.title[:500]})
+        out["memory"] = writes.write_many(store._core, [item])[0]
     return out

@@ -28,8 +28,10 @@ class TypeRegistry:
         return self._types
 
     def check(self, name: object) -> str:
-        if not isinstance(name, str) or name not in self._types:
-            raise UnknownMemoryTypeError(str(name), list(self._types))
+        if not isinstance(name, str):
+            raise InvalidInputError(f"a memory type must be a string, got {type(name).__name__}")
+        if name not in self._types:
+            raise UnknownMemoryTypeError(name[:200], list(self._types))
         return name
 
     def __contains__(self, name: object) -> bool:

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import ranking
 from .core import Core
+from . import validation as v
 from .errors import InvalidInputError
 from .models import Memory, RecallHit
 from .sqlite_backend import query_terms
@@ -215,10 +216,5 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
 
 
 def validate_channels(channels: Any) -> frozenset[str]:
-    allowed = {"vector", "keyword", "tags", "signature"}
-    if channels is None:
-        return frozenset(allowed)
-    chosen = frozenset(channels)
-    if not chosen or not chosen <= allowed:
-        raise InvalidInputError(f"channels must be a non-empty subset of {sorted(allowed)}")
-    return chosen
+    allowed = ("vector", "keyword", "tags", "signature")
+    return v.channels(channels, allowed) or frozenset(allowed)

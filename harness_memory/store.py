@@ -65,6 +65,12 @@ def _settings_from_environment() -> Settings:
         raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {exc}") from None
 
 
+def _batch_size(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+        raise InvalidInputError("batch_size must be an int from 1 to 100,000")
+    return value
+
+
 class MemoryStore:
     """A harness's memory in one SQLite file.
 
@@ -313,6 +319,8 @@ class MemoryStore:
             error = error_text(error)
         if outcome is not None:
             outcome = v.text(outcome, "outcome", max_bytes=self.settings.max_content_bytes, allow_empty=True)
+            if self.settings.redact_secrets:
+                outcome = redact(outcome)[0]  # stored in the access log: no secrets
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         session_id = v.ident(session_id, "session_id", optional=True)
         task_id = v.ident(task_id, "task_id", optional=True)
@@ -445,6 +453,9 @@ class MemoryStore:
 
     def learn_success(self, agent_id: str, pattern: str, details: str | None = None, **kw: Any) -> Memory:
         """Record what worked (a ``success`` memory, importance 0.7 unless given)."""
+        pattern = v.text(pattern, "pattern", max_bytes=self.settings.max_content_bytes)
+        if details is not None:
+            details = v.text(details, "details", max_bytes=self.settings.max_content_bytes, allow_empty=True)
         content = pattern if not details else f"{pattern}: {details}"
         kw.setdefault("importance", 0.7)
         return self.remember(content, type="success", agent_id=agent_id, **kw)
@@ -456,6 +467,9 @@ class MemoryStore:
         given, is what resolves it: the memory is then linked to the error as a fix that worked
         and ``on_task_error`` offers it among the fixes. Without ``details`` it is a record of
         the error only. To say what fixed an error, or what did not, prefer :meth:`learn_fix`."""
+        pattern = v.text(pattern, "pattern", max_bytes=self.settings.max_content_bytes)
+        if details is not None:
+            details = v.text(details, "details", max_bytes=self.settings.max_content_bytes, allow_empty=True)
         content = pattern if not details else f"{pattern}: {details}"
         kw.setdefault("importance", 0.8)
         kw.setdefault("error", pattern)
@@ -499,6 +513,7 @@ class MemoryStore:
         agent_id = v.ident(agent_id, "agent_id")
         error = error_text(error)
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
+        min_similarity = v.unit_float(min_similarity, "min_similarity")
         c = self._core
         signed = c.sign(error)
         sigs = c.miner.aliases(signed.id)
@@ -647,6 +662,7 @@ class MemoryStore:
     # -- embeddings ------------------------------------------------------------------------------
     def backfill_embeddings(self, *, batch_size: int = 256) -> int:
         """Embed memories stored keyword-only (embedder was down); return how many were embedded."""
+        batch_size = _batch_size(batch_size)
         c = self._core
         if not c.vectors_enabled:
             raise EmbedderMismatchError("the stored vectors belong to another embedder: run reembed() first")
@@ -675,6 +691,9 @@ class MemoryStore:
         transaction (a crash leaves the old vectors and record intact)."""
         import numpy as np
 
+        batch_size = _batch_size(batch_size)
+        if progress is not None and not callable(progress):
+            raise InvalidInputError("progress must be a callable(done, total) or None")
         c = self._core
         e = c.embedder
         rows = c.backend.execute("SELECT id, content FROM memories ORDER BY id").fetchall()

@@ -14,7 +14,7 @@ from . import fixes, validation as v
 from .core import Core, content_hash, dumps, error_text, signature_basis
 from .fixes import fix_kind
 from .models import Memory
-from .redact import redact
+from .redact import redact_mapping
 
 __all__ = ["MemoryInput", "prepare", "write_many"]
 
@@ -46,15 +46,8 @@ class MemoryInput:
 
 
 def _redact_obj(obj: Any, found: list[str]) -> Any:
-    if isinstance(obj, str):
-        out, kinds = redact(obj)
-        found.extend(kinds)
-        return out
-    if isinstance(obj, dict):
-        return {k: _redact_obj(x, found) for k, x in obj.items()}
-    if isinstance(obj, list):
-        return [_redact_obj(x, found) for x in obj]
-    return obj
+    """Every string redacted; a value under a secret-named key ({"password": ...}) replaced whole."""
+    return redact_mapping(obj, found)
 
 
 def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = "agent", namespace: Any = None,

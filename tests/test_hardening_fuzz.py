@@ -32,25 +32,7 @@ from harness_memory.testing import ManualClock
 _TYPES = "memory_types.TypeRegistry.check does str(name) of a non-string type (RecursionError, any error of str())"
 _ISSUES = "issues 8/19 (lifecycle.py, store.learn_*/has_seen_error, recall.py)"
 _FACADE = "store.py facade outside this part"
-OWNED_ELSEWHERE: dict[str, tuple[str, str]] = {
-    "on_task_start": (_ISSUES, "raw pydantic ValidationError from Task.model_validate (lifecycle.py:101): "
-                               "use validation.model(Task, task, 'task')"),
-    "on_task_error": (_ISSUES, "raw pydantic ValidationError from Task.model_validate (lifecycle.py:158)"),
-    "on_task_complete": (_ISSUES, "raw pydantic ValidationError from Task/TaskResult.model_validate "
-                                  "(lifecycle.py:187-188)"),
-    "has_seen_error": (_ISSUES, "min_similarity unchecked: TypeError on None/str/list (use validation.unit_float)"),
-    "learn_success": (_ISSUES, "details formatted with f'{pattern}: {details}' before validation: RecursionError on "
-                               "deep structures, any error of str() (validate details as text first)"),
-    "learn_error": (_ISSUES, "same as learn_success (details)"),
-    "recall": (_ISSUES + " and " + _TYPES, "channels=123 -> TypeError (recall.validate_channels: use "
-                                            "validation.channels); types=[deep list] -> RecursionError"),
-    "remember": ("memory_types.py", "type=<deep list or object with a failing __str__>: " + _TYPES),
-    "get_by_type": ("memory_types.py", "type=...: " + _TYPES),
-    "forget_all": ("memory_types.py", "type=...: " + _TYPES),
-    "backfill_embeddings": (_FACADE, "batch_size unchecked: IntegrityError, OverflowError, InterfaceError, "
-                                     "UnicodeEncodeError from the driver"),
-    "reembed": (_FACADE, "batch_size and progress unchecked: TypeError, ValueError (range step 0)"),
-}
+OWNED_ELSEWHERE: dict[str, tuple[str, str]] = {}  # every leak found here has been fixed
 
 SKIP_METHODS = {"close", "sql_engine"}  # close: ends the fixture; sql_engine: returns a SQLAlchemy engine (no input)
 

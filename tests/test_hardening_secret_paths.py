@@ -80,10 +80,7 @@ PATHS = {
     "error_signature": _error_signature, "recall.error": _recall_error,
     "on_task_complete.summary": _on_task_complete_summary,
 }
-PATHS_OWNED_ELSEWHERE: dict[str, str] = {
-    "apply.outcome": "store.apply (issues 8/19) stores outcome raw in memory_access_log.outcome: "
-                     "redact_text(outcome) before it is logged",
-}
+PATHS_OWNED_ELSEWHERE: dict[str, str] = {}  # every path now redacts
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=[pytest.mark.xfail(strict=True, reason=PATHS_OWNED_ELSEWHERE[p])]
