@@ -324,8 +324,14 @@ def _score(shapes: list[str], truth: str | None) -> Outcome:
     return Outcome(bool(shapes), truth is not None and shapes[:1] == [truth], truth is not None and truth in shapes[:3])
 
 
+SETTINGS: dict = {}  # Settings fields for the store under test (--fix-similar-min)
+
+
 def replay(src: Source, mode: str, *, credit: bool, online: bool, db_dir: Path) -> tuple[list[Asked], dict]:
-    store = MemoryStore(db_dir / f"{src.name}-{mode}-{'online' if online else 'static'}.db")
+    from harness_memory import Settings
+
+    store = MemoryStore(db_dir / f"{src.name}-{mode}-{'online' if online else 'static'}.db",
+                        settings=Settings(**SETTINGS))
     teach = Teacher(store, mode)
     bm25, freq = BM25(), MostFrequent()
     known: dict[str, str] = {}
@@ -491,7 +497,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--details", action="store_true", help="list every asked failure and the answers' shapes")
     ap.add_argument("--sources", nargs="+", default=["agent-runs", "scripted", "defects4j"],
                     choices=["agent-runs", "scripted", "defects4j"])
+    ap.add_argument("--fix-similar-min", type=float, default=None,
+                    help="Settings.fix_similar_min of the store under test (default: the library's default, off)")
     args = ap.parse_args(argv)
+    if args.fix_similar_min is not None:
+        SETTINGS["fix_similar_min"] = args.fix_similar_min
     if args.teach == "learn_fix" and not hasattr(MemoryStore, "learn_fix"):
         print("--teach learn_fix: unavailable, this MemoryStore has no learn_fix()", file=sys.stderr)
         return 2

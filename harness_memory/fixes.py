@@ -8,8 +8,9 @@ aggregate: their evidence adds up and the newest variant stands for them.
 
 Ranking (``rank``): the candidates are the fixes linked to the error's own signature, to a
 signature the template miner linked to it, or to an error whose excerpt is nearly the same
-text (word-set Jaccard ≥ ``SIMILAR_MIN``, found through a full-text index of the linked
-excerpts); an error unlike any linked one gets no advice. Exact signature before alias
+text (opt-in: ``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key
+frame, found through a full-text index of the linked errors' lines); an error unlike any
+linked one gets no advice. Exact signature before alias
 before similar; then the net evidence (worked − did not work + helpful − unhelpful credits on
 the link, weighted by similarity, plus a quarter of the memory's ``apply()`` credits for any
 error); recency breaks ties. A credit reaches the link when ``apply()`` names the error or the
@@ -114,9 +115,9 @@ def credit(core: "Core", memory_id: int, signature: str, aliases: list[str], cat
             "VALUES (?, ?, ?, 1, ?, ?)", (memory_id, signature, category, now, now))
 
 
-SIMILAR_MIN = 0.6  # word-set Jaccard for a linked error to count as similar (chosen in benchmarks/fix_recall.py)
 SIMILAR_ALONE = 0.8  # below this, a fix found only through similar errors needs two of them agreeing
 SIMILAR_CANDIDATES = 50
+SIMILAR_MIN_WORDS = 4  # a line of fewer words (a bare exception name) is too short to call two errors similar
 MEMORY_CREDIT = 0.25  # weight of a memory's credits for any error, beside its credits on this error's link
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,60}")
 
@@ -154,13 +155,16 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
     # a new error also finds the fixes of linked errors whose excerpts are nearly the same text
-    threshold = SIMILAR_MIN if similar_min is None else similar_min
-    query = words(signed.message or signed.excerpt)
-    if query and threshold <= 1.0:
+    threshold = similar_min if similar_min is not None else core.settings.fix_similar_min
+    if threshold is None:
+        threshold = 2.0  # off: exact and alias links only
+    query = words((signed.message or signed.excerpt) + (f" (at {signed.frame})" if signed.frame else ""))
+    if len(query) >= SIMILAR_MIN_WORDS and threshold <= 1.0:
         near = {}
         for lid, excerpt in core.backend.similar_errors(sorted(query)[:64], SIMILAR_CANDIDATES):
-            if lid not in sims:
-                sim = _jaccard(query, words(excerpt or ""))
+            other = words(excerpt or "")
+            if lid not in sims and len(other) >= SIMILAR_MIN_WORDS:
+                sim = _jaccard(query, other)
                 if sim >= threshold:
                     near[lid] = sim
         if near:
@@ -188,7 +192,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         k["failed"] += failed
         k["weighted"] += sims[lid] * (worked - failed + l_help - l_unhelp)
         k["sim"] = max(k["sim"], sims[lid])
-        k["errors"] += 1
+        k["errors"] += max(1, worked)  # observations that back this kind
         k["helpful"] += l_help
         k["unhelpful"] += l_unhelp
         if mid not in k["members"]:  # the memory's unattributed credits, once per member

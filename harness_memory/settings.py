@@ -107,6 +107,10 @@ class Settings(BaseSettings):
                              description="ucb: posterior mean plus ucb_c standard deviations (chosen by the retry simulator); thompson: a posterior draw")
     ucb_c: float = Field(0.25, ge=0)
     prompt_budget_chars: int = Field(6000, gt=0, description="size budget of on_task_start's prompt section")
+    fix_similar_min: float | None = Field(
+        None, gt=0, le=1.0, description="also offer the fixes of errors whose decisive line is this similar "
+        "(word-set Jaccard) to the asked one; None (default): only fixes linked to the error's own or an aliased "
+        "signature (chosen by leave-one-source-out in benchmarks/fix_recall.py, see docs/fixes.md)")
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(default_factory=dict, description="bearer token -> agent id (agent fixed by token)")
     api_admin_token: str | None = Field(None, description="a bearer token that may read every agent's stats and "

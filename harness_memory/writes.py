@@ -84,7 +84,8 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
     esig = etpl = excerpt = message = link = kind = None
     if error is not None and error.strip():
         signed = core.sign(error)
-        esig, etpl, message = signed.id, signed.template, signed.message
+        esig, etpl = signed.id, signed.template
+        message = signed.message + (f" (at {signed.frame})" if signed.frame else "")  # what similar errors match
         excerpt = signature_basis(signed)
         meta.setdefault("error_category", signed.category)
         worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)

@@ -117,14 +117,22 @@ def test_on_task_complete_after_an_error_teaches_the_summary_as_the_fix(store):
     assert advice(store, NO_PYTEST).fixes[0].content == "bin/test sympy/core"
 
 
-def test_similar_errors_share_fixes_but_unrelated_ones_do_not(store):
-    err = "IndentationError: unexpected indent (models.py, line 12)"
-    for k in range(2):
-        store.learn_success(AGENT, f"python reproduce_{k}.py", error=f'  File "/srv/app/v{k}.py", line 3\n{err}')
-    near = advice(store, '  File "/srv/app/other.py", line 9\nIndentationError: unexpected indent (views.py, line 40)')
-    assert near.fixes and near.fix_evidence[0].level in ("exact", "alias", "similar")
-    far = advice(store, "PermissionError: [Errno 13] Permission denied: '/var/log/app.log'")
-    assert far.fixes == []
+def test_similar_errors_share_fixes_only_when_asked_to(tmp_path, clock):
+    from harness_memory import MemoryStore, Settings
+
+    taught = ["ConnectionResetError: peer reset the replication stream of primary shard alpha",
+              "ConnectionResetError: peer reset the replication stream of primary shard beta"]
+    asked = "ConnectionResetError: peer reset the replication stream of primary shard gamma while idle"
+    for similar, expect in ((None, False), (0.6, True)):
+        with MemoryStore(tmp_path / f"s{similar}.db", settings=Settings(fix_similar_min=similar), clock=clock) as s:
+            for e in taught:
+                s.learn_success(AGENT, "restart the replica with --resync", error=e)
+            got = s.on_task_error(TASK, asked)
+            assert s.error_signature(asked).id not in {s.error_signature(e).id for e in taught}
+            assert bool(got.fixes) is expect
+            if expect:
+                assert got.fix_evidence[0].level == "similar" and got.fix_evidence[0].similarity >= 0.6
+            assert s.on_task_error(TASK, "PermissionError: [Errno 13] Permission denied: '/var/log/a.log'").fixes == []
 
 
 def test_fixes_are_private_to_their_agent_unless_global(store):
