@@ -213,7 +213,8 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         ev = dict(kind=kind, level=k["level"], worked=k["worked"], failed=k["failed"], helpful=k["helpful"],
                   unhelpful=k["unhelpful"], variants=len(k["members"]), score=round(net, 4), similarity=k["sim"],
                   newest=newest, last=k["last"])
-        (fixes if net >= min_score * k["sim"] else failed).append(ev)
+        backed = k["worked"] + k["helpful"] > 0
+        (fixes if backed and net >= min_score * k["sim"] else failed).append(ev)
     fixes.sort(key=lambda e: (order[e["level"]], e["score"], e["last"], e["newest"]), reverse=True)
     failed.sort(key=lambda e: (e["score"], -e["last"]))
     fixes, failed = fixes[:limit], failed[:limit]
