@@ -12,7 +12,6 @@ import numpy as np
 from . import ranking
 from .core import Core
 from . import validation as v
-from .errors import InvalidInputError
 from .models import Memory, RecallHit
 from .sqlite_backend import query_terms
 
