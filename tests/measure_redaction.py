@@ -10,7 +10,6 @@ redact by replacing every value it reports (file-scan mode, default filters). Fi
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import time
@@ -28,7 +27,6 @@ def measure(name, redact_fn):
     neutral = sum(redact_fn(t) != t for t in corpus.NEUTRAL)
     innocent = sum(redact_fn(t) != t for t in corpus.INNOCENT)
     texts = [t for _, t, _ in broad] + corpus.NEUTRAL + corpus.INNOCENT
-    size = sum(len(t.encode()) for t in texts)
     t0 = time.perf_counter()
     for _ in range(3):
         for t in texts:

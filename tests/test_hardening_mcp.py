@@ -46,7 +46,7 @@ def test_hostile_tool_arguments_get_json_errors(tmp_path):
 
     out = asyncio.run(_session_run(tmp_path / "h.db", steps))
     for row in out[:-1]:
-        name, kind = row[0], row[1]
+        kind = row[1]
         if kind == "tool":
             text, is_error = row[2], row[3]
             if is_error:  # the SDK's argument validation: a tool error, not a crash

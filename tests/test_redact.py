@@ -7,7 +7,7 @@ import json
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import given, settings as hsettings, strategies as st
 
 import secrets_corpus as corpus
 from harness_memory import MemoryStore
