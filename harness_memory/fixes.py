@@ -13,7 +13,8 @@ frame, found through a full-text index of the linked errors' lines); an error un
 linked one gets no advice. Exact signature before alias
 before similar; then the net evidence (worked − did not work + helpful − unhelpful credits on
 the link, weighted by similarity, plus a quarter of the memory's ``apply()`` credits for any
-error); recency breaks ties. A credit reaches the link when ``apply()`` names the error or the
+error); the closest taught instance of the error (word overlap of the decisive lines) and then
+recency break ties. A credit reaches the link when ``apply()`` names the error or the
 task an ``on_task_error`` advice was given for, so a fix that did not help an error stops being
 offered for it. Text
 similarity between a fix and the error plays no part: words shared with the error are not
@@ -145,7 +146,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
             "m.times_applied - m.times_successful - (SELECT COALESCE(SUM(x.unhelpful), 0) FROM fix_links x "
             "WHERE x.memory_id = m.id), "
             "m.times_successful - (SELECT COALESCE(SUM(x.helpful), 0) FROM fix_links x WHERE x.memory_id = m.id), "
-            "l.bound_params, l.helpful, l.unhelpful")
+            "l.bound_params, l.helpful, l.unhelpful, l.error_message")
     where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
     wparams = (namespace, *vparams, core.now())
     ph = ",".join("?" * len(aliases))
@@ -186,12 +187,15 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
                                                            "members": {}, "level": "similar", "last": 0.0,
                                                            "weighted": 0.0, "sim": 0.0, "errors": 0,
                                                            "m_net": 0})
-    for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp in rows:
+    query_words = words((signed.message or signed.excerpt) + (f" (at {signed.frame})" if signed.frame else ""))
+    for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp, msg in rows:
         k = kinds[kind or f"memory_{mid}"]
         k["worked"] += worked
         k["failed"] += failed
         k["weighted"] += sims[lid] * (worked - failed + l_help - l_unhelp)
         k["sim"] = max(k["sim"], sims[lid])
+        # the closest taught instance of the error breaks ties between equally backed fixes
+        k["closest"] = max(k.get("closest", 0.0), _jaccard(query_words, words(msg or "")))
         k["errors"] += max(1, worked)  # observations that back this kind
         k["helpful"] += l_help
         k["unhelpful"] += l_unhelp
@@ -212,10 +216,10 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         newest = max(k["members"], key=lambda m: (k["members"][m], m))  # the best-linked variant stands for it
         ev = dict(kind=kind, level=k["level"], worked=k["worked"], failed=k["failed"], helpful=k["helpful"],
                   unhelpful=k["unhelpful"], variants=len(k["members"]), score=round(net, 4), similarity=k["sim"],
-                  newest=newest, last=k["last"])
+                  newest=newest, last=k["last"], closest=k.get("closest", 0.0))
         backed = k["worked"] + k["helpful"] > 0
         (fixes if backed and net >= min_score * k["sim"] else failed).append(ev)
-    fixes.sort(key=lambda e: (order[e["level"]], e["score"], e["last"], e["newest"]), reverse=True)
+    fixes.sort(key=lambda e: (order[e["level"]], e["score"], e["closest"], e["last"], e["newest"]), reverse=True)
     failed.sort(key=lambda e: (e["score"], -e["last"]))
     fixes, failed = fixes[:limit], failed[:limit]
     mems = {r[0]: row_to_memory(r) for r in core.backend.execute(
@@ -223,6 +227,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         f"({','.join('?' * len(fixes + failed)) or 'NULL'})", [e["newest"] for e in fixes + failed])}
 
     def build(e: dict[str, Any]) -> FixEvidence:
-        return FixEvidence(memory=mems[e["newest"]], **{k: v for k, v in e.items() if k not in ("newest", "last")})
+        return FixEvidence(memory=mems[e["newest"]],
+                           **{k: v for k, v in e.items() if k not in ("newest", "last", "closest")})
 
     return [build(e) for e in fixes if e["newest"] in mems], [build(e) for e in failed if e["newest"] in mems]

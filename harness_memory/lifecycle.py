@@ -158,6 +158,16 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
     never seen gets none."""
     task = v.model(Task, task, "task")
     core = store._core
+    # everything the later steps check is checked before the signing may learn a template
+    if techniques is not None and (isinstance(techniques, str) or not isinstance(techniques, (list, tuple))
+                                   or not techniques):
+        raise InvalidInputError("techniques must be a non-empty list of names")
+    for t in techniques or ():
+        v.ident(t, "technique")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise InvalidInputError("seed must be an int")
+    limit = v.limit(limit, max_limit=store.settings.max_limit)
+    v.boolean(record, "record")
     ns = task.namespace or store.settings.namespace
     sig = core.sign(error, baseline)
     if baseline is not None:  # every later step keys on this signature, not a re-signing without the baseline
