@@ -106,7 +106,7 @@ def _variants():
         return apply
 
     hosts = lambda: {es._HOST.pattern, es._HOST_PORT.pattern}  # noqa: E731 - host names and host:port
-    units = lambda: {es._MASKS[12].pattern}  # noqa: E731 - durations and sizes
+    units = lambda: {es._MASKS[13].pattern}  # noqa: E731 - durations and sizes
     out = []
     for t in (0.5, 0.6, 0.7, 0.8):
         out.append((f"t={t}", make(t)))

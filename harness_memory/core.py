@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from .embedders import Embedder, check_vectors
-from .error_signatures import ErrorSignature, TemplateMiner, categorize, extract, mask_params, tokenize
+from .error_signatures import (ENVIRONMENT_CATEGORIES, ErrorSignature, TemplateMiner, categorize, extract,
+                               mask_params, tokenize)
 from .failure_excerpt import Baseline
 from .errors import EmbedderError, InvalidInputError, MemoryNotFoundError
 from .memory_types import TypeRegistry
@@ -88,7 +89,10 @@ class Core:
                      exception: str | None) -> tuple[str, list[str], list[str]]:
         """``(signature id, template tokens, params)`` of a decisive message already cut out."""
         masked, params = mask_params(message[:2000])
-        sig, tpl = self.miner.sign(tokenize(masked), frame, category, exception)
+        # an error about the environment (a missing module, a refused connection, a timeout) is
+        # the same error wherever the code met it: its key frame does not split the signature
+        key_frame = None if category in ENVIRONMENT_CATEGORIES else frame
+        sig, tpl = self.miner.sign(tokenize(masked), key_frame, category, exception)
         return sig, tpl, params
 
     # -- embedding -----------------------------------------------------------------------

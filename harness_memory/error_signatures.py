@@ -35,11 +35,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .sqlite_backend import SQLiteBackend
 
 __all__ = ["ErrorSignature", "Excerpt", "extract", "mask_params", "tokenize", "categorize", "TemplateMiner",
-           "CATEGORIES", "WILDCARD", "DEFAULT_THRESHOLD", "SIGNATURE_METHOD"]
+           "CATEGORIES", "ENVIRONMENT_CATEGORIES", "WILDCARD", "DEFAULT_THRESHOLD", "SIGNATURE_METHOD"]
 
 WILDCARD = "<*>"
 DEFAULT_THRESHOLD = 0.7
 SIGNATURE_METHOD = 2  # bump when signing changes; the `resign` job moves stored signatures to it
+# errors about the environment rather than the code: signed without their key frame
+ENVIRONMENT_CATEGORIES = frozenset({"import_error", "network", "timeout", "rate_limit", "out_of_memory",
+                                    "context_overflow", "permission"})
 CATEGORIES = ("compile_error", "type_error", "import_error", "test_failure", "assertion", "timeout", "network",
               "rate_limit", "out_of_memory", "context_overflow", "permission", "not_found", "unknown")
 
@@ -100,6 +103,7 @@ _MASKS: list[re.Pattern[str]] = [
     re.compile(r"\b0x[0-9a-fA-F]{1,32}\b"),  # hex / memory address
     re.compile(r"\b[0-9a-fA-F]{12,128}\b"),  # hashes
     re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]{1,255}){2,64}[\\/]?(?::\d{1,7}){0,2}"),  # paths[:line[:col]]
+    re.compile(r"\b(?:[\w.@+~-]{1,255}[\\/]){1,64}[\w@+~-]{1,255}\.[A-Za-z]\w{0,7}\b(?::\d{1,7}){0,2}"),  # rel. file
     re.compile(r"\b(?:tmp|temp)[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"),  # temp names
     re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`"),  # quoted values
     re.compile(r"(?<![\w.])<?[-+]?\d{1,40}(?:[.,:]\d{1,40}){0,3}\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|"
@@ -109,7 +113,7 @@ _MASKS: list[re.Pattern[str]] = [
 _DIGITS = tuple("0123456789")
 # what a text must hold for a mask to apply at all (cheap substring checks before each regex)
 _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(zip(_MASKS, [
-    ("-",), ("://",), ("@",), ("-",), (":",), (".",), (".",), ("0x", "0X"), None, ("/", "\\"),
+    ("-",), ("://",), ("@",), ("-",), (":",), (".",), (".",), ("0x", "0X"), None, ("/", "\\"), ("/", "\\"),
     ("tmp", "temp", "pytest-"), ('"', "'", "`"), _DIGITS, _DIGITS], strict=True))
 _OPTIONAL = re.compile(r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]")  # parts of variables only
 

@@ -151,3 +151,21 @@ def test_subsumed_templates_are_linked_not_renamed(store):
     hits = store.recall("", agent_id="a", error="deploy blocked by lock red green blue black on main")
     assert [h.memory.id for h in hits] == [mem.id]
     assert store.has_seen_error("a", "deploy blocked by lock one two three four on main") is True
+
+
+def test_environment_errors_are_one_error_wherever_the_code_met_them(store):
+    def tb(script, func):
+        return (f'Traceback (most recent call last):\n  File "/srv/{script}", line 3, in {func}\n    import yaml\n'
+                "ModuleNotFoundError: No module named 'yaml'\n")
+    a, b = store.error_signature(tb("load_config.py", "<module>")), store.error_signature(tb("deploy.py", "main"))
+    assert a.id == b.id and a.frame != b.frame  # the frame is reported, not keyed on
+    k1 = store.error_signature('Traceback (most recent call last):\n  File "/srv/a.py", line 3, in f\n    d[k]\n'
+                               "KeyError: 'region'\n")
+    k2 = store.error_signature('Traceback (most recent call last):\n  File "/srv/b.py", line 9, in g\n    d[k]\n'
+                               "KeyError: 'region'\n")
+    assert k1.id != k2.id  # a code error keys on where it happened
+
+
+def test_relative_file_paths_are_variables(store):
+    assert store.error_signature("would reformat src/calc.py").id == store.error_signature("would reformat pkg/x.py").id
+    assert "TCP/IP" in store.error_signature("TCP/IP stack failed to start").template
