@@ -7,11 +7,13 @@ sees its own memories and global ones only.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from typing import Any
 
-from .errors import HarnessMemoryError
+from . import validation as v
+from .errors import HarnessMemoryError, InvalidInputError
 from .settings import Settings
 from .store import MemoryStore
 
@@ -103,7 +105,12 @@ def build_server(db: str, settings: Settings):
         "reason; answers 'escalate' when retrying is not worth it."))
     def technique_suggest(task_id: str, error: str | None = None) -> str:
         def go():
-            d = store.select_technique(task_id, error)
+            # the agent's own name for the task: one agent's task ids never meet another's (as over REST)
+            v.ident(task_id, "task_id")
+            if len(task_id) > 183:
+                raise InvalidInputError("task_id must be at most 183 characters")
+            scoped = f"{task_id}@{hashlib.sha256(me.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+            d = store.select_technique(scoped, error)
             return _ok({"technique": d.technique, "reason": d.reason, "escalate": d.escalate, "tried": d.tried})
         return guard(go)()
 

@@ -55,3 +55,18 @@ def test_hostile_tool_arguments_get_json_errors(tmp_path):
             body = json.loads(text)
             assert isinstance(body, dict) and body.get("error") not in (None, "InternalError"), row
     assert out[-1][1]["content"] == "still serving"
+
+
+def test_technique_suggest_sees_only_the_agents_own_task_ids(tmp_path):
+    from harness_memory import MemoryStore
+
+    db = tmp_path / "scoped.db"
+    with MemoryStore(db) as s:  # another caller's task that happens to be named T1
+        s.record_outcome("T1", "decomposition", False, error="TimeoutError: job 3 timed out")
+
+    async def steps(s):
+        res = await s.call_tool("technique_suggest", {"task_id": "T1", "error": "TimeoutError: job 4 timed out"})
+        return json.loads(res.content[0].text)
+
+    got = asyncio.run(_session_run(db, steps))
+    assert got["tried"] == [] and got["technique"] != "escalate"
