@@ -77,8 +77,9 @@ class Core:
     def _sign(self, text: str, baseline: str | None = None) -> ErrorSignature:
         ex = extract(text, None if baseline is None else Baseline(baseline, _line_key))
         if self.settings.redact_secrets:  # the excerpt is stored (templates, memories, attempts): no secrets
+            same = ex.block == ex.message
             ex.message = redact(ex.message)[0]
-            ex.block = redact(ex.block)[0]
+            ex.block = ex.message if same else redact(ex.block)[0]
         category = categorize(ex)
         sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception)
         return ErrorSignature(id=sig, template=" ".join(tpl), category=category, params=params,

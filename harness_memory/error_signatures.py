@@ -111,6 +111,7 @@ _MASKS: list[re.Pattern[str]] = [
     re.compile(r"(?<![A-Za-z_])[-+]?\d{1,40}(?:\.\d{1,40})?(?:[eE][-+]?\d{1,4})?"),  # numbers
 ]
 _DIGITS = tuple("0123456789")
+_HAS_DIGIT = re.compile(r"\d").search
 # what a text must hold for a mask to apply at all (cheap substring checks before each regex)
 _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(zip(_MASKS, [
     ("-",), ("://",), ("@",), ("-",), (":",), (".",), (".",), ("0x", "0X"), None, ("/", "\\"), ("/", "\\"),
@@ -144,7 +145,8 @@ def mask_params(text: str) -> tuple[str, list[str]]:
             text = text[:m.end("e")] + WILDCARD + m.group("b") + WILDCARD
 
     for pattern, needs in _MASK_GUARDS:
-        if needs is None or any(k in text for k in needs):
+        if needs is None or (needs is _DIGITS and _HAS_DIGIT(text)) or (
+                needs is not _DIGITS and any(k in text for k in needs)):
             text = pattern.sub(sub_host if pattern is _HOST else sub_host_port if pattern is _HOST_PORT else sub, text)
     text = _OPTIONAL.sub("", text)
     return " ".join(text.split()), params
@@ -248,11 +250,14 @@ _TEXT_KEYS = {
 }
 
 
+_TEXT_KEYS_RX = {cat: re.compile("|".join(map(re.escape, keys))) for cat, keys in _TEXT_KEYS.items()}
+
+
 def _by_text(text: str) -> str | None:
     """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text``."""
     low = text.lower()
     for cat, rx in _TEXT_LOWER:
-        if any(k in low for k in _TEXT_KEYS[cat]) and rx.search(low):
+        if _TEXT_KEYS_RX[cat].search(low) and rx.search(low):
             return cat
     return None
 

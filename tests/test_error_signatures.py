@@ -169,3 +169,14 @@ def test_environment_errors_are_one_error_wherever_the_code_met_them(store):
 def test_relative_file_paths_are_variables(store):
     assert store.error_signature("would reformat src/calc.py").id == store.error_signature("would reformat pkg/x.py").id
     assert "TCP/IP" in store.error_signature("TCP/IP stack failed to start").template
+
+
+@given(st.text(max_size=200) | st.sampled_from([
+    "Permission denied (publickey)", "HTTP 429 Too Many Requests", "No rule to make target 'x'",
+    "invalid-syntax: Expected `)`", "maximum context length is 8192 tokens", "Cannot allocate memory",
+    "error TS2322: Type 'number' is not assignable", "request timed out", "ECONNRESET by peer"]))
+def test_the_category_shortcut_never_changes_the_category(text):
+    from harness_memory import error_signatures as es
+
+    naive = next((cat for cat, rx in es._BY_TEXT if rx.search(text)), None)
+    assert es._by_text(text) == naive
