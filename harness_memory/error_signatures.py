@@ -243,7 +243,7 @@ _TEXT_KEYS = {
     "compile_error": ("syntax", "compil", "error[e", "cannot find symbol", "undefined reference", "unexpected token",
                       "build failed"),
     "network": ("connection", "econn", "network is unreachable", "name or service not known", "getaddrinfo",
-                "name resolution", "broken pipe", "ssl", "tls handshake", "50"),
+                "name resolution", "broken pipe", "ssl", "tls handshake", "502", "503", "504"),
     "not_found": ("not found", "no such file", "enoent", "does not exist", "404", "missing", "no rule to make"),
     "assertion": ("assert", "expected"),
     "test_failure": ("fail",),
@@ -251,11 +251,14 @@ _TEXT_KEYS = {
 
 
 _TEXT_KEYS_RX = {cat: re.compile("|".join(map(re.escape, keys))) for cat, keys in _TEXT_KEYS.items()}
+_ANY_KEY = re.compile("|".join(map(re.escape, sorted({k for keys in _TEXT_KEYS.values() for k in keys}))))
 
 
 def _by_text(text: str) -> str | None:
     """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text``."""
     low = text.lower()
+    if not _ANY_KEY.search(low):
+        return None
     for cat, rx in _TEXT_LOWER:
         if _TEXT_KEYS_RX[cat].search(low) and rx.search(low):
             return cat
