@@ -21,7 +21,7 @@ import numpy as np
 import sqlean
 import sqlite_vec
 
-from .errors import SchemaError
+from .errors import DatabaseLockedError, DatabaseReadOnlyError, SchemaError
 
 __all__ = ["connect", "SQLiteBackend", "DatabaseError", "query_terms", "match_expression"]
 
@@ -101,6 +101,7 @@ class SQLiteBackend:
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000):
         self.path = Path(path)
+        self.busy_timeout_ms = busy_timeout_ms
         self.conn = connect(self.path, busy_timeout_ms=busy_timeout_ms)
         self.lock = threading.RLock()
         self._depth = 0
@@ -155,14 +156,22 @@ class SQLiteBackend:
     def _begin(self, sql: str) -> None:
         # busy_timeout covers lock waits; this loop covers the rare SQLITE_BUSY that SQLite
         # returns without invoking the busy handler (e.g. WAL recovery by another process).
-        deadline = time.monotonic() + 60
+        # Either way the wait ends after busy_timeout_ms with the library's own error.
+        deadline = time.monotonic() + self.busy_timeout_ms / 1000
         while True:
             try:
                 self.conn.execute(sql)
                 return
             except OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                msg = str(exc)
+                if "readonly" in msg or "read-only" in msg:
+                    raise DatabaseReadOnlyError(f"{self.path} is read-only: {msg}") from exc
+                if "locked" not in msg and "busy" not in msg:
                     raise
+                if time.monotonic() > deadline:
+                    raise DatabaseLockedError(
+                        f"{self.path} stayed locked by another writer for longer than busy_timeout_ms "
+                        f"({self.busy_timeout_ms} ms)") from exc
                 time.sleep(0.01)
 
     @property

@@ -73,3 +73,32 @@ def test_concurrent_first_open_migrates_once(tmp_path):
         names = [r[0] for r in s._core.backend.execute("SELECT name FROM schema_migrations ORDER BY version")]
         assert names == [n for n, _ in steps()]  # each step recorded exactly once
         assert s.stats()["memories"] == 1
+
+
+def test_a_writer_waits_busy_timeout_ms_then_gets_the_library_error(tmp_path):
+    """Issue 17: busy_timeout_ms is the one lock-wait setting, ending in DatabaseLockedError."""
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    from harness_memory import DatabaseLockedError, MemoryStore, Settings
+
+    db = tmp_path / "locked.db"
+    with MemoryStore(db, settings=Settings(busy_timeout_ms=300)) as s:
+        holder = subprocess.Popen([sys.executable, "-c", (
+            "import sqlean, sys, time\n"
+            f"c = sqlean.connect({str(db)!r}, isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(8)\n")],
+            stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            t0 = time.monotonic()
+            with pytest.raises(DatabaseLockedError, match="busy_timeout_ms"):
+                s.remember("x", type="success", agent_id="a")
+            assert time.monotonic() - t0 < 5
+        finally:
+            holder.kill()
+            holder.wait()
+        s.remember("after the lock is gone", type="success", agent_id="a")
