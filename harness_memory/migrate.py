@@ -29,6 +29,11 @@ def migrate(backend: SQLiteBackend) -> list[str]:
     """
     known = steps()
     names = [n for n, _ in known]
+    # opening an up-to-date database is a read: no write lock unless a migration is pending
+    if backend.table_exists("schema_migrations"):
+        done = applied_migrations(backend)
+        if done == names:
+            return []
     with backend.write() as c:
         c.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("

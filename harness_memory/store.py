@@ -71,6 +71,19 @@ def _batch_size(value: Any) -> int:
     return value
 
 
+def _check_writable(path: Path) -> None:
+    """Refuse a database this process may not write (the file, or its folder where SQLite keeps
+    the WAL and shared-memory files) without taking a lock to find out."""
+    import os
+
+    folder = path.parent if str(path.parent) else Path(".")
+    targets = [path, folder]
+    for t in targets:
+        if t.exists() and not os.access(t, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+            raise DatabaseReadOnlyError(f"{path} is read-only (the file or its folder, where SQLite keeps the WAL): "
+                                        "open it where this process may write")
+
+
 class MemoryStore:
     """A harness's memory in one SQLite file.
 
@@ -109,9 +122,7 @@ class MemoryStore:
             self._core = Core(backend=backend, settings=self.settings, embedder=embedder,
                               types=TypeRegistry(self.settings.extra_types), clock=clock or time.time)
             self._bind_embedder(allow_embedder_change)
-            with backend.write() as conn:
-                # a read-only file opens fine and fails at the first write: find out now
-                conn.execute("UPDATE embedder_info SET recorded_at = recorded_at WHERE id = 1")
+            _check_writable(self.path)  # a read-only file opens fine and fails at the first write: tell now
         except (DatabaseError, OSError) as exc:
             backend.close()
             raise _storage_error(exc, self.path) from exc
@@ -123,6 +134,14 @@ class MemoryStore:
     # -- lifecycle -------------------------------------------------------------------------
     def _bind_embedder(self, allow_change: bool) -> None:
         core, b, e = self._core, self._core.backend, self._core.embedder
+        row = b.execute("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
+        if row is None or not b.table_exists(b.VEC_TABLE):  # a new database: the only write of an open
+            self._record_embedder()
+            row = b.execute("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
+        self._check_embedder(row, allow_change)
+
+    def _record_embedder(self) -> None:
+        core, b, e = self._core, self._core.backend, self._core.embedder
         with b.write() as c:
             row = c.execute("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
             if row is None:
@@ -132,6 +151,9 @@ class MemoryStore:
                 row = (e.name, e.dimensions)
             elif not b.table_exists(b.VEC_TABLE):
                 b.create_vector_table(row[1])
+
+    def _check_embedder(self, row, allow_change: bool) -> None:
+        core, e = self._core, self._core.embedder
         if (row[0], row[1]) != (e.name, e.dimensions):
             if not allow_change:
                 raise EmbedderMismatchError(

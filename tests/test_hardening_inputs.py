@@ -69,9 +69,26 @@ def test_invalid_settings_from_the_environment_are_a_configuration_error(tmp_pat
 
 
 def test_a_locked_database(tmp_path):
+    """Opening an up-to-date store is a read (issue 17): it opens behind a writer; the first write
+    waits busy_timeout_ms and then raises DatabaseLockedError."""
     path = tmp_path / "locked.db"
     MemoryStore(path).close()
     holder = connect(path)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with MemoryStore(path, settings=Settings(busy_timeout_ms=200)) as s:
+            assert s.stats()["memories"] == 0
+            with pytest.raises(DatabaseLockedError, match="locked"):
+                s.remember("x", type="success", agent_id="a")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    MemoryStore(path).close()  # free again
+
+
+def test_a_new_database_behind_a_lock_is_a_locked_error(tmp_path):
+    path = tmp_path / "new.db"
+    holder = connect(path)  # creates the file and takes the write lock before any schema exists
     holder.execute("BEGIN EXCLUSIVE")
     try:
         with pytest.raises(DatabaseLockedError, match="locked"):
@@ -79,7 +96,6 @@ def test_a_locked_database(tmp_path):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    MemoryStore(path).close()  # free again
 
 
 WITHOUT_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
