@@ -35,6 +35,10 @@ END;
 ALTER TABLE memory_access_log ADD COLUMN error_signature TEXT;
 CREATE INDEX ix_access_log_task ON memory_access_log(task_id, memory_id);
 
+-- every foreign key has an index: deleting a memory must not scan the table for rows that
+-- point at it (consolidated_into had none: bulk deletes were quadratic)
+CREATE INDEX IF NOT EXISTS ix_memories_consolidated_into ON memories(consolidated_into);
+
 -- fixes of the same kind (the fix text masked like an error message) aggregate into one
 ALTER TABLE memories ADD COLUMN fix_kind TEXT;
 CREATE INDEX ix_memories_fix_kind ON memories(fix_kind);

@@ -89,3 +89,22 @@ def test_sqlmodel_session_on_the_same_database(store):
         rows = session.exec(text("SELECT content FROM memories")).all()
         assert [r[0] for r in rows] == ["visible through SQLModel"]
     engine.dispose()
+
+
+def test_every_foreign_key_is_indexed(store):
+    """A foreign key without an index makes every delete of its parent scan the child table
+    (bulk deletes become quadratic, issue 17)."""
+    b = store._core.backend
+    tables = [r[0] for r in b.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                                      "AND sql NOT LIKE 'CREATE VIRTUAL%'")]
+    missing = []
+    for t in tables:
+        firsts = set()
+        for (iname,) in b.execute(f"SELECT name FROM pragma_index_list('{t}')").fetchall():
+            cols = b.execute(f"SELECT name FROM pragma_index_info('{iname}') ORDER BY seqno").fetchall()
+            if cols:
+                firsts.add(cols[0][0])
+        for fk in b.execute(f"SELECT * FROM pragma_foreign_key_list('{t}')").fetchall():
+            if fk[3] not in firsts:
+                missing.append(f"{t}.{fk[3]}")
+    assert not missing, missing
