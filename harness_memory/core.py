@@ -57,7 +57,7 @@ class Core:
         The same text signed again (``on_task_error`` passes one log to several verbs) is a
         cache hit keyed by the text's length and hash (``str`` caches its hash), so a whole
         log is read once."""
-        key = (len(text), hash(text), text[:64], text[-64:], None if baseline is None else (len(baseline), hash(baseline)))
+        key = _text_key(text, baseline)
         miner = self.miner
         miner._refresh()
         got = self._signed.get(key)
@@ -71,8 +71,7 @@ class Core:
 
     def prime(self, text: str, signed: ErrorSignature) -> None:
         """Make ``signed`` the answer for ``text`` (one call signs a log once, with its baseline)."""
-        key = (len(text), hash(text), text[:64], text[-64:], None)
-        self._signed[key] = (self.miner._rev, signed)
+        self._signed[_text_key(text, None)] = (self.miner._rev, signed)
 
     def _sign(self, text: str, baseline: str | None = None) -> ErrorSignature:
         ex = extract(text, None if baseline is None else Baseline(baseline, _line_key))
@@ -170,6 +169,11 @@ class Core:
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
             "outcome, score, timestamp, error_signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _text_key(text: str, baseline: str | None) -> tuple:
+    """The sign cache's key: length, hash (cached by ``str``) and both ends of the text."""
+    return (len(text), hash(text), text[:64], text[-64:], None if baseline is None else (len(baseline), hash(baseline)))
 
 
 def _line_key(line: str) -> str:

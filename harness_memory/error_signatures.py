@@ -437,6 +437,12 @@ class TemplateMiner:
             self._rev = rev
             return sig, merged
 
+    def group(self, sig: str) -> list[str]:
+        """Every id that names the same group as ``sig``: ``sig`` itself, the canonical id it is
+        linked to, and every id linked to that one."""
+        out = self.aliases(self.canonical(sig))
+        return out if sig in out else out + [sig]
+
     def aliases(self, sig: str) -> list[str]:
         """``sig`` and every signature linked to it."""
         return [sig] + [r[0] for r in self.backend.execute(

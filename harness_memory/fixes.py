@@ -135,9 +135,7 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namespace: str, limit: int = 5,
          min_score: float = 0.5, similar_min: float | None = None) -> tuple[list[FixEvidence], list[FixEvidence]]:
     """``(fixes, did_not_work)`` for an error, best first (see the module docstring)."""
-    aliases = core.miner.aliases(core.miner.canonical(signed.id))
-    if signed.id not in aliases:
-        aliases.append(signed.id)
+    aliases = core.miner.group(signed.id)
     exact = {signed.id, core.miner.canonical(signed.id)}
     vis, vparams = core.visibility(agent_id, True)
     # a memory's credits that no link holds (apply() without the error or an advised task) count for
@@ -159,6 +157,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     threshold = similar_min if similar_min is not None else core.settings.fix_similar_min
     if threshold is None:
         threshold = 2.0  # off: exact and alias links only
+    # the asked error's words: the decisive line and its key frame (as links store them)
     query = words((signed.message or signed.excerpt) + (f" (at {signed.frame})" if signed.frame else ""))
     if len(query) >= SIMILAR_MIN_WORDS and threshold <= 1.0:
         near = {}
@@ -186,8 +185,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     kinds: dict[str, dict[str, Any]] = defaultdict(lambda: {"worked": 0, "failed": 0, "helpful": 0, "unhelpful": 0,
                                                            "members": {}, "level": "similar", "last": 0.0,
                                                            "weighted": 0.0, "sim": 0.0, "errors": 0,
-                                                           "m_net": 0})
-    query_words = words((signed.message or signed.excerpt) + (f" (at {signed.frame})" if signed.frame else ""))
+                                                           "m_net": 0, "closest": 0.0})
     for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp, msg in rows:
         k = kinds[kind or f"memory_{mid}"]
         k["worked"] += worked
@@ -195,7 +193,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         k["weighted"] += sims[lid] * (worked - failed + l_help - l_unhelp)
         k["sim"] = max(k["sim"], sims[lid])
         # the closest taught instance of the error breaks ties between equally backed fixes
-        k["closest"] = max(k.get("closest", 0.0), _jaccard(query_words, words(msg or "")))
+        k["closest"] = max(k["closest"], _jaccard(query, words(msg or "")))
         k["errors"] += max(1, worked)  # observations that back this kind
         k["helpful"] += l_help
         k["unhelpful"] += l_unhelp
@@ -216,7 +214,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         newest = max(k["members"], key=lambda m: (k["members"][m], m))  # the best-linked variant stands for it
         ev = dict(kind=kind, level=k["level"], worked=k["worked"], failed=k["failed"], helpful=k["helpful"],
                   unhelpful=k["unhelpful"], variants=len(k["members"]), score=round(net, 4), similarity=k["sim"],
-                  newest=newest, last=k["last"], closest=k.get("closest", 0.0))
+                  newest=newest, last=k["last"], closest=k["closest"])
         backed = k["worked"] + k["helpful"] > 0
         (fixes if backed and net >= min_score * k["sim"] else failed).append(ev)
     fixes.sort(key=lambda e: (order[e["level"]], e["score"], e["closest"], e["last"], e["newest"]), reverse=True)

@@ -181,7 +181,7 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
                      task_id=task.id, scores=[e.score for e in ranked], error_signature=sig.id)
     hits = store.recall(sig.excerpt or error[:2000], agent_id=task.agent_id, namespace=task.namespace, error=error,
                         types=["failure"], limit=10, record=False)
-    aliases = set(core.miner.aliases(core.miner.canonical(sig.id))) | {sig.id}
+    aliases = set(core.miner.group(sig.id))
     failures = [e.memory for e in did_not_work]
     failures += [h.memory for h in hits if h.memory.error_signature in aliases and h.memory.id not in fix_ids
                  and h.memory.id not in {m.id for m in failures}]

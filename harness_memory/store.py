@@ -365,7 +365,7 @@ class MemoryStore:
                   was_helpful=helpful, outcome=outcome)
             if signed is not None or advised is not None:
                 sig = signed.id if signed is not None else advised
-                fixes.credit(c, memory_id, sig, c.miner.aliases(c.miner.canonical(sig)) + [sig],
+                fixes.credit(c, memory_id, sig, c.miner.group(sig),
                              signed.category if signed is not None else None, helpful, c.now())
         return c.get(memory_id)
 
