@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from .failure_excerpt import Excerpt, extract
+from .failure_excerpt import _EXC_NAME, Excerpt, extract
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sqlite_backend import SQLiteBackend
@@ -119,7 +119,6 @@ _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(zip(_M
 _OPTIONAL = re.compile(r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]")  # parts of variables only
 
 
-_EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[\w$]{0,40}$")
 
 
 def mask_params(text: str) -> tuple[str, list[str]]:

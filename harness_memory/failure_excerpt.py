@@ -269,7 +269,7 @@ def _exc_of(line: str) -> str | None:
     return None
 
 
-def _java(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
+def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     """The root cause of the last Java trace in lines[lo:hi]: the last exception header with frames under it."""
     headers = []  # (header line, first frame line): a message may run over several lines before its frames
     pending = None
@@ -307,10 +307,10 @@ def _java(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
     exc = m.group(1)
     ex = Excerpt(message=f"{exc}: {m.group(2) or ''}".strip(), exception=exc.rsplit(".", 1)[-1], frame=key,
                  frames=app, kind="java")
-    return start, _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
+    return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
 
 
-def _python(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
+def _python(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     starts = [i for i in range(lo, hi) if _PY_TB_START.match(lines[i].text)]
     if not starts:
         return None
@@ -335,7 +335,7 @@ def _python(lines: list[Line], lo: int, hi: int) -> tuple[int, Excerpt] | None:
     ex = Excerpt(message=exc_line, exception=_exc_of(exc_line), frame=key, frames=app, kind="python")
     # the block: the innermost frame (where) and the exception with its detail lines
     start = last_frame_at if exc_at - last_frame_at <= 3 else exc_at
-    return exc_at, _with_block(ex, lines, start, _detail_end(lines, exc_at, hi))
+    return _with_block(ex, lines, start, _detail_end(lines, exc_at, hi))
 
 
 def _detail_end(lines: list[Line], at: int, hi: int) -> int:
@@ -423,7 +423,7 @@ def _pick(lines: list[Line], baseline: "Baseline | None" = None) -> Excerpt | No
     if best == 5:
         got = _python(lines, lo, hi) or _java(lines, lo, hi)
         if got is not None:
-            return got[1]
+            return got
         i = next(i for i in range(lo, hi) if lines[i].cls == 5)
         if _PYTEST_E.match(lines[i].text):
             return _pytest(lines, i, hi)

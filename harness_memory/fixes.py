@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .core import Core
     from .error_signatures import ErrorSignature
 
-__all__ = ["FixEvidence", "fix_kind", "link", "credit", "rank"]
+__all__ = ["FixEvidence", "fix_kind", "link_text", "link", "credit", "rank"]
 
 
 _TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$|[\\/]|://|^[\"'`]")
@@ -51,6 +51,12 @@ def fix_kind(text: str) -> str:
     ``foo==1.2`` and ``foo==2.0``, are different fixes)."""
     tokens = [WILDCARD if _TARGET.search(t) else t for t in " ".join(text.split())[:4000].split()]
     return "fix_" + hashlib.sha256(" ".join(tokens).encode()).hexdigest()[:16]
+
+
+def link_text(signed: "ErrorSignature") -> str:
+    """What a link keeps of its error, and what similar errors are compared by: the decisive
+    line and its key frame."""
+    return (signed.message or signed.excerpt) + (f" (at {signed.frame})" if signed.frame else "")
 
 
 def bound_params(fix: str, params: list[str]) -> list[str]:
@@ -158,7 +164,7 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
     if threshold is None:
         threshold = 2.0  # off: exact and alias links only
     # the asked error's words: the decisive line and its key frame (as links store them)
-    query = words((signed.message or signed.excerpt) + (f" (at {signed.frame})" if signed.frame else ""))
+    query = words(link_text(signed))
     if len(query) >= SIMILAR_MIN_WORDS and threshold <= 1.0:
         near = {}
         for lid, excerpt in core.backend.similar_errors(sorted(query)[:64], SIMILAR_CANDIDATES):

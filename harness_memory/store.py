@@ -133,7 +133,7 @@ class MemoryStore:
 
     # -- lifecycle -------------------------------------------------------------------------
     def _bind_embedder(self, allow_change: bool) -> None:
-        core, b, e = self._core, self._core.backend, self._core.embedder
+        b = self._core.backend
         row = b.execute("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
         if row is None or not b.table_exists(b.VEC_TABLE):  # a new database: the only write of an open
             self._record_embedder()
@@ -189,9 +189,8 @@ class MemoryStore:
             v.boolean(kwargs["dry_run"], "dry_run")
         if "force" in kwargs:
             v.boolean(kwargs["force"], "force")
-        bs = kwargs.get("batch_size", 1)
-        if isinstance(bs, bool) or not isinstance(bs, int) or not 1 <= bs <= 100_000:
-            raise InvalidInputError("batch_size must be an int in [1, 100000]")
+        if "batch_size" in kwargs:
+            _batch_size(kwargs["batch_size"])
         if kwargs.get("holder") is not None:
             v.ident(kwargs["holder"], "holder")
         if kwargs.get("min_interval") is not None:

@@ -85,7 +85,7 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
     if error is not None and error.strip():
         signed = core.sign(error)
         esig, etpl = signed.id, signed.template
-        message = signed.message + (f" (at {signed.frame})" if signed.frame else "")  # what similar errors match
+        message = fixes.link_text(signed)
         excerpt = signature_basis(signed)
         meta.setdefault("error_category", signed.category)
         worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)
