@@ -160,7 +160,7 @@ def tokenize(masked: str) -> list[str]:
     literal rest (``uid=<*>``)."""
     out = []
     for t in masked.split():
-        if t != WILDCARD and any(ch.isdigit() for ch in t) and not (
+        if t != WILDCARD and _HAS_DIGIT(t) and not (
                 _QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":"))):
             t = WILDCARD
         out.append(t)

@@ -315,9 +315,14 @@ def _discord(text: str, low: str) -> list[Span]:
     return out
 
 
+_ALL_HINTS = tuple(sorted({h for _, hints, _ in REDACTION_PATTERNS for h in hints or ()}))
+_HINT_SETS = [(kind, None if hints is None else frozenset(hints), rx) for kind, hints, rx in REDACTION_PATTERNS]
+
+
 def _formats(text: str, low: str) -> list[Span]:
-    return [(m.start(), m.end(), kind) for kind, hints, rx in REDACTION_PATTERNS
-            if hints is None or any(h in text for h in hints) for m in rx.finditer(text)]
+    present = {h for h in _ALL_HINTS if h in text}  # one pass over the literals, not one per pattern
+    return [(m.start(), m.end(), kind) for kind, hints, rx in _HINT_SETS
+            if hints is None or not hints.isdisjoint(present) for m in rx.finditer(text)]
 
 
 _RULES: list[Callable[[str, str], list[Span]]] = [_formats, _discord, _url_passwords, _schemes, _cookies, _flags, _pairs]
