@@ -7,7 +7,9 @@ what it returns; the store never writes a vector that fails it.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -20,10 +22,10 @@ from .errors import ConfigurationError, EmbedderError
 __all__ = [
     "Embedder",
     "HashingEmbedder",
-    "SentenceTransformerEmbedder",
     "OpenAICompatibleEmbedder",
-    "embedder_from_name",
+    "SentenceTransformerEmbedder",
     "check_vectors",
+    "embedder_from_name",
 ]
 
 
@@ -54,32 +56,141 @@ def check_vectors(embedder: Embedder, texts: Sequence[str], raw) -> np.ndarray:
     return np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
 
 
+_TOKEN = re.compile(r"(?u)\b\w+\b")  # scikit-learn's default token pattern
+_C1, _C2 = np.uint32(0xCC9E2D51), np.uint32(0x1B873593)
+_HASH_CACHE_MAX = 1 << 18  # word tokens whose hash is kept between calls
+
+
+def _rotl(x: np.ndarray, r: int) -> np.ndarray:
+    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+
+def murmur3_rows(keys: np.ndarray) -> np.ndarray:
+    """Signed 32-bit MurmurHash3 (x86, seed 0) of each row of a ``(n, length)`` uint8 matrix,
+    as int64: the hash scikit-learn's ``HashingVectorizer`` uses, vectorised over rows."""
+    m, n = keys.shape
+    h = np.zeros(m, dtype=np.uint32)
+    nblocks = n // 4
+    if nblocks:
+        blocks = np.ascontiguousarray(keys[:, : nblocks * 4]).view("<u4")
+        for b in range(nblocks):
+            h ^= _rotl(blocks[:, b] * _C1, 15) * _C2
+            h = _rotl(h, 13) * np.uint32(5) + np.uint32(0xE6546B64)
+    if n & 3:
+        k = np.zeros(m, dtype=np.uint32)
+        for j in range((n & 3) - 1, -1, -1):
+            k ^= keys[:, nblocks * 4 + j].astype(np.uint32) << np.uint32(8 * j)
+        h ^= _rotl(k * _C1, 15) * _C2
+    h ^= np.uint32(n)
+    h ^= h >> np.uint32(16)
+    h *= np.uint32(0x85EBCA6B)
+    h ^= h >> np.uint32(13)
+    h *= np.uint32(0xC2B2AE35)
+    h ^= h >> np.uint32(16)
+    return h.view(np.int32).astype(np.int64)
+
+
+def murmur3_32(keys: Sequence[bytes]) -> np.ndarray:
+    """Signed 32-bit MurmurHash3 (seed 0) of each byte string (grouped by length, vectorised)."""
+    out = np.empty(len(keys), dtype=np.int64)
+    by_len: dict[int, list[int]] = {}
+    for i, key in enumerate(keys):
+        by_len.setdefault(len(key), []).append(i)
+    for n, idx in by_len.items():
+        rows = np.frombuffer(b"".join(keys[i] for i in idx), dtype=np.uint8).reshape(len(idx), n)
+        out[idx] = murmur3_rows(rows)
+    return out
+
+
 class HashingEmbedder:
     """Offline, deterministic, no model download: hashed word and character n-grams.
 
-    scikit-learn's ``HashingVectorizer`` maps word unigrams/bigrams and character 3–5-grams
-    into ``dimensions`` signed buckets; the two are summed and L2-normalised. Identical
-    across processes and machines (no fitted state).
+    Word unigrams/bigrams and character 3–5-grams within word boundaries are hashed
+    (MurmurHash3, signed) into ``dimensions`` buckets; each family is L2-normalised, the two
+    are summed (characters at half weight) and the result L2-normalised. Identical across
+    processes and machines (no fitted state). The vectors are those of scikit-learn's
+    ``HashingVectorizer`` (``word`` 1–2-grams plus ``char_wb`` 3–5-grams, ``alternate_sign``),
+    which ``hashing-v1`` was first built on; this implementation needs only numpy, and a
+    test pins it to scikit-learn's output.
     """
 
     def __init__(self, dimensions: int = 384):
-        if not isinstance(dimensions, int) or not 8 <= dimensions <= 8192:
+        if isinstance(dimensions, bool) or not isinstance(dimensions, int) or not 8 <= dimensions <= 8192:
             raise ConfigurationError("HashingEmbedder dimensions must be an int in [8, 8192]")
-        from sklearn.feature_extraction.text import HashingVectorizer
-
         self.dimensions = dimensions
         self.name = f"hashing-v1:{dimensions}"
-        common = dict(n_features=dimensions, alternate_sign=True, norm="l2", lowercase=True, dtype=np.float32)
-        self._words = HashingVectorizer(analyzer="word", ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b", **common)
-        self._chars = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 5), **common)
+        self._word_hash: dict[str, int] = {}
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
+        texts = [t.lower() for t in texts]
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        w = self._words.transform(texts).toarray()
-        c = self._chars.transform(texts).toarray()
-        return (w + 0.5 * c).astype(np.float32)
+        return (self._words(texts) + np.float32(0.5) * self._chars(texts)).astype(np.float32)
+
+    def _buckets(self, n_docs: int, rows: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+        """Signed bucket counts per document, L2-normalised (as scikit-learn's FeatureHasher)."""
+        n = self.dimensions
+        out = np.zeros((n_docs, n), dtype=np.float32)
+        if len(hashes):
+            idx = np.where(hashes == -(1 << 31), (2147483647 - (n - 1)) % n, np.abs(hashes) % n)
+            sign = np.where(hashes >= 0, 1.0, -1.0)
+            out = np.bincount(rows * n + idx, weights=sign, minlength=n_docs * n).reshape(n_docs, n).astype(np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", out, out))
+        np.divide(out, norms[:, None], out=out, where=norms[:, None] > 0)
+        return out
+
+    def _words(self, texts: list[str]) -> np.ndarray:
+        cache = self._word_hash
+        tokens: list[str] = []
+        counts = []
+        for t in texts:
+            w = _TOKEN.findall(t)
+            grams = w + [f"{a} {b}" for a, b in itertools.pairwise(w)]
+            tokens += grams
+            counts.append(len(grams))
+        new = [t for t in dict.fromkeys(tokens) if t not in cache]
+        if new:
+            if len(cache) + len(new) > _HASH_CACHE_MAX:
+                cache.clear()
+            cache.update(zip(new, murmur3_32([t.encode("utf-8") for t in new]).tolist()))
+        hashes = np.array(list(map(cache.__getitem__, tokens)), dtype=np.int64)
+        return self._buckets(len(texts), np.repeat(np.arange(len(texts)), counts), hashes)
+
+    def _chars(self, texts: list[str]) -> np.ndarray:
+        # Every window of 3, 4 and 5 characters inside each " word " (a padded word shorter
+        # than a window counts once, at its own length): all texts at once, on UTF-8 bytes.
+        padded = []
+        for t in texts:
+            words = t.split()
+            padded.append(" " + "  ".join(words) + " " if words else "")
+        big = "".join(padded)
+        if not big:
+            return self._buckets(len(texts), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        text_of = np.repeat(np.arange(len(texts)), [len(p) for p in padded])
+        raw = big.encode("utf-8")
+        buf = np.frombuffer(raw, dtype=np.uint8)
+        if len(raw) == len(big):  # ASCII: one byte per character
+            offsets = np.arange(len(big) + 1, dtype=np.int64)
+            is_space = buf == 32
+        else:
+            cp = np.frombuffer(big.encode("utf-32-le"), dtype=np.uint32)
+            width = 1 + (cp >= 0x80).astype(np.int64) + (cp >= 0x800) + (cp >= 0x10000)
+            offsets = np.concatenate(([0], np.cumsum(width)))
+            is_space = cp == 32
+        pos = np.arange(len(big))
+        # a padded word ends after a space that follows a non-space
+        ends = np.nonzero(is_space & np.concatenate(([False], ~is_space[:-1])))[0] + 1
+        word_end = ends[np.searchsorted(ends, pos, side="right")]
+        rows, hashes = [], []
+        for k in (3, 4, 5):
+            starts = np.nonzero(pos + k <= word_end)[0]
+            first = offsets[starts]
+            nbytes = offsets[starts + k] - first
+            for length in np.unique(nbytes):
+                sel = nbytes == length
+                hashes.append(murmur3_rows(buf[first[sel][:, None] + np.arange(length)]))
+                rows.append(text_of[starts[sel]])
+        return self._buckets(len(texts), np.concatenate(rows), np.concatenate(hashes))
 
 
 class SentenceTransformerEmbedder:
