@@ -1,0 +1,397 @@
+"""Every read the dashboard makes, in one place: bounded, read-only, portable SQL.
+
+Each method runs one or a few statements against the tables and the metrics views
+(migrations 0005 and 0008) inside one read snapshot (``backend.read()``): a WAL reader
+never blocks a writer. Nothing here writes. Every list is bounded (a ``LIMIT``, or a time
+window over an indexed column, or a GROUP BY into a handful of buckets), so a page costs
+the same on a store of 100 or 100,000 memories.
+
+The SQL is portable (CASE, CAST, COALESCE, standard aggregates, ``?`` parameters); the
+only dialect-specific spelling is :func:`week_sql` (and :meth:`Queries.storage_bytes`,
+which asks the file system). A PostgreSQL backend routes ``execute``/``read`` through its
+own connection and gets the same answers.
+
+The windowed weekly figures are the same definitions as the views ``v_failures_by_week``,
+``v_retries_by_week``, ``v_techniques_by_week``, ``v_helpfulness_by_week`` and
+``v_memories_by_week`` (which cover all history); tests check that they agree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..models import MEMORY_COLUMNS, Memory, row_to_memory
+
+__all__ = ["WEEK", "WEEK_OFFSET", "MemoryFilter", "Queries", "week_sql"]
+
+WEEK = 604_800
+WEEK_OFFSET = 345_600  # the epoch was a Thursday: weeks start on Monday 00:00 UTC
+
+
+def week_sql(col: str, dialect: str = "sqlite") -> str:
+    """SQL for the start (UNIX seconds) of the week holding ``col``."""
+    if dialect == "postgresql":  # CAST rounds there; FLOOR is what truncation means for t >= 0
+        return f"(FLOOR(({col} - {WEEK_OFFSET}) / {WEEK}) * {WEEK} + {WEEK_OFFSET})"
+    return f"(CAST(({col} - {WEEK_OFFSET}) / {WEEK} AS INTEGER) * {WEEK} + {WEEK_OFFSET})"
+
+
+def week_start(ts: float) -> float:
+    return ((ts - WEEK_OFFSET) // WEEK) * WEEK + WEEK_OFFSET
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    agent_id: str | None = None
+    memory_type: str | None = None
+    scope: str | None = None
+    namespace: str | None = None
+    tag: str | None = None
+    archived: bool | None = None  # None: both
+    pinned: bool | None = None
+
+
+class Queries:
+    """The dashboard's read-only queries on one store's backend."""
+
+    def __init__(self, store: Any):
+        self._store = store
+        self._b = store._core.backend
+        self._dialect = getattr(self._b, "dialect", "sqlite")
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self._b.execute(sql, tuple(params)).fetchall()
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
+        return self._b.execute(sql, tuple(params)).fetchone()
+
+    def snapshot(self):
+        """One consistent read snapshot for a page's queries."""
+        return self._b.read()
+
+    def _week(self, col: str) -> str:
+        return week_sql(col, self._dialect)
+
+    def now(self) -> float:
+        return self._store._core.now()
+
+    # -- overview: the success metrics per week -----------------------------------------------
+    def weekly_failures(self, since: float) -> list[tuple[float, int, int]]:
+        """``(week_start, failures, repeated)``: a failure is a task meeting an error signature (its first
+        attempt at it); repeated when another task met the signature before (v_failures_by_week)."""
+        w = self._week("f.first_at")
+        return [(float(r[0]), int(r[1]), int(r[2] or 0)) for r in self._rows(
+            f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN EXISTS (SELECT 1 FROM task_attempts p "
+            "WHERE p.error_signature = f.error_signature AND p.attempted_at < f.first_at AND p.task_id <> f.task_id) "
+            "THEN 1 ELSE 0 END) FROM (SELECT task_id, error_signature, MIN(attempted_at) AS first_at FROM task_attempts "
+            "WHERE error_signature IS NOT NULL AND attempted_at >= ? GROUP BY task_id, error_signature) f "
+            "GROUP BY wk ORDER BY wk", (since,))]
+
+    def weekly_retries(self, since: float) -> list[tuple[float, int, int, int, int]]:
+        """``(week_start, tasks, interventions, fixed, escalated)`` by the week of each task's first attempt."""
+        w = self._week("t.first_at")
+        return [(float(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)) for r in self._rows(
+            f"SELECT {w} AS wk, COUNT(*), SUM(t.attempts), SUM(t.fixed), SUM(t.escalated) FROM (SELECT task_id, "
+            "MIN(attempted_at) AS first_at, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END) AS attempts, "
+            "MAX(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END) AS fixed, "
+            "MAX(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) AS escalated FROM task_attempts "
+            "WHERE attempted_at >= ? GROUP BY task_id) t GROUP BY wk ORDER BY wk", (since,))]
+
+    def weekly_techniques(self, since: float) -> list[tuple[float, int, int, int]]:
+        """``(week_start, attempts, successes, escalations)`` over every attempt (v_techniques_by_week)."""
+        w = self._week("attempted_at")
+        return [(float(r[0]), int(r[1] or 0), int(r[2] or 0), int(r[3] or 0)) for r in self._rows(
+            f"SELECT {w} AS wk, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) FROM task_attempts WHERE attempted_at >= ? "
+            "GROUP BY wk ORDER BY wk", (since,))]
+
+    def weekly_helpfulness(self, since: float) -> list[tuple[float, int, int]]:
+        """``(week_start, applied, helpful)`` from the access log (v_helpfulness_by_week)."""
+        w = self._week("timestamp")
+        return [(float(r[0]), int(r[1]), int(r[2] or 0)) for r in self._rows(
+            f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END) FROM memory_access_log "
+            "WHERE timestamp >= ? AND access_type = 'applied' GROUP BY wk ORDER BY wk", (since,))]
+
+    def weekly_access(self, since: float) -> list[tuple[float, str, int]]:
+        """``(week_start, access_type, accesses)``: recall traffic."""
+        w = self._week("timestamp")
+        return [(float(r[0]), r[1], int(r[2])) for r in self._rows(
+            f"SELECT {w} AS wk, access_type, COUNT(*) FROM memory_access_log WHERE timestamp >= ? "
+            "GROUP BY wk, access_type ORDER BY wk", (since,))]
+
+    def weekly_memories(self, since: float, by: str) -> list[tuple[float, str, int]]:
+        """``(week_start, type or agent, created)`` (v_memories_by_week)."""
+        col = {"type": "memory_type", "agent": "agent_id"}[by]
+        w = self._week("created_at")
+        return [(float(r[0]), r[1], int(r[2])) for r in self._rows(
+            f"SELECT {w} AS wk, {col}, COUNT(*) FROM memories WHERE created_at >= ? GROUP BY wk, {col} "
+            "ORDER BY wk", (since,))]
+
+    def memories_before(self, ts: float) -> int:
+        return int(self._one("SELECT COUNT(*) FROM memories WHERE created_at < ?", (ts,))[0])
+
+    def totals(self) -> dict[str, int]:
+        r = self._one("SELECT COUNT(*), COALESCE(SUM(archived), 0), COALESCE(SUM(pinned), 0), "
+                      "COUNT(DISTINCT namespace), COUNT(DISTINCT agent_id) FROM memories")
+        t = self._one("SELECT COUNT(*) FROM task_attempts")
+        return {"memories": int(r[0]), "archived": int(r[1]), "pinned": int(r[2]), "namespaces": int(r[3]),
+                "agents": int(r[4]), "attempts": int(t[0])}
+
+    def by_agent_type(self, limit: int = 2000) -> list[dict[str, Any]]:
+        """Rows of v_memories_by_agent_type (namespace, agent, type, memories, archived...)."""
+        cur = self._b.execute("SELECT namespace, agent_id, memory_type, memories, archived, avg_relevance, "
+                              "avg_success_rate, times_applied FROM v_memories_by_agent_type "
+                              "ORDER BY memories DESC LIMIT ?", (limit,))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+    # -- techniques -------------------------------------------------------------------------------
+    def ledger(self, level: str, *, keys: Sequence[str] | None = None, limit: int = 500) -> list[dict[str, Any]]:
+        """Rows of technique_effectiveness at one level (most attempts first)."""
+        cond, params = "level = ?", [level]
+        if keys is not None:
+            if not keys:
+                return []
+            cond += f" AND error_key IN ({', '.join('?' * len(keys))})"
+            params += list(keys)
+        rows = self._rows("SELECT technique, error_key, error_category, successes, failures, attempts, last_used, "
+                          "last_success FROM technique_effectiveness WHERE " + cond +
+                          " ORDER BY attempts DESC, technique LIMIT ?", (*params, limit))
+        return [{"technique": r[0], "error_key": r[1], "error_category": r[2], "successes": int(r[3]),
+                 "failures": int(r[4]), "attempts": int(r[5]), "last_used": r[6], "last_success": r[7]} for r in rows]
+
+    def pooled(self) -> tuple[int, int]:
+        """``(successes, attempts)`` of every technique overall: the selector's root."""
+        r = self._one("SELECT COALESCE(SUM(successes), 0), COALESCE(SUM(attempts), 0) FROM technique_effectiveness "
+                      "WHERE level = 'global'")
+        return int(r[0]), int(r[1])
+
+    def categories(self, limit: int = 30) -> list[tuple[str, int]]:
+        """Error categories with the most recorded attempts."""
+        return [(r[0], int(r[1])) for r in self._rows(
+            "SELECT error_key, SUM(attempts) AS n FROM technique_effectiveness WHERE level = 'category' "
+            "GROUP BY error_key ORDER BY n DESC LIMIT ?", (limit,))]
+
+    def selections(self, since: float) -> list[tuple[str, int, int]]:
+        """``(technique, times selected, escalated)`` among the attempts since ``since``."""
+        return [(r[0], int(r[1]), int(r[2] or 0)) for r in self._rows(
+            "SELECT technique, COUNT(*), SUM(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) FROM task_attempts "
+            "WHERE attempted_at >= ? GROUP BY technique ORDER BY COUNT(*) DESC LIMIT 100", (since,))]
+
+    # -- errors -----------------------------------------------------------------------------------
+    def top_signatures(self, limit: int = 30) -> list[dict[str, Any]]:
+        """The error signatures met most often: by the tasks that met them (task_attempts) plus the
+        memories that carry them, with first and last seen, category and the miner's template."""
+        got: dict[str, dict[str, Any]] = {}
+
+        def entry(sig: str) -> dict[str, Any]:
+            return got.setdefault(sig, {"sig": sig, "tasks": 0, "retries": 0, "memories": 0, "first_seen": None,
+                                        "last_seen": None, "category": None})
+
+        def seen(d: dict[str, Any], first: float | None, last: float | None) -> None:
+            if first is not None:
+                d["first_seen"] = first if d["first_seen"] is None else min(d["first_seen"], first)
+            if last is not None:
+                d["last_seen"] = last if d["last_seen"] is None else max(d["last_seen"], last)
+
+        attempts_sql = ("SELECT error_signature, COUNT(DISTINCT task_id), COUNT(*), MIN(attempted_at), "
+                        "MAX(attempted_at), MAX(error_category) FROM task_attempts WHERE error_signature {cond} "
+                        "GROUP BY error_signature")
+        memories_sql = ("SELECT error_signature, COUNT(*), MIN(created_at), MAX(updated_at) FROM memories "
+                        "WHERE error_signature {cond} GROUP BY error_signature")
+        for r in self._rows(attempts_sql.format(cond="IS NOT NULL") + " ORDER BY COUNT(DISTINCT task_id) DESC LIMIT ?",
+                            (limit,)):
+            d = entry(r[0])
+            d.update(tasks=int(r[1]), retries=int(r[2]), category=r[5])
+            seen(d, r[3], r[4])
+        for r in self._rows(memories_sql.format(cond="IS NOT NULL") + " ORDER BY COUNT(*) DESC LIMIT ?", (limit,)):
+            d = entry(r[0])
+            d["memories"] = int(r[1])
+            seen(d, r[2], r[3])
+        sigs = list(got)
+        if sigs:
+            marks = ", ".join("?" * len(sigs))
+            for r in self._rows(attempts_sql.format(cond=f"IN ({marks})"), sigs):
+                d = got[r[0]]
+                d.update(tasks=int(r[1]), retries=int(r[2]), category=d["category"] or r[5])
+                seen(d, r[3], r[4])
+            for r in self._rows(memories_sql.format(cond=f"IN ({marks})"), sigs):
+                d = got[r[0]]
+                d["memories"] = int(r[1])
+                seen(d, r[2], r[3])
+            for r in self._rows(f"SELECT sig, category, exception, tokens FROM error_templates WHERE sig IN ({marks})",
+                                sigs):
+                got[r[0]].update(category=got[r[0]]["category"] or r[1], exception=r[2], template=_template(r[3]))
+        out = sorted(got.values(), key=lambda d: (-(d["tasks"] + d["memories"]), d["sig"]))[:limit]
+        for d in out:
+            d.setdefault("template", None)
+            d.setdefault("exception", None)
+        return out
+
+    def signature_weeks(self, sigs: Sequence[str], since: float) -> dict[str, dict[float, int]]:
+        """Per signature: attempts per week since ``since``."""
+        if not sigs:
+            return {}
+        w = self._week("attempted_at")
+        out: dict[str, dict[float, int]] = {s: {} for s in sigs}
+        for sig, wk, n in self._rows(
+                f"SELECT error_signature, {w} AS wk, COUNT(*) FROM task_attempts WHERE error_signature IN "
+                f"({', '.join('?' * len(sigs))}) AND attempted_at >= ? GROUP BY error_signature, wk", (*sigs, since)):
+            out[sig][float(wk)] = int(n)
+        return out
+
+    def fixes_for(self, sigs: Sequence[str], per_sig: int = 3) -> dict[str, list[dict[str, Any]]]:
+        """Per signature: the fixes linked to it (fix_links), most worked first."""
+        if not sigs:
+            return {}
+        out: dict[str, list[dict[str, Any]]] = {s: [] for s in sigs}
+        for r in self._rows(
+                "SELECT l.error_signature, l.memory_id, l.worked, l.failed, l.helpful, l.unhelpful, m.content "
+                "FROM fix_links l JOIN memories m ON m.id = l.memory_id WHERE l.error_signature IN "
+                f"({', '.join('?' * len(sigs))}) ORDER BY l.worked DESC, l.helpful DESC, l.id LIMIT ?",
+                (*sigs, 50 * len(sigs))):
+            if len(out[r[0]]) < per_sig:
+                out[r[0]].append({"memory_id": r[1], "worked": r[2], "failed": r[3], "helpful": r[4],
+                                  "unhelpful": r[5], "content": r[6]})
+        return out
+
+    def signature(self, sig: str) -> dict[str, Any] | None:
+        """One signature: the miner's template, and first/last seen over attempts and memories (None: unknown)."""
+        t = self._one("SELECT category, exception, tokens FROM error_templates WHERE sig = ?", (sig,))
+        a = self._one("SELECT MIN(attempted_at), MAX(attempted_at), MAX(error_category), COUNT(*) FROM task_attempts "
+                      "WHERE error_signature = ?", (sig,))
+        m = self._one("SELECT MIN(created_at), MAX(updated_at), COUNT(*) FROM memories WHERE error_signature = ?",
+                      (sig,))
+        if t is None and not a[3] and not m[2]:
+            return None
+        firsts = [x for x in (a[0], m[0]) if x is not None]
+        lasts = [x for x in (a[1], m[1]) if x is not None]
+        return {"sig": sig, "category": (t[0] if t else None) or a[2], "exception": t[1] if t else None,
+                "template": _template(t[2]) if t else None, "first_seen": min(firsts) if firsts else None,
+                "last_seen": max(lasts) if lasts else None, "retries": int(a[3]), "memories": int(m[2])}
+
+    def signature_memories(self, sig: str, limit: int = 50) -> list[Memory]:
+        return [row_to_memory(r) for r in self._rows(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE error_signature = ? ORDER BY id DESC LIMIT ?", (sig, limit))]
+
+    def signature_attempts(self, sig: str, limit: int = 100) -> list[dict[str, Any]]:
+        return [{"task_id": r[0], "technique": r[1], "result": r[2], "agent_id": r[3], "notes": r[4],
+                 "attempted_at": r[5]} for r in self._rows(
+            "SELECT task_id, technique, result, agent_id, notes, attempted_at FROM task_attempts "
+            "WHERE error_signature = ? ORDER BY id DESC LIMIT ?", (sig, limit))]
+
+    # -- memories ---------------------------------------------------------------------------------
+    def facets(self) -> dict[str, list[tuple[str, int]]]:
+        """Namespaces, agents and types with their counts (for the filter menus; bounded)."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for key, col in (("namespace", "namespace"), ("agent", "agent_id"), ("type", "memory_type")):
+            out[key] = [(r[0], int(r[1])) for r in self._rows(
+                f"SELECT {col}, SUM(memories) AS n FROM v_memories_by_agent_type GROUP BY {col} ORDER BY n DESC "
+                "LIMIT 200")]
+        return out
+
+    def browse(self, f: MemoryFilter, *, before: int | None = None, limit: int = 50) -> list[Memory]:
+        """Memories matching the filter, newest first, ``limit`` at a time (keyset: ``id < before``)."""
+        conds, params = [], []
+        for col, val in (("m.agent_id", f.agent_id), ("m.memory_type", f.memory_type), ("m.scope", f.scope),
+                         ("m.namespace", f.namespace)):
+            if val is not None:
+                conds.append(f"{col} = ?")
+                params.append(val)
+        if f.archived is not None:
+            conds.append("m.archived = ?")
+            params.append(int(f.archived))
+        if f.pinned is not None:
+            conds.append("m.pinned = ?")
+            params.append(int(f.pinned))
+        if f.tag is not None:
+            conds.append("EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?)")
+            params.append(f.tag)
+        if before is not None:
+            conds.append("m.id < ?")
+            params.append(before)
+        where = ("WHERE " + " AND ".join(conds)) if conds else ""
+        return [row_to_memory(r) for r in self._rows(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m {where} ORDER BY m.id DESC LIMIT ?", (*params, limit))]
+
+    def history(self, memory_id: int, limit: int = 50) -> list[dict[str, Any]]:
+        return [{"version": r[0], "content": r[1], "valid_from": r[2], "valid_until": r[3]} for r in self._rows(
+            "SELECT version, content, valid_from, valid_until FROM memory_history WHERE memory_id = ? "
+            "ORDER BY version DESC LIMIT ?", (memory_id, limit))]
+
+    def merges(self, memory_id: int, limit: int = 50) -> list[dict[str, Any]]:
+        return [{"kind": r[0], "similarity": r[1], "content": r[2], "agent_id": r[3], "merged_at": r[4]}
+                for r in self._rows("SELECT kind, similarity, merged_content, agent_id, merged_at FROM memory_merges "
+                                    "WHERE memory_id = ? ORDER BY id DESC LIMIT ?", (memory_id, limit))]
+
+    def access(self, memory_id: int, limit: int = 50) -> tuple[list[dict[str, Any]], dict[str, int]]:
+        """The latest access-log rows of a memory, and its counts per access type."""
+        rows = [{"access_type": r[0], "agent_id": r[1], "task_id": r[2], "was_helpful": r[3], "outcome": r[4],
+                 "score": r[5], "timestamp": r[6]} for r in self._rows(
+            "SELECT access_type, agent_id, task_id, was_helpful, outcome, score, timestamp FROM memory_access_log "
+            "WHERE memory_id = ? ORDER BY id DESC LIMIT ?", (memory_id, limit))]
+        counts = {r[0]: int(r[1]) for r in self._rows(
+            "SELECT access_type, COUNT(*) FROM memory_access_log WHERE memory_id = ? GROUP BY access_type",
+            (memory_id,))}
+        return rows, counts
+
+    def pattern_links(self, memory_id: int, limit: int = 100) -> tuple[list[tuple[int, float, str]],
+                                                                        list[tuple[int, float, str]]]:
+        """``(members, patterns)``: the members of this pattern memory, and the patterns it belongs to."""
+        members = [(int(r[0]), float(r[1]), r[2]) for r in self._rows(
+            "SELECT p.member_id, p.similarity, m.content FROM pattern_members p JOIN memories m ON m.id = p.member_id "
+            "WHERE p.pattern_id = ? ORDER BY p.similarity DESC LIMIT ?", (memory_id, limit))]
+        patterns = [(int(r[0]), float(r[1]), r[2]) for r in self._rows(
+            "SELECT p.pattern_id, p.similarity, m.content FROM pattern_members p JOIN memories m ON m.id = p.pattern_id "
+            "WHERE p.member_id = ? ORDER BY p.pattern_id LIMIT ?", (memory_id, limit))]
+        return members, patterns
+
+    def fix_links(self, memory_id: int, limit: int = 50) -> list[dict[str, Any]]:
+        return [{"error_signature": r[0], "error_category": r[1], "error_message": r[2], "worked": r[3],
+                 "failed": r[4], "helpful": r[5], "unhelpful": r[6]} for r in self._rows(
+            "SELECT error_signature, error_category, error_message, worked, failed, helpful, unhelpful FROM fix_links "
+            "WHERE memory_id = ? ORDER BY worked DESC, id LIMIT ?", (memory_id, limit))]
+
+    # -- maintenance ------------------------------------------------------------------------------
+    def job_runs(self, limit: int = 60) -> list[dict[str, Any]]:
+        """The latest job runs (from the job_runs table behind v_job_runs, with numeric times)."""
+        return [{"job": r[0], "status": r[1], "started_at": r[2], "finished_at": r[3], "counts": r[4],
+                 "error": r[5], "holder": r[6]} for r in self._rows(
+            "SELECT job, status, started_at, finished_at, counts, error, holder FROM job_runs ORDER BY id DESC LIMIT ?",
+            (limit,))]
+
+    def relevance_histogram(self, bins: int = 10) -> list[tuple[float, float, int, int]]:
+        """``(lo, hi, live, archived)`` counts of relevance_score in ``bins`` equal bins of [0, 1]."""
+        got: dict[int, tuple[int, int]] = {}
+        for b, live, archived in self._rows(
+                f"SELECT CASE WHEN relevance_score >= 1 THEN {bins - 1} ELSE CAST(relevance_score * {bins} AS INTEGER) "
+                "END AS b, SUM(CASE WHEN archived = 0 THEN 1 ELSE 0 END), SUM(archived) FROM memories GROUP BY b"):
+            got[int(b)] = (int(live or 0), int(archived or 0))
+        return [(i / bins, (i + 1) / bins, *got.get(i, (0, 0))) for i in range(bins)]
+
+    def storage_bytes(self) -> dict[str, int]:
+        """Sizes of the database file and its WAL (SQLite: the files; another backend reports its own)."""
+        path = str(self._b.path)
+        out = {}
+        for name, p in (("database", path), ("wal", path + "-wal")):
+            try:
+                out[name] = os.stat(p).st_size
+            except FileNotFoundError:
+                out[name] = 0
+        return out
+
+
+def _template(tokens_json: str | None) -> str | None:
+    import json
+
+    if tokens_json is None:
+        return None
+    try:
+        toks = json.loads(tokens_json)
+    except ValueError:
+        return None
+    return " ".join(str(t) for t in toks) if isinstance(toks, list) else None

@@ -1,0 +1,55 @@
+"""``harness-memory dashboard``: the pages on their own server (the REST API is not served)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+
+from ..errors import ConfigurationError
+from ..settings import Settings
+from .app import LOOPBACK_HOSTS, create_dashboard
+
+__all__ = ["build_app", "check_bind", "dashboard_url"]
+
+
+def check_bind(host: str, settings: Settings) -> None:
+    """Refuse a non-loopback address without a token that opens the dashboard."""
+    if host not in LOOPBACK_HOSTS and not (settings.api_token or settings.api_admin_token):
+        raise ConfigurationError(f"refusing to serve the dashboard on {host} without a token: set "
+                                 "HARNESS_MEMORY_API_TOKEN or HARNESS_MEMORY_API_ADMIN_TOKEN")
+
+
+def dashboard_url(host: str, port: int, settings: Settings) -> str:
+    """The address to open; with a token, a ``?token=`` link (exchanged for a session cookie on first use)."""
+    name = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    url = f"http://{name}:{port}/dashboard/"
+    token = settings.api_token or settings.api_admin_token
+    return url + (f"?token={quote(token, safe='')}" if token else "")
+
+
+def build_app(db: str | Path, settings: Settings) -> FastAPI:
+    """A server with the dashboard at ``/dashboard`` (``/`` redirects there); its store closes on shutdown."""
+    import contextlib
+
+    from ..store import MemoryStore
+
+    store = MemoryStore(db, settings=settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        store.close()
+
+    app = FastAPI(title="harness-memory dashboard", docs_url=None, redoc_url=None, openapi_url=None,
+                  lifespan=lifespan)
+    app.state.store = store
+
+    @app.get("/", include_in_schema=False)
+    def home() -> RedirectResponse:
+        return RedirectResponse("/dashboard/", status_code=307)
+
+    app.mount("/dashboard", create_dashboard(store, settings))
+    return app
