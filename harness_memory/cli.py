@@ -385,6 +385,12 @@ def mcp(db: DbOpt = None) -> None:
     serve_stdio(str(db or settings.db), settings)
 
 
+# issue 12: `run` and `hook claude-code` live in harness_memory/adapters
+from .adapters.cli import register as _register_adapters  # noqa: E402
+
+_register_adapters(app)
+
+
 @app.callback()
 def _root(debug: Annotated[bool, typer.Option("--debug", help="show the full traceback of an error")] = False) -> None:
     """harness-memory: the learning memory of a task harness."""
