@@ -304,4 +304,7 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
                   **d).model_dump()
         return _unscoped(who, scoped, task_id, got)
 
+    from .dashboard import mount  # issue 13: the dashboard's pages, same token rules (docs/dashboard.md)
+
+    mount(app, store, settings, lock)
     return app

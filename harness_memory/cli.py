@@ -374,6 +374,27 @@ def serve(
 
 
 @app.command()
+def dashboard(
+    host: Annotated[str, typer.Option(help="bind address")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8766,
+    db: DbOpt = None,
+) -> None:
+    """Serve the dashboard (extra [api]): what the memory learned and whether it pays off (docs/dashboard.md)."""
+    try:
+        import uvicorn
+
+        from .dashboard.server import build_app, check_bind, dashboard_url
+    except ImportError:
+        err.print("[red]error:[/] the dashboard needs: pip install 'harness-memory[api]'")
+        raise SystemExit(2) from None
+    settings = Settings()
+    check_bind(host, settings)
+    application = build_app(db or settings.db, settings)
+    out.print(f"dashboard: {dashboard_url(host, port, settings)}", soft_wrap=True, highlight=False, markup=False)
+    uvicorn.run(application, host=host, port=port, log_level="info")
+
+
+@app.command()
 def mcp(db: DbOpt = None) -> None:
     """Serve the MCP tools over stdio (extra [mcp]); the agent identity is HARNESS_MEMORY_MCP_AGENT_ID."""
     try:
