@@ -12,11 +12,14 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import UTC
 from pathlib import Path
 
 import httpx
 import pytest
 import uvicorn
+from conftest import table_counts
+from dashboard_data import WEEK, fill_history
 
 from harness_memory import MemoryStore, Settings
 from harness_memory.api import create_app
@@ -25,9 +28,6 @@ from harness_memory.dashboard.app import mask_tokens
 from harness_memory.dashboard.queries import Queries, week_start
 from harness_memory.dashboard.stats import hierarchical, pooled_root
 from harness_memory.testing import ManualClock
-
-from conftest import table_counts
-from dashboard_data import WEEK, fill_history
 
 XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
 PAGES = ["/dashboard/", "/dashboard/techniques", "/dashboard/errors", "/dashboard/memories", "/dashboard/maintenance"]
@@ -116,7 +116,7 @@ def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_writ
             assert "<script" not in r.text.lower().replace(html.escape("<script").lower(), "")
         ov = c.get(base + "/dashboard/").text
         # the overview's plots: a line chart per metric with a point per week of data
-        charts = re.findall(r'<svg class="chart line".*?</svg>', ov, re.S)
+        charts = re.findall(r'<svg class="chart line".*?</svg>', ov, re.DOTALL)
         assert len(charts) >= 3
         assert all(len(re.findall(r'class="pt"', ch)) >= 4 for ch in charts)
         assert "Repeat-failure rate" in ov and "Helpfulness of applied memories" in ov
@@ -184,10 +184,10 @@ def test_weekly_queries_agree_with_the_views(db):
                                        "GROUP BY week_start, memory_type").fetchall()
         assert by_type == sorted((float(w), k, n) for w, k, n in view)
         # weeks start on Monday 00:00 UTC
-        from datetime import datetime, timezone
+        from datetime import datetime
 
         for w, *_ in views["v_failures_by_week"]:
-            d = datetime.fromtimestamp(w, tz=timezone.utc)
+            d = datetime.fromtimestamp(w, tz=UTC)
             assert (d.weekday(), d.hour, d.minute) == (0, 0, 0)
             assert week_start(w + 3 * 86400) == w
 
@@ -383,7 +383,7 @@ def test_dashboard_command_refuses_a_public_address_without_a_token(db):
     path, _ = db
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_API")}
     r = subprocess.run([sys.executable, "-m", "harness_memory", "dashboard", "--db", str(path), "--host", "0.0.0.0",
-                        "--port", str(_free_port())], capture_output=True, text=True, env=env, timeout=60)
+                        "--port", str(_free_port())], capture_output=True, text=True, env=env, timeout=60, check=False)
     assert r.returncode == 2 and "refusing to serve the dashboard on 0.0.0.0" in " ".join(r.stderr.split())
 
 
@@ -393,7 +393,7 @@ def test_dashboard_url():
 
 
 def test_week_start_is_monday():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    ts = datetime(2026, 11, 26, 15, 0, tzinfo=timezone.utc).timestamp()  # a Thursday
-    assert datetime.fromtimestamp(week_start(ts), tz=timezone.utc) == datetime(2026, 11, 23, tzinfo=timezone.utc)
+    ts = datetime(2026, 11, 26, 15, 0, tzinfo=UTC).timestamp()  # a Thursday
+    assert datetime.fromtimestamp(week_start(ts), tz=UTC) == datetime(2026, 11, 23, tzinfo=UTC)

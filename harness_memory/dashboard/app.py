@@ -153,7 +153,7 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
     def headers(resp: Response) -> Response:
         resp.headers["Content-Security-Policy"] = CSP
         resp.headers["X-Content-Type-Options"] = "nosniff"
-        resp.headers["Referrer-Policy"] = "no-referrer"
+        resp.headers["Referrer-Policy"] = "same-origin"  # a same-origin form then sends its real Origin
         resp.headers["Cache-Control"] = "no-store"
         resp.headers["X-Frame-Options"] = "DENY"
         return resp

@@ -94,6 +94,7 @@ def page(root: str, active: str, title: str, body: str, *, elapsed_ms: float | N
         "<meta name=\"color-scheme\" content=\"light dark\">"
         f"<title>{e(title)} · harness-memory</title>"
         f"<link rel=\"stylesheet\" href=\"{e(root)}/static/dashboard.css\">"
+        "<link rel=\"icon\" href=\"data:,\">"
         "</head><body>"
         "<a class=\"skip\" href=\"#main\">Skip to content</a>"
         f"<header><span class=\"brand\">harness-memory</span><nav aria-label=\"pages\">{nav}</nav></header>"
