@@ -196,7 +196,8 @@ _BY_TEXT = [
     ("import_error", re.compile(r"(?i)no module named|cannot find module|unresolved import|could not resolve|"
                                 r"cannot import name|package .{1,100} does not exist|library stub|"
                                 r"no matching distribution|could not find a version that satisfies|"
-                                r"module not found|unable to import|import error")),
+                                r"module not found|unable to import|import error|no required module provides|"
+                                r"cannot find package|npm (?:err!|error) (?:code )?e?404\b")),
     ("type_error", re.compile(r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
                               r"\berror TS\d+|has no attribute|not callable|expected type")),
     ("compile_error", re.compile(r"(?i)syntax ?error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
@@ -206,7 +207,7 @@ _BY_TEXT = [
                            r"broken pipe|ssl|tls handshake|\b50[234]\b")),
     ("not_found", re.compile(r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
                              r"no rule to make target")),
-    ("assertion", re.compile(r"(?i)assert|expected .{0,200}(?:but|got|was|actual)")),
+    ("assertion", re.compile(r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b")),
     ("test_failure", re.compile(r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure")),
 ]
 
@@ -237,14 +238,14 @@ _TEXT_KEYS = {
     "permission": ("permission", "access denied", "eacces", "forbidden", "401", "403", "unauthori", "not permitted"),
     "import_error": ("module", "unresolved import", "could not resolve", "cannot import name", "does not exist",
                      "library stub", "no matching distribution", "could not find a version", "unable to import",
-                     "import error"),
+                     "import error", "no required module", "cannot find package", "npm err"),
     "type_error": ("type", "is not assignable", "error ts", "has no attribute", "not callable"),
     "compile_error": ("syntax", "compil", "error[e", "cannot find symbol", "undefined reference", "unexpected token",
                       "build failed"),
     "network": ("connection", "econn", "network is unreachable", "name or service not known", "getaddrinfo",
                 "name resolution", "broken pipe", "ssl", "tls handshake", "502", "503", "504"),
     "not_found": ("not found", "no such file", "enoent", "does not exist", "404", "missing", "no rule to make"),
-    "assertion": ("assert", "expected"),
+    "assertion": ("assert", "expected", ", want"),
     "test_failure": ("fail",),
 }
 

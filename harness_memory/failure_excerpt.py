@@ -390,6 +390,7 @@ def _pytest(lines: list[Line], at: int, hi: int) -> Excerpt:
     return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
 
 
+_PANIC_AT_END = re.compile(r"panicked at \S{1,400}:\d{1,7}:\d{1,5}:$")
 _ARROW = re.compile(r"^\s{0,12}--> \S{1,400}:\d{1,7}")  # a diagnostic's location line (rustc, ruff, ...)
 _WARN_HEAD = re.compile(r"(?i)^(?:warning|note|help|info)\b")
 
@@ -429,6 +430,10 @@ def _pick(lines: list[Line], baseline: "Baseline | None" = None) -> Excerpt | No
             return _pytest(lines, i, hi)
     i = next(i for i in range(lo, hi) if lines[i].cls == best)
     t = lines[i].text.strip()
+    if _PANIC_AT_END.search(t):  # Rust >= 1.73 prints the panic's message on the line after its location
+        nxt = next((lines[j].text.strip() for j in range(i + 1, min(hi, i + 4)) if lines[j].text.strip()), "")
+        if nxt and not nxt.startswith(("note:", "stack backtrace:")):
+            t = f"{t} {nxt}"
     ex = Excerpt(message=t, exception=_exc_of(t) if _EXC.match(t) and ":" in t else None,
                  kind={5: "exception", 4: "diagnostic", 3: "failure", 2: "error-words", 1: "trailer"}[best],
                  level=lines[i].level)

@@ -274,3 +274,31 @@ def test_signing_speed_is_linear_in_the_window_not_the_log(db_path):
     finally:
         fe.clean_lines = real
     assert seen and max(seen) <= WINDOW_CHARS + 200
+
+
+def test_a_rust_panic_is_signed_with_its_message_not_its_location(store):
+    """Rust >= 1.73 prints `panicked at file:line:col:` and the message on the next line: every
+    panic shares the first line's template, so the message decides the signature and category."""
+    def panic(test: str, where: str, message: str) -> str:
+        return (f"running 2 tests\ntest {test} ... FAILED\n\nfailures:\n\n---- {test} stdout ----\n"
+                f"thread '{test}' (4242) panicked at {where}:\n{message}\n  left: \"a\"\n right: \"b\"\n"
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n"
+                "test result: FAILED. 1 passed; 1 failed\nerror: test failed, to rerun pass `--lib`\n")
+
+    eq = store.error_signature(panic("tests::trims", "src/lib.rs:38:9", "assertion `left == right` failed"))
+    eq2 = store.error_signature(panic("tests::other", "src/util.rs:12:5", "assertion `left == right` failed"))
+    unwrap = store.error_signature(panic("tests::reads", "src/lib.rs:51:30",
+                                         "called `Option::unwrap()` on a `None` value"))
+    assert eq.category == "assertion" and "failed" in eq.message
+    assert eq.id == eq2.id  # the same failure at another place and in another test
+    assert unwrap.id != eq.id
+
+
+def test_go_test_and_module_idioms_get_their_categories(store):
+    got_want = "--- FAIL: TestKeys (0.00s)\n    store_test.go:33: Keys(user:) = [user:3 user:1], want [user:1 user:3]\nFAIL\n"
+    assert store.error_signature(got_want).category == "assertion"
+    missing = ("main.go:7:2: no required module provides package github.com/acme/widgets; to add it:\n"
+               "\tgo get github.com/acme/widgets\n")
+    assert store.error_signature(missing).category == "import_error"
+    npm = "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fui-kit - Not found\n"
+    assert store.error_signature(npm).category == "import_error"
