@@ -233,3 +233,17 @@ def test_huge_output_is_signed_by_its_end(tmp_path):
     assert time.monotonic() - t < 60
     assert r.returncode == 2 and r.stdout.count(b"\n") == 200000
     assert any("cannot find -lfoo" in ln for ln in marked(r.stderr) if "signature" in ln)
+
+
+def test_baseline_log_keeps_known_noise_out_of_the_signature(tmp_path):
+    db = tmp_path / "m.db"
+    noise = "error: cache server unreachable, continuing without cache"
+    base = tmp_path / "passing.log"
+    base.write_text(f"step 1\n{noise}\nbuilding...\nall good\n")
+    script = f"echo 'step 1'; echo '{noise}'; echo 'building...'; echo 'ERROR: test_login failed: expected 200 got 500'; exit 1"
+    plain = hm_run(db, "--task", "a", "--", "sh", "-c", script)
+    with_base = hm_run(db, "--task", "b", "--baseline-log", str(base), "--", "sh", "-c", script)
+    assert plain.returncode == with_base.returncode == 1
+    assert any("cache server unreachable" in ln for ln in marked(plain.stderr) if "signature" in ln)
+    (sig_line,) = [ln for ln in marked(with_base.stderr) if "signature" in ln]
+    assert "test_login failed" in sig_line and "cache server" not in sig_line

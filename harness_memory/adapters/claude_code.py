@@ -290,7 +290,7 @@ def _hook_command(db: str | Path | None, agent: str, namespace: str | None) -> s
         parts = [sys.executable, "-m", "harness_memory"]
     parts += ["hook", "claude-code"]
     if db is not None:
-        parts += ["--db", str(Path(db).expanduser().resolve())]
+        parts += ["--db", str(db) if "://" in str(db) else str(Path(db).expanduser().resolve())]
     if agent != "claude-code":
         parts += ["--agent", agent]
     if namespace is not None:

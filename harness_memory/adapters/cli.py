@@ -14,7 +14,7 @@ import typer
 
 __all__ = ["register"]
 
-_DB_HELP = "database file (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)"
+_DB_HELP = ("database file or URL (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")
 
 
 def run(
@@ -30,7 +30,7 @@ def run(
     keep_bytes: Annotated[int, typer.Option(help="output kept for signing: the whole up to this size, beyond "
                                                  "it the head and the tail", min=1024)] = 4 << 20,
     namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="namespace (default: settings)")] = None,
-    db: Annotated[Path | None, typer.Option("--db", help=_DB_HELP)] = None,
+    db: Annotated[str | None, typer.Option("--db", help=_DB_HELP)] = None,
 ) -> None:
     """Run COMMAND (after --) as a learning task: output streamed through, failures signed and
     advised on stderr, the command's exit status kept."""
@@ -60,7 +60,7 @@ def claude_code(
                                            max=60_000)] = 2000,
     budget_chars: Annotated[int, typer.Option(help="size budget of injected context", min=200,
                                               max=9_500)] = 6000,
-    db: Annotated[Path | None, typer.Option("--db", help=_DB_HELP)] = None,
+    db: Annotated[str | None, typer.Option("--db", help=_DB_HELP)] = None,
 ) -> None:
     """Read one Claude Code hook event (JSON on stdin), answer on stdout; never blocks the agent."""
     if install:
