@@ -247,3 +247,11 @@ def test_baseline_log_keeps_known_noise_out_of_the_signature(tmp_path):
     assert any("cache server unreachable" in ln for ln in marked(plain.stderr) if "signature" in ln)
     (sig_line,) = [ln for ln in marked(with_base.stderr) if "signature" in ln]
     assert "test_login failed" in sig_line and "cache server" not in sig_line
+
+
+def test_a_background_process_holding_the_output_does_not_hang_the_run(tmp_path):
+    t = time.monotonic()
+    r = hm_run(tmp_path / "m.db", "--task", "bg", "--", "sh", "-c", "sleep 30 & echo started; exit 3")
+    assert time.monotonic() - t < 25
+    assert r.returncode == 3 and r.stdout.startswith(b"started\n")
+    assert any("still holds its output open" in ln for ln in marked(r.stderr))

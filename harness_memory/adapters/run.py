@@ -38,6 +38,7 @@ __all__ = ["BoundedLog", "RunOptions", "RunReport", "run_command"]
 
 DEFAULT_KEEP_BYTES = 4 << 20
 MARK = "[harness-memory]"
+PIPE_GRACE_SECONDS = 5.0
 _FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
@@ -206,8 +207,12 @@ def _spawn(command: list[str], env: dict[str, str], log: BoundedLog, fwd: _Forwa
     for t in pumps:
         t.start()
     rc = child.wait()
-    for t in pumps:
-        t.join()
+    deadline = time.monotonic() + PIPE_GRACE_SECONDS
+    for t in pumps:  # the rest of the output, unless a background process it started keeps the pipe open
+        t.join(max(0.0, deadline - time.monotonic()))
+    if any(t.is_alive() for t in pumps):
+        _note("the command exited but a process it started still holds its output open; not waiting for it "
+              "(its further output is not kept)", stderr)
     fwd.child = None
     return rc, time.monotonic() - start
 
