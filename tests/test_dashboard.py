@@ -74,6 +74,8 @@ def make_history(path: Path, weeks: int = 8) -> dict[str, int]:
         hostile = s.remember(f"hostile {XSS} content", type="decision", agent_id=f'agent"><b>{XSS}', scope="global",
                              namespace="demo", tags=["x<y>", "a&b"], key="hostile-key")
         counts["hostile"] = hostile.id
+        for job in ("decay", "expire"):  # job runs, and relevance that decayed over the weeks
+            assert s.run_job(job).status == "ok"
     return counts
 
 
@@ -179,10 +181,10 @@ def test_weekly_queries_agree_with_the_views(db):
         assert q.weekly_retries(since) == views["v_retries_by_week"]
         assert q.weekly_techniques(since) == views["v_techniques_by_week"]
         assert q.weekly_helpfulness(since) == views["v_helpfulness_by_week"]
-        by_type = sorted((w, k, n) for w, k, n in q.weekly_memories(since, "type"))
-        view = s._core.backend.execute("SELECT week_start, memory_type, SUM(created) FROM v_memories_by_week "
-                                       "GROUP BY week_start, memory_type").fetchall()
-        assert by_type == sorted((float(w), k, n) for w, k, n in view)
+        view = s._core.backend.execute("SELECT week_start, memory_type, agent_id, created FROM v_memories_by_week"
+                                       ).fetchall()
+        assert sorted(q.weekly_created(since)) == sorted((float(w), t, a, n) for w, t, a, n in view)
+        assert len(view) >= 8
         # weeks start on Monday 00:00 UTC
         from datetime import datetime
 

@@ -75,9 +75,10 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
         retries = q.weekly_retries(since)
         tech = q.weekly_techniques(since)
         helpf = q.weekly_helpfulness(since)
-        by_type = q.weekly_memories(since, "type")
-        by_agent = q.weekly_memories(since, "agent")
+        created = q.weekly_created(since)
         tot = q.totals()
+    by_type = [(w, t, n) for w, t, _a, n in created]
+    by_agent = [(w, a, n) for w, _t, a, n in created]
     out = []
 
     # repeat-failure rate
@@ -507,12 +508,12 @@ def maintenance(q: Queries, store: Any, root: str, weeks: int = DEFAULT_WEEKS) -
     with q.snapshot():
         runs = q.job_runs(60)
         hist = q.relevance_histogram(10)
-        created = q.weekly_memories(since, "type")
+        created = q.weekly_created(since)
         before = q.memories_before(since)
         size = q.storage_bytes()
         tot = q.totals()
     per_week: dict[float, int] = defaultdict(int)
-    for w, _k, n in created:
+    for w, _t, _a, n in created:
         per_week[w] += n
     cum, run = [], before
     for w in xs:

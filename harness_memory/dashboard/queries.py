@@ -116,38 +116,29 @@ class Queries:
             f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END) FROM memory_access_log "
             "WHERE timestamp >= ? AND access_type = 'applied' GROUP BY wk ORDER BY wk", (since,))]
 
-    def weekly_access(self, since: float) -> list[tuple[float, str, int]]:
-        """``(week_start, access_type, accesses)``: recall traffic."""
-        w = self._week("timestamp")
-        return [(float(r[0]), r[1], int(r[2])) for r in self._rows(
-            f"SELECT {w} AS wk, access_type, COUNT(*) FROM memory_access_log WHERE timestamp >= ? "
-            "GROUP BY wk, access_type ORDER BY wk", (since,))]
-
-    def weekly_memories(self, since: float, by: str) -> list[tuple[float, str, int]]:
-        """``(week_start, type or agent, created)`` (v_memories_by_week)."""
-        col = {"type": "memory_type", "agent": "agent_id"}[by]
+    def weekly_created(self, since: float) -> list[tuple[float, str, str, int]]:
+        """``(week_start, type, agent, created)`` (v_memories_by_week; read from an index alone)."""
         w = self._week("created_at")
-        return [(float(r[0]), r[1], int(r[2])) for r in self._rows(
-            f"SELECT {w} AS wk, {col}, COUNT(*) FROM memories WHERE created_at >= ? GROUP BY wk, {col} "
-            "ORDER BY wk", (since,))]
+        return [(float(r[0]), r[1], r[2], int(r[3])) for r in self._rows(
+            f"SELECT {w} AS wk, memory_type, agent_id, COUNT(*) FROM memories WHERE created_at >= ? "
+            "GROUP BY wk, memory_type, agent_id ORDER BY wk LIMIT 100000", (since,))]
 
     def memories_before(self, ts: float) -> int:
         return int(self._one("SELECT COUNT(*) FROM memories WHERE created_at < ?", (ts,))[0])
 
-    def totals(self) -> dict[str, int]:
-        r = self._one("SELECT COUNT(*), COALESCE(SUM(archived), 0), COALESCE(SUM(pinned), 0), "
-                      "COUNT(DISTINCT namespace), COUNT(DISTINCT agent_id) FROM memories")
-        t = self._one("SELECT COUNT(*) FROM task_attempts")
-        return {"memories": int(r[0]), "archived": int(r[1]), "pinned": int(r[2]), "namespaces": int(r[3]),
-                "agents": int(r[4]), "attempts": int(t[0])}
+    def groups(self, limit: int = 5000) -> list[tuple[str, str, str, int]]:
+        """``(namespace, agent, type, memories)``: what v_memories_by_agent_type counts, from an index alone."""
+        return [(r[0], r[1], r[2], int(r[3])) for r in self._rows(
+            "SELECT namespace, agent_id, memory_type, COUNT(*) FROM memories GROUP BY namespace, agent_id, memory_type "
+            "LIMIT ?", (limit,))]
 
-    def by_agent_type(self, limit: int = 2000) -> list[dict[str, Any]]:
-        """Rows of v_memories_by_agent_type (namespace, agent, type, memories, archived...)."""
-        cur = self._b.execute("SELECT namespace, agent_id, memory_type, memories, archived, avg_relevance, "
-                              "avg_success_rate, times_applied FROM v_memories_by_agent_type "
-                              "ORDER BY memories DESC LIMIT ?", (limit,))
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r)) for r in cur.fetchall()]
+    def totals(self) -> dict[str, int]:
+        groups = self.groups()
+        return {"memories": int(self._one("SELECT COUNT(*) FROM memories")[0]),
+                "archived": int(self._one("SELECT COUNT(*) FROM memories WHERE archived = 1")[0]),
+                "pinned": int(self._one("SELECT COUNT(*) FROM memories WHERE pinned = 1")[0]),
+                "namespaces": len({g[0] for g in groups}), "agents": len({g[1] for g in groups}),
+                "attempts": int(self._one("SELECT COUNT(*) FROM task_attempts")[0])}
 
     # -- techniques -------------------------------------------------------------------------------
     def ledger(self, level: str, *, keys: Sequence[str] | None = None, limit: int = 500) -> list[dict[str, Any]]:
@@ -286,13 +277,12 @@ class Queries:
 
     # -- memories ---------------------------------------------------------------------------------
     def facets(self) -> dict[str, list[tuple[str, int]]]:
-        """Namespaces, agents and types with their counts (for the filter menus; bounded)."""
-        out: dict[str, list[tuple[str, int]]] = {}
-        for key, col in (("namespace", "namespace"), ("agent", "agent_id"), ("type", "memory_type")):
-            out[key] = [(r[0], int(r[1])) for r in self._rows(
-                f"SELECT {col}, SUM(memories) AS n FROM v_memories_by_agent_type GROUP BY {col} ORDER BY n DESC "
-                "LIMIT 200")]
-        return out
+        """Namespaces, agents and types with their counts, most first (for the filter menus; 200 each)."""
+        out: dict[str, dict[str, int]] = {"namespace": {}, "agent": {}, "type": {}}
+        for ns, agent, mtype, n in self.groups():
+            for key, val in (("namespace", ns), ("agent", agent), ("type", mtype)):
+                out[key][val] = out[key].get(val, 0) + n
+        return {k: sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:200] for k, d in out.items()}
 
     def browse(self, f: MemoryFilter, *, before: int | None = None, limit: int = 50) -> list[Memory]:
         """Memories matching the filter, newest first, ``limit`` at a time (keyset: ``id < before``)."""

@@ -2,6 +2,13 @@
 -- docs/dashboard.md) and an index for their time windows. A week starts on Monday 00:00 UTC
 -- (345600 s after the epoch, a Thursday); week_start is UNIX seconds.
 CREATE INDEX ix_task_attempts_time ON task_attempts(attempted_at);
+-- memories created per week by type and agent, read from the index alone
+CREATE INDEX ix_memories_created_at ON memories(created_at, memory_type, agent_id);
+-- the few archived and pinned memories, counted without a table scan
+CREATE INDEX ix_memories_archived ON memories(archived) WHERE archived = 1;
+CREATE INDEX ix_memories_pinned ON memories(pinned) WHERE pinned = 1;
+-- helpfulness per week: the applied rows only (the access log is the largest table)
+CREATE INDEX ix_access_log_applied ON memory_access_log(timestamp, was_helpful) WHERE access_type = 'applied';
 
 -- a failure: a task meeting an error signature (the first attempt the task made at it);
 -- repeated: another task met the same signature before
