@@ -7,7 +7,7 @@ import math
 import re
 import reprlib
 from collections.abc import Iterable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 from .errors import ContentTooLargeError, InvalidInputError
@@ -166,8 +166,10 @@ def timestamp(value: Any, field: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
+        if value.tzinfo is None or value.utcoffset() is None:
+            # a naive datetime means a different instant on every host: refused, never guessed
+            raise InvalidInputError(f"{field} is a naive datetime (no time zone); pass an aware one, e.g. "
+                                    "datetime.now(timezone.utc) - timedelta(hours=1), or a UNIX timestamp")
         try:
             value = value.timestamp()
         except (OverflowError, ValueError) as exc:
