@@ -1,6 +1,6 @@
 """Failure excerpts of whole CI logs: does `error_signature` find the decisive lines, and categorise them?
 
-    python benchmarks/ci_logs.py                      # dev, heldout and all
+    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 and all
     python benchmarks/ci_logs.py --split dev --misses # only dev, and list the logs it misses
 
 Corpus: tests/fixtures/ci_logs (real tool output of broken projects, plain or wrapped the way
@@ -181,8 +181,8 @@ def fifty_mib(corpus: Path, labels: dict, size_mib: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder holding labels.json and the logs")
-    ap.add_argument("--split", choices=["dev", "heldout", "all"], default="all",
-                    help="all (default) prints dev, heldout and all separately")
+    ap.add_argument("--split", choices=["dev", "heldout", "heldout2", "all"], default="all",
+                    help="all (default) prints dev, heldout, heldout2 and all separately")
     ap.add_argument("--misses", action="store_true", help="list the logs whose excerpt or category is wrong")
     ap.add_argument("--size-mib", type=int, default=50, help="also time one log of this size (0: skip)")
     args = ap.parse_args()
@@ -200,7 +200,7 @@ def main() -> None:
     if any(r.lib_fallback for r in rs):
         print("NOTE: ErrorSignature has no `excerpt_lines` yet; the library's span is located by searching the "
               "log for the excerpt's first line (fallback).\n")
-    splits = ["dev", "heldout"] if args.split == "all" else [args.split]
+    splits = ["dev", "heldout", "heldout2"] if args.split == "all" else [args.split]
     for sp in splits:
         report(sp, [r for r in rs if r.split == sp])
     if args.split == "all":
