@@ -21,12 +21,12 @@ app = typer.Typer(help="harness-memory: the learning memory of a task harness.",
 out = Console()
 err = Console(stderr=True)
 
-DbOpt = Annotated[Optional[Path], typer.Option("--db", help="database file (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")]
+DbOpt = Annotated[Optional[str], typer.Option("--db", help="database: a file, sqlite:///path or postgresql://user@host/db (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable JSON output")]
 NsOpt = Annotated[Optional[str], typer.Option("--namespace", "-n", help="namespace (default: settings)")]
 
 
-def _open(db: Path | None, **kw: Any):
+def _open(db: str | Path | None, **kw: Any):
     from .store import MemoryStore
 
     return MemoryStore(db, **kw)
@@ -265,8 +265,8 @@ def scheduler(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = Settings()
     path = db or settings.db
-    with _open(path):
-        pass  # create/migrate once, fail fast on a bad database
+    with _open(path) as s:  # create/migrate once, fail fast on a bad database
+        shown = s.path  # a server's URL without its password
     sched = build_scheduler(path, settings, blocking=True, only=only)
 
     def stop(signum, frame):  # noqa: ARG001
@@ -275,7 +275,7 @@ def scheduler(
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    err.print(f"scheduler running on {path}: " + ", ".join(f"{j.id} ({j.trigger})" for j in sched.get_jobs()))
+    err.print(f"scheduler running on {shown}: " + ", ".join(f"{j.id} ({j.trigger})" for j in sched.get_jobs()))
     sched.start()
     err.print("scheduler stopped")
 

@@ -20,7 +20,7 @@ from .memory_types import TypeRegistry
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 from .redact import redact
 from .settings import Settings
-from .sqlite_backend import SQLiteBackend
+from .backend import Backend
 from .vector_index import VectorIndex
 
 
@@ -31,7 +31,7 @@ def content_hash(content: str) -> str:
 
 @dataclass
 class Core:
-    backend: SQLiteBackend
+    backend: Backend
     settings: Settings
     embedder: Embedder
     types: TypeRegistry
@@ -120,7 +120,7 @@ class Core:
         self.backend.put_vector(*args, vector)
 
     # -- reads ---------------------------------------------------------------------------
-    def fetch(self, ids: Sequence[int], where: str = "1", params: Sequence[Any] = ()) -> dict[int, Memory]:
+    def fetch(self, ids: Sequence[int], where: str = "TRUE", params: Sequence[Any] = ()) -> dict[int, Memory]:
         out: dict[int, Memory] = {}
         ids = list(ids)
         for i in range(0, len(ids), 500):

@@ -420,8 +420,9 @@ class TemplateMiner:
                     if other != sig and all(a == WILDCARD or a == b for a, b in zip(merged, tpl)):
                         c.execute("DELETE FROM error_templates WHERE sig = ?", (other,))
                         c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (sig, other))
-                        c.execute("INSERT OR REPLACE INTO error_signature_links(sig, canonical, linked_at) "
-                                  "VALUES (?, ?, ?)", (other, sig, now))
+                        c.execute("INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
+                                  "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, "
+                                  "linked_at = excluded.linked_at", (other, sig, now))
             else:
                 merged = list(tokens)
                 base = hashlib.sha256(f"{part}\x00{' '.join(tokens)}".encode()).hexdigest()

@@ -99,9 +99,9 @@ def link(core: "Core", memory_id: int, signature: str, category: str | None, exc
     core.backend.conn.execute(
         "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, first_at, "
         "last_at, bound_params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id, error_signature) DO UPDATE "
-        "SET worked = worked + excluded.worked, failed = failed + excluded.failed, last_at = excluded.last_at, "
-        "error_category = COALESCE(error_category, excluded.error_category), "
-        "bound_params = COALESCE(excluded.bound_params, bound_params)",
+        "SET worked = fix_links.worked + excluded.worked, failed = fix_links.failed + excluded.failed, "
+        "last_at = excluded.last_at, error_category = COALESCE(fix_links.error_category, excluded.error_category), "
+        "bound_params = COALESCE(excluded.bound_params, fix_links.bound_params)",
         (memory_id, signature, category, excerpt[:2000] if excerpt else None, int(worked), int(not worked), now, now,
          json.dumps(bound) if bound else None))
 

@@ -82,9 +82,10 @@ def record_attempt(core: Core, *, task_id: str, technique: str, result: str, sig
     with core.backend.write() as c:
         cur = c.execute("INSERT INTO task_attempts(task_id, technique, result, error_signature, error_category, "
                         "agent_id, agent_type, task_category, notes, attempted_at, error_basis) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                         (task_id, technique, result, signature, category, agent_id, agent_type, task_category, notes,
                          now, basis))
+        attempt_id = int(cur.fetchone()[0])
         if result != "escalated":
             levels = [("global", "*")]
             if category:
@@ -100,16 +101,16 @@ def record_attempt(core: Core, *, task_id: str, technique: str, result: str, sig
                                 (technique, level, key)).fetchone()
                 c.execute(
                     "UPDATE technique_effectiveness SET successes = successes + ?, failures = failures + ?, "
-                    "attempts = attempts + 1, success_rate = CAST(successes + ? AS REAL) / (attempts + 1), "
+                    "attempts = attempts + 1, success_rate = (successes + ?) * 1.0 / (attempts + 1), "
                     "agent_types = ?, task_categories = ?, example_successes = ?, example_failures = ?, last_used = ?, "
-                    "last_success = CASE WHEN ? THEN ? ELSE last_success END, "
-                    "last_failure = CASE WHEN ? THEN last_failure ELSE ? END "
+                    "last_success = CASE WHEN ? = 1 THEN ? ELSE last_success END, "
+                    "last_failure = CASE WHEN ? = 1 THEN last_failure ELSE ? END "
                     "WHERE technique = ? AND level = ? AND error_key = ?",
                     (int(success), int(not success), int(success), _bump(row[0], agent_type, 50),
                      _bump(row[1], task_category, 50), _bump(row[2], task_id if success else None, EXAMPLES),
                      _bump(row[3], None if success else task_id, EXAMPLES), now, int(success), now, int(success), now,
                      technique, level, key))
-    return Attempt(id=int(cur.lastrowid), task_id=task_id, technique=technique, result=result,
+    return Attempt(id=attempt_id, task_id=task_id, technique=technique, result=result,
                    error_signature=signature, error_category=category, agent_id=agent_id, notes=notes,
                    attempted_at=now)
 

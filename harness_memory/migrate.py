@@ -2,52 +2,51 @@
 
 from __future__ import annotations
 
-import sqlean
-
 import time
 
+from .backend import Backend
 from .errors import DatabaseTooNewError, SchemaError
 from .migrations import steps
-from .sqlite_backend import SQLiteBackend
 
 __all__ = ["migrate", "applied_migrations", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = len(steps())
 
 
-def applied_migrations(backend: SQLiteBackend) -> list[str]:
+def applied_migrations(backend: Backend) -> list[str]:
     if not backend.table_exists("schema_migrations"):
         return []
     return [r[0] for r in backend.execute("SELECT name FROM schema_migrations ORDER BY version")]
 
 
-def migrate(backend: SQLiteBackend) -> list[str]:
+def migrate(backend: Backend) -> list[str]:
     """Bring the schema up to date; return the names of the steps applied now.
 
     Raises :class:`DatabaseTooNewError` if the database records a step this version does
     not know (it was written by a newer harness-memory).
     """
-    known = steps()
+    known = backend.migration_steps()
     names = [n for n, _ in known]
     # opening an up-to-date database is a read: no write lock unless a migration is pending
     if backend.table_exists("schema_migrations"):
         done = applied_migrations(backend)
         if done == names:
             return []
+    backend.before_migrations()  # e.g. PostgreSQL's vector extension
     with backend.write() as c:
         c.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            "version INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at REAL NOT NULL)"
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at DOUBLE PRECISION NOT NULL)"
         )
     done = applied_migrations(backend)
     unknown = [n for n in done if n not in names]
     if unknown:
         raise DatabaseTooNewError(
-            f"{backend.path} was written by a newer harness-memory (unknown migrations: {', '.join(unknown)}); "
+            f"{backend.describe()} was written by a newer harness-memory (unknown migrations: {', '.join(unknown)}); "
             "upgrade harness-memory to open it"
         )
     if done != names[: len(done)]:
-        raise SchemaError(f"{backend.path}: applied migrations {done} are not a prefix of {names}")
+        raise SchemaError(f"{backend.describe()}: applied migrations {done} are not a prefix of {names}")
     applied = []
     for version, (name, sql) in enumerate(known, start=1):
         if name in done:
@@ -56,26 +55,10 @@ def migrate(backend: SQLiteBackend) -> list[str]:
             # Re-check inside the lock: another process may have migrated meanwhile.
             if c.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
                 continue
-            for stmt in _split_sql(sql):
+            for stmt in backend.split_script(sql):
                 c.execute(stmt)
             c.execute("INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
                       (version, name, time.time()))
         applied.append(name)
     return applied
 
-
-def _split_sql(sql: str) -> list[str]:
-    """Split a migration into statements (executescript would commit our transaction)."""
-    out, buf = [], []
-    for line in sql.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("--") or not stripped:
-            continue
-        buf.append(line)
-        if stripped.endswith(";") and sqlean.complete_statement("\n".join(buf)):  # a trigger body holds ";"
-            stmt = "\n".join(buf).strip()
-            out.append(stmt)
-            buf = []
-    if buf:
-        out.append("\n".join(buf))
-    return out

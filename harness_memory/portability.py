@@ -319,8 +319,8 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                         "times_applied, times_successful, success_rate, session_id, task_id, metadata, content_hash, "
                         "created_at, updated_at, expires_at, archived, pinned, version, embedding_pending")
                 if row is None:
-                    mid = int(c.execute(f"INSERT INTO memories(uid, {cols}) VALUES (?{', ?' * 28})",
-                                        (r["uid"], *values)).lastrowid)
+                    mid = int(c.execute(f"INSERT INTO memories(uid, {cols}) VALUES (?{', ?' * 28}) RETURNING id",
+                                        (r["uid"], *values)).fetchone()[0])
                     report.inserted += 1
                 else:
                     mid = row[0]

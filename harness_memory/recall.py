@@ -170,19 +170,9 @@ def _vector_candidates(core: Core, q: RecallQuery, qv: np.ndarray, k: int) -> li
         core.index.sync(core.backend)
         return core.index.search(qv, namespace=q.namespace, agent_id=q.agent_id, include_global=q.include_global,
                                  types=q.types, include_archived=q.include_archived, k=k)
-    # vec0 cannot push "own OR global" or IN down into the KNN: one exact query per branch.
-    out: dict[int, float] = {}
-    branches: list[dict[str, Any]] = []
-    if q.agent_id is not None:
-        branches.append({"agent_id": q.agent_id})
-    if q.include_global or q.agent_id is None:
-        branches.append({"scope": "global"})
-    for br in branches:
-        for t in (q.types or [None]):
-            for mid, sim in core.backend.vector_knn(qv, namespace=q.namespace, k=k, memory_type=t,
-                                                    include_archived=q.include_archived, **br):
-                out[mid] = sim
-    return sorted(out.items(), key=lambda x: -x[1])[:k]
+    return core.backend.vector_search(qv, namespace=q.namespace, k=k, agent_id=q.agent_id,
+                                      include_global=q.include_global, types=q.types,
+                                      include_archived=q.include_archived)
 
 
 def _similarities(core: Core, ids: list[int], qv: np.ndarray) -> dict[int, float]:
@@ -201,7 +191,8 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
     ids = [h.memory.id for h in hits]
     with core.backend.write() as c:
         c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
-                      "relevance_score = MIN(1.0, relevance_score + ?) WHERE id = ?", [(now, boost, i) for i in ids])
+                      f"relevance_score = {core.backend.least('1.0', 'relevance_score + ?')} WHERE id = ?",
+                      [(now, boost, i) for i in ids])
         core.log(ids, "query", agent_id=agent_id, session_id=session_id, task_id=task_id,
                  scores=[h.score for h in hits])
     ts = datetime.fromtimestamp(now, tz=timezone.utc)

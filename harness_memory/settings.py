@@ -78,7 +78,8 @@ class MaintenanceSettings(BaseModel):
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="HARNESS_MEMORY_", env_nested_delimiter="__", extra="ignore")
 
-    db: Path = Field(default_factory=default_db_path, description="database file")
+    db: str | Path = Field(default_factory=default_db_path,
+                           description="database: a file path, sqlite:///path, or postgresql://user@host/dbname")
     namespace: str = Field("default", min_length=1, max_length=200)
     embedder: str = Field("hashing", description="embedder name: hashing[:DIM], sentence-transformers:MODEL, openai:MODEL")
     embedder_base_url: str | None = Field(None, description="base URL of an OpenAI-compatible embeddings API")
@@ -118,6 +119,8 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = Field(1 << 20, gt=0)
     mcp_agent_id: str = Field("mcp-agent", min_length=1, max_length=200, description="the MCP server's agent identity")
     busy_timeout_ms: int = Field(30_000, ge=0)
+    connect_timeout: float = Field(10.0, gt=0, le=3600, description="PostgreSQL: seconds to wait for a connection")
+    pool_size: int = Field(8, ge=1, le=1000, description="PostgreSQL: connections per process (psycopg_pool max_size)")
     recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
     ranking: RankingWeights = Field(default_factory=RankingWeights)
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)

@@ -95,9 +95,13 @@ def match_expression(terms: Sequence[str]) -> str:
 
 
 class SQLiteBackend:
-    """One database file. Thread-safe through a re-entrant lock around the connection."""
+    """One database file. Thread-safe through a re-entrant lock around the connection.
+
+    Implements :class:`harness_memory.backend.Backend`."""
 
     dialect = "sqlite"
+    local_vector_index = True  # every vector write is logged in vector_changes: a process-local copy catches up
+    DatabaseError = sqlean.DatabaseError
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000):
         self.path = Path(path)
@@ -105,6 +109,64 @@ class SQLiteBackend:
         self.conn = connect(self.path, busy_timeout_ms=busy_timeout_ms)
         self.lock = threading.RLock()
         self._depth = 0
+
+    def describe(self) -> str:
+        return str(self.path)
+
+    def fork(self) -> SQLiteBackend:
+        """A handle for another thread: its own connection to the same file."""
+        return SQLiteBackend(self.path, busy_timeout_ms=self.busy_timeout_ms)
+
+    def check_writable(self) -> None:
+        """Refuse a database this process may not write (the file, or its folder where SQLite keeps
+        the WAL and shared-memory files) without taking a lock to find out."""
+        import os
+
+        folder = self.path.parent if str(self.path.parent) else Path(".")
+        for t in (self.path, folder):
+            if t.exists() and not os.access(t, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+                raise DatabaseReadOnlyError(f"{self.path} is read-only (the file or its folder, where SQLite keeps "
+                                            "the WAL): open it where this process may write")
+
+    # -- schema steps ----------------------------------------------------------------------
+    @staticmethod
+    def migration_steps() -> list[tuple[str, str]]:
+        from .migrations import steps
+
+        return steps("sqlite")
+
+    @staticmethod
+    def split_script(sql: str) -> list[str]:
+        """Split a migration into statements (executescript would commit our transaction)."""
+        out, buf = [], []
+        for line in sql.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("--") or not stripped:
+                continue
+            buf.append(line)
+            if stripped.endswith(";") and sqlean.complete_statement("\n".join(buf)):  # a trigger body holds ";"
+                stmt = "\n".join(buf).strip()
+                out.append(stmt)
+                buf = []
+        if buf:
+            out.append("\n".join(buf))
+        return out
+
+    def before_migrations(self) -> None:
+        return None
+
+    # -- SQL fragments that differ between engines ----------------------------------------------
+    @staticmethod
+    def greatest(a: str, b: str) -> str:
+        return f"MAX({a}, {b})"
+
+    @staticmethod
+    def least(a: str, b: str) -> str:
+        return f"MIN({a}, {b})"
+
+    @staticmethod
+    def json_text(column: str, key: str) -> str:
+        return f"json_extract({column}, '$.{key}')"
 
     # -- error→fix links -----------------------------------------------------------------
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
@@ -385,6 +447,24 @@ class SQLiteBackend:
         hi = self.conn.execute("SELECT MAX(seq) FROM vector_changes").fetchone()[0] or 0
         return int(lo), int(hi)
 
+    def vector_search(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None,
+                      include_global: bool, types: Sequence[str] | None,
+                      include_archived: bool) -> list[tuple[int, float]]:
+        """KNN over what an agent may see. vec0 cannot push "own OR global" or IN down into the
+        KNN: one exact query per visibility branch and type."""
+        out: dict[int, float] = {}
+        branches: list[dict[str, Any]] = []
+        if agent_id is not None:
+            branches.append({"agent_id": agent_id})
+        if include_global or agent_id is None:
+            branches.append({"scope": "global"})
+        for br in branches:
+            for t in (types or [None]):
+                for mid, sim in self.vector_knn(vector, namespace=namespace, k=k, memory_type=t,
+                                                include_archived=include_archived, **br):
+                    out[mid] = sim
+        return sorted(out.items(), key=lambda x: -x[1])[:k]
+
     def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
                    scope: str | None = None, memory_type: str | None = None,
                    include_archived: bool = False) -> list[tuple[int, float]]:
@@ -409,6 +489,38 @@ class SQLiteBackend:
         sql = f"SELECT memory_id, distance FROM {self.VEC_TABLE} WHERE " + " AND ".join(conds)
         with self.lock:
             return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
+
+
+    # -- maintenance (the compact job) ----------------------------------------------------------
+    def vector_fill(self) -> tuple[int, int]:
+        """``(live rows, slots)`` of the vec0 table (sqlite-vec never frees deleted slots)."""
+        live = self.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}_rowids").fetchone()[0]
+        slots = self.execute(f"SELECT COALESCE(SUM(size), 0) FROM {self.VEC_TABLE}_chunks").fetchone()[0]
+        return live, slots
+
+    def rebuild_vectors(self) -> int:
+        """Copy the vec0 table into a fresh one (frees deleted slots); returns the rows copied."""
+        with self.write() as c:
+            rows = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
+                             f"FROM {self.VEC_TABLE}").fetchall()
+            self.create_vector_table(self.vector_dimensions())
+            c.executemany(f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, "
+                          "embedding) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        return len(rows)
+
+    def optimize(self) -> int:
+        """Merge the FTS5 segments, ANALYZE, and VACUUM when over a fifth of the file is free; 1 if vacuumed."""
+        with self.write() as c:
+            c.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+        self.execute("ANALYZE")
+        free, pages = self.execute("PRAGMA freelist_count").fetchone()[0], self.execute("PRAGMA page_count").fetchone()[0]
+        if pages and free / pages > 0.2:
+            self.execute("VACUUM")
+            return 1
+        return 0
+
+    def sqlalchemy_engine(self):
+        return sqlalchemy_engine(self.path, busy_timeout_ms=self.busy_timeout_ms)
 
 
 def sqlalchemy_engine(path: str | Path, *, busy_timeout_ms: int = 30_000):

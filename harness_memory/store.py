@@ -23,7 +23,8 @@ from .migrate import migrate
 from .models import MEMORY_COLUMNS, Memory, RecallHit, row_to_memory
 from .settings import Settings
 from .error_signatures import ErrorSignature
-from .sqlite_backend import DatabaseError, SQLiteBackend
+from .backend import open_backend, parse_target
+from .sqlite_backend import DatabaseError
 from .vector_index import VectorIndex
 
 __all__ = ["MemoryStore"]
@@ -71,19 +72,6 @@ def _batch_size(value: Any) -> int:
     return value
 
 
-def _check_writable(path: Path) -> None:
-    """Refuse a database this process may not write (the file, or its folder where SQLite keeps
-    the WAL and shared-memory files) without taking a lock to find out."""
-    import os
-
-    folder = path.parent if str(path.parent) else Path(".")
-    targets = [path, folder]
-    for t in targets:
-        if t.exists() and not os.access(t, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
-            raise DatabaseReadOnlyError(f"{path} is read-only (the file or its folder, where SQLite keeps the WAL): "
-                                        "open it where this process may write")
-
-
 class MemoryStore:
     """A harness's memory in one SQLite file.
 
@@ -102,7 +90,9 @@ class MemoryStore:
         elif not isinstance(settings, Settings):
             raise InvalidInputError(f"settings must be a Settings, got {type(settings).__name__}")
         self.settings = settings
-        self.path = v.path(path, "path") if path is not None else v.path(self.settings.db, "settings.db")
+        self._target = parse_target(path, "path") if path is not None else parse_target(self.settings.db, "settings.db")
+        # the file, or for a server the URL without its password (what messages may show)
+        self.path: Path | str = self._target.path if self._target.path is not None else self._target.display()
         if clock is not None and not callable(clock):
             raise InvalidInputError("clock must be a callable returning UNIX seconds")
         v.boolean(allow_embedder_change, "allow_embedder_change")
@@ -111,10 +101,11 @@ class MemoryStore:
                                           api_key=self.settings.embedder_api_key)
         if not isinstance(embedder, Embedder):
             raise InvalidInputError("embedder must have name, dimensions and embed_batch()")
-        if self.path.is_dir():
+        if isinstance(self.path, Path) and self.path.is_dir():
             raise DatabaseOpenError(f"{self.path} is a directory, not a database file")
         try:
-            backend = SQLiteBackend(self.path, busy_timeout_ms=self.settings.busy_timeout_ms)
+            backend = open_backend(self._target, busy_timeout_ms=self.settings.busy_timeout_ms,
+                                   connect_timeout=self.settings.connect_timeout, pool_size=self.settings.pool_size)
         except (DatabaseError, OSError) as exc:
             raise _storage_error(exc, self.path) from exc
         try:
@@ -122,8 +113,8 @@ class MemoryStore:
             self._core = Core(backend=backend, settings=self.settings, embedder=embedder,
                               types=TypeRegistry(self.settings.extra_types), clock=clock or time.time)
             self._bind_embedder(allow_embedder_change)
-            _check_writable(self.path)  # a read-only file opens fine and fails at the first write: tell now
-        except (DatabaseError, OSError) as exc:
+            backend.check_writable()  # a read-only database opens fine and fails at the first write: tell now
+        except (backend.DatabaseError, OSError) as exc:
             backend.close()
             raise _storage_error(exc, self.path) from exc
         except BaseException:
@@ -161,7 +152,7 @@ class MemoryStore:
                     f"is {e.name!r} ({e.dimensions}); run `harness-memory reembed --db {self.path}` to re-embed "
                     "everything with the new one, or configure the old embedder")
             core.vectors_enabled = False  # until reembed(): writes are keyword-only + pending
-        if self.settings.vector_search == "memory" and core.vectors_enabled:
+        if self.settings.vector_search == "memory" and core.vectors_enabled and core.backend.local_vector_index:
             core.index = VectorIndex(e.dimensions)
 
     def close(self) -> None:
@@ -212,7 +203,7 @@ class MemoryStore:
         from .jobs.scheduler import build_scheduler
 
         if self._scheduler is None:
-            self._scheduler = build_scheduler(self.path, self.settings, only=only)
+            self._scheduler = build_scheduler(str(self._target), self.settings, only=only)
             self._scheduler.start()
         return self._scheduler
 
@@ -222,8 +213,9 @@ class MemoryStore:
         c = self._core
         with c.backend.write() as conn:
             c.get(memory_id)
-            conn.execute("UPDATE memories SET archived = 0, relevance_score = MAX(relevance_score, 0.5), "
-                          "decayed_at = ? WHERE id = ?", (c.now(), memory_id))
+            conn.execute("UPDATE memories SET archived = 0, "
+                         f"relevance_score = {c.backend.greatest('relevance_score', '0.5')}, "
+                         "decayed_at = ? WHERE id = ?", (c.now(), memory_id))
             c.backend.set_vectors_archived([memory_id], False)
         return c.get(memory_id)
 
@@ -358,7 +350,7 @@ class MemoryStore:
             c.get(memory_id, agent_id)
             conn.execute("UPDATE memories SET times_applied = times_applied + 1, "
                          "times_successful = times_successful + ?, "
-                         "success_rate = CAST(times_successful + ? AS REAL) / (times_applied + 1), updated_at = updated_at "
+                         "success_rate = (times_successful + ?) * 1.0 / (times_applied + 1), updated_at = updated_at "
                          "WHERE id = ?", (int(helpful), int(helpful), memory_id))
             c.log([memory_id], "applied", agent_id=agent_id, session_id=session_id, task_id=task_id,
                   was_helpful=helpful, outcome=outcome)
@@ -743,7 +735,8 @@ class MemoryStore:
             conn.execute("UPDATE embedder_info SET name = ?, dimensions = ?, recorded_at = ? WHERE id = 1",
                          (e.name, e.dimensions, c.now()))
         c.vectors_enabled = True
-        c.index = VectorIndex(e.dimensions) if self.settings.vector_search == "memory" else None
+        c.index = (VectorIndex(e.dimensions) if self.settings.vector_search == "memory" and c.backend.local_vector_index
+                   else None)
         return len(current)
 
     # -- export / import ---------------------------------------------------------------------------
@@ -767,9 +760,7 @@ class MemoryStore:
 
     def sql_engine(self):
         """A SQLAlchemy/SQLModel engine on this database (same connection factory)."""
-        from .sqlite_backend import sqlalchemy_engine
-
-        return sqlalchemy_engine(self.path, busy_timeout_ms=self.settings.busy_timeout_ms)
+        return self._core.backend.sqlalchemy_engine()
 
     # -- statistics ----------------------------------------------------------------------------------
     def stats(self, *, namespace: str | None = None, agent_id: str | None = None) -> dict[str, Any]:

@@ -222,11 +222,11 @@ def _insert(core: Core, it: MemoryInput, vec: np.ndarray | None, now: float, exp
         "INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, key, task_signature, "
         "error_signature, error_template, context_tags, importance, relevance_score, session_id, task_id, "
         "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending, error_basis, fix_kind) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (uuid.uuid4().hex, it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
          it.error_signature, it.error_template, dumps(it.tags), it.importance, it.session_id, it.task_id,
          dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None), it.error_basis, it.fix_kind))
-    mid = int(cur.lastrowid)
+    mid = int(cur.fetchone()[0])
     _index(core, mid, it, vec, archived=False, new=True)
     return mid
 
@@ -276,7 +276,7 @@ def _reinforce(core: Core, mid: int, it: MemoryInput, now: float, expires: float
     new_expires = None if (row[2] is None or expires is None) else max(row[2], expires)
     c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
               "context_tags = ?, expires_at = ?, updated_at = ?, archived = 0, "
-              "relevance_score = MIN(1.0, relevance_score + ?) WHERE id = ?",
+              f"relevance_score = {core.backend.least('1.0', 'relevance_score + ?')} WHERE id = ?",
               (now, importance, dumps(tags), new_expires, now, core.settings.recall_boost, mid))
     c.execute("INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
               "session_id, task_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -113,7 +113,7 @@ def consolidate(store: "MemoryStore", *, dry_run: bool = False, namespace: str |
         rows = [r for r in rows if r[0] in vecs]
         # existing patterns of this group and their centroids
         pats = b.execute("SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND "
-                         "memory_type = 'pattern' AND json_extract(metadata, '$.source_type') = ?",
+                         f"memory_type = 'pattern' AND {b.json_text('metadata', 'source_type')} = ?",
                          (ns, agent, scope, mtype)).fetchall()
         centroids: dict[int, np.ndarray] = {}
         for (pid,) in pats:
@@ -162,8 +162,8 @@ def _link(core, pattern_id: int, members: list[tuple[int, float]]) -> None:
     now = core.now()
     with core.backend.write() as c:
         for mid, s in members:
-            c.execute("INSERT OR IGNORE INTO pattern_members(pattern_id, member_id, similarity, added_at) "
-                      "VALUES (?, ?, ?, ?)", (pattern_id, mid, s, now))
+            c.execute("INSERT INTO pattern_members(pattern_id, member_id, similarity, added_at) "
+                      "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", (pattern_id, mid, s, now))
             c.execute("UPDATE memories SET consolidated_into = ?, relevance_score = relevance_score * 0.5 "
                       "WHERE id = ? AND consolidated_into IS NULL", (pattern_id, mid))
         n = c.execute("SELECT COUNT(*) FROM pattern_members WHERE pattern_id = ?", (pattern_id,)).fetchone()[0]

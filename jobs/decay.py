@@ -37,6 +37,7 @@ def decay(store: "MemoryStore", *, progress: Callable[[int, int], None] | None =
     b = core.backend
     lo, hi = b.execute("SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM memories").fetchone()
     rate, rate_params = _rate_sql(store)
+    elapsed = b.greatest("0.0", "? - COALESCE(decayed_at, created_at)")
     decayed = 0
     if not dry_run:
         start = lo
@@ -45,8 +46,8 @@ def decay(store: "MemoryStore", *, progress: Callable[[int, int], None] | None =
             with b.write() as c:  # one transaction per id range: writers are never blocked long
                 cur = c.execute(
                     f"UPDATE memories SET relevance_score = CASE WHEN relevance_score <= ? THEN relevance_score "
-                    f"ELSE MAX(?, relevance_score * pow(1.0 - {rate}, MAX(0.0, ? - COALESCE(decayed_at, created_at)) "
-                    f"/ 86400.0)) END, decayed_at = ? "
+                    f"ELSE {b.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END, "
+                    "decayed_at = ? "
                     f"WHERE id >= ? AND id < ? AND archived = 0 AND pinned = 0",
                     (m.decay_floor, m.decay_floor, *rate_params, now, now, start, end))
                 decayed += cur.rowcount

@@ -89,9 +89,10 @@ def _move_links(c, old: str, new: str) -> None:
             "SELECT memory_id, worked, failed, helpful, unhelpful, first_at, last_at FROM fix_links "
             "WHERE error_signature = ?", (old,)).fetchall():
         hit = c.execute("UPDATE fix_links SET worked = worked + ?, failed = failed + ?, helpful = helpful + ?, "
-                        "unhelpful = unhelpful + ?, first_at = MIN(first_at, ?), last_at = MAX(last_at, ?) "
+                        "unhelpful = unhelpful + ?, first_at = CASE WHEN first_at <= ? THEN first_at ELSE ? END, "
+                        "last_at = CASE WHEN last_at >= ? THEN last_at ELSE ? END "
                         "WHERE memory_id = ? AND error_signature = ?",
-                        (worked, failed, helpful, unhelpful, first, last, mid, new)).rowcount
+                        (worked, failed, helpful, unhelpful, first, first, last, last, mid, new)).rowcount
         if hit:
             c.execute("DELETE FROM fix_links WHERE memory_id = ? AND error_signature = ?", (mid, old))
         else:
@@ -138,7 +139,8 @@ def resign(store: "MemoryStore", *, dry_run: bool = False, batch_size: int = 100
                 canonical = core.miner.canonical(new)
                 c.execute("DELETE FROM error_templates WHERE sig = ?", (old,))
                 c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (canonical, old))
-                c.execute("INSERT OR REPLACE INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?)",
+                c.execute("INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
+                          "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, linked_at = excluded.linked_at",
                           (old, canonical, core.now()))
             c.execute("UPDATE error_templates SET rev = (SELECT COALESCE(MAX(rev), 0) + 1 FROM error_templates) "
                       "WHERE id = (SELECT MAX(id) FROM error_templates)")

@@ -102,20 +102,24 @@ class _Heartbeat:
         return self
 
     def _run(self) -> None:
-        from harness_memory.sqlite_backend import DatabaseError, connect
+        from harness_memory.errors import StorageError
 
         core = self.store._core
         try:
-            conn = connect(self.store.path, busy_timeout_ms=self.store.settings.busy_timeout_ms)
-        except (DatabaseError, OSError) as exc:
+            side = core.backend.fork()  # its own connection: the job's transactions do not block it
+        except (StorageError, OSError) as exc:
             log.warning("lease heartbeat for %s cannot open the database: %s", self.name, exc)
+            return
+        except core.backend.DatabaseError as exc:
+            log.warning("lease heartbeat for %s cannot open the database: %s", self.name, type(exc).__name__)
             return
         try:
             while not self._stop.wait(self.every):
                 try:
-                    cur = conn.execute("UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?",
-                                       (core.now() + self.lease, self.name, self.holder))
-                except DatabaseError as exc:  # busy beyond the timeout: try again at the next beat
+                    with side.write() as c:
+                        cur = c.execute("UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?",
+                                        (core.now() + self.lease, self.name, self.holder))
+                except (StorageError, side.DatabaseError) as exc:  # busy beyond the timeout: next beat
                     log.warning("lease heartbeat for %s failed: %s", self.name, exc)
                     continue
                 if cur.rowcount == 0:
@@ -123,7 +127,7 @@ class _Heartbeat:
                     log.warning("lease of %s held by %s was taken over", self.name, self.holder)
                     return
         finally:
-            conn.close()
+            side.close()
 
     def stop(self) -> None:
         self._stop.set()
@@ -160,10 +164,11 @@ def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_i
             if last is not None and now - last < min_interval:
                 return JobRun(id=None, job=name, status="skipped", started_at=now, holder=holder,
                               error="already run this period")
-        c.execute("INSERT OR REPLACE INTO job_leases(job, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)",
-                  (name, holder, now, now + lease))
-        run_id = c.execute("INSERT INTO job_runs(job, started_at, status, holder) VALUES (?, ?, 'running', ?)",
-                           (name, now, holder)).lastrowid
+        c.execute("INSERT INTO job_leases(job, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?) "
+                  "ON CONFLICT(job) DO UPDATE SET holder = excluded.holder, acquired_at = excluded.acquired_at, "
+                  "expires_at = excluded.expires_at", (name, holder, now, now + lease))
+        run_id = c.execute("INSERT INTO job_runs(job, started_at, status, holder) VALUES (?, ?, 'running', ?) "
+                           "RETURNING id", (name, now, holder)).fetchone()[0]
     status, counts, error = "ok", {}, None
     beat = _Heartbeat(store, name, holder).start()
     try:

@@ -21,9 +21,29 @@ def settings():
     return Settings(extra_types=["discovery", "deadend", "plan", "feedback", "insight"])
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request, tmp_path):
+    """A fresh database on each backend: a SQLite file path, or a PostgreSQL URL (a fresh schema
+    on the session's server). Tests taking ``db`` or ``store`` are the contract suite: they run
+    against every backend."""
+    if request.param == "sqlite":
+        yield tmp_path / "memory.db"
+        return
+    from pgtestdb import drop_schema, new_schema
+
+    url, schema = new_schema()
+    yield url
+    drop_schema(schema)
+
+
 @pytest.fixture
-def store(db_path, settings, clock):
-    with MemoryStore(db_path, settings=settings, clock=clock) as s:
+def backend_name(db) -> str:
+    return "sqlite" if not isinstance(db, str) else "postgres"
+
+
+@pytest.fixture
+def store(db, settings, clock):
+    with MemoryStore(db, settings=settings, clock=clock) as s:
         yield s
 
 
@@ -42,3 +62,14 @@ def table_counts(store: MemoryStore) -> dict[str, int]:
         out[t] = b.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
     out["fts"] = b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0]
     return out
+
+
+def table_names(store: MemoryStore) -> list[str]:
+    """The store's tables (either backend), sorted."""
+    b = store._core.backend
+    if b.dialect == "sqlite":
+        sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+    else:
+        sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() " \
+              "AND table_type = 'BASE TABLE' ORDER BY table_name"
+    return [r[0] for r in b.execute(sql)]

@@ -55,8 +55,8 @@ def test_ladder_when_nothing_is_known_and_never_repeats(store):
     assert d.technique == "escalate" and d.escalate and "every technique" in d.reason
 
 
-def test_retry_limit_escalates(tmp_path):
-    with MemoryStore(tmp_path / "r.db", settings=Settings(max_retries=2)) as s:
+def test_retry_limit_escalates(db):
+    with MemoryStore(db, settings=Settings(max_retries=2)) as s:
         s.record_outcome("T", "a", False)
         s.record_outcome("T", "b", False)
         d = s.select_technique("T", techniques=["a", "b", "c"])
@@ -79,9 +79,9 @@ def test_learns_which_technique_fixes_an_error_and_borrows_from_the_category(sto
     assert est["fresh_start"].evidence["category"] == (6, 0)
 
 
-def test_costs_make_a_cheap_60_percent_beat_an_expensive_70_percent(tmp_path):
+def test_costs_make_a_cheap_60_percent_beat_an_expensive_70_percent(db):
     st_ = Settings(technique_costs={"expensive": 3.0, "cheap": 1.0}, ucb_c=0.0)
-    with MemoryStore(tmp_path / "c.db", settings=st_) as s:
+    with MemoryStore(db, settings=st_) as s:
         for i in range(40):
             s.record_outcome(f"c{i}", "cheap", i % 10 < 6, error=IMPORT_ERR)
             s.record_outcome(f"e{i}", "expensive", i % 10 < 7, error=IMPORT_ERR)
@@ -91,8 +91,8 @@ def test_costs_make_a_cheap_60_percent_beat_an_expensive_70_percent(tmp_path):
         assert est["expensive"].mean > est["cheap"].mean
 
 
-def test_floor_escalates_hopeless_errors(tmp_path):
-    with MemoryStore(tmp_path / "f.db", settings=Settings(success_floor=0.2)) as s:
+def test_floor_escalates_hopeless_errors(db):
+    with MemoryStore(db, settings=Settings(success_floor=0.2)) as s:
         for i in range(30):
             for t in ("a", "b"):
                 s.record_outcome(f"t{i}", t, False, error=IMPORT_ERR)
@@ -100,8 +100,8 @@ def test_floor_escalates_hopeless_errors(tmp_path):
         assert d.escalate and "floor" in d.reason
 
 
-def test_thompson_is_reproducible_with_a_seed(tmp_path):
-    with MemoryStore(tmp_path / "t.db", settings=Settings(exploration="thompson")) as s:
+def test_thompson_is_reproducible_with_a_seed(db):
+    with MemoryStore(db, settings=Settings(exploration="thompson")) as s:
         for i in range(5):
             s.record_outcome(f"x{i}", "a", i % 2 == 0, error=IMPORT_ERR)
             s.record_outcome(f"x{i}", "b", i % 3 == 0, error=IMPORT_ERR)

@@ -61,10 +61,10 @@ def test_decay_floor_and_access_never_lowers(tmp_path_factory, days, accesses):
         assert all(after[k] >= before[k] for k in before)
 
 
-def test_decay_rate_and_exemptions(tmp_path):
+def test_decay_rate_and_exemptions(db):
     clock = ManualClock()
     st_ = Settings(maintenance=MaintenanceSettings(decay_rates={"pattern": 0.05}))
-    with MemoryStore(tmp_path / "d.db", clock=clock, settings=st_) as s:
+    with MemoryStore(db, clock=clock, settings=st_) as s:
         f = s.remember("a failure", type="failure", agent_id="a").id
         d = s.remember("a decision", type="decision", agent_id="a").id
         p = s.remember("a pattern", type="pattern", agent_id="a").id
@@ -77,9 +77,9 @@ def test_decay_rate_and_exemptions(tmp_path):
         assert r[d] == 1.0 and r[pinned] == 1.0
 
 
-def test_archive_and_restore(tmp_path):
+def test_archive_and_restore(db):
     clock = ManualClock()
-    with MemoryStore(tmp_path / "a.db", clock=clock) as s:
+    with MemoryStore(db, clock=clock) as s:
         m = s.remember("rarely useful memory about gradle daemons", type="failure", agent_id="a")
         keep = s.remember("a decision that never fades about gradle", type="decision", agent_id="a")
         clock.advance(200 * DAY)
@@ -95,16 +95,16 @@ def test_archive_and_restore(tmp_path):
         assert m.id in {h.memory.id for h in s.recall("gradle daemons", agent_id="a")}
 
 
-def test_expire_removes_rows_index_and_old_log(tmp_path):
+def test_expire_removes_rows_index_and_old_log(db):
     clock = ManualClock()
-    with MemoryStore(tmp_path / "e.db", clock=clock) as s:
+    with MemoryStore(db, clock=clock) as s:
         s.remember("short lived", type="context", agent_id="a", ttl=60)
         s.remember("long lived note", type="success", agent_id="a")
         s.recall("long lived", agent_id="a")
         clock.advance(100 * DAY)
         s.recall("long lived", agent_id="a")
         out = s.run_job("expire").counts
-        assert out == {"expired": 1, "log_rows_pruned": 1}  # the first query row is past the retention
+        assert out == {"expired": 1, "log_rows_pruned": 1, "tool_calls_pruned": 0}  # the first query row is past the retention
         b = s._core.backend
         assert b.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
         assert b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0] == 1
@@ -120,8 +120,8 @@ TOPICS = {
 VARIANTS = ["", " (seen again today)", " on the release branch", " in the nightly job", " after the upgrade"]
 
 
-def test_consolidation_groups_labelled_clusters_and_is_idempotent(tmp_path):
-    with MemoryStore(tmp_path / "c.db") as s:
+def test_consolidation_groups_labelled_clusters_and_is_idempotent(db):
+    with MemoryStore(db) as s:
         ids = {t: [s.remember(text + v, type="failure", agent_id="a", tags=[t, "ci"]).id for v in VARIANTS]
                for t, text in TOPICS.items()}
         s.remember("unrelated: the office wifi password rotates monthly", type="failure", agent_id="a")
@@ -149,10 +149,10 @@ def test_consolidation_groups_labelled_clusters_and_is_idempotent(tmp_path):
         assert s.get(new.id).consolidated_into == s.get(ids["npm"][0]).consolidated_into
 
 
-def test_consolidation_summariser_hook(tmp_path):
+def test_consolidation_summariser_hook(db):
     from harness_memory.jobs import consolidate
 
-    with MemoryStore(tmp_path / "h.db") as s:
+    with MemoryStore(db) as s:
         for v in VARIANTS[:3]:
             s.remember(TOPICS["docker"] + v, type="failure", agent_id="a")
         consolidate(s, summariser=lambda members: f"LLM summary of {len(members)} memories")
@@ -189,8 +189,8 @@ def _race(path, holder, q):
         q.put(s.run_job("decay", holder=holder, min_interval=3600).status)
 
 
-def test_two_processes_run_a_job_once_per_period(tmp_path):
-    path = str(tmp_path / "race.db")
+def test_two_processes_run_a_job_once_per_period(db):
+    path = db
     with MemoryStore(path) as s:
         _fill(s)
     ctx = mp.get_context("spawn")
@@ -226,8 +226,8 @@ def _slow_consolidate(path, q):
         s.run_job("consolidate")
 
 
-def test_killed_job_leaves_a_consistent_database_and_the_next_run_completes(tmp_path):
-    path = str(tmp_path / "kill.db")
+def test_killed_job_leaves_a_consistent_database_and_the_next_run_completes(db):
+    path = db
     with MemoryStore(path) as s:
         for text in TOPICS.values():
             for v in VARIANTS:
@@ -242,7 +242,8 @@ def test_killed_job_leaves_a_consistent_database_and_the_next_run_completes(tmp_
     time.sleep(1.2)  # the dead holder's lease (1 s) expires
     with MemoryStore(path, settings=Settings(maintenance=MaintenanceSettings(lease_seconds=1))) as s:
         b = s._core.backend
-        assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        if b.dialect == "sqlite":
+            assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         n = b.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
         assert b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0] == n
         assert b.execute("SELECT COUNT(*) FROM memory_vectors").fetchone()[0] == n

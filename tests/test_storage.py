@@ -41,21 +41,26 @@ def test_write_rolls_back_on_error(db_path):
     b.close()
 
 
-def test_migrations_recorded_in_order_and_idempotent(db_path, store):
+def test_migrations_recorded_in_order_and_idempotent(db, store):
     names = [n for n, _ in steps()]
     assert applied_migrations(store._core.backend) == names
     assert len(names) == SCHEMA_VERSION
     store.close()
-    with MemoryStore(db_path) as again:  # reopening applies nothing new
+    with MemoryStore(db) as again:  # reopening applies nothing new
         assert applied_migrations(again._core.backend) == names
 
 
-def test_database_from_newer_version_is_refused(db_path, store):
+def test_database_from_newer_version_is_refused(db, store):
     store._core.backend.execute(
         "INSERT INTO schema_migrations(version, name, applied_at) VALUES (999, '0999_from_the_future', 0)")
     store.close()
     with pytest.raises(DatabaseTooNewError, match="newer"):
-        MemoryStore(db_path)
+        MemoryStore(db)
+
+
+def test_every_dialect_has_the_same_steps():
+    """One schema history whatever the engine: PostgreSQL's steps carry SQLite's names."""
+    assert [n for n, _ in steps("postgresql")] == [n for n, _ in steps()]
 
 
 def test_schema_has_required_tables(store):
@@ -63,7 +68,11 @@ def test_schema_has_required_tables(store):
     for t in ("memories", "memories_fts", "memory_vectors", "memory_access_log", "embedder_info",
               "memory_history", "memory_merges", "memory_tags"):
         assert b.table_exists(t), t
-    cols = {r[1] for r in b.execute("PRAGMA table_info(memories)")}
+    if b.dialect == "sqlite":
+        cols = {r[1] for r in b.execute("PRAGMA table_info(memories)")}
+    else:
+        cols = {r[0] for r in b.execute("SELECT column_name FROM information_schema.columns "
+                                        "WHERE table_schema = current_schema() AND table_name = 'memories'")}
     for c in ("namespace", "agent_id", "scope", "memory_type", "content", "key", "task_signature",
               "error_signature", "context_tags", "importance", "relevance_score", "access_count", "last_accessed",
               "times_applied", "times_successful", "success_rate", "session_id", "task_id", "metadata",
@@ -85,7 +94,10 @@ def test_sqlmodel_session_on_the_same_database(store):
     store.remember("visible through SQLModel", type="success", agent_id="a")
     engine = store.sql_engine()
     with Session(engine) as session:
-        assert session.exec(text("SELECT vec_version()")).one()[0] == "v0.1.9"
+        if store._core.backend.dialect == "sqlite":
+            assert session.exec(text("SELECT vec_version()")).one()[0] == "v0.1.9"
+        else:
+            assert session.exec(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).one()[0]
         rows = session.exec(text("SELECT content FROM memories")).all()
         assert [r[0] for r in rows] == ["visible through SQLModel"]
     engine.dispose()
@@ -95,6 +107,14 @@ def test_every_foreign_key_is_indexed(store):
     """A foreign key without an index makes every delete of its parent scan the child table
     (bulk deletes become quadratic, issue 17)."""
     b = store._core.backend
+    if b.dialect == "postgresql":
+        missing = [r[0] for r in b.execute(
+            "SELECT c.conrelid::regclass::text || '.' || a.attname FROM pg_constraint c "
+            "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
+            "WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace AND NOT EXISTS ("
+            "SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])")]
+        assert not missing, missing
+        return
     tables = [r[0] for r in b.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
                                       "AND sql NOT LIKE 'CREATE VIRTUAL%'")]
     missing = []

@@ -1,0 +1,180 @@
+"""The storage seam: what every database engine implements, and how a target names one.
+
+A target is a file path or ``sqlite:///path`` (the embedded SQLite backend,
+:mod:`harness_memory.sqlite_backend`) or a ``postgresql://`` / ``postgres://`` URL (PostgreSQL with
+pgvector, :mod:`harness_memory.postgres_backend`, imported only when such a URL is opened).
+Anything else that looks like a URL is refused with :class:`InvalidInputError`, never taken for a
+file name.
+
+The rest of the package speaks one SQL dialect to every backend: plain tables, ``?`` parameters,
+``INSERT ... ON CONFLICT``, ``RETURNING``; a backend adapts the parameter style. What differs
+between engines (keyword search, vector search, scalar MIN/MAX, JSON fields, locking, the schema
+steps) is a method of the backend, listed in :class:`Backend`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from .errors import InvalidInputError
+
+__all__ = ["Backend", "Target", "open_backend", "parse_target", "safe_url"]
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+
+
+class Target:
+    """A parsed database target: ``kind`` is ``"sqlite"`` (``path`` set) or ``"postgresql"`` (``url`` set)."""
+
+    __slots__ = ("kind", "path", "url")
+
+    def __init__(self, kind: str, path: Path | None = None, url: str | None = None):
+        self.kind, self.path, self.url = kind, path, url
+
+    def display(self) -> str:
+        """What error messages and logs may show: the path, or the URL without its password."""
+        return str(self.path) if self.path is not None else safe_url(self.url or "")
+
+    def __str__(self) -> str:  # the full target, for handing to another process (scheduler)
+        return str(self.path) if self.path is not None else (self.url or "")
+
+
+def parse_target(value: Any, field: str = "db") -> Target:
+    """A path, ``sqlite:///path``, or a ``postgresql://`` / ``postgres://`` URL."""
+    from . import validation as v
+
+    if isinstance(value, Target):
+        return value
+    if isinstance(value, str):
+        m = _URL.match(value.strip())
+        if m:
+            scheme = m.group(1).lower()
+            raw = value.strip()
+            if scheme in ("postgresql", "postgres"):
+                if "\x00" in raw:
+                    raise InvalidInputError(f"{field} must not contain NUL characters")
+                return Target("postgresql", url="postgresql://" + raw[m.end():])
+            if scheme == "sqlite":
+                rest = raw[m.end():]
+                if not rest.startswith("/") or rest == "/":
+                    raise InvalidInputError(f"{field}: a SQLite URL is sqlite:///relative/path or "
+                                            "sqlite:////absolute/path")
+                return Target("sqlite", path=v.path(rest[1:], field))
+            raise InvalidInputError(f"{field}: unsupported database URL scheme {scheme!r}; use a file path, "
+                                    "sqlite:///path or postgresql://user@host/dbname")
+    p = v.path(value, field)
+    return Target("sqlite", path=p)
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its password (in the netloc or as a ``password=`` parameter)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, host = netloc.rsplit("@", 1)
+            user = userinfo.split(":", 1)[0]
+            netloc = f"{user}@{host}" if user else host
+        query = urlencode([(k, "***" if k.lower() == "password" else val)
+                           for k, val in parse_qsl(parts.query, keep_blank_values=True)], safe="/,=")
+        return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    except ValueError:
+        return "postgresql://(unparseable URL)"
+
+
+def open_backend(target: Target, *, busy_timeout_ms: int = 30_000, connect_timeout: float = 10.0,
+                 pool_size: int = 8) -> Backend:
+    """The backend for ``target`` (PostgreSQL's driver is imported only here, only for such a URL)."""
+    if target.kind == "postgresql":
+        from .postgres_backend import PostgresBackend
+
+        return PostgresBackend(target.url or "", busy_timeout_ms=busy_timeout_ms, connect_timeout=connect_timeout,
+                               pool_size=pool_size)
+    from .sqlite_backend import SQLiteBackend
+
+    return SQLiteBackend(target.path or Path(os.devnull), busy_timeout_ms=busy_timeout_ms)
+
+
+class Cursor(Protocol):
+    rowcount: int
+
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """The object ``write()`` / ``read()`` yield: ``?`` parameters, the portable dialect."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor: ...
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any: ...
+
+
+class Backend(Protocol):
+    """Everything the package asks of a database engine (SQLite and PostgreSQL implement it)."""
+
+    dialect: str                 # "sqlite" | "postgresql"
+    local_vector_index: bool     # may an in-process VectorIndex copy the vectors (never stale)?
+    VEC_TABLE: str
+    lock: AbstractContextManager  # held around a recall and its bookkeeping (a no-op where connections are per thread)
+
+    def describe(self) -> str: ...   # the database for messages: a path or a password-free URL
+    @property
+    def conn(self) -> Connection: ...  # the current transaction's connection (statements outside one autocommit)
+    @property
+    def in_transaction(self) -> bool: ...
+    def write(self) -> AbstractContextManager[Connection]: ...  # one write transaction, writers serialised
+    def read(self) -> AbstractContextManager[Connection]: ...   # a consistent snapshot (joins an enclosing write)
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor: ...
+    def close(self) -> None: ...
+    def fork(self) -> Backend: ...  # a handle another thread may use while this one is in a transaction
+    def check_writable(self) -> None: ...
+
+    # schema
+    def table_exists(self, name: str) -> bool: ...
+    def migration_steps(self) -> list[tuple[str, str]]: ...
+    def split_script(self, sql: str) -> list[str]: ...
+    def before_migrations(self) -> None: ...
+
+    # SQL that differs between engines, as fragments
+    @staticmethod
+    def unindexed(column: str) -> str: ...
+    @staticmethod
+    def greatest(a: str, b: str) -> str: ...
+    @staticmethod
+    def least(a: str, b: str) -> str: ...
+    @staticmethod
+    def json_text(column: str, key: str) -> str: ...
+
+    # keyword search
+    def index_text(self, memory_id: int, content: str, tags: Sequence[str], *, new: bool = False) -> None: ...
+    def unindex_text(self, memory_ids: Sequence[int]) -> None: ...
+    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
+                       posting_budget: int | None = None) -> list[tuple[int, float]]: ...
+    def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]: ...
+
+    # vectors
+    def create_vector_table(self, dimensions: int) -> None: ...
+    def vector_dimensions(self) -> int | None: ...
+    def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
+                   archived: bool, vector: np.ndarray, *, new: bool = False) -> None: ...
+    def remove_vectors(self, memory_ids: Sequence[int]) -> None: ...
+    def set_vectors_archived(self, memory_ids: Sequence[int], archived: bool) -> None: ...
+    def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
+    def iter_vectors(self, since_seq: int | None = None, batch: int = 5000) -> Iterator[tuple]: ...
+    def vector_change_seq(self) -> tuple[int, int]: ...
+    def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
+                   scope: str | None = None, memory_type: str | None = None,
+                   include_archived: bool = False) -> list[tuple[int, float]]: ...
+    def vector_search(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None,
+                      include_global: bool, types: Sequence[str] | None,
+                      include_archived: bool) -> list[tuple[int, float]]: ...

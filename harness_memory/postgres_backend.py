@@ -1,0 +1,593 @@
+"""Everything specific to PostgreSQL + pgvector: the connection pool, write transactions, the
+``tsvector`` keyword index, the pgvector HNSW vector table and the schema steps.
+
+Imported only when a ``postgresql://`` URL is opened (``pip install "harness-memory[postgres]"``).
+The package speaks one dialect (``?`` parameters, ``ON CONFLICT``, ``RETURNING``); this module turns
+``?`` into psycopg's ``%s`` (once per distinct statement) and implements the engine-specific
+methods of :class:`harness_memory.backend.Backend`.
+
+Concurrency: every connection comes from a ``psycopg_pool`` pool and belongs to one thread for
+the length of a transaction. Every write transaction first takes one transaction-level advisory
+lock per schema, so writers queue as SQLite's do (duplicate checks, keyed updates and the
+ledger's read-modify-write stay correct across hosts); reads never wait for it. A lock wait
+longer than ``busy_timeout_ms`` ends in :class:`DatabaseLockedError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from .backend import safe_url
+from .errors import (
+    ConfigurationError,
+    DatabaseLockedError,
+    DatabaseOpenError,
+    DatabaseReadOnlyError,
+    InvalidInputError,
+    SchemaError,
+    StorageError,
+)
+from .sqlite_backend import query_terms
+
+try:
+    import psycopg
+    from psycopg import errors as pg_errors
+    from psycopg.types.numeric import NumericLoader
+    from psycopg_pool import ConnectionPool, PoolTimeout
+except ImportError as _exc:  # pragma: no cover - depends on the install
+    raise ConfigurationError('PostgreSQL needs the driver: pip install "harness-memory[postgres]" '
+                             f"({_exc.name} is missing)") from None
+
+__all__ = ["PostgresBackend"]
+
+log = logging.getLogger(__name__)
+
+DatabaseError = psycopg.Error
+
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%")
+
+
+def _to_format(sql: str) -> str:
+    """``?`` parameters to psycopg's ``%s`` (and a literal ``%`` to ``%%``), string literals kept."""
+    def sub(m: re.Match) -> str:
+        t = m.group(0)
+        if t == "?":
+            return "%s"
+        if t == "%":
+            return "%%"
+        return t.replace("%", "%%")
+    return _TOKENS.sub(sub, sql)
+
+
+class _Numeric(NumericLoader):
+    """``numeric`` (SUM of bigints, AVG of ints, ROUND) as int when integral, else float (as SQLite)."""
+
+    def load(self, data: Any) -> Any:
+        d = super().load(data)
+        if d.is_finite() and d == d.to_integral_value():
+            return int(d)
+        return float(d)
+
+
+class _Result:
+    """A fetched result: fetchone/fetchall/iteration/rowcount, independent of the connection."""
+
+    __slots__ = ("_i", "rowcount", "rows")
+
+    def __init__(self, rows: list, rowcount: int):
+        self.rows, self.rowcount, self._i = rows, rowcount, 0
+
+    def fetchone(self) -> Any:
+        if self._i < len(self.rows):
+            self._i += 1
+            return self.rows[self._i - 1]
+        return None
+
+    def fetchall(self) -> list:
+        out = self.rows[self._i:]
+        self._i = len(self.rows)
+        return out
+
+    def __iter__(self) -> Iterator:
+        while self._i < len(self.rows):
+            self._i += 1
+            yield self.rows[self._i - 1]
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def acquire(self, *a: Any, **k: Any) -> bool:
+        return True
+
+    def release(self) -> None:
+        return None
+
+
+class _Conn:
+    """A transaction's connection speaking the package dialect."""
+
+    __slots__ = ("b", "pg")
+
+    def __init__(self, backend: PostgresBackend, pg: Any):
+        self.b, self.pg = backend, pg
+
+    def execute(self, sql: str, params: Sequence[Any] | None = ()) -> _Result:
+        with self.b._errors():
+            cur = self.pg.execute(self.b._sql(sql), tuple(params)) if params else self.pg.execute(sql)
+            rows = cur.fetchall() if cur.description is not None else []
+            return _Result(rows, cur.rowcount)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        rows = list(rows)
+        if not rows:
+            return
+        with self.b._errors(), self.pg.cursor() as cur:
+            cur.executemany(self.b._sql(sql), rows)
+
+
+class _AutoConn:
+    """``backend.conn`` outside a transaction: each statement on a pooled connection, autocommit."""
+
+    __slots__ = ("b",)
+
+    def __init__(self, backend: PostgresBackend):
+        self.b = backend
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        with self.b._connection() as c:
+            return _Conn(self.b, c).execute(sql, params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.b.write() as c:
+            c.executemany(sql, rows)
+
+
+def _message(exc: BaseException, secret: str | None) -> str:
+    """The driver's message, first line, with any password scrubbed."""
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if secret:
+        msg = msg.replace(secret, "***")
+    return msg
+
+
+class PostgresBackend:
+    """One PostgreSQL database (schema from the URL's ``search_path``), through a connection pool."""
+
+    dialect = "postgresql"
+    local_vector_index = False  # the HNSW index is shared by every host: an in-process copy could go stale
+    VEC_TABLE = "memory_vectors"
+    DatabaseError = psycopg.Error
+    lock = _NoLock()
+
+    def __init__(self, url: str, *, busy_timeout_ms: int = 30_000, connect_timeout: float = 10.0,
+                 pool_size: int = 8, _pool: Any = None, _lock_key: int | None = None):
+        from psycopg.conninfo import conninfo_to_dict
+
+        self.url = url
+        self.display = safe_url(url)
+        self.path = self.display  # what messages name
+        self.busy_timeout_ms = int(busy_timeout_ms)
+        self.connect_timeout = max(1, round(connect_timeout))
+        self._local = threading.local()
+        self._sql_cache: dict[str, str] = {}
+        try:
+            self._secret = conninfo_to_dict(url).get("password") or None
+        except psycopg.ProgrammingError as exc:
+            raise InvalidInputError(f"invalid PostgreSQL URL {self.display}: {_message(exc, None)}") from None
+        self._owner = _pool is None
+        if _pool is not None:
+            self.pool, self._lock_key = _pool, _lock_key
+            return
+        kwargs = {"autocommit": True, "connect_timeout": self.connect_timeout}
+        try:  # one direct connection first: a clear error for bad credentials or an unreachable host
+            probe = psycopg.connect(url, **kwargs)
+        except psycopg.OperationalError as exc:
+            raise self._open_error(exc) from None
+        try:
+            schema = probe.execute("SELECT current_schema()").fetchone()[0]
+            if schema is None:
+                raise SchemaError(f"{self.display}: no schema to create tables in (check search_path)")
+            self._lock_key = zlib.crc32(f"harness-memory:{schema}".encode()) - 2**31
+        finally:
+            probe.close()
+        self.pool = ConnectionPool(url, min_size=1, max_size=max(1, int(pool_size)), kwargs=kwargs,
+                                   configure=self._configure, check=ConnectionPool.check_connection,
+                                   timeout=max(self.connect_timeout, self.busy_timeout_ms / 1000),
+                                   reconnect_timeout=60, open=False, name="harness-memory")
+        try:
+            self.pool.open(wait=True, timeout=self.connect_timeout)
+        except PoolTimeout as exc:
+            self.pool.close()
+            raise DatabaseOpenError(f"cannot connect to {self.display} within {self.connect_timeout} s") from exc
+
+    # -- connections ------------------------------------------------------------------------
+    def _open_error(self, exc: BaseException) -> StorageError:
+        msg = _message(exc, self._secret)
+        low = msg.lower()
+        if "password authentication failed" in low or "authentication" in low or "role" in low and "does not exist" in low:
+            return DatabaseOpenError(f"cannot log in to {self.display}: {msg} (check the user and password)")
+        if "database" in low and "does not exist" in low:
+            return DatabaseOpenError(f"cannot open {self.display}: {msg} (create it with createdb)")
+        return DatabaseOpenError(f"cannot reach {self.display}: {msg}")
+
+    def _configure(self, conn: Any) -> None:
+        conn.adapters.register_loader("numeric", _Numeric)
+        # filtered vector searches keep scanning the HNSW graph until k rows pass the filters
+        conn.execute("SET hnsw.iterative_scan = 'relaxed_order'")
+        conn.execute("SET hnsw.ef_search = 100")
+
+    def _vector_ready(self, pg: Any) -> None:
+        if pg.adapters.types.get("vector") is None:
+            from pgvector.psycopg import register_vector
+
+            register_vector(pg)
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Driver errors as the library's typed errors (no password in any message)."""
+        try:
+            yield
+        except pg_errors.LockNotAvailable as exc:
+            raise DatabaseLockedError(f"{self.display}: another writer held the write lock for longer than "
+                                      f"busy_timeout_ms ({self.busy_timeout_ms} ms)") from exc
+        except pg_errors.ReadOnlySqlTransaction as exc:
+            raise DatabaseReadOnlyError(f"{self.display} is read-only: {_message(exc, self._secret)}") from exc
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            raise StorageError(f"{self.display}: {_message(exc, self._secret)}") from exc
+
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        with self._errors(), self.pool.connection() as pg:
+            yield pg
+
+    def _sql(self, sql: str) -> str:
+        got = self._sql_cache.get(sql)
+        if got is None:
+            got = _to_format(sql)
+            if len(self._sql_cache) > 4096:
+                self._sql_cache.clear()
+            self._sql_cache[sql] = got
+        return got
+
+    @property
+    def conn(self) -> _Conn | _AutoConn:
+        cur = getattr(self._local, "conn", None)
+        return cur if cur is not None else _AutoConn(self)
+
+    @property
+    def in_transaction(self) -> bool:
+        return getattr(self._local, "conn", None) is not None
+
+    def describe(self) -> str:
+        return self.display
+
+    @contextmanager
+    def write(self) -> Iterator[_Conn]:
+        """One write transaction; nested calls join it. Writers queue on one advisory lock."""
+        st = self._local
+        cur = getattr(st, "conn", None)
+        if cur is not None:
+            if not getattr(st, "writing", False):  # a write inside a read: take the write lock now
+                cur.execute(f"SET LOCAL lock_timeout = {max(1, self.busy_timeout_ms)}")
+                cur.execute("SELECT pg_advisory_xact_lock(?)", (self._lock_key,))
+                st.writing = True
+            yield cur
+            return
+        with self._connection() as pg, self._errors(), pg.transaction():
+            c = st.conn = _Conn(self, pg)
+            st.writing = True
+            try:
+                pg.execute(f"SET LOCAL lock_timeout = {max(1, self.busy_timeout_ms)}")
+                pg.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+                yield c
+            finally:
+                st.conn = None
+                st.writing = False
+
+    @contextmanager
+    def read(self) -> Iterator[_Conn]:
+        """A consistent snapshot for several reads (joins an enclosing transaction)."""
+        st = self._local
+        cur = getattr(st, "conn", None)
+        if cur is not None:
+            yield cur
+            return
+        with self._connection() as pg, self._errors(), pg.transaction():
+            pg.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            c = st.conn = _Conn(self, pg)
+            try:
+                yield c
+            finally:
+                st.conn = None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        return self.conn.execute(sql, params)
+
+    def close(self) -> None:
+        if self._owner:
+            self.pool.close()
+
+    def fork(self) -> PostgresBackend:
+        """A handle for another thread: the same pool and lock, its own transaction state."""
+        return PostgresBackend(self.url, busy_timeout_ms=self.busy_timeout_ms, _pool=self.pool,
+                               _lock_key=self._lock_key)
+
+    def check_writable(self) -> None:
+        row = self.execute("SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only')").fetchone()
+        if row[0] or row[1] == "on":
+            raise DatabaseReadOnlyError(f"{self.display} is read-only (a standby, or default_transaction_read_only "
+                                        "is on): connect to the primary")
+
+    # -- schema -------------------------------------------------------------------------------
+    def table_exists(self, name: str) -> bool:
+        return self.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()[0]
+
+    def migration_steps(self) -> list[tuple[str, str]]:
+        from .migrations import steps
+
+        return steps("postgresql")
+
+    @staticmethod
+    def split_script(sql: str) -> list[str]:
+        out, buf = [], []
+        for line in sql.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("--") or not stripped:
+                continue
+            buf.append(line)
+            if stripped.endswith(";"):
+                out.append("\n".join(buf).strip())
+                buf = []
+        if buf:
+            out.append("\n".join(buf))
+        return out
+
+    def before_migrations(self) -> None:
+        """Create the ``vector`` extension, or say exactly what to do when this role may not."""
+        if self.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+            return
+        available = self.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+        if not available:
+            raise ConfigurationError(
+                f"{self.display}: the pgvector extension is not installed on the server; install it "
+                "(https://github.com/pgvector/pgvector#installation, or the postgresql-NN-pgvector package), then "
+                "run `harness-memory init --db URL` again")
+        try:
+            with self._connection() as pg:
+                pg.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except (pg_errors.InsufficientPrivilege, StorageError) as exc:
+            raise ConfigurationError(
+                f"{self.display}: this role may not create the pgvector extension "
+                f"({_message(exc, self._secret)}); ask a database owner or superuser to run "
+                "`CREATE EXTENSION vector;` in this database once, then run `harness-memory init --db URL` again"
+            ) from None
+
+    # -- dialect fragments ----------------------------------------------------------------------
+    @staticmethod
+    def unindexed(column: str) -> str:
+        return column
+
+    @staticmethod
+    def greatest(a: str, b: str) -> str:
+        return f"GREATEST({a}, {b})"
+
+    @staticmethod
+    def least(a: str, b: str) -> str:
+        return f"LEAST({a}, {b})"
+
+    @staticmethod
+    def json_text(column: str, key: str) -> str:
+        return f"(({column})::jsonb ->> '{key}')"
+
+    # -- keyword index (tsvector, english configuration, GIN) -----------------------------------
+    _DOC = "setweight(to_tsvector('english', ?), 'A') || setweight(to_tsvector('english', ?), 'B')"
+
+    def index_text(self, memory_id: int, content: str, tags: Sequence[str], *, new: bool = False) -> None:
+        self.conn.execute(f"INSERT INTO memories_fts(memory_id, doc) VALUES (?, {self._DOC}) "
+                          "ON CONFLICT (memory_id) DO UPDATE SET doc = excluded.doc",
+                          (memory_id, content, " ".join(tags)))
+
+    def unindex_text(self, memory_ids: Sequence[int]) -> None:
+        if memory_ids:
+            self.conn.execute("DELETE FROM memories_fts WHERE memory_id = ANY(?)", (list(memory_ids),))
+
+    @staticmethod
+    def _tsquery(terms: Sequence[str]) -> str:
+        # query_terms() yields word characters only: nothing to escape in tsquery syntax
+        return " | ".join(f"'{t}'" for t in terms)
+
+    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
+                       posting_budget: int | None = None) -> list[tuple[int, float]]:
+        """``(memory_id, rank)`` pairs, best first (``ts_rank``; content weighs twice the tags)."""
+        terms = query_terms(text)[:32]
+        if not terms:
+            return []
+        sql = ("SELECT f.memory_id, ts_rank('{0.1, 0.2, 0.5, 1.0}', f.doc, q.q) AS s "
+               "FROM (SELECT to_tsquery('english', ?) AS q) q, memories_fts f JOIN memories m ON m.id = f.memory_id "
+               f"WHERE f.doc @@ q.q AND {where} ORDER BY s DESC, f.memory_id DESC LIMIT ?")
+        rows = self.execute(sql, (self._tsquery(terms), *params, limit)).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+        """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best."""
+        if not terms:
+            return []
+        return [(int(r[0]), r[1]) for r in self.execute(
+            "SELECT id, error_message FROM (SELECT to_tsquery('english', ?) AS q) q, fix_links "
+            "WHERE error_message IS NOT NULL AND excerpt_tsv @@ q.q ORDER BY ts_rank(excerpt_tsv, q.q) DESC, id "
+            "LIMIT ?", (self._tsquery(terms), k))]
+
+    # -- vectors (pgvector, HNSW, cosine) ---------------------------------------------------------
+    def create_vector_table(self, dimensions: int) -> None:
+        c = self.conn
+        d = int(dimensions)
+        c.execute(f"DROP TABLE IF EXISTS {self.VEC_TABLE}")
+        c.execute(f"CREATE TABLE {self.VEC_TABLE} (memory_id BIGINT PRIMARY KEY, namespace TEXT NOT NULL, "
+                  "agent_id TEXT NOT NULL, scope TEXT NOT NULL, memory_type TEXT NOT NULL, "
+                  f"archived INTEGER NOT NULL, embedding vector({d}) NOT NULL)")
+        if d <= 2000:  # HNSW indexes vectors of up to 2,000 dimensions; beyond, searches are exact
+            c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_hnsw ON {self.VEC_TABLE} "
+                      "USING hnsw (embedding vector_cosine_ops)")
+        c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_agent ON {self.VEC_TABLE}(namespace, agent_id, memory_type)")
+        c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_scope ON {self.VEC_TABLE}(namespace, scope, memory_type)")
+
+    def vector_dimensions(self) -> int | None:
+        row = self.execute("SELECT a.atttypmod FROM pg_attribute a WHERE a.attrelid = to_regclass(?) "
+                           "AND a.attname = 'embedding'", (self.VEC_TABLE,)).fetchone()
+        return int(row[0]) if row else None
+
+    def _vec(self, vector: np.ndarray) -> Any:
+        from pgvector import Vector
+
+        return Vector(np.ascontiguousarray(vector, dtype=np.float32))
+
+    def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
+                   archived: bool, vector: np.ndarray, *, new: bool = False) -> None:
+        c = self.conn
+        self._vector_ready(c.pg)
+        c.execute(f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, "
+                  "embedding) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+                  "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
+                  "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding",
+                  (memory_id, namespace, agent_id, scope, memory_type, int(archived), self._vec(vector)))
+        c.execute("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", (memory_id,))
+
+    def remove_vectors(self, memory_ids: Sequence[int]) -> None:
+        if not memory_ids or not self.table_exists(self.VEC_TABLE):
+            return
+        ids = list(memory_ids)
+        self.conn.execute(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)", (ids,))
+        self.conn.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'del')", [(i,) for i in ids])
+
+    def set_vectors_archived(self, memory_ids: Sequence[int], archived: bool) -> None:
+        if not memory_ids:
+            return
+        ids = list(memory_ids)
+        self.conn.execute(f"UPDATE {self.VEC_TABLE} SET archived = ? WHERE memory_id = ANY(?)", (int(archived), ids))
+        self.conn.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", [(i,) for i in ids])
+
+    def _vector_rows(self, sql: str, params: Sequence[Any]) -> list:
+        st = self._local
+        if getattr(st, "conn", None) is not None:
+            self._vector_ready(st.conn.pg)
+            return st.conn.execute(sql, params).fetchall()
+        with self._connection() as pg:
+            self._vector_ready(pg)
+            return _Conn(self, pg).execute(sql, params).fetchall()
+
+    def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        if not memory_ids:
+            return {}
+        rows = self._vector_rows(f"SELECT memory_id, embedding FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)",
+                                 (list(memory_ids),))
+        return {int(r[0]): np.asarray(r[1], dtype=np.float32) for r in rows}
+
+    def iter_vectors(self, since_seq: int | None = None, batch: int = 5000) -> Iterator[tuple]:
+        cols = "memory_id, namespace, agent_id, scope, memory_type, archived, embedding"
+        if since_seq is None:
+            last = -1
+            while True:
+                rows = self._vector_rows(f"SELECT {cols} FROM {self.VEC_TABLE} WHERE memory_id > ? "
+                                         "ORDER BY memory_id LIMIT ?", (last, batch))
+                for r in rows:
+                    yield (*r[:6], np.asarray(r[6], dtype=np.float32))
+                if len(rows) < batch:
+                    return
+                last = rows[-1][0]
+        ids = [r[0] for r in self.execute("SELECT DISTINCT memory_id FROM vector_changes WHERE seq > ?", (since_seq,))]
+        got = {r[0]: r for r in self._vector_rows(f"SELECT {cols} FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)",
+                                                  (ids,))} if ids else {}
+        for i in ids:
+            r = got.get(i)
+            yield (i, None, None, None, None, None, None) if r is None else (*r[:6], np.asarray(r[6], dtype=np.float32))
+
+    def vector_change_seq(self) -> tuple[int, int]:
+        lo, hi = self.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()
+        return int(lo), int(hi)
+
+    def _knn(self, vector: np.ndarray, conds: list[str], params: list[Any], k: int) -> list[tuple[int, float]]:
+        """Nearest rows passing ``conds``, the filters inside the HNSW scan (iterative scan); when
+        the index gives fewer than ``k`` (a filter too selective for the scan budget), the exact
+        search over the filtered rows decides."""
+        if not self.table_exists(self.VEC_TABLE):
+            return []
+        where = " AND ".join(conds)
+        q = self._vec(vector)
+        sql = (f"SELECT memory_id, d FROM (SELECT memory_id, embedding <=> ? AS d FROM {self.VEC_TABLE} "
+               f"WHERE {where} ORDER BY embedding <=> ? LIMIT ?) x ORDER BY d, memory_id")
+        rows = self._vector_rows(sql, (q, *params, q, int(k)))
+        if len(rows) < k:
+            exact = (f"SELECT memory_id, (embedding <=> ?) + 0 AS d FROM {self.VEC_TABLE} WHERE {where} "
+                     "ORDER BY d, memory_id LIMIT ?")
+            rows = self._vector_rows(exact, (q, *params, int(k)))
+        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
+                   scope: str | None = None, memory_type: str | None = None,
+                   include_archived: bool = False) -> list[tuple[int, float]]:
+        conds, params = ["namespace = ?"], [namespace]
+        for col, val in (("agent_id", agent_id), ("scope", scope), ("memory_type", memory_type)):
+            if val is not None:
+                conds.append(f"{col} = ?")
+                params.append(val)
+        if not include_archived:
+            conds.append("archived = 0")
+        return self._knn(vector, conds, params, k)
+
+    def vector_search(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None,
+                      include_global: bool, types: Sequence[str] | None,
+                      include_archived: bool) -> list[tuple[int, float]]:
+        """One search with "own or global" and the types inside it."""
+        conds, params = ["namespace = ?"], [namespace]
+        if agent_id is None:
+            conds.append("scope = 'global'")
+        elif include_global:
+            conds.append("(agent_id = ? OR scope = 'global')")
+            params.append(agent_id)
+        else:
+            conds.append("agent_id = ?")
+            params.append(agent_id)
+        if types:
+            conds.append("memory_type = ANY(?)")
+            params.append(list(types))
+        if not include_archived:
+            conds.append("archived = 0")
+        return self._knn(vector, conds, params, k)
+
+    # -- maintenance (the compact job) ------------------------------------------------------------
+    def vector_fill(self) -> tuple[int, int]:
+        """PostgreSQL reuses the space of deleted rows (VACUUM): slots are the live rows."""
+        if not self.table_exists(self.VEC_TABLE):
+            return 0, 0
+        n = self.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}").fetchone()[0]
+        return n, n
+
+    def rebuild_vectors(self) -> int:
+        """Rebuild the HNSW index (after many deletes its graph holds dead ends)."""
+        with self.write() as c:
+            c.execute(f"REINDEX TABLE {self.VEC_TABLE}")
+            return c.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}").fetchone()[0]
+
+    def optimize(self) -> int:
+        """ANALYZE; autovacuum reclaims space on PostgreSQL (never vacuums here: 0)."""
+        self.execute("ANALYZE")
+        return 0
+
+    # -- other ----------------------------------------------------------------------------------
+    def sqlalchemy_engine(self):
+        from sqlalchemy import create_engine
+
+        return create_engine("postgresql+psycopg://" + self.url.split("://", 1)[1])
