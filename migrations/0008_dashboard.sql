@@ -2,6 +2,8 @@
 -- docs/dashboard.md) and an index for their time windows. A week starts on Monday 00:00 UTC
 -- (345600 s after the epoch, a Thursday); week_start is UNIX seconds.
 CREATE INDEX ix_task_attempts_time ON task_attempts(attempted_at);
+-- an earlier sighting of a signature: an index range per failure (the repeat-failure rate)
+CREATE INDEX ix_task_attempts_sig_time ON task_attempts(error_signature, attempted_at);
 -- memories created per week by type and agent, read from the index alone
 CREATE INDEX ix_memories_created_at ON memories(created_at, memory_type, agent_id);
 -- the few archived and pinned memories, counted without a table scan

@@ -14,13 +14,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "tests"))
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from test_dashboard import Server, make_history  # noqa: E402
-from test_dashboard_browser import CHROMEDRIVER, CHROMIUM, FLAGS  # noqa: E402
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from test_dashboard import Server, make_history
+from test_dashboard_browser import CHROMEDRIVER, CHROMIUM, FLAGS
 
-from harness_memory import Settings  # noqa: E402
-from harness_memory.dashboard import build_app  # noqa: E402
+from harness_memory import Settings
+from harness_memory.dashboard import build_app
 
 SHOTS = {"overview": ("/dashboard/", 1250), "techniques": ("/dashboard/techniques", 1150),
          "errors": ("/dashboard/errors", 1000),

@@ -259,6 +259,19 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
             title, body = fn(*args)
         return html(request, title, body, active, started=started)
 
+    def warm() -> None:
+        """Read what the summary pages need once, so the first visitor does not wait for the past weeks."""
+        with guard:
+            pages.overview(q, "", pages.DEFAULT_WEEKS)
+            pages.techniques(q, "", settings.prior_strength, pages.DEFAULT_WEEKS)
+            pages.errors(q, "", 12)
+            pages.maintenance(q, store, "", pages.DEFAULT_WEEKS)
+            names = [n for n, _c in q.facets()["namespace"]]
+            if names:  # the first recall loads the process's vector index: not the first searcher's wait
+                store.recall("warm up", namespace=names[0], limit=1, record=False)
+
+    app.state.warm = warm
+
     @app.get("/static/dashboard.css")
     def stylesheet() -> Response:
         resp = Response(css, media_type="text/css")
@@ -381,6 +394,7 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
         from starlette.concurrency import run_in_threadpool
 
         target = await run_in_threadpool(run)
+        q.forget_cache()
         log.info("dashboard action %s on memory %s", action, ident)
         return headers(RedirectResponse(target, status_code=303))
 

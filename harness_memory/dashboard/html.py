@@ -99,5 +99,6 @@ def page(root: str, active: str, title: str, body: str, *, elapsed_ms: float | N
         "<a class=\"skip\" href=\"#main\">Skip to content</a>"
         f"<header><span class=\"brand\">harness-memory</span><nav aria-label=\"pages\">{nav}</nav></header>"
         f"<main id=\"main\" tabindex=\"-1\"><h1>{e(title)}</h1>{body}</main>"
-        f"<footer>{e(foot)}times are UTC; weeks start on Monday</footer>"
+        f"<footer>{e(foot)}times are UTC; weeks start on Monday; weeks before the current one are read at most "
+        "every 10 minutes, the current week live</footer>"
         "</body></html>")

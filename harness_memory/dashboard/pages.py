@@ -71,11 +71,11 @@ def _pct_change(c: float | None) -> str:
 def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, str]:
     since, xs = _weeks(q, weeks)
     with q.snapshot():
-        fails = q.weekly_failures(since)
-        retries = q.weekly_retries(since)
-        tech = q.weekly_techniques(since)
-        helpf = q.weekly_helpfulness(since)
-        created = q.weekly_created(since)
+        fails = q.weekly(q.weekly_failures, since)
+        retries = q.weekly(q.weekly_retries, since)
+        tech = q.weekly(q.weekly_techniques, since)
+        helpf = q.weekly(q.weekly_helpfulness, since)
+        created = q.weekly(q.weekly_created, since)
         tot = q.totals()
     by_type = [(w, t, n) for w, t, _a, n in created]
     by_agent = [(w, a, n) for w, _t, a, n in created]
@@ -178,11 +178,13 @@ def techniques(q: Queries, root: str, prior_strength: float, weeks: int = DEFAUL
         root_s, root_n = q.pooled()
         cats = q.categories(8)
         cat_rows = q.ledger("category", keys=[c for c, _ in cats], limit=400)
-        selections = q.selections(since)
-        tech_weeks = q.weekly_techniques(since)
+        selections = q.weekly(q.weekly_selections, since)
+        tech_weeks = q.weekly(q.weekly_techniques, since)
     root_p = pooled_root(root_s, root_n)
     by_tech = {r["technique"]: r for r in overall}
-    sel = {t: (n, x) for t, n, x in selections}
+    sel: dict[str, int] = defaultdict(int)
+    for _w, t, n in selections:
+        sel[t] += n
     out = [(f"<p class=\"lead\">The selector's estimate of each technique's chance of fixing an error: a Beta "
            f"posterior that starts from the pooled success rate of every technique ({svg.fmt_pct(root_p)}, "
            f"worth {prior_strength:g} observations) and is updated by the technique's own record. The dot is the "
@@ -202,7 +204,7 @@ def techniques(q: Queries, root: str, prior_strength: float, weeks: int = DEFAUL
                       f"selected (last {weeks} weeks)", "last used"],
                      ([e(r["technique"]), f"{r['successes']:,} / {r['attempts']:,}",
                        svg.fmt_pct(_ratio(r["successes"], r["attempts"])), svg.fmt_pct(est.mean),
-                       f"{svg.fmt_pct(est.lo)}–{svg.fmt_pct(est.hi)}", f"{sel.get(r['technique'], (0, 0))[0]:,}",
+                       f"{svg.fmt_pct(est.lo)}–{svg.fmt_pct(est.hi)}", f"{sel.get(r['technique'], 0):,}",
                        e(when(r["last_used"]))] for r, est in ests), numeric=(1, 2, 3, 5)))
 
     out.append("<h2>By error category</h2><p class=\"lead\">Each category's estimate borrows from the technique's "
@@ -240,9 +242,9 @@ def techniques(q: Queries, root: str, prior_strength: float, weeks: int = DEFAUL
 def errors(q: Queries, root: str, weeks: int = 12) -> tuple[str, str]:
     since, xs = _weeks(q, weeks)
     with q.snapshot():
-        top = q.top_signatures(30)
+        top = q.summary(q.top_signatures, 30)
         sigs = [s["sig"] for s in top]
-        trend = q.signature_weeks(sigs, since)
+        trend = q.weekly(q.signature_weeks, since, tuple(sigs))
         fixes = q.fixes_for(sigs)
         techs = q.ledger("signature", keys=sigs, limit=600)
     best: dict[str, dict[str, Any]] = {}
@@ -280,7 +282,7 @@ def signature(q: Queries, root: str, sig: str, prior_strength: float, weeks: int
             return "", ""
         mems = q.signature_memories(sig)
         attempts = q.signature_attempts(sig)
-        trend = q.signature_weeks([sig], since)[sig]
+        trend = q.weekly(q.signature_weeks, since, (sig,))[sig]
         fixes = q.fixes_for([sig], per_sig=20)[sig]
         sig_rows = q.ledger("signature", keys=[sig], limit=50)
         cat_rows = q.ledger("category", keys=[info["category"]] if info["category"] else [], limit=200)
@@ -507,8 +509,8 @@ def maintenance(q: Queries, store: Any, root: str, weeks: int = DEFAULT_WEEKS) -
     status = store.job_status()  # the public API: leases and the latest run of each job
     with q.snapshot():
         runs = q.job_runs(60)
-        hist = q.relevance_histogram(10)
-        created = q.weekly_created(since)
+        hist = q.summary(q.relevance_histogram, 10)
+        created = q.weekly(q.weekly_created, since)
         before = q.memories_before(since)
         size = q.storage_bytes()
         tot = q.totals()

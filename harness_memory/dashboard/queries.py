@@ -19,7 +19,9 @@ The windowed weekly figures are the same definitions as the views ``v_failures_b
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +29,8 @@ from ..models import MEMORY_COLUMNS, Memory, row_to_memory
 
 __all__ = ["WEEK", "WEEK_OFFSET", "MemoryFilter", "Queries", "week_sql"]
 
+PAST_TTL = 600.0  # seconds the weeks before the current one are kept
+TTL = 60.0  # seconds the whole-table summaries (frequent errors, relevance histogram) are kept
 WEEK = 604_800
 WEEK_OFFSET = 345_600  # the epoch was a Thursday: weeks start on Monday 00:00 UTC
 
@@ -36,6 +40,14 @@ def week_sql(col: str, dialect: str = "sqlite") -> str:
     if dialect == "postgresql":  # CAST rounds there; FLOOR is what truncation means for t >= 0
         return f"(FLOOR(({col} - {WEEK_OFFSET}) / {WEEK}) * {WEEK} + {WEEK_OFFSET})"
     return f"(CAST(({col} - {WEEK_OFFSET}) / {WEEK} AS INTEGER) * {WEEK} + {WEEK_OFFSET})"
+
+
+def _window(col: str, until: float | None) -> str:
+    return f"{col} >= ?" + ("" if until is None else f" AND {col} < ?")
+
+
+def _params(since: float, until: float | None) -> tuple[float, ...]:
+    return (since,) if until is None else (since, until)
 
 
 def week_start(ts: float) -> float:
@@ -56,10 +68,48 @@ class MemoryFilter:
 class Queries:
     """The dashboard's read-only queries on one store's backend."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Any, *, past_ttl: float = PAST_TTL, ttl: float = TTL):
         self._store = store
         self._b = store._core.backend
         self._dialect = getattr(self._b, "dialect", "sqlite")
+        self.past_ttl, self.ttl = past_ttl, ttl
+        self._cache: dict[Any, tuple[float, Any]] = {}
+        self._cache_lock = threading.Lock()
+
+    # -- the cache: past weeks and slow summaries, never a memory's own page ---------------------
+    def _cached(self, key: Any, ttl: float, fn: Callable[[], Any]) -> Any:
+        now = time.monotonic()
+        with self._cache_lock:
+            hit = self._cache.get(key)
+        if hit is not None and now - hit[0] < ttl:
+            return hit[1]
+        value = fn()
+        with self._cache_lock:
+            if len(self._cache) > 256:
+                self._cache.clear()
+            self._cache[key] = (now, value)
+        return value
+
+    def weekly(self, fn: Callable[..., Any], since: float, *args: Any) -> Any:
+        """``fn(*args, since, until)`` with the weeks before the current one read once per ``past_ttl``
+        (their rows change only when memories are deleted) and the current week read live."""
+        cur = week_start(self.now())
+        live = fn(*args, max(since, cur), None)
+        if since >= cur:
+            return live
+        past = self._cached((fn.__name__, args, since, cur), self.past_ttl, lambda: fn(*args, since, cur))
+        if isinstance(past, dict):
+            return {k: {**v, **live.get(k, {})} for k, v in past.items()}
+        return past + live
+
+    def summary(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` read at most once per ``ttl`` seconds (the slow summaries over whole tables)."""
+        return self._cached((fn.__name__, args), self.ttl, lambda: fn(*args))
+
+    def forget_cache(self) -> None:
+        """After a write through the dashboard: every page reads afresh."""
+        with self._cache_lock:
+            self._cache.clear()
 
     # -- plumbing ---------------------------------------------------------------------------
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
@@ -79,7 +129,7 @@ class Queries:
         return self._store._core.now()
 
     # -- overview: the success metrics per week -----------------------------------------------
-    def weekly_failures(self, since: float) -> list[tuple[float, int, int]]:
+    def weekly_failures(self, since: float, until: float | None = None) -> list[tuple[float, int, int]]:
         """``(week_start, failures, repeated)``: a failure is a task meeting an error signature (its first
         attempt at it); repeated when another task met the signature before (v_failures_by_week)."""
         w = self._week("f.first_at")
@@ -87,10 +137,10 @@ class Queries:
             f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN EXISTS (SELECT 1 FROM task_attempts p "
             "WHERE p.error_signature = f.error_signature AND p.attempted_at < f.first_at AND p.task_id <> f.task_id) "
             "THEN 1 ELSE 0 END) FROM (SELECT task_id, error_signature, MIN(attempted_at) AS first_at FROM task_attempts "
-            "WHERE error_signature IS NOT NULL AND attempted_at >= ? GROUP BY task_id, error_signature) f "
-            "GROUP BY wk ORDER BY wk", (since,))]
+            f"WHERE error_signature IS NOT NULL AND {_window('attempted_at', until)} GROUP BY task_id, error_signature) f "
+            "GROUP BY wk ORDER BY wk", _params(since, until))]
 
-    def weekly_retries(self, since: float) -> list[tuple[float, int, int, int, int]]:
+    def weekly_retries(self, since: float, until: float | None = None) -> list[tuple[float, int, int, int, int]]:
         """``(week_start, tasks, interventions, fixed, escalated)`` by the week of each task's first attempt."""
         w = self._week("t.first_at")
         return [(float(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)) for r in self._rows(
@@ -98,30 +148,31 @@ class Queries:
             "MIN(attempted_at) AS first_at, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END) AS attempts, "
             "MAX(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END) AS fixed, "
             "MAX(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) AS escalated FROM task_attempts "
-            "WHERE attempted_at >= ? GROUP BY task_id) t GROUP BY wk ORDER BY wk", (since,))]
+            f"WHERE {_window('attempted_at', until)} GROUP BY task_id) t GROUP BY wk ORDER BY wk", _params(since, until))]
 
-    def weekly_techniques(self, since: float) -> list[tuple[float, int, int, int]]:
+    def weekly_techniques(self, since: float, until: float | None = None) -> list[tuple[float, int, int, int]]:
         """``(week_start, attempts, successes, escalations)`` over every attempt (v_techniques_by_week)."""
         w = self._week("attempted_at")
         return [(float(r[0]), int(r[1] or 0), int(r[2] or 0), int(r[3] or 0)) for r in self._rows(
             f"SELECT {w} AS wk, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END), "
             "SUM(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) FROM task_attempts WHERE attempted_at >= ? "
-            "GROUP BY wk ORDER BY wk", (since,))]
+            f"SUM(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) FROM task_attempts WHERE "
+            f"{_window('attempted_at', until)} GROUP BY wk ORDER BY wk", _params(since, until))]
 
-    def weekly_helpfulness(self, since: float) -> list[tuple[float, int, int]]:
+    def weekly_helpfulness(self, since: float, until: float | None = None) -> list[tuple[float, int, int]]:
         """``(week_start, applied, helpful)`` from the access log (v_helpfulness_by_week)."""
         w = self._week("timestamp")
         return [(float(r[0]), int(r[1]), int(r[2] or 0)) for r in self._rows(
             f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END) FROM memory_access_log "
-            "WHERE timestamp >= ? AND access_type = 'applied' GROUP BY wk ORDER BY wk", (since,))]
+            f"WHERE {_window('timestamp', until)} AND access_type = 'applied' GROUP BY wk ORDER BY wk",
+            _params(since, until))]
 
-    def weekly_created(self, since: float) -> list[tuple[float, str, str, int]]:
+    def weekly_created(self, since: float, until: float | None = None) -> list[tuple[float, str, str, int]]:
         """``(week_start, type, agent, created)`` (v_memories_by_week; read from an index alone)."""
         w = self._week("created_at")
         return [(float(r[0]), r[1], r[2], int(r[3])) for r in self._rows(
-            f"SELECT {w} AS wk, memory_type, agent_id, COUNT(*) FROM memories WHERE created_at >= ? "
-            "GROUP BY wk, memory_type, agent_id ORDER BY wk LIMIT 100000", (since,))]
+            f"SELECT {w} AS wk, memory_type, agent_id, COUNT(*) FROM memories WHERE {_window('created_at', until)} "
+            "GROUP BY wk, memory_type, agent_id ORDER BY wk LIMIT 100000", _params(since, until))]
 
     def memories_before(self, ts: float) -> int:
         return int(self._one("SELECT COUNT(*) FROM memories WHERE created_at < ?", (ts,))[0])
@@ -129,8 +180,8 @@ class Queries:
     def groups(self, limit: int = 5000) -> list[tuple[str, str, str, int]]:
         """``(namespace, agent, type, memories)``: what v_memories_by_agent_type counts, from an index alone."""
         return [(r[0], r[1], r[2], int(r[3])) for r in self._rows(
-            "SELECT namespace, agent_id, memory_type, COUNT(*) FROM memories GROUP BY namespace, agent_id, memory_type "
-            "LIMIT ?", (limit,))]
+            "SELECT namespace, agent_id, memory_type, COUNT(*) FROM memories "
+            "GROUP BY namespace, scope, agent_id, memory_type LIMIT ?", (limit,))]  # the order of ix_memories_visible
 
     def totals(self) -> dict[str, int]:
         groups = self.groups()
@@ -167,11 +218,12 @@ class Queries:
             "SELECT error_key, SUM(attempts) AS n FROM technique_effectiveness WHERE level = 'category' "
             "GROUP BY error_key ORDER BY n DESC LIMIT ?", (limit,))]
 
-    def selections(self, since: float) -> list[tuple[str, int, int]]:
-        """``(technique, times selected, escalated)`` among the attempts since ``since``."""
-        return [(r[0], int(r[1]), int(r[2] or 0)) for r in self._rows(
-            "SELECT technique, COUNT(*), SUM(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) FROM task_attempts "
-            "WHERE attempted_at >= ? GROUP BY technique ORDER BY COUNT(*) DESC LIMIT 100", (since,))]
+    def weekly_selections(self, since: float, until: float | None = None) -> list[tuple[float, str, int]]:
+        """``(week_start, technique, times selected)``: the attempts recorded per technique and week."""
+        w = self._week("attempted_at")
+        return [(float(r[0]), r[1], int(r[2])) for r in self._rows(
+            f"SELECT {w} AS wk, technique, COUNT(*) FROM task_attempts WHERE {_window('attempted_at', until)} "
+            "GROUP BY wk, technique ORDER BY wk LIMIT 100000", _params(since, until))]
 
     # -- errors -----------------------------------------------------------------------------------
     def top_signatures(self, limit: int = 30) -> list[dict[str, Any]]:
@@ -223,7 +275,8 @@ class Queries:
             d.setdefault("exception", None)
         return out
 
-    def signature_weeks(self, sigs: Sequence[str], since: float) -> dict[str, dict[float, int]]:
+    def signature_weeks(self, sigs: Sequence[str], since: float,
+                        until: float | None = None) -> dict[str, dict[float, int]]:
         """Per signature: attempts per week since ``since``."""
         if not sigs:
             return {}
@@ -231,7 +284,8 @@ class Queries:
         out: dict[str, dict[float, int]] = {s: {} for s in sigs}
         for sig, wk, n in self._rows(
                 f"SELECT error_signature, {w} AS wk, COUNT(*) FROM task_attempts WHERE error_signature IN "
-                f"({', '.join('?' * len(sigs))}) AND attempted_at >= ? GROUP BY error_signature, wk", (*sigs, since)):
+                f"({', '.join('?' * len(sigs))}) AND {_window('attempted_at', until)} GROUP BY error_signature, wk",
+                (*sigs, *_params(since, until))):
             out[sig][float(wk)] = int(n)
         return out
 

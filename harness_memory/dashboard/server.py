@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from pathlib import Path
 from urllib.parse import quote
 
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, HarnessMemoryError
 from ..settings import Settings
 from .app import LOOPBACK_HOSTS, create_dashboard
 
 __all__ = ["build_app", "check_bind", "dashboard_url"]
+
+log = logging.getLogger("harness_memory.dashboard")
 
 
 def check_bind(host: str, settings: Settings) -> None:
@@ -30,17 +34,31 @@ def dashboard_url(host: str, port: int, settings: Settings) -> str:
     return url + (f"?token={quote(token, safe='')}" if token else "")
 
 
-def build_app(db: str | Path, settings: Settings) -> FastAPI:
-    """A server with the dashboard at ``/dashboard`` (``/`` redirects there); its store closes on shutdown."""
+def build_app(db: str | Path, settings: Settings, *, warm: bool = True) -> FastAPI:
+    """A server with the dashboard at ``/dashboard`` (``/`` redirects there); its store closes on shutdown.
+
+    With ``warm``, the summary pages' figures are read once in the background at start-up."""
     import contextlib
 
     from ..store import MemoryStore
 
     store = MemoryStore(db, settings=settings)
+    board = create_dashboard(store, settings)
+
+    def warm_up() -> None:
+        try:
+            board.state.warm()
+        except HarnessMemoryError as exc:  # a locked or unreadable database: the pages will say so
+            log.warning("dashboard warm-up skipped: %s", type(exc).__name__)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
+        thread = threading.Thread(target=warm_up, name="dashboard-warm-up", daemon=True) if warm else None
+        if thread is not None:
+            thread.start()
         yield
+        if thread is not None:
+            thread.join(timeout=60)
         store.close()
 
     app = FastAPI(title="harness-memory dashboard", docs_url=None, redoc_url=None, openapi_url=None,
@@ -51,5 +69,5 @@ def build_app(db: str | Path, settings: Settings) -> FastAPI:
     def home() -> RedirectResponse:
         return RedirectResponse("/dashboard/", status_code=307)
 
-    app.mount("/dashboard", create_dashboard(store, settings))
+    app.mount("/dashboard", board)
     return app
