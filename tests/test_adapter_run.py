@@ -245,7 +245,9 @@ def test_baseline_log_keeps_known_noise_out_of_the_signature(tmp_path):
     with_base = hm_run(db, "--task", "b", "--baseline-log", str(base), "--", "sh", "-c", script)
     assert plain.returncode == with_base.returncode == 1
     assert any("cache server unreachable" in ln for ln in marked(plain.stderr) if "signature" in ln)
-    (sig_line,) = [ln for ln in marked(with_base.stderr) if "signature" in ln]
+    sig_lines = [ln for ln in marked(with_base.stderr) if "signature" in ln]
+    assert len(sig_lines) == 1, with_base.stderr.decode()
+    sig_line = sig_lines[0]
     assert "test_login failed" in sig_line and "cache server" not in sig_line
 
 
