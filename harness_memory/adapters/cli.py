@@ -19,7 +19,7 @@ _DB_HELP = ("database file or URL (default: $HARNESS_MEMORY_DB, then ~/.local/sh
 
 def run(
     ctx: typer.Context,
-    task: Annotated[str, typer.Option("--task", help="task id (the same id across runs of one job)")],
+    task: Annotated[str, typer.Option("--task", help="task id: one per run of a job, e.g. \"$CI_JOB_NAME-$CI_PIPELINE_ID\" (docs/adapters.md)")],
     agent: Annotated[str, typer.Option("--agent", "-a", help="agent id")] = "ci",
     title: Annotated[str | None, typer.Option(help="task title (default: the command line)")] = None,
     retries: Annotated[int, typer.Option(help="re-run a failing command up to N times with the next technique",
@@ -77,6 +77,7 @@ def claude_code(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
-                                         "allow_interspersed_args": False})(run)
+    app.command("run", options_metavar="[OPTIONS] -- COMMAND [ARGS]...",
+                context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                                  "allow_interspersed_args": False})(run)
     app.add_typer(hook_app, name="hook")
