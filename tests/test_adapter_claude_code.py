@@ -127,6 +127,9 @@ def test_shell_failure_advice_fix_and_stop_learn_the_fix(tmp_path, project):
         (fix,) = s.fixes_for(MODULE_ERROR, agent_id=AGENT, namespace=ns(project))
         assert "pip install pyyaml" in fix.memory.content
         assert s.get_task_context(AGENT, f"claude-code:{SESSION}", namespace=ns(project)) is None  # turn closed
+    # a new session in the project starts with what was learned (memories the hook stored carry its tag)
+    start, _, _ = hook(db, base(project, "SessionStart", source="startup", session_id="s-new"), project)
+    assert "pip install pyyaml" in context_of(start, "SessionStart")
     # next session, same project: the same error is seen before and the fix is offered
     again = dict(fail, session_id="another-session")
     text = context_of(hook(db, again, project)[0], "PostToolUseFailure")
