@@ -36,10 +36,16 @@ def fill_history(store: MemoryStore, clock: ManualClock, *, weeks: int = 8, task
         skill = w / max(1, weeks - 1)  # the harness gets better
         for t in range(tasks_per_week):
             clock.advance(WEEK / (tasks_per_week + 1))
-            e = rng.randrange(len(ERRORS))
-            text, fix, tags = ERRORS[e]
-            err = text.format(m=rng.choice(["tenacity", "backoff", "httpx"]), n=rng.randint(1, 9),
-                              k=rng.randint(0, 1))
+            if rng.random() < 0.15 + 0.45 * skill:
+                # an error never met before (what learning leaves: known errors are avoided, new ones remain)
+                word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(10))
+                e = rng.randrange(len(ERRORS))
+                err, fix, tags = f"{word.capitalize()}Error: the {word} setting is not defined", f"define {word}", ["config"]
+            else:
+                e = rng.randrange(len(ERRORS))
+                text, fix, tags = ERRORS[e]
+                err = text.format(m=rng.choice(["tenacity", "backoff", "httpx"]), n=rng.randint(1, 9),
+                                  k=rng.randint(0, 1))
             task = f"W{w}-T{t}"
             agent = rng.choice(["build-agent", "test-agent", "ops-agent"])
             counts["tasks"] += 1

@@ -61,6 +61,10 @@ def _data_table(headers: Sequence[str], rows: list[Sequence[Any]], numeric: Sequ
             + table(headers, ([e(c) for c in r] for r in rows), numeric=numeric) + "</details>")
 
 
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
 def _pct_change(c: float | None) -> str:
     if c is None:
         return "no trend yet"
@@ -121,8 +125,8 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
               detail="the access log keeps no timings yet; benchmarks/latency.py measures recall "
                      "(docs/benchmarks.md)")
     t6 = tile("Memories", f"{tot['memories']:,}",
-              detail=f"{tot['archived']:,} archived, {tot['pinned']:,} pinned; {tot['agents']:,} agents in "
-                     f"{tot['namespaces']:,} namespaces; {tot['attempts']:,} recorded retries")
+              detail=f"{tot['archived']:,} archived, {tot['pinned']:,} pinned; {_n(tot['agents'], 'agent')} in "
+                     f"{_n(tot['namespaces'], 'namespace')}; {_n(tot['attempts'], 'recorded retry', 'recorded retries')}")
     out.append(f'<div class="tiles">{t1}{t2}{t3}{t4}{t5}{t6}</div>')
 
     out.append("<h2>Repeat-failure rate per week</h2><p class=\"lead\">Lower is better: the memory should stop "
@@ -189,7 +193,7 @@ def techniques(q: Queries, root: str, prior_strength: float, weeks: int = DEFAUL
            f"posterior that starts from the pooled success rate of every technique ({svg.fmt_pct(root_p)}, "
            f"worth {prior_strength:g} observations) and is updated by the technique's own record. The dot is the "
            "posterior mean, the bar its central 90% credible interval: a short bar is a confident estimate, a long "
-           "one says little evidence yet.</p>")]
+           "one says little evidence yet. The dashed line marks the pooled rate.</p>")]
     ests = []
     for r in overall:
         est = hierarchical([(r["successes"], r["failures"])], root=root_p, k=prior_strength)
