@@ -71,6 +71,8 @@ class RecallIn(BaseModel):
     error: str | None = Field(None, max_length=262_144)
     include_global: bool = True
     min_relevance: float | None = Field(None, ge=0, le=1)
+    min_confidence: float | None = Field(None, ge=0, le=1, description="keep only hits with at least this "
+                                         "calibrated confidence (the injection gate is settings.confidence.inject_min)")
     limit: int = Field(10, ge=1, le=100)
 
 
@@ -252,7 +254,8 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
     @app.post(f"{p}/recall")
     def recall(body: Recall, agent_id: str = Depends(agent)) -> list[dict[str, Any]]:  # type: ignore[valid-type]
         hits = run(store.recall, body.query, agent_id=agent_id, **body.model_dump(exclude={"query"}))
-        return [{"score": h.score, "explain": h.explain(), "memory": h.memory.model_dump(mode="json")} for h in hits]
+        return [{"score": h.score, "confidence": h.confidence, "explain": h.explain(),
+                 "memory": h.memory.model_dump(mode="json")} for h in hits]
 
     @app.get(f"{p}/stats")
     def stats(who: Caller = Depends(caller)) -> dict[str, Any]:

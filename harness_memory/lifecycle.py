@@ -106,7 +106,8 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
     known = set(store.memory_types)
     hits = store.recall(f"{task.title}\n{task.description}"[:8000], agent_id=task.agent_id, namespace=task.namespace,
                         types=[t for t in EXPERIENCE_TYPES if t in known], tags=task.tags or None,
-                        task_signature=sig, limit=limit, record=record, session_id=task.session_id, task_id=task.id)
+                        task_signature=sig, limit=limit, record=record, session_id=task.session_id, task_id=task.id,
+                        min_confidence=store.settings.confidence.inject_min or None)  # quiet when it knows nothing
     def by(mtype: str, limit: int) -> list[Memory]:
         if mtype not in known:
             return []

@@ -65,9 +65,10 @@ def build_server(db: str, settings: Settings):
     def memory_search(query: str, types: list[str] | None = None, tags: list[str] | None = None,
                       error: str | None = None, limit: int = 5) -> str:
         def go():
-            hits = store.recall(query, agent_id=me, types=types, tags=tags, error=error, limit=min(max(limit, 1), 50))
+            hits = store.recall(query, agent_id=me, types=types, tags=tags, error=error, limit=min(max(limit, 1), 50),
+                                min_confidence=store.settings.confidence.inject_min or None)
             return _ok([{"id": h.memory.id, "type": h.memory.type, "content": h.memory.content, "score": round(h.score, 4),
-                         "success_rate": h.memory.success_rate} for h in hits])
+                         "confidence": h.confidence, "success_rate": h.memory.success_rate} for h in hits])
         return guard(go)()
 
     @server.tool(description=(
@@ -92,11 +93,13 @@ def build_server(db: str, settings: Settings):
     def error_lookup(error: str) -> str:
         def go():
             sig = store.error_signature(error)
-            hits = store.recall(sig.excerpt or error[:2000], agent_id=me, error=error, types=["success", "failure"],
-                                limit=5, record=False)
+            # fixes: only those linked to this error with evidence (an error never seen gets none);
+            # failures: recalled, above the injection gate
+            hits = store.recall(sig.excerpt or error[:2000], agent_id=me, error=error, types=["failure"],
+                                limit=5, record=False, min_confidence=store.settings.confidence.inject_min or None)
             return _ok({"signature": sig.id, "category": sig.category, "template": sig.template,
                         "seen_before": store.has_seen_error(me, error),
-                        "fixes": [h.memory.content for h in hits if h.memory.type == "success"],
+                        "fixes": [e.memory.content for e in store.fixes_for(error, agent_id=me, limit=5)],
                         "failures": [h.memory.content for h in hits if h.memory.type == "failure"]})
         return guard(go)()
 

@@ -111,7 +111,11 @@ class RecallHit(BaseModel):
     memory: Memory
     score: float
     breakdown: ScoreBreakdown
+    confidence: float | None = Field(None, description="calibrated probability that this hit is relevant "
+                                                       "experience, from absolute evidence (see confidence.py)")
+    evidence: dict[str, float] = Field(default_factory=dict, description="what the confidence was computed from")
 
     def explain(self) -> dict[str, Any]:
-        """Each score component (vector, keyword, tags, signature, relevance, recency, usefulness...)."""
-        return self.breakdown.model_dump()
+        """Each score component (vector, keyword, tags, signature, relevance, recency, usefulness...),
+        the confidence and its evidence."""
+        return {**self.breakdown.model_dump(), "confidence": self.confidence, "evidence": dict(self.evidence)}

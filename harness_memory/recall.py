@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ranking
+from . import confidence, ranking
 from .core import Core
 from . import validation as v
 from .models import Memory, RecallHit
@@ -143,7 +143,10 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
     scored.sort(key=lambda x: (-x[0], -x[1]))
     top = scored[: q.limit]
     mems = core.fetch([mid for _, mid, _ in top])
-    return [RecallHit(memory=mems[mid], score=final, breakdown=ranking.score(
+    conf = confidence.assess(core, q.text, kw, vec, [mid for _, mid, _ in top], {mid: a[3] for _, mid, a in top},
+                             {mid: a[2] for _, mid, a in top})
+    return [RecallHit(memory=mems[mid], score=final, confidence=conf[mid][0], evidence=conf[mid][1],
+                      breakdown=ranking.score(
         vector=a[0], keyword=a[1], tags=a[2], signature=a[3], relevance=a[4], age_seconds=a[5],
         times_applied=a[6], times_successful=a[7], importance=a[8], w=w)) for final, mid, a in top if mid in mems]
 

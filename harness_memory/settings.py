@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from typing import Annotated
 
-__all__ = ["Settings", "RankingWeights", "MaintenanceSettings", "default_db_path"]
+__all__ = ["Settings", "RankingWeights", "ConfidenceWeights", "MaintenanceSettings", "default_db_path"]
 
 
 def default_db_path() -> Path:
@@ -46,6 +46,24 @@ class RankingWeights(BaseModel):
     # Beta prior of the usefulness estimate: a never-applied memory scores a/(a+b).
     usefulness_prior_successes: float = Field(1.0, gt=0)
     usefulness_prior_failures: float = Field(1.0, gt=0)
+
+
+class ConfidenceWeights(BaseModel):
+    """How a recall hit's confidence is computed, and the injection gate (see harness_memory/confidence.py).
+
+    The text coefficients were fit by logistic regression in ``benchmarks/gate.py`` (LoCoMo,
+    classes weighted equally); ``inject_min`` is the largest gate that keeps 92% of the ungated top 8's evidence recall
+    there; the procedure's leave-one-conversation-out figures are in docs/ranking.md."""
+
+    intercept: float = -2.99
+    unseen: float = Field(-8.44, description="weight of the share of query words the store has never seen")
+    best_keyword: float = Field(5.48, description="weight of the best hit's BM25 over the query words' summed IDF")
+    best_vector: float = Field(9.74, description="weight of the best candidate's cosine similarity")
+    vector: float = Field(2.67, description="weight of this hit's cosine similarity")
+    signature: float = Field(0.9, ge=0, le=1, description="an exact signature match lifts the confidence to at least this")
+    tags: float = Field(0.9, ge=0, le=1, description="the asked tags all shared (Jaccard 1) lift it to at least this")
+    inject_min: float = Field(0.44, ge=0, le=1, description="the gate: on_task_start, MCP and REST inject only hits with "
+                                                           "at least this confidence (0: no gate)")
 
 
 class MaintenanceSettings(BaseModel):
@@ -123,6 +141,7 @@ class Settings(BaseSettings):
     pool_size: int = Field(8, ge=1, le=1000, description="PostgreSQL: connections per process (psycopg_pool max_size)")
     recall_boost: float = Field(0.02, ge=0, le=1, description="relevance gained by a memory each time it is recalled")
     ranking: RankingWeights = Field(default_factory=RankingWeights)
+    confidence: ConfidenceWeights = Field(default_factory=ConfidenceWeights)
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
 
     @field_validator("extra_types", "techniques", mode="before")

@@ -279,11 +279,14 @@ class MemoryStore:
                min_relevance: float | None = None, since: datetime | float | None = None,
                until: datetime | float | None = None, limit: int = 10, include_archived: bool = False,
                channels: Iterable[str] | None = None, session_id: str | None = None,
-               task_id: str | None = None, record: bool = True) -> list[RecallHit]:
+               task_id: str | None = None, record: bool = True,
+               min_confidence: float | None = None) -> list[RecallHit]:
         """Hybrid search over what ``agent_id`` may see (its own memories and global ones).
 
         ``channels`` restricts the fusion (e.g. ``{"keyword"}``) for evaluation; ``record=False``
-        skips the access bookkeeping (for dry runs)."""
+        skips the access bookkeeping (for dry runs). ``min_confidence`` keeps only the hits
+        (of the top ``limit``) whose calibrated confidence reaches it (``hit.confidence``;
+        ``settings.confidence.inject_min`` is the injection gate)."""
         s = self.settings
         c = self._core
         query = v.text(query, "query", max_bytes=s.max_content_bytes, allow_empty=True)
@@ -305,6 +308,8 @@ class MemoryStore:
         session_id = v.ident(session_id, "session_id", optional=True)
         task_id = v.ident(task_id, "task_id", optional=True)
         v.boolean(record, "record")
+        if min_confidence is not None:
+            min_confidence = v.unit_float(min_confidence, "min_confidence")
         if not query.strip() and not q.tags and q.task_signature is None and q.error is None:
             raise InvalidInputError("recall needs a query text, tags, a task_signature or an error")
         qv = None
@@ -313,6 +318,8 @@ class MemoryStore:
             qv = None if embedded is None else embedded[0]
         with c.backend.lock:
             hits = _recall.recall(c, q, qv)
+            if min_confidence is not None:
+                hits = [h for h in hits if h.confidence is not None and h.confidence >= min_confidence]
             if record:
                 hits = _recall.record_access(c, hits, agent_id=q.agent_id, session_id=session_id, task_id=task_id)
         return hits

@@ -46,6 +46,7 @@ def test_task_start_renders_quoted_memories_within_budget(lc):
 def test_task_error_advice_and_completion_credit(lc):
     lc.record_outcome("old", "decomposition", True, error="TimeoutError: job 17 timed out after 30s",
                       notes="split the batch")
+    lc.remember("the HTTP client retries with exponential backoff", type="success", agent_id="build", tags=["http"])
     ctx = lc.on_task_start(TASK)
     advice = lc.on_task_error(TASK, "TimeoutError: job 99 timed out after 45s")
     assert advice.seen_before and advice.signature.category == "timeout"
