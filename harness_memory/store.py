@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from . import fixes, ledger, portability, recall as _recall, validation as v, writes
+from . import fixes, ledger, portability, recall as _recall, tool_calls as _tool_calls, validation as v, writes
 from .fixes import FixEvidence
 from .ledger import Attempt, TechniqueDecision
 from .tasks import task_signature as _task_signature
@@ -440,18 +440,22 @@ class MemoryStore:
         return self._delete_where(" AND ".join(conds), params)
 
     def clear(self, namespace: str) -> int:
-        """Delete everything in a namespace (a harness run); return the count."""
-        return self._delete_where("namespace = ?", [v.ident(namespace, "namespace")])
+        """Delete everything in a namespace (a harness run): its tool calls, then its memories;
+        return the count of memories."""
+        namespace = v.ident(namespace, "namespace")
+        with self._core.backend.write() as conn:
+            conn.execute("DELETE FROM tool_calls WHERE namespace = ?", (namespace,))
+        return self._delete_where("namespace = ?", [namespace])
 
     def cleanup_expired(self) -> int:
         """Delete TTL-expired memories with their index rows and vectors; return the count."""
         return self._delete_where("expires_at IS NOT NULL AND expires_at <= ?", [self._core.now()])
 
     def _delete_where(self, where: str, params: list[Any]) -> int:
-        c = self._core
-        with c.backend.write() as conn:
-            ids = [r[0] for r in conn.execute(f"SELECT id FROM memories WHERE {where}", params)]
-            return c.delete(ids)
+        """Bulk delete in bounded batches (``maintenance.job_batch_seconds`` of lock each)."""
+        from .jobs.batches import delete_where
+
+        return delete_where(self, where, params)
 
     # -- harness conveniences ------------------------------------------------------------------
     def set_task_context(self, agent_id: str, task_id: str, context: str, *, ttl: float | timedelta = timedelta(hours=24),
@@ -679,6 +683,42 @@ class MemoryStore:
             out.append(d)
         return out
 
+    # -- the tool-call log (docs/tool_calls.md) ---------------------------------------------------
+    def log_tool_call(self, tool_name: str, *, agent_id: str, success: bool, tool_type: str = "builtin",
+                      parameters: Mapping[str, Any] | Sequence[Any] | None = None, result: Any = None,
+                      duration_ms: float | None = None, error: str | None = None, namespace: str | None = None,
+                      session_id: str | None = None, task_id: str | None = None) -> _tool_calls.ToolCall:
+        """Log one tool call. Parameters and result are redacted and bounded (the result kept as a
+        head-and-tail summary of ``tool_result_max_bytes``, its full size recorded); a failed call's
+        ``error`` is signed, so the advice for that error names this tool."""
+        item = _tool_calls.prepare(self._core, tool_name, agent_id=agent_id, success=success, tool_type=tool_type,
+                                   parameters=parameters, result=result, duration_ms=duration_ms, error=error,
+                                   namespace=namespace, session_id=session_id, task_id=task_id)
+        return _tool_calls.insert(self._core, item)
+
+    def tool_calls(self, *, agent_id: str | None = None, tool_name: str | None = None, task_id: str | None = None,
+                   success: bool | None = None, since: datetime | float | None = None, namespace: str | None = None,
+                   limit: int = 100) -> list[_tool_calls.ToolCall]:
+        """Logged tool calls matching every given filter, newest first (every namespace unless one is given)."""
+        return _tool_calls.query(
+            self._core, namespace=v.ident(namespace, "namespace", optional=True),
+            agent_id=v.ident(agent_id, "agent_id", optional=True), tool_name=v.ident(tool_name, "tool_name", optional=True),
+            task_id=v.ident(task_id, "task_id", optional=True),
+            success=None if success is None else v.boolean(success, "success"), since=v.timestamp(since, "since"),
+            limit=v.limit(limit, max_limit=self.settings.max_limit))
+
+    def failing_tools(self, error: str, *, namespace: str | None = None, limit: int = 5) -> list[_tool_calls.ToolFailure]:
+        """Tools whose logged calls failed with this error's signature (or one linked to it), most failures first."""
+        ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
+        limit = v.limit(limit, max_limit=self.settings.max_limit)
+        signed = self._core.sign(error_text(error))  # may learn a template: after every check
+        return _tool_calls.failing_tools(self._core, self._core.miner.group(signed.id), namespace=ns, limit=limit)
+
+    def tool_metrics(self, *, namespace: str | None = None, agent_id: str | None = None) -> list[_tool_calls.ToolMetrics]:
+        """Per tool: calls, success rate, p50/p95 duration and the last failure (``v_tool_metrics``'s figures)."""
+        return _tool_calls.metrics(self._core, namespace=v.ident(namespace, "namespace", optional=True),
+                                   agent_id=v.ident(agent_id, "agent_id", optional=True))
+
     # -- embeddings ------------------------------------------------------------------------------
     def backfill_embeddings(self, *, batch_size: int = 256) -> int:
         """Embed memories stored keyword-only (embedder was down); return how many were embedded."""
@@ -810,4 +850,5 @@ class MemoryStore:
             "by_agent_type": [{"agent_id": r[0], "type": r[1], "count": r[2], "avg_relevance": r[3],
                                "avg_success_rate": r[4]} for r in by],
             "access_log": log,
+            "tools": [t.model_dump(mode="json") for t in _tool_calls.metrics(c, namespace=namespace, agent_id=agent_id)],
         }

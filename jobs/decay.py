@@ -8,15 +8,16 @@ below the floor are left alone (decay never raises them). Recall adds a small bo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
-CHUNK = 100_000
+from harness_memory.jobs.batches import for_store
 
 
-def _rate_sql(store: "MemoryStore") -> tuple[str, list]:
+def _rate_sql(store: MemoryStore) -> tuple[str, list]:
     m = store.settings.maintenance
     rates = {t: r for t, r in m.decay_rates.items()}
     for t in m.decay_exempt_types:
@@ -30,48 +31,65 @@ def _rate_sql(store: "MemoryStore") -> tuple[str, list]:
     return f"(CASE memory_type {cases} ELSE ? END)", params + [m.decay_rate_per_day]
 
 
-def decay(store: "MemoryStore", *, progress: Callable[[int, int], None] | None = None, dry_run: bool = False) -> dict:
+def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = None, dry_run: bool = False) -> dict:
     core = store._core
     m = store.settings.maintenance
     now = core.now()
     b = core.backend
-    lo, hi = b.execute("SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM memories").fetchone()
+    lo, hi, n = b.execute("SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0), COUNT(*) FROM memories").fetchone()
     rate, rate_params = _rate_sql(store)
     elapsed = b.greatest("0.0", "? - COALESCE(decayed_at, created_at)")
-    decayed = 0
-    if not dry_run:
-        start = lo
-        while start <= hi:
-            end = start + CHUNK
-            with b.write() as c:  # one transaction per id range: writers are never blocked long
+    decayed = done = 0
+    if not dry_run and n:
+        batch = for_store(store)
+        last = lo - 1
+        while last < hi:
+            # the id range of the next batch, read outside the write lock
+            row = b.execute("SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
+                            (last, batch.size - 1)).fetchone()
+            end = hi if row is None else row[0]
+            with batch.timed(), b.write() as c:  # a short transaction per batch: writers wait one batch at most
                 cur = c.execute(
                     f"UPDATE memories SET relevance_score = CASE WHEN relevance_score <= ? THEN relevance_score "
                     f"ELSE {b.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END, "
                     "decayed_at = ? "
-                    f"WHERE id >= ? AND id < ? AND archived = 0 AND pinned = 0",
-                    (m.decay_floor, m.decay_floor, *rate_params, now, now, start, end))
+                    f"WHERE id > ? AND id <= ? AND archived = 0 AND pinned = 0",
+                    (m.decay_floor, m.decay_floor, *rate_params, now, now, last, end))
                 decayed += cur.rowcount
+            done += batch.size
             if progress:
-                progress(min(end, hi) - lo + 1, hi - lo + 1)
-            start = end
+                progress(min(done, n), n)
+            last = end
     archived = archive(store, now=now, dry_run=dry_run)
     return {"decayed": decayed, "archived": archived}
 
 
-def archive(store: "MemoryStore", *, now: float, dry_run: bool = False) -> int:
-    """Archive memories unused for ``archive_after_days`` whose relevance fell below ``archive_below``."""
+def archive(store: MemoryStore, *, now: float, dry_run: bool = False) -> int:
+    """Archive memories unused for ``archive_after_days`` whose relevance fell below ``archive_below``
+    (in bounded batches; each re-checks the condition inside its transaction)."""
     core = store._core
+    b = core.backend
     m = store.settings.maintenance
     exempt = list(m.decay_exempt_types) + [t for t, r in m.decay_rates.items() if r == 0]
     placeholders = ",".join("?" * len(exempt)) or "''"
     cond = ("archived = 0 AND pinned = 0 AND relevance_score < ? AND COALESCE(last_accessed, created_at) < ? "
             f"AND memory_type NOT IN ({placeholders})")
     params = [m.archive_below, now - m.archive_after_days * 86400, *exempt]
-    with core.backend.write() as c:
-        if dry_run:
-            return c.execute(f"SELECT COUNT(*) FROM memories WHERE {cond}", params).fetchone()[0]
-        ids = [r[0] for r in c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? WHERE {cond} RETURNING id",
-                                       (m.archived_relevance, *params))]
-        if ids:  # the run's counts in job_runs record the archiving; no per-memory log rows
-            core.backend.set_vectors_archived(ids, True)  # vec0 metadata + change log
-    return len(ids)
+    if dry_run:
+        return b.execute(f"SELECT COUNT(*) FROM memories WHERE {cond}", params).fetchone()[0]
+    batch = for_store(store)
+    total, last = 0, 0
+    while True:
+        ids = [r[0] for r in b.execute(f"SELECT id FROM memories WHERE id > ? AND {cond} ORDER BY id LIMIT ?",
+                                       [last, *params, batch.size]).fetchall()]
+        if not ids:
+            return total
+        marks = ",".join("?" * len(ids))
+        with batch.timed(), b.write() as c:
+            done = [r[0] for r in c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? "
+                                            f"WHERE id IN ({marks}) AND {cond} RETURNING id",
+                                            (m.archived_relevance, *ids, *params))]
+            if done:  # the run's counts in job_runs record the archiving; no per-memory log rows
+                b.set_vectors_archived(done, True)  # vec0 metadata + change log
+        total += len(done)
+        last = ids[-1]

@@ -1,0 +1,61 @@
+"""Bounded write batches: a bulk operation commits often, so no other writer waits long.
+
+A :class:`Batcher` sizes each batch so that its write transaction takes about ``target``
+seconds (``settings.maintenance.job_batch_seconds``, 50 ms by default): it starts small,
+doubles while transactions are quick, and shrinks in proportion when one was slow. Between
+batches the lock is released, so a writer in another process waits at most about one batch.
+Every batch re-checks its condition inside its transaction (rows may have changed since they
+were read), so a bulk operation interrupted anywhere is resumed by running it again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+MAX_BATCH = 5_000  # rows per statement: well under every engine's bound-parameter limit
+
+
+class Batcher:
+    def __init__(self, target: float = 0.05, *, start: int = 200, lo: int = 10, hi: int = MAX_BATCH):
+        self.target, self.lo, self.hi = target, lo, hi
+        self.size = max(lo, min(hi, start))
+
+    def record(self, seconds: float) -> None:
+        if seconds < self.target / 2:
+            self.size = min(self.hi, self.size * 2)
+        elif seconds > self.target:
+            self.size = max(self.lo, int(self.size * self.target / seconds))
+
+    @contextmanager
+    def timed(self) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.record(time.perf_counter() - t0)
+
+
+def for_store(store) -> Batcher:
+    return Batcher(store.settings.maintenance.job_batch_seconds)
+
+
+def delete_where(store, where: str, params: list) -> int:
+    """Delete the memories matching ``where`` (with their index rows and vectors) in bounded
+    batches, ids read outside the write lock and re-checked inside it; returns the count."""
+    core = store._core
+    b = core.backend
+    batch = for_store(store)
+    total, last = 0, 0
+    while True:
+        ids = [r[0] for r in b.execute(f"SELECT id FROM memories WHERE id > ? AND ({where}) ORDER BY id LIMIT ?",
+                                       [last, *params, batch.size]).fetchall()]
+        if not ids:
+            return total
+        with batch.timed(), b.write() as c:
+            marks = ",".join("?" * len(ids))
+            still = [r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({marks}) AND ({where})",
+                                             [*ids, *params]).fetchall()]
+            total += core.delete(still)
+        last = ids[-1]
