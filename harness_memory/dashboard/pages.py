@@ -454,8 +454,14 @@ def memory(q: Queries, store: Any, root: str, memory_id: int, csrf: str, notice:
         f'<a class="button" href="{e(root)}/memories/{m.id}/confirm/{a}">{e(ACTIONS[a])}</a>' for a in acts)
         + ("" if m.key is not None else ' <span class="muted">(content can be edited for keyed memories: a new '
                                         'version through remember(key=…))</span>') + "</p>")
-    out.append(table(["field", "value"], ([e(k), e(json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list))
-                                                 else v)] for k, v in fields.items()), cls="fields"))
+    state = " ".join(x for x, on in (("archived", m.archived), ("pinned", m.pinned)) if on) or "live"
+    out.append(table(["agent", "scope", "namespace", "key", "tags", "relevance", "applied (helpful)", "state",
+                      "created", "updated"],
+                     [[e(m.agent_id), e(m.scope), e(m.namespace), e(m.key or "–"), e(", ".join(m.tags) or "–"),
+                       f"{m.relevance_score:.2f}", f"{m.times_applied} ({m.times_successful})", e(state),
+                       e(when(m.created_at)), e(when(m.updated_at))]]))
+    fields_html = table(["field", "value"], ([e(k), e(json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list))
+                                                      else v)] for k, v in fields.items()), cls="fields")
     links = []
     if m.consolidated_into is not None:
         links.append(f'consolidated into <a href="{e(root)}/memories/{m.consolidated_into}">#{m.consolidated_into}</a>')
@@ -486,6 +492,7 @@ def memory(q: Queries, store: Any, root: str, memory_id: int, csrf: str, notice:
                                   e(a["task_id"] or "–"), {1: "yes", 0: "no"}.get(a["was_helpful"], "–"),
                                   e(short(a["outcome"], 100)), "–" if a["score"] is None else f"{a['score']:.3f}"]
                                  for a in access)))
+    out.append(f"<details class=\"data\"><summary>every field</summary>{fields_html}</details>")
     return f"Memory #{m.id} ({m.type})", "".join(out)
 
 
