@@ -75,6 +75,11 @@ def test_events_that_need_no_memory_answer_empty_without_opening_the_database(tm
         base(project, "Notification", message="Claude needs your permission to use Bash"),
         base(project, "PreCompact", trigger="auto", custom_instructions=""),
         base(project, "SubagentStop", stop_hook_active=False),
+        base(project, "SubagentStart", agent_id="agent-1", agent_type="Explore"),
+        base(project, "PermissionRequest", tool_name="Bash", tool_input={"command": "rm -rf build"}),
+        base(project, "PostCompact", trigger="manual"),
+        base(project, "PostToolUse", tool_name="Bash", tool_input={"command": "sleep 99"}, tool_use_id="t9",
+             tool_response={"stdout": "", "stderr": "", "interrupted": True, "isImage": False}),
     ]
     for payload in events:
         answer, err, _ = hook(db, payload, project)

@@ -231,7 +231,10 @@ def _needs_store(payload: dict[str, Any]) -> bool:
     event = payload.get("hook_event_name")
     if event in CONTEXT_EVENTS or event in END_EVENTS:
         return True
-    return event in TOOL_EVENTS and payload.get("tool_name") in SHELL_TOOLS
+    if event not in TOOL_EVENTS or payload.get("tool_name") not in SHELL_TOOLS or payload.get("is_interrupt"):
+        return False
+    resp = payload.get("tool_response")
+    return not (isinstance(resp, dict) and resp.get("interrupted"))  # a call the user interrupted teaches nothing
 
 
 def main(*, db: str | Path | None = None, agent: str = "claude-code", namespace: str | None = None,
