@@ -184,7 +184,7 @@ class Queries:
             "GROUP BY namespace, scope, agent_id, memory_type LIMIT ?", (limit,))]  # the order of ix_memories_visible
 
     def totals(self) -> dict[str, int]:
-        groups = self.groups()
+        groups = self.summary(self.groups)  # counts per agent and type: read at most once per ttl
         return {"memories": int(self._one("SELECT COUNT(*) FROM memories")[0]),
                 "archived": int(self._one("SELECT COUNT(*) FROM memories WHERE archived = 1")[0]),
                 "pinned": int(self._one("SELECT COUNT(*) FROM memories WHERE pinned = 1")[0]),
@@ -333,7 +333,7 @@ class Queries:
     def facets(self) -> dict[str, list[tuple[str, int]]]:
         """Namespaces, agents and types with their counts, most first (for the filter menus; 200 each)."""
         out: dict[str, dict[str, int]] = {"namespace": {}, "agent": {}, "type": {}}
-        for ns, agent, mtype, n in self.groups():
+        for ns, agent, mtype, n in self.summary(self.groups):
             for key, val in (("namespace", ns), ("agent", agent), ("type", mtype)):
                 out[key][val] = out[key].get(val, 0) + n
         return {k: sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:200] for k, d in out.items()}
