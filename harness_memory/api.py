@@ -115,6 +115,19 @@ class OutcomeIn(BaseModel):
     namespace: str | None = Field(None, max_length=200)
 
 
+class ToolCallIn(BaseModel):
+    tool_name: str = Field(min_length=1, max_length=200)
+    success: bool
+    tool_type: str = Field("builtin", min_length=1, max_length=200)
+    parameters: dict[str, Any] | list[Any] | None = None
+    result: Any = None
+    duration_ms: float | None = Field(None, ge=0)
+    error: str | None = Field(None, max_length=262_144)
+    namespace: str | None = Field(None, max_length=200)
+    session_id: str | None = Field(None, max_length=200)
+    task_id: str | None = Field(None, max_length=200)
+
+
 def _error(status: int, kind: str, detail: Any) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": kind, "detail": detail})
 
@@ -306,6 +319,22 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         got = run(store.record_outcome, scoped, d.pop("technique"), d.pop("success"), agent_id=who.agent_id,
                   **d).model_dump()
         return _unscoped(who, scoped, task_id, got)
+
+    @app.post("/api/tool-calls", status_code=201)
+    def log_tool_call(body: ToolCallIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        d = body.model_dump()
+        return run(store.log_tool_call, d.pop("tool_name"), agent_id=agent_id, **d).model_dump(mode="json")
+
+    @app.get("/api/tool-calls")
+    def list_tool_calls(tool_name: str | None = None, task_id: str | None = None, success: bool | None = None,
+                        since: float | None = None, namespace: str | None = None, agent_id: str | None = None,
+                        limit: int = 100, who: Caller = Depends(caller)) -> list[dict[str, Any]]:
+        # an agent lists its own calls; the admin token any agent's (or every agent's)
+        if not who.admin:
+            agent_id = who.agent_id
+        return [c.model_dump(mode="json") for c in run(store.tool_calls, agent_id=agent_id, tool_name=tool_name,
+                                                       task_id=task_id, success=success, since=since,
+                                                       namespace=namespace, limit=min(max(limit, 1), 1000))]
 
     from .dashboard import mount  # issue 13: the dashboard's pages, same token rules (docs/dashboard.md)
 

@@ -161,7 +161,8 @@ VIEWS = [("v_memories_by_agent_type", "memories by agent and type"),
          ("v_technique_summary", "technique effectiveness"),
          ("v_access_by_day", "memory access by day (last 30 days)"),
          ("v_recall_to_success", "recall to success"),
-         ("v_job_runs", "job runs")]
+         ("v_job_runs", "job runs"),
+         ("v_tool_metrics", "tool calls per tool")]
 
 
 @app.command()
@@ -410,6 +411,11 @@ def mcp(db: DbOpt = None) -> None:
 from .adapters.cli import register as _register_adapters  # noqa: E402
 
 _register_adapters(app)
+
+# issue 14: tool calls, episodes and reflection, documents, the MEMORY.md watch
+from .cli_capabilities import register as _register_capabilities  # noqa: E402
+
+_register_capabilities(app)
 
 
 @app.callback()

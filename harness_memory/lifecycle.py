@@ -19,6 +19,7 @@ from .errors import InvalidInputError
 from .fixes import FixEvidence
 from .ledger import TechniqueDecision
 from .models import Memory, RecallHit
+from .tool_calls import ToolFailure, failing_tools as _failing_tools
 
 if TYPE_CHECKING:  # pragma: no cover
     from .store import MemoryStore
@@ -72,6 +73,8 @@ class Advice(BaseModel):
     failures: list[Memory] = Field(description="what did not work for this error: fixes taught as not working, "
                                                "failure memories of this signature")
     next: TechniqueDecision
+    failing_tools: list[ToolFailure] = Field(default_factory=list, description="tools whose logged calls failed "
+                                                                               "with this error's signature")
     prompt: str
 
 
@@ -188,6 +191,7 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
                  and h.memory.id not in {m.id for m in failures}]
     decision = store.select_technique(task.id, error, agent_type=task.agent_type, task_category=task.category,
                                       techniques=techniques, seed=seed)
+    tools = _failing_tools(core, aliases, namespace=ns)
     lines = [f"Error signature {sig.id} ({sig.category}): {sig.template}",
              "Seen before: yes." if seen else "Seen before: no."]
     if ranked:
@@ -195,9 +199,12 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
             render_memory(e.memory, extra=f' worked="{e.worked}" level="{e.level}"') for e in ranked]))
     if failures:
         lines.append(_section("What did not work", [render_memory(m) for m in failures[:3]]))
+    if tools:
+        lines.append("Tools that failed with this error: " + ", ".join(
+            f"{t.tool_name} ({t.tool_type}, {t.failures} time{'s' if t.failures != 1 else ''})" for t in tools))
     lines.append(f"Next: {decision.technique} — {decision.reason}")
     return Advice(signature=sig, seen_before=seen, fixes=[e.memory for e in ranked], fix_evidence=ranked,
-                  failures=failures, next=decision, prompt=_PREAMBLE + "\n" + "\n".join(lines))
+                  failures=failures, next=decision, failing_tools=tools, prompt=_PREAMBLE + "\n" + "\n".join(lines))
 
 
 def on_task_complete(store: "MemoryStore", task: Task | dict, result: TaskResult | dict, *,

@@ -88,8 +88,9 @@ def build_server(db: str, settings: Settings):
                                                                    "success_rate"})))()
 
     @server.tool(description=(
-        "Look up an error you just hit: its signature and category, whether it was seen before, and what fixed it "
-        "then. Pass the raw error text (a message, a traceback or a log excerpt)."))
+        "Look up an error you just hit: its signature and category, whether it was seen before, what fixed it "
+        "then, and which tools failed with the same error. Pass the raw error text (a message, a traceback or a "
+        "log excerpt)."))
     def error_lookup(error: str) -> str:
         def go():
             sig = store.error_signature(error)
@@ -100,7 +101,10 @@ def build_server(db: str, settings: Settings):
             return _ok({"signature": sig.id, "category": sig.category, "template": sig.template,
                         "seen_before": store.has_seen_error(me, error),
                         "fixes": [e.memory.content for e in store.fixes_for(error, agent_id=me, limit=5)],
-                        "failures": [h.memory.content for h in hits if h.memory.type == "failure"]})
+                        "failures": [h.memory.content for h in hits if h.memory.type == "failure"],
+                        "failing_tools": [{"tool_name": t.tool_name, "tool_type": t.tool_type, "failures": t.failures,
+                                           "last_failed_at": t.last_failed_at.isoformat()}
+                                          for t in store.failing_tools(error)]})
         return guard(go)()
 
     @server.tool(description=(

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import validation as v, writes
+from . import tool_calls as _tool_calls, validation as v, writes
 from .core import Core, content_hash, dumps
 from .errors import FileAccessError, ImportFormatError, InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
@@ -22,7 +22,7 @@ __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "i
 log = logging.getLogger("harness_memory.portability")
 
 FORMAT = "harness-memory"
-VERSION = 1
+VERSION = 2  # 2: tool-call records ({"record": "tool_call", ...}) after the memories
 
 
 @dataclass
@@ -33,6 +33,7 @@ class ImportReport:
     deleted: int = 0
     skipped_file: bool = False
     ids: list[int] = field(default_factory=list)
+    tool_calls: int = 0  # tool calls inserted (a tool call already present is left alone)
 
 
 # -- JSONL ---------------------------------------------------------------------------------------
@@ -144,19 +145,23 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
     if agent_id is not None:
         conds.append("agent_id = ?")
         params.append(v.ident(agent_id, "agent_id"))
-    where = " AND ".join(conds) or "1"
+    where = " AND ".join(conds) or "1 = 1"
     emb = core.backend.execute("SELECT name, dimensions FROM embedder_info").fetchone()
     tmp = path.with_name(path.name + ".tmp")
     n = 0
     try:
         with core.backend.read():
             rows = core.backend.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY id", params)
+            calls = _tool_calls.export_records(core, namespace=namespace, agent_id=agent_id)
             with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(dumps({"format": FORMAT, "version": VERSION, "embedder": emb[0] if emb else None,
-                                "exported_at": core.now()}) + "\n")
+                # version 1 unless tool calls are in it: such a file still imports into older versions
+                fh.write(dumps({"format": FORMAT, "version": VERSION if calls else 1,
+                                "embedder": emb[0] if emb else None, "exported_at": core.now()}) + "\n")
                 for r in rows.fetchall():
                     fh.write(dumps(_with_links(core, r[0], _record(row_to_memory(r)))) + "\n")
                     n += 1
+                for rec in calls:
+                    fh.write(dumps(rec) + "\n")
         tmp.replace(path)
     except OSError as exc:
         _discard(tmp)
@@ -210,7 +215,7 @@ def _loads(line: str, where: str) -> Any:
         raise ImportFormatError(f"{where}: unreadable JSON ({type(exc).__name__})") from exc
 
 
-def _read_jsonl(core: Core, path: Path) -> list[dict[str, Any]]:
+def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_tool_calls.ToolCallInput]]:
     lines = _read_text(path).split("\n")
     if not lines or not lines[0].strip():
         raise ImportFormatError(f"{path}:1: empty file or no header line")
@@ -221,6 +226,7 @@ def _read_jsonl(core: Core, path: Path) -> list[dict[str, Any]]:
     if isinstance(ver, bool) or not isinstance(ver, int) or not 1 <= ver <= VERSION:
         raise ImportFormatError(f"{path}:1: format version {ver!r}; this version reads 1 to {VERSION}")
     records = []
+    calls: list[_tool_calls.ToolCallInput] = []
     seen: dict[str, int] = {}
     for no, line in enumerate(lines[1:], start=2):
         if not line.strip():
@@ -229,13 +235,21 @@ def _read_jsonl(core: Core, path: Path) -> list[dict[str, Any]]:
         rec = _loads(line, where)
         if not isinstance(rec, dict):
             raise ImportFormatError(f"{where}: a record must be a JSON object")
+        if "record" in rec:
+            if rec["record"] != _tool_calls.RECORD_KIND:
+                raise ImportFormatError(f"{where}: unknown record kind {v.show(rec['record'])}")
+            try:
+                calls.append(_tool_calls.check_record(core, rec))
+            except InvalidInputError as exc:
+                raise ImportFormatError(f"{where}: {exc}") from exc
+            continue
         checked = _check_record(core, rec, where)
         if checked["uid"] in seen:
             raise ImportFormatError(f"{where}: uid {checked['uid']} already appears on line {seen[checked['uid']]}")
         seen[checked["uid"]] = no
         checked["line"] = no
         records.append(checked)
-    return records
+    return records, calls
 
 
 def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]:
@@ -290,7 +304,7 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
     """Insert new records, update changed ones (matched by uid), leave equal ones: idempotent.
 
     Every record is validated before the single write transaction: a bad file writes nothing."""
-    records = _read_jsonl(core, path)
+    records, calls = _read_jsonl(core, path)
     vectors = core.embed([r["item"].content for r in records]) if records else None
     report = ImportReport()
     try:
@@ -332,6 +346,7 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                 report.ids.append(mid)
                 writes._index(core, mid, it, None if vectors is None else vectors[k], archived=r["archived"])
                 _apply_links(c, mid, r)
+            report.tool_calls = _tool_calls.import_records(c, calls)[0]
     except BaseException:
         if core.index is not None:
             core.index.seq = None

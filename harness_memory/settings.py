@@ -77,6 +77,7 @@ class MaintenanceSettings(BaseModel):
     archive_below: float = Field(0.2, ge=0, le=1)
     archived_relevance: float = Field(0.05, ge=0, le=1)
     access_log_retention_days: float = Field(90, gt=0)
+    tool_call_retention_days: float = Field(30, gt=0, description="the expire job deletes tool calls older than this")
     consolidate_min_members: int = Field(3, ge=2)
     consolidate_similarity: float = Field(0.75, gt=0, le=1, description="cosine a member needs to its cluster")
     consolidate_growth_trigger: int = Field(1000, ge=1, description="consolidate a namespace grown by this many")
@@ -126,6 +127,10 @@ class Settings(BaseSettings):
                              description="ucb: posterior mean plus ucb_c standard deviations (chosen by the retry simulator); thompson: a posterior draw")
     ucb_c: float = Field(0.25, ge=0)
     prompt_budget_chars: int = Field(6000, gt=0, description="size budget of on_task_start's prompt section")
+    tool_result_max_bytes: int = Field(2000, ge=200, le=1 << 20, description="a tool call's result (and error) "
+                                       "is kept as a summary of at most this many bytes; the full size is recorded")
+    tool_parameters_max_bytes: int = Field(4000, ge=200, le=1 << 20, description="a tool call's parameters (JSON) "
+                                           "beyond this many bytes are kept as a bounded preview")
     fix_similar_min: float | None = Field(
         None, gt=0, le=1.0, description="also offer the fixes of errors whose decisive line is this similar "
         "(word-set Jaccard) to the asked one; None (default): only fixes linked to the error's own or an aliased "
