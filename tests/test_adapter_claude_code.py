@@ -271,3 +271,45 @@ def test_install_refuses_a_broken_settings_file(tmp_path, project):
     assert r.returncode == 2 and settings.read_text() == '{"hooks": []}'
     r = run_install(tmp_path / "missing")
     assert r.returncode == 2 and "FileAccessError" in r.stderr
+
+
+EVENT_NAMES = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop",
+               "SessionEnd", "Notification", "Weird"]
+
+
+def test_any_input_gets_a_json_object_and_exit_0(tmp_path):
+    """Hostile payloads (wrong types in every field) through main() in-process: always a JSON object."""
+    import io
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from harness_memory import errors
+    from harness_memory.adapters.claude_code import main
+
+    typed = errors.__all__
+
+    junk = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=50),
+                     st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=8), st.integers(), max_size=3))
+    payloads = st.fixed_dictionaries(
+        {"hook_event_name": st.one_of(st.sampled_from(EVENT_NAMES), junk)},
+        optional={"session_id": st.one_of(st.text(min_size=1, max_size=40), junk), "prompt": junk,
+                  "tool_name": st.one_of(st.sampled_from(["Bash", "Read"]), junk), "tool_input": junk,
+                  "tool_response": st.one_of(junk, st.fixed_dictionaries({}, optional={
+                      "exit_code": junk, "stderr": junk, "interrupted": junk, "is_error": junk})),
+                  "error": junk, "is_interrupt": junk, "cwd": st.just(str(tmp_path))})
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(payloads)
+    def check(payload):
+        out, err = io.StringIO(), io.StringIO()
+        data = json.dumps(payload, default=str).encode()
+        rc = main(db=tmp_path / "fuzz.db", stdin=io.BytesIO(data), stdout=out, stderr=err, hard_exit=False,
+                  namespace="fuzz")
+        assert rc == 0
+        assert isinstance(json.loads(out.getvalue()), dict)
+        assert err.getvalue().count("\n") <= 1
+        if err.getvalue():  # bad input is reported as one of the library's typed errors, never a crash
+            assert any(f" {name}: " in err.getvalue() for name in typed), err.getvalue()
+
+    check()

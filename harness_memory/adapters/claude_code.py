@@ -59,10 +59,16 @@ def _log(stderr: TextIO, message: str) -> None:
         pass
 
 
+def project_folder(payload: dict[str, Any]) -> str:
+    """``$CLAUDE_PROJECT_DIR``, else the event's ``cwd``, else this process's folder (absolute)."""
+    cwd = payload.get("cwd")
+    folder = os.environ.get("CLAUDE_PROJECT_DIR") or (cwd if isinstance(cwd, str) and cwd.strip() else None)
+    return os.path.abspath(folder or os.getcwd())
+
+
 def project_namespace(payload: dict[str, Any]) -> str:
     """One namespace per project folder: its name and 10 hex digits of its absolute path's hash."""
-    folder = os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or os.getcwd()
-    folder = os.path.abspath(str(folder))
+    folder = project_folder(payload)
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in Path(folder).name)[:60] or "root"
     return f"{name}-{hashlib.sha256(folder.encode('utf-8', 'replace')).hexdigest()[:10]}"
 
@@ -108,7 +114,7 @@ class _Session:
         self.agent = agent
         self.namespace = namespace or project_namespace(payload)
         self.task_id = f"claude-code:{' '.join(sid.split())}"[:200]
-        self.project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or ".").name or "project"
+        self.project = Path(project_folder(payload)).name or "project"
         self._memory = store.get_task_context(agent, self.task_id, namespace=self.namespace)
         self.state: dict[str, Any] = {}
         if self._memory is not None:
