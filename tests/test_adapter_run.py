@@ -162,13 +162,15 @@ def test_retries_expose_technique_and_advice_to_the_command(tmp_path):
         echo "attempt $HARNESS_MEMORY_ATTEMPT technique $HARNESS_MEMORY_TECHNIQUE"
         grep -c "Error signature" "$HARNESS_MEMORY_ADVICE_FILE"
     """))
-    r = hm_run(db, "--task", "deploy-1", "--retries", "2", "--", "sh", str(script))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    r = hm_run(db, "--task", "deploy-1", "--retries", "2", "--", "sh", str(script), env={"TMPDIR": str(tmp)})
     assert r.returncode == 0, r.stderr
     assert r.stdout == b"attempt 2 technique prompt_restructure\n1\n"
     with MemoryStore(db) as s:
         (attempt,) = s.task_attempts("deploy-1")
     assert (attempt.technique, attempt.result) == ("prompt_restructure", "fixed")
-    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("harness-memory-run-*/advice.md"))
+    assert list(tmp.iterdir()) == []  # the advice file and its folder are removed
 
 
 def test_broken_database_never_masks_the_command(tmp_path):
