@@ -224,3 +224,40 @@ def test_a_real_graph_reads_and_writes_memories_through_the_store(tmp_path):
     # the memories are ordinary harness-memory memories of the agent
     with MemoryStore(db, settings=Settings()) as ms:
         assert ms.stats(agent_id="assistant")["memories"] >= 3
+
+
+def test_hostile_puts_either_round_trip_or_are_refused_without_a_trace(tmp_path):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from harness_memory.errors import HarnessMemoryError
+
+    store = HarnessMemoryStore(tmp_path / "fuzz.db")
+    labels = st.text(min_size=0, max_size=12)
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**60, 2**60), st.floats(allow_nan=True),
+                        st.text(max_size=20))
+    values = st.recursive(scalars, lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "text", "n"]), inner, max_size=3)),
+        max_leaves=8)
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.lists(labels, min_size=0, max_size=4).map(tuple), st.text(max_size=12),
+           st.dictionaries(st.sampled_from(["a", "b", "text", "n"]), values, max_size=3))
+    def check(ns, key, value):
+        before = store.memory_store.stats()["memories"]
+        try:
+            store.put(ns, key, value)
+        except (HarnessMemoryError, ValueError) as exc:  # InvalidInputError, or LangGraph's InvalidNamespaceError
+            assert isinstance(exc, ValueError)
+            assert store.memory_store.stats()["memories"] == before
+            return
+        got = store.get(ns, key)
+        assert got is not None and got.value == value and got.namespace == ns
+        assert (ns, key) in {(i.namespace, i.key) for i in store.search(ns, limit=1000)}
+        store.delete(ns, key)
+        assert store.get(ns, key) is None
+
+    try:
+        check()
+    finally:
+        store.close()
