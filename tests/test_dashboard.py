@@ -403,3 +403,33 @@ def test_week_start_is_monday():
 
     ts = datetime(2026, 11, 26, 15, 0, tzinfo=UTC).timestamp()  # a Thursday
     assert datetime.fromtimestamp(week_start(ts), tz=UTC) == datetime(2026, 11, 23, tzinfo=UTC)
+
+
+def test_the_pages_on_postgresql():
+    """The same queries and pages on the PostgreSQL backend: views and windowed reads agree, every page renders."""
+    import pgtestdb
+
+    url, schema = pgtestdb.new_schema()
+    try:
+        clock = ManualClock(time.time() - 4 * WEEK)
+        with MemoryStore(url, clock=clock) as s:
+            assert s._core.backend.dialect == "postgresql"
+            fill_history(s, clock, weeks=4, tasks_per_week=5)
+            q = Queries(s)
+            b = s._core.backend
+            assert q.weekly_failures(0.0) == [(float(r[0]), r[1], r[2]) for r in b.execute(
+                "SELECT week_start, failures, repeated FROM v_failures_by_week")]
+            assert q.weekly_helpfulness(0.0) == [(float(r[0]), r[1], r[2]) for r in b.execute(
+                "SELECT week_start, applied, helpful FROM v_helpfulness_by_week")]
+            assert len(q.weekly_techniques(0.0)) >= 4
+            for fn in (q.weekly_techniques, q.weekly_created, q.weekly_selections):
+                assert q.weekly(fn, 0.0) == fn(0.0)
+        with Server(build_app(url, Settings())) as base, httpx.Client() as c:
+            for p in PAGES + ["/dashboard/memories?q=install+the+missing+package&agent=build-agent"]:
+                r = c.get(base + p)
+                assert r.status_code == 200, (p, r.text[:300])
+            assert 'class="pt"' in c.get(base + "/dashboard/").text
+            assert "a server database" in c.get(base + "/dashboard/maintenance").text
+    finally:
+        pgtestdb.drop_schema(schema)
+

@@ -532,12 +532,16 @@ def maintenance(q: Queries, store: Any, root: str, weeks: int = DEFAULT_WEEKS) -
     for w in xs:
         run += per_week.get(w, 0)
         cum.append((w, run))
-    mb = (size["database"] + size["wal"]) / 1e6
+    if size is None:
+        storage = tile("Storage", "–", detail="a server database: its size is the server's to report")
+    else:
+        mb = (size["database"] + size["wal"]) / 1e6
+        storage = tile("Storage", f"{mb:,.1f} MB", detail=f"database {size['database'] / 1e6:,.1f} MB + write-ahead "
+                       f"log {size['wal'] / 1e6:,.1f} MB")
     out = ['<div class="tiles">',
            tile("Stored memories", f"{tot['memories']:,}", detail=f"{tot['archived']:,} archived, "
                 f"{tot['pinned']:,} pinned (exempt from decay)"),
-           tile("Storage", f"{mb:,.1f} MB", detail=f"database {size['database'] / 1e6:,.1f} MB + write-ahead log "
-                f"{size['wal'] / 1e6:,.1f} MB"),
+           storage,
            tile("Leases held now", str(len(status["leases"])),
                 detail=", ".join(f"{x['job']} by {x['holder']}" for x in status["leases"]) or "no job is running"),
            "</div>",

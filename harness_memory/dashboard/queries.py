@@ -417,8 +417,10 @@ class Queries:
             got[int(b)] = (int(live or 0), int(archived or 0))
         return [(i / bins, (i + 1) / bins, *got.get(i, (0, 0))) for i in range(bins)]
 
-    def storage_bytes(self) -> dict[str, int]:
-        """Sizes of the database file and its WAL (SQLite: the files; another backend reports its own)."""
+    def storage_bytes(self) -> dict[str, int] | None:
+        """Sizes of the SQLite database file and its WAL (None for a server database)."""
+        if self._dialect != "sqlite":
+            return None
         path = str(self._b.path)
         out = {}
         for name, p in (("database", path), ("wal", path + "-wal")):
