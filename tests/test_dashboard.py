@@ -393,6 +393,14 @@ def test_dashboard_command_refuses_a_public_address_without_a_token(db):
     assert r.returncode == 2 and "refusing to serve the dashboard on 0.0.0.0" in " ".join(r.stderr.split())
 
 
+def test_dashboard_command_refuses_a_missing_database(tmp_path):
+    missing = tmp_path / "typo.db"
+    r = subprocess.run([sys.executable, "-m", "harness_memory", "dashboard", "--db", str(missing), "--port",
+                        str(_free_port())], capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 2 and "no database at" in " ".join(r.stderr.split())
+    assert not missing.exists()
+
+
 def test_dashboard_url():
     assert dashboard_url("127.0.0.1", 8766, Settings()) == "http://127.0.0.1:8766/dashboard/"
     assert dashboard_url("::1", 1, Settings(api_admin_token="a b")) == "http://[::1]:1/dashboard/?token=a%20b"

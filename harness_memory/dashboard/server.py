@@ -10,7 +10,7 @@ from urllib.parse import quote
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 
-from ..errors import ConfigurationError, HarnessMemoryError
+from ..errors import ConfigurationError, DatabaseOpenError, HarnessMemoryError
 from ..settings import Settings
 from .app import LOOPBACK_HOSTS, create_dashboard
 
@@ -42,6 +42,10 @@ def build_app(db: str | Path, settings: Settings, *, warm: bool = True) -> FastA
 
     from ..store import MemoryStore
 
+    text = str(db)
+    if "://" not in text and text != ":memory:" and not Path(text).exists():  # a file path: never create one
+        raise DatabaseOpenError(f"no database at {text}: the dashboard shows an existing database (create one "
+                                f"with `harness-memory init --db {text}`)")
     store = MemoryStore(db, settings=settings)
     board = create_dashboard(store, settings)
 
