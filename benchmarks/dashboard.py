@@ -128,7 +128,7 @@ def main() -> None:
                 mid = s._core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0]
             pages = [("overview", "/"), ("techniques", "/techniques"), ("errors", "/errors"),
                      ("error signature", f"/errors/{sig}"), ("memories (browse)", "/memories"),
-                     ("memories (filtered: agent, type, tag)", "/memories?agent=agent-3&type=failure&tag=flaky"),
+                     ("memories (filtered: agent, type, tag)", "/memories?agent=agent-3&type=failure&tags=flaky"),
                      ("memories (search as an agent)", "/memories?q=payment+webhook+timeout&agent=agent-3"),
                      ("memory", f"/memories/{mid}"), ("maintenance", "/maintenance")]
             out = []

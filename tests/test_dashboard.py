@@ -135,6 +135,11 @@ def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_writ
         assert hits.status_code == 200
         assert len(re.findall(r'<svg class="chart scorebar"', hits.text)) >= 1
         assert re.search(r'data-part="keyword"', hits.text)
+        both = c.get(base + "/dashboard/memories", params={"tags": "python, deps"}).text
+        ids = re.findall(r'href="/dashboard/memories/(\d+)"', both)
+        assert ids
+        with MemoryStore(path) as s:
+            assert all({"python", "deps"} <= set(s.get(int(i)).tags) for i in ids)
         m = c.get(f"{base}/dashboard/memories/{counts['hostile']}")
         assert m.status_code == 200 and "hostile-key" in m.text
         assert c.get(base + "/dashboard/memories/999999").status_code == 404
@@ -285,6 +290,8 @@ def test_token_rules_bearer_link_cookie_and_login(db):
         assert r.status_code == 401 and "needs a token" in r.text and 'type="password"' in r.text
         assert c.get(base + "/dashboard/", headers={"Authorization": "Bearer wrong"}).status_code == 401
         assert c.get(base + "/dashboard/", headers={"Authorization": "Bearer tok-alice"}).status_code == 401
+        assert c.get(base + "/dashboard/", headers={"Authorization": b"Bearer \xff\xfe"}).status_code == 401
+        assert c.get(base + "/dashboard/", headers={"Authorization": "Basic czNjcmV0LXRva2Vu"}).status_code == 401
         assert c.get(base + "/dashboard/", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
         assert c.get(base + "/dashboard/techniques?token=wrong").status_code == 401
         # the printed link: the token is exchanged for a session cookie and dropped from the address

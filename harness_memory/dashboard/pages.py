@@ -381,7 +381,7 @@ def memories(q: Queries, store: Any, root: str, params: dict[str, str]) -> tuple
     text = params.get("q", "").strip()
     f = MemoryFilter(agent_id=params.get("agent") or None, memory_type=params.get("type") or None,
                      scope=params.get("scope") or None, namespace=params.get("namespace") or None,
-                     tag=params.get("tag") or None,
+                     tags=tuple(t.strip() for t in params.get("tags", "").split(",") if t.strip())[:8],
                      archived={"live": False, "archived": True}.get(params.get("state", ""), None),
                      pinned=True if params.get("state") == "pinned" else None)
     with q.snapshot():
@@ -400,18 +400,19 @@ def memories(q: Queries, store: Any, root: str, params: dict[str, str]) -> tuple
             + _select("type", "type", [("", "(any)")] + [(n, f"{n} ({c:,})") for n, c in facets["type"]],
                       f.memory_type)
             + _select("scope", "scope", [("", "(any)"), ("agent", "agent"), ("global", "global")], f.scope)
-            + f'<label>tag <input name="tag" value="{e(f.tag or "")}" size="10"></label>'
+            + f'<label>tags (all of) <input name="tags" value="{e(", ".join(f.tags))}" size="14" '
+              'placeholder="a, b"></label>'
             + _select("state", "state", [("", "(any)"), ("live", "live"), ("archived", "archived"),
                                          ("pinned", "pinned")], params.get("state"))
             + '<button type="submit">Show</button></form>')
     out = [form]
     if text:
         hits = store.recall(text, agent_id=f.agent_id, namespace=f.namespace or default_ns, types=[f.memory_type] if f.memory_type
-                            else None, tags=[f.tag] if f.tag else None, include_archived=f.archived is not False,
+                            else None, tags=list(f.tags) or None, include_archived=f.archived is not False,
                             limit=50, record=False)
         hits = [h for h in hits if (f.scope is None or h.memory.scope == f.scope)
                 and (f.archived is None or h.memory.archived == f.archived)
-                and (f.pinned is None or h.memory.pinned == f.pinned)]
+                and (f.pinned is None or h.memory.pinned == f.pinned) and set(f.tags) <= set(h.memory.tags)]
         out.append(f"<p class=\"lead\">{len(hits)} hits of the same hybrid recall the harness uses (recorded nowhere: "
                    "a search here is not an access). "
                    + ("Without an agent, recall sees global memories only; pick an agent to search as that agent."

@@ -60,7 +60,7 @@ class MemoryFilter:
     memory_type: str | None = None
     scope: str | None = None
     namespace: str | None = None
-    tag: str | None = None
+    tags: tuple[str, ...] = ()  # every one of them
     archived: bool | None = None  # None: both
     pinned: bool | None = None
 
@@ -352,9 +352,9 @@ class Queries:
         if f.pinned is not None:
             conds.append("m.pinned = ?")
             params.append(int(f.pinned))
-        if f.tag is not None:
+        for tag in f.tags[:8]:
             conds.append("EXISTS (SELECT 1 FROM memory_tags t WHERE t.memory_id = m.id AND t.tag = ?)")
-            params.append(f.tag)
+            params.append(tag)
         if before is not None:
             conds.append("m.id < ?")
             params.append(before)
