@@ -261,6 +261,7 @@ def test_actions_are_confirmed_posts_with_csrf_through_the_public_api(db):
         # forget: the memory is gone
         r = c.post(f"{base}/dashboard/memories/{plain.id}/forget", data={"csrf": token})
         assert r.status_code == 303
+        assert f"Forgot memory #{plain.id}." in c.get(base + r.headers["location"]).text
         assert c.get(f"{base}/dashboard/memories/{plain.id}").status_code == 404
         assert c.post(f"{base}/dashboard/memories/{mid}/explode", data={"csrf": token}).status_code == 404
         assert c.get(f"{base}/dashboard/memories/{mid}/pin").status_code in (404, 405)  # no write by GET

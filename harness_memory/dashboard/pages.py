@@ -406,6 +406,9 @@ def memories(q: Queries, store: Any, root: str, params: dict[str, str]) -> tuple
                                          ("pinned", "pinned")], params.get("state"))
             + '<button type="submit">Show</button></form>')
     out = [form]
+    gone = params.get("forgotten", "")
+    if gone.isdigit() and len(gone) < 19:
+        out.insert(0, f'<p class="notice" role="status">Forgot memory #{int(gone)}.</p>')
     if text:
         hits = store.recall(text, agent_id=f.agent_id, namespace=f.namespace or default_ns, types=[f.memory_type] if f.memory_type
                             else None, tags=list(f.tags) or None, include_archived=f.archived is not False,
@@ -430,7 +433,7 @@ def memories(q: Queries, store: Any, root: str, params: dict[str, str]) -> tuple
         out.append("<p class=\"lead\">Newest first, 50 at a time.</p>")
         out.append(_memory_table(root, mems))
         if len(mems) == 50:
-            keep = {k: v for k, v in params.items() if k != "before"}
+            keep = {k: v for k, v in params.items() if k not in ("before", "forgotten")}
             out.append(f'<p><a rel="next" href="{e(root)}/memories{e(qs(**keep, before=mems[-1].id))}">older →</a></p>')
     return "Memories", "".join(out)
 
