@@ -102,6 +102,11 @@ class _Result:
             yield self.rows[self._i - 1]
 
 
+def _np(v: Any) -> np.ndarray:
+    """A loaded ``vector`` value (pgvector's ``Vector``, or an array) as float32."""
+    return np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32)
+
+
 class _NoLock:
     def __enter__(self) -> None:
         return None
@@ -183,6 +188,7 @@ class PostgresBackend:
         self.connect_timeout = max(1, round(connect_timeout))
         self._local = threading.local()
         self._sql_cache: dict[str, str] = {}
+        self._vectors_seen = False
         try:
             self._secret = conninfo_to_dict(url).get("password") or None
         except psycopg.ProgrammingError as exc:
@@ -421,6 +427,20 @@ class PostgresBackend:
         rows = self.execute(sql, (self._tsquery(terms), *params, limit)).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
+    def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """``(documents, {term: documents containing it})`` for BM25-style IDFs (confidence.py).
+
+        Counts stop at half the store: a term in more than half the documents has an IDF of
+        (floored) zero whatever its exact count."""
+        n_docs = int(self.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0])
+        if not terms:
+            return n_docs, {}
+        rows = self.execute(
+            "SELECT t.w, (SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts f "
+            "WHERE f.doc @@ to_tsquery('english', quote_literal(t.w)) LIMIT ?) x) FROM unnest(?::text[]) AS t(w)",
+            (n_docs // 2 + 1, list(terms))).fetchall()
+        return n_docs, {r[0]: int(r[1]) for r in rows}
+
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
         """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best."""
         if not terms:
@@ -458,15 +478,22 @@ class PostgresBackend:
                    archived: bool, vector: np.ndarray, *, new: bool = False) -> None:
         c = self.conn
         self._vector_ready(c.pg)
-        c.execute(f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, "
-                  "embedding) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+        # one round trip: the row and its change-log entry
+        c.execute(f"WITH v AS (INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, "
+                  "archived, embedding) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
                   "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
-                  "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding",
+                  "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding "
+                  "RETURNING memory_id) INSERT INTO vector_changes(memory_id, op) SELECT memory_id, 'put' FROM v",
                   (memory_id, namespace, agent_id, scope, memory_type, int(archived), self._vec(vector)))
-        c.execute("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", (memory_id,))
+
+    def _has_vectors(self) -> bool:
+        """Whether the vector table exists (remembered once seen: it is only ever replaced, never dropped)."""
+        if not self._vectors_seen:
+            self._vectors_seen = self.table_exists(self.VEC_TABLE)
+        return self._vectors_seen
 
     def remove_vectors(self, memory_ids: Sequence[int]) -> None:
-        if not memory_ids or not self.table_exists(self.VEC_TABLE):
+        if not memory_ids or not self._has_vectors():
             return
         ids = list(memory_ids)
         self.conn.execute(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)", (ids,))
@@ -493,7 +520,7 @@ class PostgresBackend:
             return {}
         rows = self._vector_rows(f"SELECT memory_id, embedding FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)",
                                  (list(memory_ids),))
-        return {int(r[0]): np.asarray(r[1], dtype=np.float32) for r in rows}
+        return {int(r[0]): _np(r[1]) for r in rows}
 
     def iter_vectors(self, since_seq: int | None = None, batch: int = 5000) -> Iterator[tuple]:
         cols = "memory_id, namespace, agent_id, scope, memory_type, archived, embedding"
@@ -503,7 +530,7 @@ class PostgresBackend:
                 rows = self._vector_rows(f"SELECT {cols} FROM {self.VEC_TABLE} WHERE memory_id > ? "
                                          "ORDER BY memory_id LIMIT ?", (last, batch))
                 for r in rows:
-                    yield (*r[:6], np.asarray(r[6], dtype=np.float32))
+                    yield (*r[:6], _np(r[6]))
                 if len(rows) < batch:
                     return
                 last = rows[-1][0]
@@ -512,7 +539,7 @@ class PostgresBackend:
                                                   (ids,))} if ids else {}
         for i in ids:
             r = got.get(i)
-            yield (i, None, None, None, None, None, None) if r is None else (*r[:6], np.asarray(r[6], dtype=np.float32))
+            yield (i, None, None, None, None, None, None) if r is None else (*r[:6], _np(r[6]))
 
     def vector_change_seq(self) -> tuple[int, int]:
         lo, hi = self.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()
@@ -522,7 +549,7 @@ class PostgresBackend:
         """Nearest rows passing ``conds``, the filters inside the HNSW scan (iterative scan); when
         the index gives fewer than ``k`` (a filter too selective for the scan budget), the exact
         search over the filtered rows decides."""
-        if not self.table_exists(self.VEC_TABLE):
+        if not self._has_vectors():
             return []
         where = " AND ".join(conds)
         q = self._vec(vector)

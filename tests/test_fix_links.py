@@ -147,7 +147,8 @@ def test_forgetting_a_fix_removes_its_links_and_index_rows(store):
     store.forget(m.id)
     b = store._core.backend
     assert b.execute("SELECT COUNT(*) FROM fix_links").fetchone()[0] == 0
-    assert b.execute("SELECT COUNT(*) FROM fix_errors_fts").fetchone()[0] == 0
+    if b.dialect == "sqlite":  # on PostgreSQL the index is a generated column of fix_links
+        assert b.execute("SELECT COUNT(*) FROM fix_errors_fts").fetchone()[0] == 0
     assert advice(store, NO_PYTEST).fixes == []
 
 

@@ -13,14 +13,14 @@ import pytest
 
 import secrets_corpus as corpus
 from harness_memory import MemoryStore
+from conftest import table_names
 
 BROAD = corpus.broad_corpus()
 
 
 def _all_text(store: MemoryStore) -> str:
     b = store._core.backend
-    tables = [r[0] for r in b.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                                      "AND name NOT LIKE '%fts%' AND name NOT LIKE 'memory_vectors%'")]
+    tables = [n for n in table_names(store) if "fts" not in n and not n.startswith("memory_vectors")]
     parts = []
     for t in tables:
         for row in b.execute(f'SELECT * FROM "{t}"'):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import HarnessMemoryError
+from conftest import table_names
 
 ERR = "ModuleNotFoundError: No module named 'yaml'"
 TASK = {"id": "T-1", "title": "sync shards", "agent_id": "coder"}
@@ -17,8 +18,7 @@ TASK = {"id": "T-1", "title": "sync shards", "agent_id": "coder"}
 def snapshot(store) -> dict[str, str]:
     """A digest of every table's full content."""
     b = store._core.backend
-    names = [r[0] for r in b.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                                     "AND name NOT LIKE '%fts_%' AND name NOT LIKE 'memory_vectors_%' ORDER BY name")]
+    names = [n for n in table_names(store) if "fts_" not in n and not n.startswith("memory_vectors_")]
     out = {}
     for n in names:
         rows = b.execute(f'SELECT * FROM "{n}"').fetchall()

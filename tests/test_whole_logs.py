@@ -241,7 +241,8 @@ def test_resign_moves_stored_signatures_and_merges_the_ledger(store):
         c.execute("INSERT INTO technique_effectiveness(technique, level, error_key, error_category, successes, "
                   "failures, attempts, first_used, last_used) VALUES ('fresh_start', 'signature', "
                   "'err_0000000000000002', 'import_error', 3, 1, 4, 0, 0)")
-        c.execute("INSERT OR REPLACE INTO signature_state(id, method, updated_at) VALUES (1, 1, 0)")
+        c.execute("INSERT INTO signature_state(id, method, updated_at) VALUES (1, 1, 0) "
+                  "ON CONFLICT(id) DO UPDATE SET method = excluded.method, updated_at = excluded.updated_at")
     run = store.run_job("resign")
     assert run.status == "ok" and run.counts["changed"] == 2
     assert store.get(m.id).error_signature == current
