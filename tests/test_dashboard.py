@@ -305,6 +305,7 @@ def test_token_rules_bearer_link_cookie_and_login(db):
         for p in PAGES:
             assert c.get(base + p).status_code == 200
             assert "s3cret-token" not in c.get(base + p).text
+        assert 'action="/dashboard/logout"' in c.get(base + "/dashboard/").text
         c.post(base + "/dashboard/logout")
         assert c.get(base + "/dashboard/").status_code == 401
     with Server(build_app(path, st)) as base, httpx.Client(follow_redirects=False) as c:

@@ -167,7 +167,8 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
     def html(request: Request, title: str, body: str, active: str, status: int = 200, started: float | None = None,
              csrf: tuple[str, bool] | None = None) -> Response:
         ms = None if started is None else (time.perf_counter() - started) * 1000
-        resp = HTMLResponse(page(root(request), active, title, body, elapsed_ms=ms), status_code=status)
+        resp = HTMLResponse(page(root(request), active, title, body, elapsed_ms=ms,
+                                 logout=not access.open and status < 400), status_code=status)
         tok, fresh = csrf or csrf_of(request)
         if fresh:
             resp.set_cookie(CSRF_COOKIE, tok, httponly=True, samesite="strict", path=root(request) or "/")

@@ -83,7 +83,8 @@ def tile(title: str, value: str, *, detail: str = "", verdict: str | None = None
             f'{v}<p class="detail">{e(detail)}</p>{chart}</section>')
 
 
-def page(root: str, active: str, title: str, body: str, *, elapsed_ms: float | None = None) -> str:
+def page(root: str, active: str, title: str, body: str, *, elapsed_ms: float | None = None,
+         logout: bool = False) -> str:
     nav = "".join(
         f'<a href="{e(root + "/" + path)}"{" aria-current=page" if path == active else ""}>{e(name)}</a>'
         for path, name in NAV)
@@ -97,7 +98,9 @@ def page(root: str, active: str, title: str, body: str, *, elapsed_ms: float | N
         "<link rel=\"icon\" href=\"data:,\">"
         "</head><body>"
         "<a class=\"skip\" href=\"#main\">Skip to content</a>"
-        f"<header><span class=\"brand\">harness-memory</span><nav aria-label=\"pages\">{nav}</nav></header>"
+        f"<header><span class=\"brand\">harness-memory</span><nav aria-label=\"pages\">{nav}</nav>"
+        + (f"<form class=\"logout\" method=\"post\" action=\"{e(root)}/logout\"><button type=\"submit\">Log out"
+           "</button></form>" if logout else "") + "</header>"
         f"<main id=\"main\" tabindex=\"-1\"><h1>{e(title)}</h1>{body}</main>"
         f"<footer>{e(foot)}times are UTC; weeks start on Monday; weeks before the current one are read at most "
         "every 10 minutes, the current week live</footer>"
