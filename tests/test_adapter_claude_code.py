@@ -66,12 +66,9 @@ def test_events_that_need_no_memory_answer_empty_without_opening_the_database(tm
     events = [
         base(project, "PreToolUse", tool_name="Bash", tool_input={"command": "npm test", "description": "Run tests"},
              tool_use_id="toolu_01"),
-        base(project, "PostToolUse", tool_name="Read", tool_input={"file_path": str(project / "a.py")},
-             tool_response={"type": "text", "file": {"filePath": str(project / "a.py"), "content": "x = 1\n"}},
-             tool_use_id="toolu_02"),
         base(project, "PostToolUseFailure", tool_name="Edit", tool_input={"file_path": "a.py", "old_string": "y",
                                                                           "new_string": "z"},
-             tool_use_id="toolu_03", error="String to replace not found in file.", is_interrupt=False),
+             tool_use_id="toolu_03", error="Interrupted by user", is_interrupt=True),
         base(project, "Notification", message="Claude needs your permission to use Bash"),
         base(project, "PreCompact", trigger="auto", custom_instructions=""),
         base(project, "SubagentStop", stop_hook_active=False),
@@ -242,6 +239,10 @@ def test_install_merges_and_never_clobbers(tmp_path, project):
     r = run_install(project, "--db", str(tmp_path / "m.db"))
     assert r.returncode == 0, r.stderr
     assert "added SessionStart" in r.stdout and "added PostToolUseFailure (matcher Bash)" in r.stdout
+    every = project.parent / "every"
+    every.mkdir()
+    r_all = run_install(every, "--all-tools")
+    assert r_all.returncode == 0 and "added PostToolUse (matcher *)" in r_all.stdout
     got = json.loads(settings.read_text())
     assert got["permissions"] == {"allow": ["Bash(npm test)"]}
     assert got["hooks"]["PostToolUse"][0] == {"matcher": "Edit|Write", "hooks": [mine]}
@@ -313,3 +314,38 @@ def test_any_input_gets_a_json_object_and_exit_0(tmp_path):
             assert any(f" {name}: " in err.getvalue() for name in typed), err.getvalue()
 
     check()
+
+
+def test_every_tool_call_goes_into_the_tool_call_log(tmp_path, project):
+    db = tmp_path / "m.db"
+    secret_file = "API_KEY=sk-" + "live0123456789abcdefABCDEF0123456789"
+    read = base(project, "PostToolUse", tool_name="Read", tool_input={"file_path": str(project / ".env")},
+                tool_response={"type": "text", "file": {"filePath": str(project / ".env"), "content": secret_file}},
+                tool_use_id="toolu_02", duration_ms=12)
+    edit = base(project, "PostToolUseFailure", tool_name="Edit",
+                tool_input={"file_path": "a.py", "old_string": "y = 1", "new_string": "y = 2"},
+                tool_use_id="toolu_03", error="String to replace not found in file.", is_interrupt=False)
+    mcp = base(project, "PostToolUse", tool_name="mcp__github__get_issue", tool_input={"number": 12},
+               tool_use_id="toolu_04", tool_response={"title": "adapters"})
+    ok = base(project, "PostToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_05",
+              tool_response={"stdout": "a.py\n", "stderr": "", "interrupted": False, "isImage": False})
+    fail = base(project, "PostToolUseFailure", tool_name="Bash", tool_input={"command": "python a.py"},
+                tool_use_id="toolu_06", error=MODULE_ERROR, is_interrupt=False)
+    for payload in (read, edit, mcp, ok):
+        assert hook(db, payload, project)[0] == {}
+    first = context_of(hook(db, fail, project)[0], "PostToolUseFailure")
+    assert "Tools that failed with this error" not in first  # the advice speaks of earlier calls
+    again = context_of(hook(db, dict(fail, tool_use_id="toolu_07"), project)[0], "PostToolUseFailure")
+    assert "Tools that failed with this error: Bash (shell, 1 time" in again
+    with MemoryStore(db) as s:
+        calls = s.tool_calls(agent_id=AGENT, namespace=ns(project))
+    got = [(c.tool_name, c.tool_type, c.success) for c in reversed(calls)]
+    assert got == [("Read", "builtin", True), ("Edit", "builtin", False), ("mcp__github__get_issue", "mcp", True),
+                   ("Bash", "shell", True), ("Bash", "shell", False), ("Bash", "shell", False)]
+    by_name = {c.tool_name: c for c in calls}
+    assert by_name["Read"].result is None and by_name["Read"].duration_ms == 12  # a file's content is not kept
+    assert by_name["Edit"].error == "String to replace not found in file."
+    assert by_name["Edit"].parameters == {"file_path": "a.py", "old_string": "y = 1", "new_string": "y = 2"}
+    assert all(c.task_id == f"claude-code:{SESSION}" for c in calls)
+    for f in tmp_path.glob("m.db*"):
+        assert b"live0123456789" not in f.read_bytes()

@@ -13,7 +13,11 @@ code 0, always:
 - ``Stop`` and ``SessionEnd``: ``on_task_complete`` for the turn: the injected memories are
   credited with its outcome, and an error followed by successful commands is stored as what
   fixed it. The answer is ``{}`` (a hook never asks Claude to keep going).
-- Anything else (``PreToolUse``, other tools, notifications): ``{}`` without opening the database.
+- Every other ``PostToolUse``/``PostToolUseFailure`` (any tool): the call goes into the tool-call
+  log (``MemoryStore.log_tool_call``: name, type, parameters, outcome, error; the output only for
+  shell tools); the answer is ``{}``.
+- Anything else (``PreToolUse``, notifications, …) and interrupted calls: ``{}`` without opening
+  the database.
 
 A session is a task (``claude-code:<session_id>``); its namespace is derived from the project
 folder (``$CLAUDE_PROJECT_DIR``, else the event's ``cwd``) unless one is given. What a session
@@ -97,6 +101,37 @@ def _shell_failure(payload: dict[str, Any]) -> str | None:
     return "\n".join(parts) or f"command exited with status {code}"
 
 
+def _interrupted(payload: dict[str, Any]) -> bool:
+    resp = payload.get("tool_response")
+    return bool(payload.get("is_interrupt")) or (isinstance(resp, dict) and bool(resp.get("interrupted")))
+
+
+def _log_tool_call(store: Any, payload: dict[str, Any], s: _Session, shell_error: str | None) -> None:
+    """The call in the tool-call log (docs/tool_calls.md): name, type, parameters, outcome; the
+    result only for shell tools (their output, bounded and redacted), never a file's content."""
+    tool = payload["tool_name"]
+    failed = payload.get("hook_event_name") == "PostToolUseFailure" or shell_error is not None
+    error = None
+    if failed:
+        error = shell_error or payload.get("error", payload.get("error_message"))
+        error = error if isinstance(error, str) and error.strip() else "tool call failed"
+    params = payload.get("tool_input")
+    resp = payload.get("tool_response")
+    duration = payload.get("duration_ms")
+    try:
+        store.log_tool_call(
+            tool, agent_id=s.agent, success=not failed,
+            tool_type="shell" if tool in SHELL_TOOLS else ("mcp" if tool.startswith("mcp__") else "builtin"),
+            parameters=params if isinstance(params, dict | list) else None,
+            result=resp if tool in SHELL_TOOLS and not failed and isinstance(resp, dict | str) else None,
+            error=error[-MAX_ERROR_CHARS:] if error else None, namespace=s.namespace, session_id=s.task_id,
+            task_id=s.task_id,
+            duration_ms=duration if isinstance(duration, int | float) and not isinstance(duration, bool)
+            and 0 <= duration <= 1e11 else None)
+    except InvalidInputError:
+        pass  # a tool name or parameters the log refuses: the rest of the answer stands
+
+
 def _command(payload: dict[str, Any]) -> str:
     ti = payload.get("tool_input")
     cmd = ti.get("command") if isinstance(ti, dict) else None
@@ -171,26 +206,29 @@ def handle_event(store: Any, payload: dict[str, Any], *, agent: str = "claude-co
         s.save() if (ctx.injected or event == "UserPromptSubmit") else None
         return _context_answer(event, ctx.prompt)
     if event in TOOL_EVENTS:
-        error = _shell_failure(payload)
-        if error is None:
-            if payload.get("tool_name") not in SHELL_TOOLS or event != "PostToolUse":
-                return {}
-            s = _Session(store, payload, agent, namespace)
-            if s.state.get("error"):  # a command that worked after an error: a step of the fix
-                s.state["fixed_by"] = [*s.state.get("fixed_by", []), _command(payload)][-5:]
-                s.save()
-            return {}
+        tool = payload.get("tool_name")
+        if not isinstance(tool, str) or not tool.strip() or _interrupted(payload):
+            return {}  # a call the user interrupted teaches nothing
         s = _Session(store, payload, agent, namespace)
-        error = error[-MAX_ERROR_CHARS:]
-        task = s.task()
-        advice = store.on_task_error(task, error)
-        store.on_task_complete(task, {"success": False, "summary": f"`{_command(payload)}` failed", "error": error})
-        s.state.update(error=error, fixed_by=[], failed_command=_command(payload))
-        s.save()
-        text = advice.prompt
-        if len(text) > budget_chars:
-            text = text[: budget_chars - 20].rsplit("\n", 1)[0] + "\n[advice truncated]"
-        return _context_answer(event, text)
+        error = _shell_failure(payload)
+        answer: dict[str, Any] = {}
+        if error is not None:
+            error = error[-MAX_ERROR_CHARS:]
+            task = s.task()
+            advice = store.on_task_error(task, error)
+            store.on_task_complete(task, {"success": False, "summary": f"`{_command(payload)}` failed",
+                                          "error": error})
+            s.state.update(error=error, fixed_by=[], failed_command=_command(payload))
+            s.save()
+            text = advice.prompt
+            if len(text) > budget_chars:
+                text = text[: budget_chars - 20].rsplit("\n", 1)[0] + "\n[advice truncated]"
+            answer = _context_answer(event, text)
+        elif tool in SHELL_TOOLS and event == "PostToolUse" and s.state.get("error"):
+            s.state["fixed_by"] = [*s.state.get("fixed_by", []), _command(payload)][-5:]  # a step of the fix
+            s.save()
+        _log_tool_call(store, payload, s, error)  # after the advice: it names earlier failures of this tool
+        return answer
     if event in END_EVENTS:
         s = _Session(store, payload, agent, namespace)
         if not s.state:
@@ -237,10 +275,8 @@ def _needs_store(payload: dict[str, Any]) -> bool:
     event = payload.get("hook_event_name")
     if event in CONTEXT_EVENTS or event in END_EVENTS:
         return True
-    if event not in TOOL_EVENTS or payload.get("tool_name") not in SHELL_TOOLS or payload.get("is_interrupt"):
-        return False
-    resp = payload.get("tool_response")
-    return not (isinstance(resp, dict) and resp.get("interrupted"))  # a call the user interrupted teaches nothing
+    tool = payload.get("tool_name")
+    return event in TOOL_EVENTS and isinstance(tool, str) and bool(tool.strip()) and not _interrupted(payload)
 
 
 def main(*, db: str | Path | None = None, agent: str = "claude-code", namespace: str | None = None,
@@ -308,11 +344,13 @@ def _hook_command(db: str | Path | None, agent: str, namespace: str | None) -> s
 
 
 def install(project: str | Path, *, db: str | Path | None = None, agent: str = "claude-code",
-            namespace: str | None = None, timeout_s: int = 10) -> list[str]:
+            namespace: str | None = None, timeout_s: int = 10, all_tools: bool = False) -> list[str]:
     """Merge the hook configuration into ``<project>/.claude/settings.json`` (created if missing).
 
     Existing settings and hooks are kept; an event that already runs this hook command is left as
-    it is. Returns lines saying what changed. A settings file that is not a JSON object raises
+    it is. The tool events match ``Bash`` only, or every tool with ``all_tools`` (each call then
+    goes into the tool-call log, at the cost of one hook process per tool use). Returns lines
+    saying what changed. A settings file that is not a JSON object raises
     :class:`ConfigurationError` and nothing is written."""
     from .. import validation as v
 
@@ -346,9 +384,12 @@ def install(project: str | Path, *, db: str | Path | None = None, agent: str = "
             continue
         group: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": timeout_s}]}
         if matcher is not None:
-            group = {"matcher": matcher, **group}
+            group = {"matcher": "*" if all_tools else matcher, **group}
         groups.append(group)
-        changes.append(f"added {event}" + (f" (matcher {matcher})" if matcher else "") + f": {command}")
+        if matcher is not None:
+            changes.append(f"added {event} (matcher {group['matcher']}): {command}")
+        else:
+            changes.append(f"added {event}: {command}")
     if not changes:
         return [f"{path}: the hooks are already installed; nothing changed"]
     path.parent.mkdir(parents=True, exist_ok=True)

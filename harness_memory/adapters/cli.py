@@ -53,6 +53,8 @@ def claude_code(
     install: Annotated[bool, typer.Option("--install", help="write the hook configuration into the project's "
                                                             ".claude/settings.json (merged) and exit")] = False,
     project: Annotated[Path | None, typer.Option(help="project folder for --install (default: .)")] = None,
+    all_tools: Annotated[bool, typer.Option("--all-tools", help="with --install: hook every tool's calls (the "
+                                                               "tool-call log), not only Bash")] = False,
     agent: Annotated[str, typer.Option("--agent", "-a", help="agent id")] = "claude-code",
     namespace: Annotated[str | None, typer.Option(
         "--namespace", "-n", help="namespace (default: one per project folder)")] = None,
@@ -66,7 +68,7 @@ def claude_code(
     if install:
         from .claude_code import install as do_install
 
-        changes = do_install(project or Path("."), db=db, agent=agent, namespace=namespace)
+        changes = do_install(project or Path("."), db=db, agent=agent, namespace=namespace, all_tools=all_tools)
         for line in changes:
             typer.echo(line)
         return
