@@ -159,7 +159,7 @@ def test_values_are_redacted_like_every_memory(ours):
 def test_bad_input_is_refused_and_changes_nothing(ours):
     ours.put(("ok",), "k", {"v": 1})
     before = ours.memory_store.stats()["memories"]
-    bad = [PutOp(("a.b",), "k", {"v": 1}), PutOp((), "k", {"v": 1}), PutOp(("langgraph",), "k", {"v": 1}),
+    bad = [PutOp(("a.b",), "k", {"v": 1}), PutOp((), "k", {"v": 1}),
            PutOp(("a",), "", {"v": 1}), PutOp(("a",), "k\n", {"v": 1}), PutOp(("a",), "k", "not a dict"),
            PutOp(("a",), "k", {"v": 1}, ttl=-5), PutOp(("a",), "k", {"v": float("nan")}),
            PutOp(tuple(f"l{i}" for i in range(40)), "k", {"v": 1}),
@@ -172,6 +172,30 @@ def test_bad_input_is_refused_and_changes_nothing(ours):
     assert ours.get(("ok",), "k2") is None
     with pytest.raises(InvalidInputError):
         HarnessMemoryStore(ours.memory_store, memory_type="no-such-type")
+    # as in LangGraph: put() refuses the reserved root label, a direct PutOp may use it
+    with pytest.raises(ValueError):
+        ours.put(("langgraph", "x"), "k", {"v": 1})
+    ours.batch([PutOp(("langgraph", "x"), "k", {"v": 1})])
+    assert ours.get(("langgraph", "x"), "k").value == {"v": 1}
+
+
+def test_namespace_listings_agree_with_inmemorystore(ours):
+    ref = InMemoryStore()
+    layout = [("org", "eng", "web"), ("org", "eng", "api", "v1"), ("org", "eng", "api", "v2"), ("org", "ops", "web"),
+              ("org", "sales"), ("team", "eng", "web"), ("users", "7", "prefs"), ("users", "9"), ("x",)]
+    for i, ns in enumerate(layout):
+        for s in (ref, ours):
+            s.put(ns, f"k{i}", {"i": i})
+    queries = [{}, {"prefix": ("org",)}, {"prefix": ("org", "eng")}, {"suffix": ("web",)},
+               {"prefix": ("org",), "suffix": ("web",)}, {"prefix": ("org", "*", "web")}, {"suffix": ("*", "web")},
+               {"prefix": ("*", "eng")}, {"max_depth": 1}, {"max_depth": 2}, {"prefix": ("org",), "max_depth": 3},
+               {"prefix": ("org",), "limit": 2}, {"prefix": ("org",), "offset": 2}, {"prefix": ("nothing",)},
+               {"prefix": ("users", "9")}, {"prefix": ("*", "users")}, {"limit": 3, "offset": 6}]
+    for q in queries:
+        assert ours.list_namespaces(**q) == ref.list_namespaces(**q), q
+    for n in range(0, 10, 3):  # pages
+        assert ours.list_namespaces(limit=3, offset=n) == ref.list_namespaces(limit=3, offset=n)
+    assert HarnessMemoryStore(ours.memory_store, agent_id="empty").list_namespaces() == InMemoryStore().list_namespaces()
 
 
 class State(TypedDict, total=False):
@@ -261,3 +285,50 @@ def test_hostile_puts_either_round_trip_or_are_refused_without_a_trace(tmp_path)
         check()
     finally:
         store.close()
+
+
+def test_search_behaviours_langgraph_users_rely_on(ours):
+    shop = [("p1", {"text": "red apple", "color": "red", "price": 4.5}),
+            ("p2", {"text": "red car", "color": "red", "price": 3.0}),
+            ("p3", {"text": "green apple", "color": "green", "price": 4.0}),
+            ("p4", {"text": "blue car", "color": "blue", "price": 3.5})]
+    for k, v in shop:
+        ours.put(("shop",), k, v)
+    # a query with a filter: only matching items, the best match first
+    assert ours.search(("shop",), query="apple", filter={"color": "red"})[0].key == "p1"
+    assert {h.key for h in ours.search(("shop",), query="car", filter={"color": "red"})} == {"p1", "p2"}
+    assert [h.key for h in ours.search(("shop",), query="apple", filter={"price": {"$gte": 4.0}, "color": "green"})] \
+        == ["p3"]
+    assert len(ours.search(("shop",), query="zzzz", filter={"price": {"$gt": 3.2}})) == 3
+    # odd queries are still searches
+    for q in ["", None, "apple " * 100, "apple!@#$%^&*()\"'", "NEAR(apple car)", "apple OR", "-car", "c*"]:
+        assert len(ours.search(("shop",), query=q, limit=10)) == 4, q
+    # pages of a ranked search: disjoint, together the whole
+    p1 = ours.search(("shop",), query="red apple", limit=2)
+    p2 = ours.search(("shop",), query="red apple", limit=2, offset=2)
+    assert len(p1) == len(p2) == 2 and not {h.key for h in p1} & {h.key for h in p2}
+    # an update is searched by its new text, not its old one
+    ours.put(("shop",), "p1", {"text": "yellow banana", "color": "yellow", "price": 1.0})
+    assert ours.search(("shop",), query="yellow banana", limit=1)[0].key == "p1"
+    assert "p1" not in [h.key for h in ours.search(("shop",), query="red apple", limit=2)]
+    # an item put with index=False is found by listing, not by its words
+    ours.put(("shop",), "p5", {"text": "red apple pie"}, index=False)
+    assert "p5" not in [h.key for h in ours.search(("shop",), query="red apple pie", limit=3)]
+    assert "p5" in [h.key for h in ours.search(("shop",))]
+
+
+def test_concurrent_async_operations(ours):
+    async def scenario():
+        docs = [(f"d{i}", {"text": f"{['red', 'blue'][i % 2]} thing {i}", "i": i}) for i in range(30)]
+        await asyncio.gather(*[ours.aput(("c",), k, v) for k, v in docs])
+        await asyncio.gather(*[ours.adelete(("c",), k) for k, _ in docs[:10]])
+        got = await asyncio.gather(ours.asearch(("c",), query="red", filter={"i": {"$gt": 15}}, limit=50),
+                                   ours.asearch(("c",), limit=50), ours.alist_namespaces(),
+                                   ours.aget(("c",), "d3"), ours.aget(("c",), "d13"))
+        return got
+
+    red, every, namespaces, gone, kept = asyncio.run(scenario())
+    assert {h.key for h in red} == {f"d{i}" for i in range(16, 30)}  # the filter decides membership
+    assert red[0].value["text"].startswith("red")
+    assert {h.key for h in every} == {f"d{i}" for i in range(10, 30)}
+    assert namespaces == [("c",)] and gone is None and kept.value["i"] == 13

@@ -241,8 +241,6 @@ class HarnessMemoryStore(BaseStore):
         elif isinstance(op, PutOp):
             _ns_check(op.namespace)
             _key_check(op.key)
-            if op.namespace[0] == "langgraph":
-                raise InvalidInputError('the root label of a namespace cannot be "langgraph"')
             if op.value is not None and not isinstance(op.value, dict):
                 raise InvalidInputError("a value must be a dict (or None to delete)")
             if op.value is not None:  # JSON without NaN, within the metadata size limit: checked before any write
