@@ -8,18 +8,62 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.markup import escape
-from rich.table import Table
 
 from .errors import HarnessMemoryError
 from .settings import Settings
 
+# plain help (no console markup: "[api]" stays in the text), -h as --help
 app = typer.Typer(help="harness-memory: the learning memory of a task harness.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False)
-out = Console()
-err = Console(stderr=True)
+                  add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+class _LazyConsole:
+    """A rich Console made on first use: a command that prints nothing does not import rich."""
+
+    def __init__(self, **kw: Any):
+        self._kw = kw
+        self._console = None
+
+    def real(self) -> Any:
+        """The Console itself (for rich objects that need one, e.g. a progress bar)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._kw)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
+out: Any = _LazyConsole()
+err: Any = _LazyConsole(stderr=True)
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as _escape
+
+    return _escape(text)
+
+
+def Table(*a: Any, **kw: Any):  # noqa: N802 - rich's Table, imported when a table is printed
+    from rich.table import Table as _Table
+
+    return _Table(*a, **kw)
+
+
+def _progress(label: str, *, disable: bool):
+    """A progress bar with done/total (the total is set by the first progress callback)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err.real(),
+                    disable=disable)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 memory``, ``2 memories``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 DbOpt = Annotated[Optional[str], typer.Option("--db", help="database: a file, sqlite:///path or postgresql://user@host/db (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable JSON output")]
@@ -30,6 +74,37 @@ def _open(db: str | Path | None, **kw: Any):
     from .store import MemoryStore
 
     return MemoryStore(db, **kw)
+
+
+def _db_file(db: str | Path | None) -> Path | None:
+    """The file a --db value (or the settings' default) names; None for a server database URL."""
+    raw = str(db if db is not None else Settings().db)
+    if raw.startswith("sqlite:///"):
+        raw = raw[len("sqlite:///"):]
+    elif "://" in raw:
+        return None
+    return Path(raw).expanduser()
+
+
+def _open_existing(db: str | Path | None, **kw: Any):
+    """Open a database that must exist already: a mistyped --db is refused, never created."""
+    from .errors import DatabaseOpenError
+
+    path = _db_file(db)
+    if path is not None and not path.exists():
+        raise DatabaseOpenError(f"no database at {path}: create one with `harness-memory init --db {path}` "
+                                "(or pass the --db of an existing one)")
+    return _open(db, **kw)
+
+
+def _open_creating(db: str | Path | None, **kw: Any):
+    """Open a database, creating it (and its folder) if needed; a creation is said on stderr."""
+    path = _db_file(db)
+    new = path is not None and not path.exists()
+    store = _open(db, **kw)
+    if new:
+        err.print(f"created {path}", highlight=False, markup=False)
+    return store
 
 
 def _emit(obj: Any) -> None:
@@ -43,7 +118,7 @@ def _mem_dict(m) -> dict:
 @app.command()
 def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Create (or migrate) the database."""
-    with _open(db) as s:
+    with _open_creating(db) as s:
         info = {"db": str(s.path), "embedder": s.embedder.name, "types": list(s.memory_types)}
     _emit(info) if as_json else out.print(f"[green]ready[/] {info['db']} (embedder {info['embedder']})")
 
@@ -52,7 +127,8 @@ def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 def remember(
     content: str,
     type: Annotated[str, typer.Option("--type", "-t", help="memory type")],
-    agent: Annotated[str, typer.Option("--agent", "-a", help="agent id")],
+    agent: Annotated[str, typer.Option("--agent", "-a", help="agent id: the memory's owner (scope agent: only "
+                                                                "this agent recalls it; scope global: every agent)")],
     scope: Annotated[str, typer.Option(help="agent or global")] = "agent",
     tag: Annotated[Optional[list[str]], typer.Option("--tag", help="tag (repeatable)")] = None,
     key: Annotated[Optional[str], typer.Option(help="upsert key")] = None,
@@ -60,48 +136,75 @@ def remember(
     error: Annotated[Optional[str], typer.Option(help="raw error text")] = None,
     importance: Annotated[float, typer.Option()] = 0.5,
     ttl_hours: Annotated[Optional[float], typer.Option(help="expire after this many hours")] = None,
+    metadata: Annotated[Optional[str], typer.Option(help="a JSON object stored with the memory")] = None,
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """Store a memory (duplicates reinforce the existing one)."""
-    with _open(db) as s:
-        m = s.remember(content, type=type, agent_id=agent, scope=scope, tags=tag or (), key=key,
+    """Store a memory (duplicates reinforce the existing one); creates the database if needed."""
+    meta = None
+    if metadata is not None:
+        from .errors import InvalidInputError
+
+        try:
+            meta = json.loads(metadata)
+        except ValueError as exc:
+            raise InvalidInputError(f"--metadata must be a JSON object: {exc}") from None
+        if not isinstance(meta, dict):
+            raise InvalidInputError("--metadata must be a JSON object, e.g. '{\"ticket\": \"OPS-12\"}'")
+    with _open_creating(db) as s:
+        m = s.remember(content, type=type, agent_id=agent, scope=scope, tags=tag or (), key=key, metadata=meta,
                        task_signature=task_signature, error=error, importance=importance, namespace=namespace,
                        ttl=None if ttl_hours is None else ttl_hours * 3600.0)  # seconds: checked by the store
-    _emit(_mem_dict(m)) if as_json else out.print(f"[green]stored[/] #{m.id} ({m.type}, {m.scope}) {m.content[:80]}")
+    _emit(_mem_dict(m)) if as_json else out.print(f"[green]stored[/] #{m.id} ({m.type}, {m.scope}) {escape(m.content[:80])}")
 
 
 @app.command()
 def recall(
     query: str,
-    agent: Annotated[Optional[str], typer.Option("--agent", "-a")] = None,
+    agent: Annotated[Optional[str], typer.Option("--agent", "-a", help="agent id: recall sees this agent's memories "
+                                                                       "and global ones (default: global ones only)")] = None,
     type: Annotated[Optional[list[str]], typer.Option("--type", "-t")] = None,
     tag: Annotated[Optional[list[str]], typer.Option("--tag")] = None,
     task_signature: Annotated[Optional[str], typer.Option()] = None,
     error: Annotated[Optional[str], typer.Option()] = None,
     limit: Annotated[int, typer.Option("--limit", "-k")] = 10,
     explain: Annotated[bool, typer.Option(help="show each score component")] = False,
+    min_confidence: Annotated[Optional[float], typer.Option(
+        help="keep only hits with at least this confidence (0-1; the injection gate is settings.confidence.inject_min)")] = None,
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Search what an agent may see (its own memories and global ones)."""
-    with _open(db) as s:
+    with _open_existing(db) as s:
         hits = s.recall(query, agent_id=agent, types=type, tags=tag, task_signature=task_signature, error=error,
-                        limit=limit, namespace=namespace)
+                        limit=limit, namespace=namespace, min_confidence=min_confidence)
+        hidden = _others_memories(s, agent, namespace) if not hits else 0
     if as_json:
-        _emit([{"score": h.score, "explain": h.explain(), "memory": _mem_dict(h.memory)} for h in hits])
+        _emit([{"score": h.score, "confidence": h.confidence, "explain": h.explain(), "memory": _mem_dict(h.memory)}
+               for h in hits])
         return
     print_hits(hits, explain=explain)
+    if hidden:
+        who = f"agent {agent!r}" if agent else "global scope (no --agent)"
+        err.print(f"note: nothing visible to {who}, but this namespace holds {plural(hidden, 'memory', 'memories')} "
+                  "of other agents: pass --agent/-a", markup=False, highlight=False)
+
+
+def _others_memories(s, agent: str | None, namespace: str | None) -> int:
+    """How many memories of the namespace the asking agent cannot see (a count only)."""
+    st = s.stats(namespace=namespace)
+    return sum(r["count"] for r in st.get("by_agent_type", []) if r["agent_id"] != agent)
 
 
 def print_hits(hits, *, explain: bool = False, title: str | None = None) -> None:
     t = Table(title=title, show_lines=explain)
-    for col in ("id", "score", "type", "agent", "content"):
+    for col in ("id", "score", "confidence", "type", "agent", "content"):
         t.add_column(col, overflow="fold")
     for h in hits:
         m = h.memory
-        content = m.content if len(m.content) < 160 else m.content[:157] + "..."
+        content = escape(m.content if len(m.content) < 160 else m.content[:157] + "...")
         if explain:
-            content += "\n[dim]" + h.breakdown.describe() + "[/]"
-        t.add_row(str(m.id), f"{h.score:.3f}", m.type, m.agent_id, content)
+            content += "\n[dim]" + escape(h.breakdown.describe()) + "[/]"
+        conf = "-" if h.confidence is None else f"{h.confidence:.2f}"
+        t.add_row(str(m.id), f"{h.score:.3f}", conf, m.type, escape(m.agent_id), content)
     out.print(t if hits else "[yellow]no memories matched[/]")
 
 
@@ -137,21 +240,21 @@ def signature(
 @app.command()
 def show(memory_id: int, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Show one memory with all its fields."""
-    with _open(db) as s:
+    with _open_existing(db) as s:
         m = s.get(memory_id)
     if as_json:
         _emit(_mem_dict(m))
         return
     t = Table(show_header=False)
     for k, val in _mem_dict(m).items():
-        t.add_row(k, json.dumps(val, ensure_ascii=False) if isinstance(val, (list, dict)) else str(val))
+        t.add_row(k, escape(json.dumps(val, ensure_ascii=False) if isinstance(val, (list, dict)) else str(val)))
     out.print(t)
 
 
 @app.command()
 def forget(memory_id: int, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Delete one memory."""
-    with _open(db) as s:
+    with _open_existing(db) as s:
         s.forget(memory_id)
     _emit({"deleted": memory_id}) if as_json else out.print(f"[green]deleted[/] #{memory_id}")
 
@@ -169,7 +272,7 @@ VIEWS = [("v_memories_by_agent_type", "memories by agent and type"),
 def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
           rows: Annotated[int, typer.Option(help="rows per view", min=0, max=10_000)] = 15) -> None:
     """Counts, pending embeddings, the embedder, and the metrics views."""
-    with _open(db) as s:
+    with _open_existing(db) as s:
         st = s.stats(namespace=namespace)
         views = {}
         for name, _title in VIEWS:
@@ -179,7 +282,8 @@ def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
     if as_json:
         _emit({**st, "views": views})
         return
-    out.print(f"{st['memories']} memories in {st['namespaces']} namespace(s); embedder {st['embedder']['name']}; "
+    out.print(f"{plural(st['memories'], 'memory', 'memories')} in {plural(st['namespaces'], 'namespace')}; "
+              f"embedder {st['embedder']['name']}; "
               f"{st['pending_embeddings']} pending embeddings; {st['archived']} archived")
     for name, title in VIEWS:
         data = views[name]
@@ -200,8 +304,14 @@ app.add_typer(jobs_app, name="jobs")
 @jobs_app.command("status")
 def jobs_status(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Recent runs, their counts and errors, and the leases held now."""
-    with _open(db) as s:
+    with _open_existing(db) as s:
         st = s.job_status()
+    for r in st["runs"]:  # counts are stored as JSON text: objects in the output
+        if isinstance(r.get("counts"), str):
+            try:
+                r["counts"] = json.loads(r["counts"])
+            except ValueError:
+                pass  # not JSON: shown as stored
     if as_json:
         _emit(st)
         return
@@ -213,7 +323,10 @@ def jobs_status(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     for r in st["runs"]:
         started = datetime.fromtimestamp(r["started_at"], tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
         secs = "-" if r["finished_at"] is None else f"{r['finished_at'] - r['started_at']:.2f}"
-        t.add_row(r["job"], r["status"], started, secs, r["error"] or r["counts"], r["holder"])
+        counts = r["counts"]
+        if isinstance(counts, dict):
+            counts = ", ".join(f"{k} {v}" for k, v in counts.items() if k != "plan")
+        t.add_row(r["job"], r["status"], started, secs, r["error"] or str(counts), r["holder"])
     out.print(t if st["runs"] else "[yellow]no job has run yet[/]")
     for lease in st["leases"]:
         out.print(f"lease: {lease['job']} held by {lease['holder']}")
@@ -234,9 +347,9 @@ def jobs_run(
     kwargs: dict[str, Any] = {"dry_run": dry_run}
     if namespace is not None and name == "consolidate":
         kwargs["namespace"] = namespace
-    with _open(db) as s:
-        with Progress(TextColumn(name), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeRemainingColumn(), console=err, disable=as_json) as prog:
+    with _open_existing(db) as s:
+        # only decay and consolidate report progress: the others run without a bar
+        with _progress(name, disable=as_json or name not in ("decay", "consolidate")) as prog:
             task = prog.add_task(name, total=None)
             if name in ("decay", "consolidate"):
                 kwargs["progress"] = lambda done, total: prog.update(task, completed=done, total=total)
@@ -289,7 +402,7 @@ def export_(
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Export memories as versioned JSONL, or one agent's MEMORY.md."""
-    with _open(db) as s:
+    with _open_existing(db) as s:
         if format == "jsonl":
             n = s.export_jsonl(path, namespace=namespace, agent_id=agent)
         elif format == "markdown":
@@ -298,7 +411,8 @@ def export_(
             n = s.export_markdown(agent, path, namespace=namespace)
         else:
             raise typer.BadParameter("format must be jsonl or markdown")
-    _emit({"exported": n, "path": str(path)}) if as_json else out.print(f"[green]exported[/] {n} memories to {path}")
+    _emit({"exported": n, "path": str(path)}) if as_json else out.print(
+        f"[green]exported[/] {plural(n, 'memory', 'memories')} to {escape(str(path))}")
 
 
 @app.command("import")
@@ -308,8 +422,8 @@ def import_(
     agent: Annotated[Optional[str], typer.Option("--agent", "-a")] = None,
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """Import a JSONL export (idempotent) or apply an edited MEMORY.md."""
-    with _open(db) as s:
+    """Import a JSONL export (idempotent) or apply an edited MEMORY.md; creates the database if needed."""
+    with _open_creating(db) as s:
         if format == "jsonl":
             r = s.import_jsonl(path)
         elif format == "markdown":
@@ -333,12 +447,12 @@ def reembed(
 
     st = Settings()
     e = embedder_from_name(embedder or st.embedder, base_url=st.embedder_base_url, api_key=st.embedder_api_key)
-    with _open(db, embedder=e, allow_embedder_change=True) as s:
-        with Progress(TextColumn("re-embedding"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeRemainingColumn(), console=err, disable=as_json) as prog:
+    with _open_existing(db, embedder=e, allow_embedder_change=True) as s:
+        with _progress("re-embedding", disable=as_json) as prog:
             task = prog.add_task("reembed", total=None)
             n = s.reembed(progress=lambda done, total: prog.update(task, completed=done, total=total))
-    _emit({"reembedded": n, "embedder": e.name}) if as_json else out.print(f"[green]re-embedded[/] {n} memories with {e.name}")
+    _emit({"reembedded": n, "embedder": e.name}) if as_json else out.print(
+        f"[green]re-embedded[/] {plural(n, 'memory', 'memories')} with {escape(e.name)}")
 
 
 @app.command()
@@ -360,6 +474,7 @@ def serve(
 ) -> None:
     """Serve the REST API (extra [api]). A non-loopback address needs HARNESS_MEMORY_API_TOKEN(S)."""
     settings = Settings()
+    _open_existing(db).close()  # a mistyped --db is refused here, not created
     if host not in ("127.0.0.1", "::1", "localhost") and not (settings.api_token or settings.api_tokens):
         err.print(f"[red]error:[/] refusing to serve on {host} without a token: set HARNESS_MEMORY_API_TOKEN "
                   "or HARNESS_MEMORY_API_TOKENS")
@@ -369,7 +484,7 @@ def serve(
 
         from .api import create_app
     except ImportError:
-        err.print("[red]error:[/] the REST API needs: pip install 'harness-memory[api]'")
+        err.print("error: the REST API needs the api extra: pip install 'harness-memory[api]'", markup=False)
         raise SystemExit(2) from None
     uvicorn.run(create_app(str(db or settings.db), settings), host=host, port=port, log_level="info")
 
@@ -398,11 +513,16 @@ def dashboard(
 @app.command()
 def mcp(db: DbOpt = None) -> None:
     """Serve the MCP tools over stdio (extra [mcp]); the agent identity is HARNESS_MEMORY_MCP_AGENT_ID."""
+    import importlib.util
+
     try:
+        if importlib.util.find_spec("mcp") is None:
+            raise ImportError("mcp")
         from .mcp_server import serve_stdio
     except ImportError:
-        err.print("[red]error:[/] the MCP server needs: pip install 'harness-memory[mcp]'")
+        err.print("error: the MCP server needs the mcp extra: pip install 'harness-memory[mcp]'", markup=False)
         raise SystemExit(2) from None
+    _open_existing(db).close()  # a mistyped --db is refused here, not created
     settings = Settings()
     serve_stdio(str(db or settings.db), settings)
 
@@ -418,8 +538,24 @@ from .cli_capabilities import register as _register_capabilities  # noqa: E402
 _register_capabilities(app)
 
 
+# issue 16: the learning half (select-technique, outcome, apply, has-seen)
+from .cli_learning import register as _register_learning  # noqa: E402
+
+_register_learning(app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        sys.stdout.write(f"harness-memory {__version__}\n")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root(debug: Annotated[bool, typer.Option("--debug", help="show the full traceback of an error")] = False) -> None:
+def _root(debug: Annotated[bool, typer.Option("--debug", help="show the full traceback of an error")] = False,
+          version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="print the version and exit")] = False) -> None:
     """harness-memory: the learning memory of a task harness."""
     _state["debug"] = debug
 
@@ -428,10 +564,11 @@ _state: dict[str, bool] = {"debug": False}
 
 
 def _fail(kind: str, message: str, code: int) -> None:
-    from rich.markup import escape
-
     # one line, whatever the message holds (a path, a multi-line driver message)
     line = " ".join(str(message).split())
+    if "--json" in sys.argv[1:]:  # a machine reads the output: the error is JSON too (on stdout)
+        _emit({"error": kind, "detail": line, "exit_code": code})
+        raise SystemExit(code)
     err.print(f"[red]error:[/] {escape(kind)}: {escape(line)}", soft_wrap=True)
     raise SystemExit(code)
 

@@ -16,7 +16,7 @@ from .tasks import task_signature as _task_signature
 from .core import Core, error_text, signature_basis
 from .embedders import Embedder, check_vectors, embedder_from_name
 from .errors import (ConfigurationError, DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, EmbedderMismatchError,
-                     InvalidInputError, MemoryNotFoundError, StorageError)
+                     EmbedderError, InvalidInputError, MemoryNotFoundError, StorageError)
 from .memory_types import TypeRegistry
 from .redact import redact
 from .migrate import migrate
@@ -96,6 +96,8 @@ class MemoryStore:
         if clock is not None and not callable(clock):
             raise InvalidInputError("clock must be a callable returning UNIX seconds")
         v.boolean(allow_embedder_change, "allow_embedder_change")
+        # no embedder given or configured: the database's recorded one is used (see _check_embedder)
+        self._embedder_configured = embedder is not None or "embedder" in self.settings.model_fields_set
         if embedder is None:
             embedder = embedder_from_name(self.settings.embedder, base_url=self.settings.embedder_base_url,
                                           api_key=self.settings.embedder_api_key)
@@ -143,14 +145,27 @@ class MemoryStore:
             elif not b.table_exists(b.VEC_TABLE):
                 b.create_vector_table(row[1])
 
+    def _recorded_embedder(self, row) -> Embedder | None:
+        """The embedder the database records, when its name can be built here (None otherwise)."""
+        try:
+            e = embedder_from_name(row[0], base_url=self.settings.embedder_base_url,
+                                   api_key=self.settings.embedder_api_key)
+        except (ConfigurationError, EmbedderError, OSError, ValueError):  # e.g. a model not installed here
+            return None
+        return e if (e.name, e.dimensions) == (row[0], row[1]) else None
+
     def _check_embedder(self, row, allow_change: bool) -> None:
         core, e = self._core, self._core.embedder
+        if (row[0], row[1]) != (e.name, e.dimensions) and not allow_change and not self._embedder_configured:
+            recorded = self._recorded_embedder(row)
+            if recorded is not None:
+                core.embedder = e = recorded
         if (row[0], row[1]) != (e.name, e.dimensions):
             if not allow_change:
                 raise EmbedderMismatchError(
                     f"{self.path} holds vectors made by {row[0]!r} ({row[1]} dimensions), but the configured embedder "
                     f"is {e.name!r} ({e.dimensions}); run `harness-memory reembed --db {self.path}` to re-embed "
-                    "everything with the new one, or configure the old embedder")
+                    f"everything with the new one, or configure the old embedder (HARNESS_MEMORY_EMBEDDER={row[0]})")
             core.vectors_enabled = False  # until reembed(): writes are keyword-only + pending
         if self.settings.vector_search == "memory" and core.vectors_enabled and core.backend.local_vector_index:
             core.index = VectorIndex(e.dimensions)

@@ -14,6 +14,7 @@ from harness_memory import MemoryStore
 
 
 async def _session_run(db, steps):
+    MemoryStore(db).close()  # `harness-memory mcp` serves an existing database (init first)
     params = StdioServerParameters(command=sys.executable, args=["-m", "harness_memory", "mcp", "--db", str(db)],
                                    env={**os.environ, "HARNESS_MEMORY_MCP_AGENT_ID": "agent-x",
                                         "HARNESS_MEMORY_EXTRA_TYPES": "discovery,deadend"})
