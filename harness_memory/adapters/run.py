@@ -12,9 +12,9 @@ The exit status is always the command's own (``128 + N`` when a signal N killed 
 reports it). SIGTERM and SIGHUP received by this process are forwarded to the command, and so is
 SIGINT when standard input is not a terminal (at a terminal, Ctrl-C already reaches the whole
 foreground process group); an attempt ended that way is recorded as interrupted and not retried.
-The memory never stands in the command's way: when the database cannot be opened or a write
-fails, the command still runs, a one-line note goes to stderr and the exit status is the
-command's.
+The memory never stands in the command's way: the database is opened only once the first
+attempt has ended, and when it cannot be opened or a write fails, a one-line note goes to stderr
+and the exit status is the command's.
 """
 
 from __future__ import annotations
@@ -255,23 +255,29 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
     stderr = stderr or sys.stderr.buffer
 
     report = RunReport(exit_code=0)
-    own_store = store is None
-    if own_store:
-        try:
-            store = _open_store(db)
-        except Exception as exc:  # noqa: BLE001 - the command runs without memory
-            _note(f"memory unavailable ({type(exc).__name__}: {' '.join(str(exc).split())[:300]}); "
-                  "running the command without it", stderr)
-            store, report.memory_ok = None, False
     task = {"id": opts.task_id, "title": title, "agent_id": opts.agent_id, "namespace": opts.namespace,
             "tags": ["harness-memory-run"]}
+    own_store = store is None
+    opened: dict[str, Any] = {"store": store, "failed": False}
 
-    def remember(what: str, fn, *args, **kw):
-        nonlocal store
-        if store is None:
+    def get_store() -> Any:
+        """The store, opened when first needed (after the first attempt): nothing is held while the
+        command runs, and a database that cannot be opened never delays or stops the command."""
+        if opened["store"] is None and own_store and not opened["failed"]:
+            try:
+                opened["store"] = _open_store(db)
+            except Exception as exc:  # noqa: BLE001 - the command's result stands without memory
+                _note(f"memory unavailable ({type(exc).__name__}: {' '.join(str(exc).split())[:300]}); "
+                      "this run is not recorded", stderr)
+                opened["failed"], report.memory_ok = True, False
+        return opened["store"]
+
+    def remember(what: str, method: str, *args: Any, **kw: Any) -> Any:
+        s = get_store()
+        if s is None:
             return None
         try:
-            return fn(*args, **kw)
+            return getattr(s, method)(*args, **kw)
         except Exception as exc:  # noqa: BLE001 - never mask the command's own result
             _note(f"could not {what} ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})", stderr)
             report.memory_ok = False
@@ -300,7 +306,7 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
                     name = signal.Signals(fwd.received).name
                     att.interrupted = name
                     _note(f"interrupted by {name}: exit {status}; recorded, not retried", stderr)
-                    remember("record the interruption", store.remember if store else None,
+                    remember("record the interruption", "remember",
                              f"{title}: interrupted by {name} (exit {status}) after {secs:.1f} s",
                              type="failure", agent_id=opts.agent_id, namespace=opts.namespace,
                              task_id=opts.task_id, tags=["harness-memory-run", "interrupted"], importance=0.3,
@@ -310,7 +316,7 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
                 if status == 0:
                     result = {"success": True, "technique": technique, "error": last_error,
                               "summary": "passed" + (f" with technique {technique}" if technique else "")}
-                    remember("record the success", store.on_task_complete if store else None, task, result)
+                    remember("record the success", "on_task_complete", task, result)
                     if number:
                         _note(f"attempt {number + 1} passed" + (f" with technique {technique}" if technique else ""),
                               stderr)
@@ -321,11 +327,11 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
                 result = {"success": False, "technique": technique, "error": text,
                           "summary": f"exited with status {status}"}
                 if technique is not None:  # the technique's outcome first: the next choice must not repeat it
-                    remember("record the failure", store.on_task_complete if store else None, task, result)
-                advice = remember("sign the failure", store.on_task_error if store else None, task, text,
+                    remember("record the failure", "on_task_complete", task, result)
+                advice = remember("sign the failure", "on_task_error", task, text,
                                   baseline=baseline, techniques=opts.techniques)
                 if technique is None:  # after the advice, so that "seen before" speaks of earlier runs
-                    remember("record the failure", store.on_task_complete if store else None, task, result)
+                    remember("record the failure", "on_task_complete", task, result)
                 last_error = text
                 if advice is None:
                     break
@@ -340,9 +346,9 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
                 advice_file.write_text(advice.prompt + "\n", encoding="utf-8")
                 _note(f"retry {number + 1} of {opts.retries} with HARNESS_MEMORY_TECHNIQUE={technique}", stderr)
     finally:
-        if own_store and store is not None:
+        if own_store and opened["store"] is not None:
             try:
-                store.close()
+                opened["store"].close()
             except Exception as exc:  # noqa: BLE001 - the command's status matters more
                 _note(f"could not close the database ({type(exc).__name__})", stderr)
         try:
