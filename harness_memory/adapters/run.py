@@ -290,6 +290,9 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
     try:
         with _Forwarder() as fwd:
             for number in range(opts.retries + 1):
+                if number and fwd.received is not None:  # a signal came while the last failure was recorded
+                    _note(f"{signal.Signals(fwd.received).name} received: not retrying", stderr)
+                    break
                 env = dict(os.environ)
                 env["HARNESS_MEMORY_ATTEMPT"] = str(number + 1)
                 env["HARNESS_MEMORY_TASK"] = opts.task_id
