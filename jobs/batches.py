@@ -13,8 +13,31 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 MAX_BATCH = 5_000  # rows per statement: well under every engine's bound-parameter limit
+
+# what the running job has committed so far, batch by batch: the run record of a job that is
+# interrupted (SIGINT, SIGTERM, an error) still says what it changed (a batch that committed in
+# the instant a signal arrived may be missing: Python can raise between a COMMIT and the count)
+_TALLY: ContextVar[dict | None] = ContextVar("harness_memory_job_tally", default=None)
+
+
+def tally(key: str, n: int) -> None:
+    """Count ``n`` committed changes of kind ``key`` for the running job's record."""
+    t = _TALLY.get()
+    if t is not None and n:
+        t[key] = t.get(key, 0) + n
+
+
+@contextmanager
+def tallying() -> Iterator[dict]:
+    t: dict = {}
+    token = _TALLY.set(t)
+    try:
+        yield t
+    finally:
+        _TALLY.reset(token)
 
 
 class Batcher:
@@ -58,4 +81,5 @@ def delete_where(store, where: str, params: list) -> int:
             still = [r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({marks}) AND ({where})",
                                              [*ids, *params]).fetchall()]
             total += core.delete(still)
+        tally("deleted", len(still))
         last = ids[-1]

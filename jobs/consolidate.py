@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from harness_memory.jobs.batches import tally
+
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.models import Memory
     from harness_memory.store import MemoryStore
@@ -146,10 +148,13 @@ def consolidate(store: "MemoryStore", *, dry_run: bool = False, namespace: str |
             for pid, mem in joins.items():
                 _link(core, pid, mem)
                 stats["joined_existing"] += len(mem)
+                tally("joined_existing", len(mem))
             for members in new_clusters:
                 _create_pattern(store, ns, agent, scope, mtype, members, {i: vecs[i] for i in members}, summariser)
                 stats["patterns_created"] += 1
                 stats["members_linked"] += len(members)
+                tally("patterns_created", 1)
+                tally("members_linked", len(members))
         if progress:
             progress(gi + 1, len(groups))
     stats["planned"] = len(plan)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
-from harness_memory.jobs.batches import for_store
+from harness_memory.jobs.batches import for_store, tally
 
 
 def _rate_sql(store: MemoryStore) -> tuple[str, list]:
@@ -56,6 +56,7 @@ def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = N
                     f"WHERE id > ? AND id <= ? AND archived = 0 AND pinned = 0",
                     (m.decay_floor, m.decay_floor, *rate_params, now, now, last, end))
                 decayed += cur.rowcount
+            tally("decayed", cur.rowcount)
             done += batch.size
             if progress:
                 progress(min(done, n), n)
@@ -92,4 +93,5 @@ def archive(store: MemoryStore, *, now: float, dry_run: bool = False) -> int:
             if done:  # the run's counts in job_runs record the archiving; no per-memory log rows
                 b.set_vectors_archived(done, True)  # vec0 metadata + change log
         total += len(done)
+        tally("archived", len(done))
         last = ids[-1]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from harness_memory.jobs.batches import tallying
 from harness_memory.redact import redact_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,11 +173,16 @@ def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_i
     status, counts, error = "ok", {}, None
     beat = _Heartbeat(store, name, holder).start()
     try:
-        counts = JOBS[name](store, **kwargs)
-    except Exception as exc:  # recorded, then re-raised for on-demand callers
-        # the message may quote data (a connection string, a memory's text): redacted before it is stored
-        status, error = "failed", redact_text("".join(traceback.format_exception_only(type(exc), exc)).strip())
-        raise
+        with tallying() as committed:
+            try:
+                counts = JOBS[name](store, **kwargs)
+            except BaseException as exc:  # recorded, then re-raised for on-demand callers
+                # the batches committed before the failure stay (every job resumes by running again):
+                # the record says what they changed; the message may quote data, so it is redacted
+                status = "failed" if isinstance(exc, Exception) else "interrupted"
+                error = redact_text("".join(traceback.format_exception_only(type(exc), exc)).strip()) or type(exc).__name__
+                counts = {**committed, "committed_before_stop": True}
+                raise
     finally:
         beat.stop()
         if beat.lost and error is None:

@@ -127,3 +127,58 @@ def test_bulk_delete_is_linear_in_the_rows_deleted(tmp_path):
     small, large = _delete_steps(tmp_path, 300), _delete_steps(tmp_path, 1200)
     # 4x the rows: about 4x the work when linear, 16x when each delete scans the table
     assert large / small < 6.5, (small, large)
+
+
+_JOB_CHILD = r"""
+import sys, signal
+from harness_memory import MemoryStore, Settings
+from harness_memory.settings import MaintenanceSettings
+from harness_memory.testing import ManualClock
+if sys.argv[2] == "sigterm":  # a daemon that exits on SIGTERM the usual way
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+clock = ManualClock(1_767_225_600.0 + 300 * 86400)
+s = MemoryStore(sys.argv[1], settings=Settings(maintenance=MaintenanceSettings(job_batch_seconds=1e-7)), clock=clock)
+print("ready", flush=True)
+s.run_job("decay")
+"""
+
+
+@pytest.mark.parametrize("how", ["sigint", "sigterm"])
+def test_a_job_stopped_by_a_signal_is_recorded_interrupted_with_what_it_committed(tmp_path, how):
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "sig.db"
+    with MemoryStore(path, clock=ManualClock()) as s:
+        _fill(s, 3000)
+    p = subprocess.Popen([sys.executable, "-c", _JOB_CHILD, str(path), how], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        with MemoryStore(path) as probe:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:  # until the run is under way and has committed batches
+                row = probe._core.backend.execute(
+                    "SELECT COUNT(*) FROM memories WHERE decayed_at IS NOT NULL").fetchone()
+                if row[0] >= 200:
+                    break
+                time.sleep(0.01)
+            p.send_signal(signal.SIGINT if how == "sigint" else signal.SIGTERM)
+            p.wait(60)
+            status, counts, error = probe._core.backend.execute(
+                "SELECT status, counts, error FROM job_runs WHERE job = 'decay'").fetchone()
+            decayed_rows = probe._core.backend.execute(
+                "SELECT COUNT(*) FROM memories WHERE decayed_at IS NOT NULL").fetchone()[0]
+            leases = probe._core.backend.execute("SELECT COUNT(*) FROM job_leases").fetchone()[0]
+    finally:
+        if p.poll() is None:
+            p.kill()
+    counts = json.loads(counts)
+    assert status == "interrupted", (status, error)
+    assert ("KeyboardInterrupt" if how == "sigint" else "SystemExit") in error
+    # what its committed batches changed; a batch that committed in the instant the signal arrived
+    # may be missing from the counts (a signal can land between a COMMIT and the count after it)
+    assert 200 <= decayed_rows < 3000 and 0 <= decayed_rows - counts["decayed"] <= 200
+    assert leases == 0  # released: the next run starts at once and resumes
