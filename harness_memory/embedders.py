@@ -10,8 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -242,6 +240,9 @@ class OpenAICompatibleEmbedder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1) if out else np.zeros((0, self.dimensions), np.float32)
 
     def _post(self, batch: list[str]) -> list[list[float]]:
+        import urllib.error  # here, not at import: http.client and ssl cost every CLI call ~0.1 s
+        import urllib.request
+
         body = json.dumps({"model": self.model, "input": batch}).encode()
         headers = {"Content-Type": "application/json"}
         if self.api_key:
