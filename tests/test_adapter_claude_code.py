@@ -123,11 +123,17 @@ def test_shell_failure_advice_fix_and_stop_learn_the_fix(tmp_path, project):
               tool_use_id="toolu_11", tool_response={"stdout": "Successfully installed PyYAML-6.0.2", "stderr": "",
                                                      "interrupted": False, "isImage": False})
     assert hook(db, ok, project)[0] == {}
+    look = dict(ok, tool_input={"command": "pip show pyyaml"}, tool_use_id="toolu_12")
+    assert hook(db, look, project)[0] == {}
+    rerun = dict(ok, tool_input={"command": "python -m app.config", "description": "Load config"},
+                 tool_use_id="toolu_13")
+    assert hook(db, rerun, project)[0] == {}  # the failed command passes now
     stop, _, _ = hook(db, base(project, "Stop", stop_hook_active=False), project)
     assert stop == {}
     with MemoryStore(db) as s:
         (fix,) = s.fixes_for(MODULE_ERROR, agent_id=AGENT, namespace=ns(project))
-        assert "pip install pyyaml" in fix.memory.content
+        assert fix.memory.content == ("after `python -m app.config` failed: ran `pip install pyyaml`; "
+                                      "`pip show pyyaml`, then `python -m app.config` passed")
         assert s.get_task_context(AGENT, f"claude-code:{SESSION}", namespace=ns(project)) is None  # turn closed
     # a new session in the project starts with what was learned (memories the hook stored carry its tag)
     start, _, _ = hook(db, base(project, "SessionStart", source="startup", session_id="s-new"), project)
@@ -349,3 +355,22 @@ def test_every_tool_call_goes_into_the_tool_call_log(tmp_path, project):
     assert all(c.task_id == f"claude-code:{SESSION}" for c in calls)
     for f in tmp_path.glob("m.db*"):
         assert b"live0123456789" not in f.read_bytes()
+
+
+def test_no_fix_is_learned_until_the_failed_command_passes(tmp_path, project):
+    db = tmp_path / "m.db"
+    fail = base(project, "PostToolUseFailure", tool_name="Bash", tool_input={"command": "make"}, tool_use_id="t1",
+                error="main.c:2:5: error: 'x' undeclared (first use in this function)", is_interrupt=False)
+    with MemoryStore(db) as s:
+        m = s.remember("Build errors in main.c: run make clean first", type="success", agent_id=AGENT,
+                       namespace=ns(project))
+    answer, _, _ = hook(db, base(project, "UserPromptSubmit", prompt="the build errors in main.c"), project)
+    assert f'<memory id="{m.id}"' in context_of(answer, "UserPromptSubmit")
+    hook(db, fail, project)
+    hook(db, base(project, "PostToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t2",
+                  tool_response={"stdout": "main.c", "stderr": "", "interrupted": False}), project)
+    assert hook(db, base(project, "Stop", stop_hook_active=False), project)[0] == {}
+    with MemoryStore(db) as s:
+        assert s.fixes_for(fail["error"], agent_id=AGENT, namespace=ns(project)) == []
+        assert s.get(m.id).times_applied == 0  # the turn's outcome is unknown: no credit either way
+        assert s.get_task_context(AGENT, f"claude-code:{SESSION}", namespace=ns(project)) is None

@@ -9,10 +9,13 @@ code 0, always:
 - ``PostToolUseFailure`` of a shell tool, or ``PostToolUse`` of a shell tool whose response
   reports a non-zero exit code or an error: ``on_task_error`` (the error signed, the failure
   recorded) and its advice as ``additionalContext``. A tool call the user interrupted is not an
-  error. A successful shell command after an error is remembered as a step of the fix.
-- ``Stop`` and ``SessionEnd``: ``on_task_complete`` for the turn: the injected memories are
-  credited with its outcome, and an error followed by successful commands is stored as what
-  fixed it. The answer is ``{}`` (a hook never asks Claude to keep going).
+  error. The successful shell commands after an error are remembered until the failed command
+  passes again.
+- ``Stop`` and ``SessionEnd``: ``on_task_complete`` for the turn: when the failed command passed
+  again, the commands run in between are stored as what fixed the error (an error→fix link);
+  when the turn ended without an error, or with it fixed, the injected memories are credited as
+  helpful (a turn that ends with the error unresolved credits nothing: its outcome is unknown).
+  The answer is ``{}`` (a hook never asks Claude to keep going).
 - Every other ``PostToolUse``/``PostToolUseFailure`` (any tool): the call goes into the tool-call
   log (``MemoryStore.log_tool_call``: name, type, parameters, outcome, error; the output only for
   shell tools); the answer is ``{}``.
@@ -218,14 +221,18 @@ def handle_event(store: Any, payload: dict[str, Any], *, agent: str = "claude-co
             advice = store.on_task_error(task, error)
             store.on_task_complete(task, {"success": False, "summary": f"`{_command(payload)}` failed",
                                           "error": error})
-            s.state.update(error=error, fixed_by=[], failed_command=_command(payload))
+            s.state.update(error=error, fixed_by=[], failed_command=_command(payload), resolved=False)
             s.save()
             text = advice.prompt
             if len(text) > budget_chars:
                 text = text[: budget_chars - 20].rsplit("\n", 1)[0] + "\n[advice truncated]"
             answer = _context_answer(event, text)
-        elif tool in SHELL_TOOLS and event == "PostToolUse" and s.state.get("error"):
-            s.state["fixed_by"] = [*s.state.get("fixed_by", []), _command(payload)][-5:]  # a step of the fix
+        elif tool in SHELL_TOOLS and event == "PostToolUse" and s.state.get("error") and not s.state.get("resolved"):
+            cmd = _command(payload)
+            if cmd == s.state.get("failed_command"):
+                s.state["resolved"] = True  # the command that failed now passes: what ran between is the fix
+            elif cmd not in s.state.get("fixed_by", []):
+                s.state["fixed_by"] = [*s.state.get("fixed_by", []), cmd][-5:]
             s.save()
         _log_tool_call(store, payload, s, error)  # after the advice: it names earlier failures of this tool
         return answer
@@ -238,17 +245,18 @@ def handle_event(store: Any, payload: dict[str, Any], *, agent: str = "claude-co
         task = s.task()
         error = s.state.get("error")
         fixed_by = s.state.get("fixed_by") or []
-        success = not error or bool(fixed_by)
+        resolved = bool(s.state.get("resolved"))
         injected = [i for i in s.state.get("injected", []) if isinstance(i, int) and not isinstance(i, bool)]
         ctx = TaskContext(task=task, task_signature=store.task_signature(task), prompt="", injected=injected)
-        if error and fixed_by:  # what was run after the error, until it worked: the fix
-            summary = f"after `{s.state.get('failed_command', 'a command')}` failed: ran " + "; ".join(
-                f"`{c}`" for c in fixed_by)
+        failed = s.state.get("failed_command", "a command")
+        if error and resolved and fixed_by:  # the commands run between the failure and its passing re-run
+            summary = f"after `{failed}` failed: ran " + "; ".join(f"`{c}`" for c in fixed_by) + \
+                f", then `{failed}` passed"
             store.on_task_complete(task, {"success": True, "summary": summary, "error": error}, context=ctx)
-        else:  # nothing new to store (the failure was recorded when it happened): credit what was injected
+        elif not error or resolved:  # nothing new to store (a failure was recorded when it happened)
             for mid in injected:
                 try:
-                    store.apply(mid, helpful=success, agent_id=agent, session_id=s.task_id, task_id=s.task_id)
+                    store.apply(mid, helpful=True, agent_id=agent, session_id=s.task_id, task_id=s.task_id)
                 except LookupError:
                     continue
         s.clear()
