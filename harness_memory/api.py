@@ -60,6 +60,7 @@ class RememberIn(BaseModel):
     metadata: dict[str, Any] | None = None
     session_id: str | None = Field(None, max_length=200)
     task_id: str | None = Field(None, max_length=200)
+    thread_id: str | None = Field(None, max_length=200, description="an event of this thread (docs/episodes.md)")
 
 
 class RecallIn(BaseModel):
@@ -74,6 +75,7 @@ class RecallIn(BaseModel):
     min_confidence: float | None = Field(None, ge=0, le=1, description="keep only hits with at least this "
                                          "calibrated confidence (the injection gate is settings.confidence.inject_min)")
     limit: int = Field(10, ge=1, le=100)
+    thread_id: str | None = Field(None, max_length=200, description="only this thread's memories")
 
 
 class ApplyIn(BaseModel):

@@ -13,7 +13,7 @@ __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from .cli import DbOpt, JsonOpt, NsOpt, _emit, _open, out
+    from .cli import DbOpt, JsonOpt, NsOpt, _emit, _open_creating, _open_existing, out
 
     @app.command("tool-calls")
     def tool_calls(
@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
         namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """List logged tool calls (newest first), or per-tool metrics with --metrics."""
-        with _open(db) as s:
+        with _open_existing(db) as s:
             if metrics:
                 rows = [m.model_dump(mode="json") for m in s.tool_metrics(namespace=namespace, agent_id=agent)]
             else:
@@ -74,7 +74,7 @@ def register(app: typer.Typer) -> None:
                 parameters = json.loads(params)
             except json.JSONDecodeError as exc:
                 raise InvalidInputError(f"--params is not JSON ({exc.msg} at column {exc.colno})") from None
-        with _open(db) as s:
+        with _open_creating(db) as s:
             c = s.log_tool_call(tool, agent_id=agent, success=ok, tool_type=tool_type, parameters=parameters,
                                 result=result, error=error, duration_ms=duration_ms, task_id=task, session_id=session,
                                 namespace=namespace)
@@ -83,3 +83,60 @@ def register(app: typer.Typer) -> None:
         else:
             out.print(f"[green]logged[/] tool call #{c.id} {escape(c.tool_name)} "
                       + ("ok" if c.success else f"failed {c.error_signature or ''}"))
+
+    @app.command("add-doc")
+    def add_doc(
+        paths: Annotated[list[str], typer.Argument(help="files, folders (recursively) or glob patterns (** works)")],
+        agent: Annotated[str | None, typer.Option("--agent", "-a", help="owner (default: documents)")] = None,
+        scope: Annotated[str, typer.Option(help="global or agent")] = "global",
+        tag: Annotated[list[str] | None, typer.Option("--tag", help="tag (repeatable)")] = None,
+        namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """Index documents for recall (markdown, code and text files), re-indexing only changed chunks."""
+        import glob
+        from pathlib import Path
+
+        from rich.progress import BarColumn, Progress, TextColumn
+
+        from .documents import CODE_SUFFIXES, MARKDOWN_SUFFIXES
+        from .errors import HarnessMemoryError, InvalidInputError
+
+        wanted = CODE_SUFFIXES | MARKDOWN_SUFFIXES | {".txt", ".text", ".rst", ".adoc", ".csv", ".json", ".yaml",
+                                                     ".yml", ".toml", ".ini", ".cfg"}
+        files: list[Path] = []
+        for p in paths:
+            found = [Path(x) for x in sorted(glob.glob(p, recursive=True))] if any(ch in p for ch in "*?[") else [Path(p)]
+            for f in found:
+                if f.is_dir():
+                    files += sorted(x for x in f.rglob("*") if x.is_file() and x.suffix.lower() in wanted
+                                    and not any(part.startswith(".") for part in x.relative_to(f).parts))
+                elif f.is_file():
+                    files.append(f)
+        files = list(dict.fromkeys(files))
+        if not files:
+            raise InvalidInputError("no files to add: " + ", ".join(paths)[:300])
+        done, failed = [], []
+        added = 0
+        with _open_creating(db) as s, Progress(TextColumn("{task.description}"), BarColumn(),
+                                      TextColumn("{task.completed}/{task.total}"), disable=as_json) as prog:
+            task = prog.add_task("indexing", total=len(files))
+            for f in files:
+                prog.update(task, description=escape(f.name[:40]))
+                try:
+                    rep = s.add_document(f, agent_id=agent, scope=scope, tags=tag or (), namespace=namespace)
+                    done.append({"id": rep.document.id, "source": rep.document.source, "chunks": rep.document.chunks,
+                                 "added": rep.added, "unchanged": rep.unchanged, "removed": rep.removed,
+                                 "skipped": rep.skipped})
+                    added += rep.added
+                except (HarnessMemoryError, OSError) as exc:  # one bad file does not stop the others
+                    failed.append({"path": str(f), "error": f"{type(exc).__name__}: {exc}"[:300]})
+                prog.advance(task)
+        if as_json:
+            _emit({"documents": done, "failed": failed, "chunks_added": added})
+        else:
+            out.print(f"[green]indexed[/] {len(done)} document(s), {added} new chunk(s)"
+                      + (f"; [red]{len(failed)} failed[/]" if failed else ""))
+            for f in failed:
+                out.print(f"  {escape(f['path'])}: {escape(f['error'])}")
+        if failed and not done:
+            raise SystemExit(2)

@@ -100,11 +100,15 @@ def _section(title: str, blocks: list[str]) -> str:
 
 
 def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, budget_chars: int | None = None,
-                  record: bool = True) -> TaskContext:
+                  record: bool = True, documents: int = 0) -> TaskContext:
+    """``documents``: also preload the top N document chunks for the task (a "Reference documents"
+    section, dropped before dead ends when the budget is tight; docs/documents.md)."""
     task = v.model(Task, task, "task")
     budget = budget_chars if budget_chars is not None else store.settings.prompt_budget_chars
     if budget <= 0:
         raise InvalidInputError("budget_chars must be positive")
+    if isinstance(documents, bool) or not isinstance(documents, int) or not 0 <= documents <= 50:
+        raise InvalidInputError("documents must be an int from 0 to 50")
     sig = store.task_signature(task.model_dump())
     known = set(store.memory_types)
     hits = store.recall(f"{task.title}\n{task.description}"[:8000], agent_id=task.agent_id, namespace=task.namespace,
@@ -120,6 +124,9 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
     feedback = next(iter(by("feedback", 1)), None)
     discoveries = [m for m in by("discovery", 10) if m.agent_id != task.agent_id]
     deadends = by("deadend", 10)
+    refs = store.recall(f"{task.title}\n{task.description}"[:8000], agent_id=task.agent_id, namespace=task.namespace,
+                        types=["document"], limit=documents, record=record, session_id=task.session_id,
+                        task_id=task.id) if documents else []
 
     # candidate items, most useful first; the budget drops from the end
     items: list[tuple[str, int, str]] = []  # (section, memory id, block)
@@ -131,9 +138,12 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
         items.append(("Relevant experience", h.memory.id, render_memory(h.memory, extra=f' score="{h.score:.2f}"')))
     for m in deadends:
         items.append(("Dead ends to avoid", m.id, render_memory(m)))
+    for h in refs:
+        title = re.sub(r'[\x00-\x1f<>"&]', " ", str(h.memory.metadata.get("title", ""))[:200])  # an attribute
+        items.append(("Reference documents", h.memory.id, render_memory(h.memory, extra=f' document="{title}"')))
     for m in discoveries:
         items.append(("Discoveries from other agents", m.id, render_memory(m, extra=f' from="{m.agent_id}"')))
-    order = ["Current plan", "Latest feedback", "Relevant experience", "Dead ends to avoid",
+    order = ["Current plan", "Latest feedback", "Relevant experience", "Dead ends to avoid", "Reference documents",
              "Discoveries from other agents"]
     kept = list(items)
     while kept:

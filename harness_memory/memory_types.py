@@ -8,8 +8,10 @@ from .errors import InvalidInputError, UnknownMemoryTypeError
 
 __all__ = ["BUILTIN_TYPES", "TypeRegistry"]
 
-#: The five learning types, plus ``context`` for short-lived task context (set_task_context).
-BUILTIN_TYPES = ("success", "failure", "decision", "pattern", "preference", "context")
+#: The five learning types, ``context`` for short-lived task context (set_task_context), ``episode``
+#: for the events of a thread and ``fact`` for what reflect() keeps of them (docs/episodes.md),
+#: ``document`` for the chunks of added documents (docs/documents.md).
+BUILTIN_TYPES = ("success", "failure", "decision", "pattern", "preference", "context", "episode", "fact", "document")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 

@@ -49,6 +49,8 @@ class Memory(BaseModel):
     consolidated_into: int | None = None
     embedding_pending: bool = False
     version: int = 1
+    thread_id: str | None = Field(None, description="the thread (conversation, run) an episode belongs to")
+    reflected_at: datetime | None = Field(None, description="when reflect() turned this episode into durable memories")
 
     @property
     def memory_type(self) -> str:
@@ -63,7 +65,7 @@ MEMORY_COLUMNS = (
     "id, uid, namespace, agent_id, scope, memory_type, content, key, task_signature, error_signature, "
     "error_template, context_tags, importance, relevance_score, access_count, last_accessed, times_applied, "
     "times_successful, success_rate, session_id, task_id, metadata, content_hash, created_at, updated_at, "
-    "expires_at, archived, pinned, consolidated_into, embedding_pending, version"
+    "expires_at, archived, pinned, consolidated_into, embedding_pending, version, thread_id, reflected_at"
 )
 
 
@@ -75,7 +77,7 @@ def row_to_memory(r: tuple) -> Memory:
         times_applied=r[16], times_successful=r[17], success_rate=r[18], session_id=r[19], task_id=r[20],
         metadata=json.loads(r[21]), content_hash=r[22], created_at=_dt(r[23]), updated_at=_dt(r[24]),
         expires_at=_dt(r[25]), archived=bool(r[26]), pinned=bool(r[27]), consolidated_into=r[28],
-        embedding_pending=bool(r[29]), version=r[30],
+        embedding_pending=bool(r[29]), version=r[30], thread_id=r[31], reflected_at=_dt(r[32]),
     )
 
 

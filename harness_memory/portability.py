@@ -44,6 +44,9 @@ _EXPORT_FIELDS = ("uid", "namespace", "agent_id", "scope", "type", "content", "k
 _TIME_FIELDS = ("last_accessed", "created_at", "updated_at", "expires_at")
 # optional since migration 0006 (older exports lack them): what was signed, the fix kind, error→fix links
 _EXTRA_FIELDS = ("error_basis", "fix_kind", "fix_links")
+# optional since migration 0012: the thread of an episode, when it was reflected, and (for a reflected
+# memory) the uids of the episodes it came from
+_THREAD_FIELDS = ("thread_id", "reflected_at", "sources")
 _LINK_FIELDS = ("error_signature", "error_category", "error_message", "worked", "failed", "helpful", "unhelpful",
                 "first_at", "last_at", "bound_params")
 
@@ -66,6 +69,17 @@ def _with_links(core: Core, memory_id: int, rec: dict[str, Any]) -> dict[str, An
         rec["fix_kind"] = kind
     if links:
         rec["fix_links"] = links
+    thread, reflected = core.backend.execute("SELECT thread_id, reflected_at FROM memories WHERE id = ?",
+                                             (memory_id,)).fetchone()
+    sources = [r[0] for r in core.backend.execute(
+        "SELECT m.uid FROM memory_sources s JOIN memories m ON m.id = s.source_id WHERE s.memory_id = ? "
+        "ORDER BY m.id", (memory_id,))]
+    if thread is not None:
+        rec["thread_id"] = thread
+    if reflected is not None:
+        rec["reflected_at"] = reflected
+    if sources:
+        rec["sources"] = sources
     return rec
 
 
@@ -121,6 +135,23 @@ def _apply_links(c, mid: int, r: dict[str, Any]) -> None:
                   "failed = excluded.failed, helpful = excluded.helpful, unhelpful = excluded.unhelpful, "
                   "first_at = excluded.first_at, last_at = excluded.last_at, bound_params = excluded.bound_params",
                   (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound))
+
+
+def _apply_threads(core: Core, c, records: list[dict[str, Any]]) -> None:
+    """Thread ids, reflection times and source links of imported records (sources by uid, after every
+    record is in: a source may come later in the file; one not in the database is skipped)."""
+    now = core.now()
+    for r in records:
+        if r["thread_id"] is None and r["reflected_at"] is None and not r["sources"]:
+            continue
+        mid = c.execute("SELECT id FROM memories WHERE uid = ?", (r["uid"],)).fetchone()[0]
+        c.execute("UPDATE memories SET thread_id = ?, reflected_at = ? WHERE id = ?",
+                  (r["thread_id"], r["reflected_at"], mid))
+        for uid in r["sources"]:
+            src = c.execute("SELECT id FROM memories WHERE uid = ?", (uid,)).fetchone()
+            if src is not None:
+                c.execute("INSERT INTO memory_sources(memory_id, source_id, kind, added_at) VALUES (?, ?, ?, ?) "
+                          "ON CONFLICT (memory_id, source_id) DO NOTHING", (mid, src[0], "reflection", now))
 
 
 def _file_error(action: str, path: Path, exc: OSError) -> FileAccessError:
@@ -257,7 +288,7 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
                if f not in rec]
     if missing:
         raise ImportFormatError(f"{where}: missing fields {missing}")
-    unknown = sorted(set(rec) - set(_EXPORT_FIELDS) - set(_EXTRA_FIELDS))
+    unknown = sorted(set(rec) - set(_EXPORT_FIELDS) - set(_EXTRA_FIELDS) - set(_THREAD_FIELDS))
     if unknown:
         raise ImportFormatError(f"{where}: unknown fields {unknown[:10]}")
     try:
@@ -288,6 +319,12 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
                 raise InvalidInputError(f"{f} must be true or false")
             flags[f] = bool(x)
         basis, kind, links = _check_links(rec)
+        thread = v.ident(rec.get("thread_id"), "thread_id", optional=True)
+        reflected = v.timestamp(rec.get("reflected_at"), "reflected_at")
+        sources = rec.get("sources") or []
+        if not isinstance(sources, list) or len(sources) > 10_000 or not all(
+                isinstance(u, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", u) for u in sources):
+            raise InvalidInputError("sources must be a list of uids")
     except InvalidInputError as exc:
         raise ImportFormatError(f"{where}: {exc}") from exc
     template = rec.get("error_template")
@@ -297,7 +334,8 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             "error_template": template,
             "relevance_score": 1.0 if rec.get("relevance_score") is None else float(rec["relevance_score"]),
             "success_rate": None if rec.get("success_rate") is None else float(rec["success_rate"]),
-            "error_basis": basis, "fix_kind": kind, "fix_links": links, **flags, **counts, **times}
+            "error_basis": basis, "fix_kind": kind, "fix_links": links, "thread_id": thread,
+            "reflected_at": reflected, "sources": sources, **flags, **counts, **times}
 
 
 def import_jsonl(core: Core, path: Path) -> ImportReport:
@@ -346,6 +384,7 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                 report.ids.append(mid)
                 writes._index(core, mid, it, None if vectors is None else vectors[k], archived=r["archived"])
                 _apply_links(c, mid, r)
+            _apply_threads(core, c, records)
             report.tool_calls = _tool_calls.import_records(c, calls)[0]
     except BaseException:
         if core.index is not None:

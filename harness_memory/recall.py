@@ -34,6 +34,7 @@ class RecallQuery:
     until: float | None
     limit: int
     channels: frozenset[str] = frozenset({"vector", "keyword", "tags", "signature"})
+    thread_id: str | None = None
 
 
 def _where(core: Core, q: RecallQuery, now: float) -> tuple[str, list[Any]]:
@@ -63,6 +64,9 @@ def _where(core: Core, q: RecallQuery, now: float) -> tuple[str, list[Any]]:
     if q.until is not None:
         conds.append(f"{u('m.created_at')} <= ?")
         params.append(q.until)
+    if q.thread_id is not None:
+        conds.append(f"{u('m.thread_id')} = ?")
+        params.append(q.thread_id)
     return " AND ".join(conds), params
 
 
@@ -192,10 +196,13 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
     now = core.now()
     boost = core.settings.recall_boost
     ids = [h.memory.id for h in hits]
+    from .jobs.decay import current_relevance
+
+    cur, cur_params = current_relevance(core.settings, core.backend)  # decay up to now, then the boost
     with core.backend.write() as c:
         c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
-                      f"relevance_score = {core.backend.least('1.0', 'relevance_score + ?')} WHERE id = ?",
-                      [(now, boost, i) for i in ids])
+                      f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
+                      [(now, *cur_params, now, boost, now, i) for i in ids])
         core.log(ids, "query", agent_id=agent_id, session_id=session_id, task_id=task_id,
                  scores=[h.score for h in hits])
     ts = datetime.fromtimestamp(now, tz=timezone.utc)

@@ -78,6 +78,8 @@ class MaintenanceSettings(BaseModel):
     archived_relevance: float = Field(0.05, ge=0, le=1)
     access_log_retention_days: float = Field(90, gt=0)
     tool_call_retention_days: float = Field(30, gt=0, description="the expire job deletes tool calls older than this")
+    reflect_idle_minutes: float = Field(30, gt=0, description="the reflect job reflects threads with no new episode "
+                                                              "for this long (the job is off unless scheduled)")
     consolidate_min_members: int = Field(3, ge=2)
     consolidate_similarity: float = Field(0.75, gt=0, le=1, description="cosine a member needs to its cluster")
     consolidate_growth_trigger: int = Field(1000, ge=1, description="consolidate a namespace grown by this many")
@@ -131,6 +133,13 @@ class Settings(BaseSettings):
                                        "is kept as a summary of at most this many bytes; the full size is recorded")
     tool_parameters_max_bytes: int = Field(4000, ge=200, le=1 << 20, description="a tool call's parameters (JSON) "
                                            "beyond this many bytes are kept as a bounded preview")
+    summariser: str | None = Field(None, description="a summariser for reflection and the reflect job: "
+                                                     "openai:MODEL (an OpenAI-compatible chat endpoint); unset: offline")
+    summariser_base_url: str | None = Field(None, description="base URL of the summariser's chat API (e.g. "
+                                                              "http://localhost:11434/v1 for Ollama)")
+    summariser_api_key: str | None = None
+    document_chunk_chars: int = Field(1500, ge=200, le=32_768, description="documents are split on their structure "
+                                      "into chunks of at most this many characters")
     fix_similar_min: float | None = Field(
         None, gt=0, le=1.0, description="also offer the fixes of errors whose decisive line is this similar "
         "(word-set Jaccard) to the asked one; None (default): only fixes linked to the error's own or an aliased "

@@ -49,7 +49,7 @@ def _storage_error(exc: BaseException, path: Path) -> StorageError:
 # the arguments each job takes besides dry_run, holder and min_interval
 _JOB_ARGS: dict[str, set[str]] = {"decay": {"progress"}, "consolidate": {"namespace", "summariser", "progress"},
                                   "compact": {"force"}, "expire": set(), "backfill": set(), "consolidate_growth": set(),
-                                  "resign": {"batch_size", "force"}}
+                                  "resign": {"batch_size", "force"}, "reflect": {"namespace", "summariser"}}
 
 
 def _settings_from_environment() -> Settings:
@@ -204,8 +204,8 @@ class MemoryStore:
         if kwargs.get("namespace") is not None:
             v.ident(kwargs["namespace"], "namespace")
         for f in ("progress", "summariser"):
-            if kwargs.get(f) is not None and not callable(kwargs[f]):
-                raise InvalidInputError(f"{f} must be callable")
+            if kwargs.get(f) is not None and not callable(kwargs[f]) and not hasattr(kwargs[f], "summarise"):
+                raise InvalidInputError(f"{f} must be callable" + (" or have summarise()" if f == "summariser" else ""))
         return run_job(self, name, **kwargs)
 
     def job_status(self) -> dict[str, Any]:
@@ -235,12 +235,19 @@ class MemoryStore:
         return c.get(memory_id)
 
     def pin(self, memory_id: int, pinned: bool = True) -> Memory:
-        """Pinned memories are exempt from decay and archiving."""
+        """Pinned memories are exempt from decay and archiving: pinning pauses decay, unpinning
+        resumes it from that moment."""
         memory_id = v.memory_id(memory_id)
         c = self._core
-        with c.backend.write() as conn:
+        pinned = int(v.boolean(pinned, "pinned"))
+        from .jobs.decay import current_relevance
+
+        cur, cur_params = current_relevance(self.settings, c.backend)
+        with c.backend.write() as conn:  # decay up to now, then pause (pin) or resume from now (unpin)
             c.get(memory_id)
-            conn.execute("UPDATE memories SET pinned = ? WHERE id = ?", (int(v.boolean(pinned, "pinned")), memory_id))
+            now = c.now()
+            conn.execute(f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, pinned = ? WHERE id = ?",
+                         (*cur_params, now, now, pinned, memory_id))
         return c.get(memory_id)
 
     def __enter__(self) -> "MemoryStore":
@@ -262,11 +269,14 @@ class MemoryStore:
                  key: str | None = None, task_signature: str | None = None, error: str | None = None,
                  tags: Iterable[str] = (), importance: float = 0.5, ttl: float | timedelta | None = None,
                  metadata: Mapping[str, Any] | None = None, session_id: str | None = None,
-                 task_id: str | None = None) -> Memory:
-        """Store a memory (or reinforce its duplicate, or update it in place through ``key``)."""
+                 task_id: str | None = None, thread_id: str | None = None) -> Memory:
+        """Store a memory (or reinforce its duplicate, or update it in place through ``key``).
+
+        ``thread_id`` makes it an event of a thread (an ``episode``, typically: docs/episodes.md),
+        kept as said: never merged into another memory as a duplicate."""
         item = writes.prepare(self._core, content, type=type, agent_id=agent_id, scope=scope, namespace=namespace,
                               key=key, task_signature=task_signature, error=error, tags=tags, importance=importance,
-                              ttl=ttl, metadata=metadata, session_id=session_id, task_id=task_id)
+                              ttl=ttl, metadata=metadata, session_id=session_id, task_id=task_id, thread_id=thread_id)
         return writes.write_many(self._core, [item])[0]
 
     def remember_many(self, items: Sequence[Mapping[str, Any]]) -> list[Memory]:
@@ -294,7 +304,7 @@ class MemoryStore:
                min_relevance: float | None = None, since: datetime | float | None = None,
                until: datetime | float | None = None, limit: int = 10, include_archived: bool = False,
                channels: Iterable[str] | None = None, session_id: str | None = None,
-               task_id: str | None = None, record: bool = True,
+               task_id: str | None = None, record: bool = True, thread_id: str | None = None,
                min_confidence: float | None = None) -> list[RecallHit]:
         """Hybrid search over what ``agent_id`` may see (its own memories and global ones).
 
@@ -319,6 +329,7 @@ class MemoryStore:
             since=v.timestamp(since, "since"), until=v.timestamp(until, "until"),
             limit=v.limit(limit, max_limit=s.max_limit),
             channels=_recall.validate_channels(channels),
+            thread_id=v.ident(thread_id, "thread_id", optional=True),
         )
         session_id = v.ident(session_id, "session_id", optional=True)
         task_id = v.ident(task_id, "task_id", optional=True)
@@ -388,14 +399,18 @@ class MemoryStore:
         return self._core.get(v.memory_id(memory_id), v.ident(agent_id, "agent_id", optional=True))
 
     def get_by_type(self, type: str, *, agent_id: str | None = None, namespace: str | None = None,
-                    include_global: bool = True, limit: int = 100) -> list[Memory]:
-        """Memories of one type visible to ``agent_id``, newest first (expired and archived excluded)."""
+                    include_global: bool = True, limit: int = 100, thread_id: str | None = None) -> list[Memory]:
+        """Memories of one type visible to ``agent_id``, newest first (expired and archived excluded);
+        with ``thread_id``, only that thread's."""
         c = self._core
         mtype = c.types.check(type)
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
         limit = v.limit(limit, max_limit=self.settings.max_limit)
         vis, params = c.visibility(agent_id, v.boolean(include_global, "include_global"))
+        thread_id = v.ident(thread_id, "thread_id", optional=True)
+        if thread_id is not None:
+            vis, params = f"{vis} AND m.thread_id = ?", [*params, thread_id]
         rows = c.backend.execute(
             f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.namespace = ? AND m.memory_type = ? AND {vis} "
             "AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?) ORDER BY m.updated_at DESC, m.id DESC "
@@ -576,7 +591,8 @@ class MemoryStore:
     # -- harness lifecycle ------------------------------------------------------------------------
     def on_task_start(self, task: Any, **kw: Any):
         """Recall what matters for a task and render it as a prompt section (quoted as data,
-        within ``prompt_budget_chars``); the returned context remembers what it injected."""
+        within ``prompt_budget_chars``); the returned context remembers what it injected.
+        ``documents=N`` also preloads the top N document chunks."""
         from .lifecycle import on_task_start
 
         return on_task_start(self, task, **kw)
@@ -697,6 +713,96 @@ class MemoryStore:
                 d[k] = json.loads(d[k])
             out.append(d)
         return out
+
+    # -- episodes, threads and reflection (docs/episodes.md) ------------------------------------------
+    def thread(self, thread_id: str, *, agent_id: str | None = None, namespace: str | None = None,
+               include_global: bool = True, limit: int = 1000) -> list[Memory]:
+        """Every memory of a thread (its episodes) visible to ``agent_id``, oldest first."""
+        from . import episodes
+
+        return episodes.thread_memories(
+            self._core, v.ident(thread_id, "thread_id"),
+            namespace=v.ident(namespace, "namespace", optional=True) or self.settings.namespace,
+            agent_id=v.ident(agent_id, "agent_id", optional=True),
+            include_global=v.boolean(include_global, "include_global"),
+            limit=v.limit(limit, max_limit=self.settings.max_limit))
+
+    def reflect(self, *, thread_id: str | None = None, namespace: str | None = None, agent_id: str | None = None,
+                summariser: Any = None) -> list[Memory]:
+        """Turn a thread's unreflected episodes (every thread's, without ``thread_id``) into durable
+        ``fact`` / ``pattern`` memories linked to their sources, and mark the episodes reflected —
+        one transaction; running it again adds nothing. Extractive and offline without a
+        ``summariser``; with one (:class:`~harness_memory.summarisers.Summariser`) it asks it and
+        falls back to the extractive path with a warning when it fails."""
+        from . import episodes
+
+        return episodes.reflect(self, thread_id=v.ident(thread_id, "thread_id", optional=True),
+                                namespace=v.ident(namespace, "namespace", optional=True),
+                                agent_id=v.ident(agent_id, "agent_id", optional=True),
+                                summariser=episodes.check_summariser(summariser))
+
+    def remember_normalised(self, text: str, *, agent_id: str, normaliser: Any, fallback_type: str = "context",
+                            **kw: Any) -> Memory:
+        """Store raw text (a note, a chat message) as the ``normaliser`` rewrites it: normalised
+        content, a memory type and tags (:class:`~harness_memory.summarisers.Normaliser`). When the
+        normaliser fails, the raw text is stored as ``fallback_type`` with a warning. ``kw`` takes
+        :meth:`remember`'s other arguments."""
+        import logging
+
+        from .summarisers import Normaliser
+
+        if not isinstance(normaliser, Normaliser):
+            raise InvalidInputError("normaliser must have normalise(text, *, types) -> Normalised")
+        text = v.text(text, "text", max_bytes=self.settings.max_content_bytes)
+        self._core.types.check(fallback_type)
+        if {"content", "type"} & set(kw):
+            raise InvalidInputError("the normaliser chooses content and type")
+        try:
+            got = normaliser.normalise(text, types=self.memory_types)
+            content, mtype, tags = got.content, self._core.types.check(got.type), list(got.tags)
+        except Exception as exc:  # noqa: BLE001 - a normaliser is user code (or an endpoint): store the raw text
+            logging.getLogger("harness_memory.summarisers").warning(
+                "remember_normalised: the normaliser failed (%s); stored the raw text as %s", type(exc).__name__,
+                fallback_type)
+            content, mtype, tags = text, fallback_type, []
+        tags = list(dict.fromkeys([*tags, *kw.pop("tags", ())]))
+        return self.remember(content, type=mtype, agent_id=agent_id, tags=tags, **kw)
+
+    def reflection_sources(self, memory_id: int, *, agent_id: str | None = None) -> list[Memory]:
+        """The episodes a reflected memory came from, oldest first."""
+        from . import episodes
+
+        memory_id = v.memory_id(memory_id)
+        self._core.get(memory_id, v.ident(agent_id, "agent_id", optional=True))
+        return episodes.sources_of(self._core, memory_id)
+
+    # -- documents (docs/documents.md) --------------------------------------------------------------
+    def add_document(self, text_or_path: str | Path, *, title: str | None = None, source: str | None = None,
+                     namespace: str | None = None, agent_id: str | None = None, scope: str = "global",
+                     tags: Iterable[str] = (), metadata: Mapping[str, Any] | None = None):
+        """Index a document (text, or a :class:`~pathlib.Path` / path string of a UTF-8 file): split
+        on its structure (markdown headings and paragraphs, code definitions, text paragraphs) into
+        bounded chunks stored as ``document`` memories linked to it. The same ``source`` added again
+        re-indexes only the chunks that changed. Returns a :class:`~harness_memory.documents.DocumentReport`."""
+        from . import documents
+
+        return documents.add_document(self, text_or_path, title=title, source=source, namespace=namespace,
+                                      agent_id=agent_id, scope=scope, tags=tags, metadata=metadata)
+
+    def documents(self, *, namespace: str | None = None, agent_id: str | None = None, limit: int = 100):
+        """Stored documents (newest first); with ``agent_id``, its own and global ones."""
+        from . import documents
+
+        return documents.list_documents(self._core, namespace=v.ident(namespace, "namespace", optional=True),
+                                        agent_id=v.ident(agent_id, "agent_id", optional=True),
+                                        limit=v.limit(limit, max_limit=self.settings.max_limit))
+
+    def forget_document(self, document_id: int, *, agent_id: str | None = None) -> int:
+        """Delete a document and its chunks; return the number of chunks deleted."""
+        from . import documents
+
+        return documents.forget_document(self._core, v.memory_id(document_id),
+                                         agent_id=v.ident(agent_id, "agent_id", optional=True))
 
     # -- the tool-call log (docs/tool_calls.md) ---------------------------------------------------
     def log_tool_call(self, tool_name: str, *, agent_id: str, success: bool, tool_type: str = "builtin",

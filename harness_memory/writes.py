@@ -43,6 +43,7 @@ class MemoryInput:
     fix_kind: str | None = None
     fix_link: tuple[str, str | None, bool, list[str]] | None = None  # (signature, category, worked, bound params)
     error_message: str | None = None  # the decisive line that was signed (links index it for similar errors)
+    thread_id: str | None = None  # an event of a thread (an episode): never merged into another memory
 
 
 def _redact_obj(obj: Any, found: list[str]) -> Any:
@@ -53,7 +54,8 @@ def _redact_obj(obj: Any, found: list[str]) -> Any:
 def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = "agent", namespace: Any = None,
             key: Any = None, task_signature: Any = None, error: Any = None, tags: Any = (),
             importance: Any = 0.5, ttl: Any = None, metadata: Any = None, session_id: Any = None,
-            task_id: Any = None, fix_worked: bool | None = None, link_fix: bool = True) -> MemoryInput:
+            task_id: Any = None, fix_worked: bool | None = None, link_fix: bool = True,
+            thread_id: Any = None) -> MemoryInput:
     """Validate and redact one memory. A ``success`` taught with an ``error`` is a fix that worked
     for it (an error→fix link); ``fix_worked`` sets the link explicitly for any type."""
     s = core.settings
@@ -73,6 +75,7 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
     meta = v.metadata(metadata)
     session_id = v.ident(session_id, "session_id", optional=True)
     task_id = v.ident(task_id, "task_id", optional=True)
+    thread_id = v.ident(thread_id, "thread_id", optional=True)
 
     found: list[str] = []
     if s.redact_secrets:
@@ -96,7 +99,7 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
                        task_signature=task_signature or None, error_signature=esig, error_template=etpl,
                        tags=tag_list, importance=imp, ttl=ttl_s, metadata=meta, session_id=session_id,
                        task_id=task_id, content_hash=content_hash(content), error_basis=excerpt,
-                       fix_kind=kind, fix_link=link, error_message=message)
+                       fix_kind=kind, fix_link=link, error_message=message, thread_id=thread_id)
 
 
 def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None | object = None) -> list[Memory]:
@@ -136,7 +139,7 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
                     if it.fix_kind is not None:
                         core.backend.conn.execute("UPDATE memories SET fix_kind = COALESCE(fix_kind, ?) WHERE id = ?",
                                                   (it.fix_kind, mid))
-                if inserted and vec is not None and it.key is None:
+                if inserted and vec is not None and it.key is None and it.thread_id is None:
                     added[group].append((mid, vec))
                 ids.append(mid)
     except BaseException:
@@ -156,7 +159,7 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
     """Nearest existing un-keyed memory per item, one matrix product per (namespace, agent, scope, type)."""
     groups: dict[tuple, list[int]] = defaultdict(list)
     for k, it in enumerate(items):
-        if it.key is None:
+        if it.key is None and it.thread_id is None:
             groups[(it.namespace, it.agent_id, it.scope, it.type)].append(k)
     out: dict[int, tuple[int, float] | None] = {}
     for (ns, agent, scope, mtype), ks in groups.items():
@@ -164,7 +167,8 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
         if len(rows) > BATCH_EXACT_LIMIT:
             continue  # too many to score exactly in one product: per-item search
         keyed = {r[0] for r in core.backend.conn.execute(
-            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key IS NOT NULL",
+            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? "
+            "AND (key IS NOT NULL OR thread_id IS NOT NULL)",
             (ns, agent, mtype))}
         for k, best in zip(ks, core.index.best_matches(rows, vectors[ks], exclude=keyed)):
             out[k] = best
@@ -183,10 +187,10 @@ def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None, near: Any = 
         if row is not None:
             _update_in_place(core, row[0], it, vec, now, expires)
             return row[0], False
-    else:
+    elif it.thread_id is None:  # a thread's events are each kept: the same words said twice happened twice
         row = c.execute(
             "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
-            "AND content_hash = ? AND key IS NULL ORDER BY id LIMIT 1",
+            "AND content_hash = ? AND key IS NULL AND thread_id IS NULL ORDER BY id LIMIT 1",
             (it.namespace, it.agent_id, it.scope, it.type, it.content_hash)).fetchone()
         if row is not None:
             _reinforce(core, row[0], it, now, expires, "exact", 1.0)
@@ -208,10 +212,10 @@ def _nearest(core: Core, it: MemoryInput, vec: np.ndarray) -> tuple[int, float] 
     else:
         hits = core.backend.vector_knn(vec, namespace=it.namespace, agent_id=it.agent_id, scope=it.scope,
                                        memory_type=it.type, include_archived=True, k=4)
-    # keyed memories are updated through their key, never merged into
+    # keyed memories are updated through their key, a thread's events are kept: never merged into
     for mid, sim in hits:
-        r = core.backend.conn.execute("SELECT key FROM memories WHERE id = ?", (mid,)).fetchone()
-        if r is not None and r[0] is None:
+        r = core.backend.conn.execute("SELECT key, thread_id FROM memories WHERE id = ?", (mid,)).fetchone()
+        if r is not None and r[0] is None and r[1] is None:
             return mid, sim
     return None
 
@@ -221,11 +225,12 @@ def _insert(core: Core, it: MemoryInput, vec: np.ndarray | None, now: float, exp
     cur = c.execute(
         "INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, key, task_signature, "
         "error_signature, error_template, context_tags, importance, relevance_score, session_id, task_id, "
-        "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending, error_basis, fix_kind) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending, error_basis, fix_kind, "
+        "thread_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (uuid.uuid4().hex, it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
          it.error_signature, it.error_template, dumps(it.tags), it.importance, it.session_id, it.task_id,
-         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None), it.error_basis, it.fix_kind))
+         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None), it.error_basis, it.fix_kind,
+         it.thread_id))
     mid = int(cur.fetchone()[0])
     _index(core, mid, it, vec, archived=False, new=True)
     return mid
@@ -254,10 +259,10 @@ def _update_in_place(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | No
         "UPDATE memories SET content = ?, content_hash = ?, scope = ?, task_signature = ?, error_signature = ?, "
         "error_template = ?, context_tags = ?, importance = ?, metadata = ?, session_id = ?, task_id = ?, "
         "updated_at = ?, expires_at = ?, version = version + 1, embedding_pending = ?, archived = 0, "
-        "relevance_score = 1.0, error_basis = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
+        "relevance_score = 1.0, decayed_at = ?, error_basis = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
         (it.content, it.content_hash, it.scope, it.task_signature, it.error_signature, it.error_template,
          dumps(it.tags), it.importance, dumps(it.metadata), it.session_id, it.task_id, now, expires,
-         int(vec is None), it.error_basis, it.fix_kind, mid))
+         int(vec is None), now, it.error_basis, it.fix_kind, mid))
     if vec is None:
         core.backend.remove_vectors([mid])
     _index(core, mid, it, vec, archived=False)
@@ -274,10 +279,13 @@ def _reinforce(core: Core, mid: int, it: MemoryInput, now: float, expires: float
     tags = list(dict.fromkeys(json.loads(row[0]) + it.tags))[: core.settings.max_tags]
     importance = min(1.0, max(row[1], it.importance) + 0.05)
     new_expires = None if (row[2] is None or expires is None) else max(row[2], expires)
+    from .jobs.decay import current_relevance
+
+    cur, cur_params = current_relevance(core.settings, core.backend)  # decay up to now, then the boost
     c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
-              "context_tags = ?, expires_at = ?, updated_at = ?, archived = 0, "
-              f"relevance_score = {core.backend.least('1.0', 'relevance_score + ?')} WHERE id = ?",
-              (now, importance, dumps(tags), new_expires, now, core.settings.recall_boost, mid))
+              "context_tags = ?, expires_at = ?, updated_at = ?, "
+              f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
+              (now, importance, dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid))
     c.execute("INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
               "session_id, task_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
               (mid, kind, float(similarity), it.content, it.content_hash, it.agent_id, it.session_id, it.task_id, now))

@@ -13,13 +13,14 @@ from .compact import compact
 from .consolidate import consolidate
 from .decay import decay
 from .expire import expire
+from .reflect import reflect
 from .resign import resign
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
 __all__ = ["JOBS", "decay", "expire", "consolidate", "compact", "backfill", "consolidate_growth", "resign",
-           "run_job", "job_status"]
+           "reflect", "run_job", "job_status"]
 
 
 def backfill(store: "MemoryStore", *, dry_run: bool = False, **_: object) -> dict[str, int]:
@@ -47,6 +48,6 @@ def consolidate_growth(store: "MemoryStore", *, dry_run: bool = False, **kw: obj
 
 
 JOBS = {"decay": decay, "expire": expire, "consolidate": consolidate, "compact": compact, "backfill": backfill,
-        "consolidate_growth": consolidate_growth, "resign": resign}
+        "consolidate_growth": consolidate_growth, "resign": resign, "reflect": reflect}
 
 from .runner import job_status, run_job  # noqa: E402

@@ -1,0 +1,176 @@
+"""Documents (issue 14): structural chunking with a size bound, chunks as recallable memories linked
+to their document, re-indexing only changed chunks, forgetting, preload in on_task_start, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness_memory import InvalidInputError, MemoryNotFoundError
+from harness_memory.documents import chunk_text
+from harness_memory.errors import FileAccessError
+
+MD = """# Deploying the service
+
+Intro paragraph about deployments and the release train.
+
+## Prerequisites
+
+You need the VPN and a kubeconfig for the staging cluster.
+
+```bash
+kubectl config use-context staging
+
+kubectl get pods
+```
+
+## Rolling back
+
+If the canary fails, run `make rollback` within ten minutes.
+Rollbacks page the on-call engineer.
+"""
+
+PY = '''"""Module docstring."""
+
+import os
+
+
+def alpha(x):
+    return x + 1
+
+
+# helper comment
+@decorator
+def beta(y):
+    return y * 2
+
+
+class Gamma:
+    def method(self):
+        return 3
+'''
+
+
+def test_markdown_splits_on_headings_and_keeps_fences_whole():
+    kind, chunks = chunk_text(MD, source="deploy.md", limit=400)
+    assert kind == "markdown"
+    heads = [c.heading for c in chunks]
+    assert heads[0] == "Deploying the service" and "Deploying the service > Rolling back" in heads
+    fence = next(c.text for c in chunks if "kubectl config" in c.text)
+    assert "kubectl get pods" in fence  # the blank line inside the fence did not split it
+    assert all(len(c.text) <= 400 for c in chunks)
+    assert [c.position for c in chunks] == list(range(len(chunks)))
+
+
+def test_code_splits_on_definitions_and_text_on_paragraphs():
+    kind, chunks = chunk_text(PY, source="m.py", limit=60)
+    assert kind == "code"
+    assert any(c.text.startswith("# helper comment\n@decorator\ndef beta") for c in chunks)
+    assert any(c.text.startswith("class Gamma") for c in chunks)
+    assert all(len(c.text) <= 60 for c in chunks)
+    text = "\n\n".join(f"Paragraph {k} " + "word " * 30 for k in range(10))
+    kind, chunks = chunk_text(text, limit=500)
+    assert kind == "text" and all(len(c.text) <= 500 for c in chunks) and len(chunks) >= 3
+    long_line = "x" * 5000
+    assert all(len(c.text) <= 300 for c in chunk_text(long_line, limit=300)[1])
+
+
+def test_add_recall_and_reindex_only_changed_chunks(store, tmp_path):
+    path = tmp_path / "deploy.md"
+    path.write_text(MD)
+    rep = store.add_document(path, tags=["ops"])
+    doc = rep.document
+    assert (doc.kind, doc.title, doc.source, rep.added) == ("markdown", "Deploying the service",
+                                                             str(path.resolve()), doc.chunks)
+    hits = store.recall("how do I roll back a failed canary", types=["document"], agent_id="anyone")
+    top = hits[0].memory
+    assert "make rollback" in top.content and top.type == "document" and top.metadata["document"] == doc.uid
+    assert top.tags == ["ops"] and top.scope == "global"
+    ids_before = {r[0]: r[1] for r in store._core.backend.execute(
+        "SELECT position, memory_id FROM document_chunks WHERE document_id = ?", (doc.id,))}
+    assert store.add_document(path, tags=["ops"]).skipped  # same text: nothing to do
+    path.write_text(MD.replace("within ten minutes", "within five minutes") + "\n## New section\n\nBrand new text "
+                    "about feature flags and dark launches.\n")
+    again = store.add_document(path, tags=["ops"])
+    assert again.added == 2 and again.removed == 1 and again.unchanged == doc.chunks - 1
+    ids_after = {r[0]: r[1] for r in store._core.backend.execute(
+        "SELECT position, memory_id FROM document_chunks WHERE document_id = ?", (doc.id,))}
+    assert sum(1 for p, m in ids_after.items() if ids_before.get(p) == m) == doc.chunks - 1  # kept, not re-embedded
+    assert store.recall("within ten minutes rollback", types=["document"], agent_id="x")[0].memory.content.count(
+        "five minutes") == 1
+    n = store._core.backend.execute("SELECT COUNT(*) FROM memories WHERE memory_type = 'document'").fetchone()[0]
+    assert n == again.document.chunks
+    assert store.forget_document(doc.id) == again.document.chunks
+    assert store._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 0
+    assert store.documents() == []
+    with pytest.raises(MemoryNotFoundError):
+        store.forget_document(doc.id)
+
+
+def test_text_documents_sources_and_scopes(store):
+    a = store.add_document("Plain notes.\n\nThe cache key includes the tenant id.", agent_id="a", scope="agent",
+                           title="notes")
+    assert a.document.source.startswith("text:") and a.document.kind == "text"
+    assert store.recall("cache key tenant", agent_id="b", types=["document"]) == []  # private to a
+    assert store.recall("cache key tenant", agent_id="a", types=["document"])
+    assert [d.id for d in store.documents(agent_id="b")] == []
+    assert [d.id for d in store.documents(agent_id="a")] == [a.document.id]
+    with pytest.raises(MemoryNotFoundError):
+        store.forget_document(a.document.id, agent_id="b")
+    # chunks are never merged with other memories, even identical ones
+    m = store.remember("The cache key includes the tenant id.", type="document", agent_id="a", scope="agent")
+    assert m.id not in {r[0] for r in store._core.backend.execute("SELECT memory_id FROM document_chunks")}
+
+
+def test_bad_input_changes_nothing(store, tmp_path):
+    (tmp_path / "bin.md").write_bytes(b"\xff\xfe\x00bad")
+    before = store._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+    for bad, err in ((tmp_path / "bin.md", InvalidInputError), ("", InvalidInputError), ("  \n ", InvalidInputError),
+                     (5, InvalidInputError), (tmp_path / "missing.md", FileAccessError), (tmp_path, InvalidInputError),
+                     ("a\x00b", InvalidInputError)):
+        with pytest.raises(err):
+            store.add_document(bad)
+    for kw in ({"scope": "world"}, {"tags": "x"}, {"namespace": ""}, {"metadata": []}, {"title": 3}):
+        with pytest.raises(InvalidInputError):
+            store.add_document("some text here", **kw)
+    assert store._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == before
+    assert store.documents() == []
+
+
+def test_on_task_start_preloads_document_chunks_within_budget(store):
+    store.add_document(MD, source="deploy.md")
+    task = {"id": "T1", "title": "Roll back the canary deploy", "agent_id": "ops"}
+    ctx = store.on_task_start(task, documents=2)
+    assert "### Reference documents" in ctx.prompt and "make rollback" in ctx.prompt
+    assert len([i for i in ctx.injected]) >= 1
+    small = store.on_task_start(task, documents=2, budget_chars=300)
+    assert len(small.prompt) <= 300
+    assert "Reference documents" not in store.on_task_start(task).prompt  # off unless asked
+
+
+def test_cli_add_doc_files_folders_and_globs(tmp_path):
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.md").write_text(MD)
+    (root / "sub" / "b.py").write_text(PY)
+    (root / "skip.bin").write_bytes(b"\x00\x01")
+    env = {**os.environ, "HARNESS_MEMORY_DB": str(tmp_path / "cli.db")}
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "harness_memory", *args], capture_output=True, text=True,
+                              env=env, timeout=120, check=False)
+
+    r = cli("add-doc", str(root), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert sorted(Path(d["source"]).name for d in out["documents"]) == ["a.md", "b.py"]
+    assert out["failed"] == [] and out["chunks_added"] > 0
+    r = cli("add-doc", str(root / "**" / "*.py"), "--json")
+    assert json.loads(r.stdout)["documents"][0]["skipped"] is True
+    bad = cli("add-doc", str(tmp_path / "nothing-here-*.md"))
+    assert bad.returncode == 2 and "no files" in bad.stderr
