@@ -87,6 +87,7 @@ def _fresh_targets(specs: list[str], tmp: Path) -> list[tuple[str, str, callable
             out.append(("sqlite", str(tmp / f"bench{k}.db"), lambda: None))
             continue
         if spec == "pgserver":
+            os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="hm-run-"))  # quiets platformdirs
             import pgserver
 
             srv = pgserver.get_server(tempfile.mkdtemp(prefix="hm-bench-pg-"), cleanup_mode="delete")

@@ -54,13 +54,24 @@ def load(path: Path):
         yield c["sample_id"], turns, qs
 
 
-def run(data: Path, variants: dict[str, tuple[set[str], RankingWeights]]):
+def run(data: Path, variants: dict[str, tuple[set[str], RankingWeights]], db: str = "sqlite"):
+    from latency import _fresh_targets
+
+    if db == "pgserver":  # one throwaway server for every variant
+        import os
+
+        os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="hm-run-"))  # quiets platformdirs
+        import pgserver
+
+        db = pgserver.get_server(tempfile.mkdtemp(prefix="hm-locomo-pg-"), cleanup_mode="delete").get_uri()
     results = {name: {k: [] for k in KS} for name in variants}
     lat = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as d:
         for name, (channels, weights) in variants.items():
             st = Settings(ranking=weights, near_duplicate_threshold=1.0)
-            with MemoryStore(Path(d) / f"{name}.db", settings=st) as s:
+            ((_, target, cleanup),) = _fresh_targets([db], Path(d) / "variant") if db != "sqlite" else (
+                ("sqlite", Path(d) / f"{name}.db", lambda: None),)
+            with MemoryStore(target, settings=st) as s:
                 for sample, turns, qs in load(data / "locomo" / "locomo-dev.json"):
                     ns = f"locomo-{sample}"
                     mems = s.remember_many([{"content": t, "type": "pattern", "agent_id": "reader", "namespace": ns}
@@ -76,6 +87,7 @@ def run(data: Path, variants: dict[str, tuple[set[str], RankingWeights]]):
                         for k in KS:
                             found = set().union(*(by_id[h.memory.id] for h in hits[:k])) if hits else set()
                             results[name][k].append(len(found & evidence) / len(evidence))
+            cleanup()
     return results, lat
 
 
@@ -83,6 +95,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
     ap.add_argument("--grid", action="store_true", help="also score alternative keyword/vector weights")
+    ap.add_argument("--db", default="sqlite", help="sqlite (default) | pgserver | postgresql://URL (a throwaway schema "
+                                                   "per variant)")
     args = ap.parse_args()
     data = data_dir(args.data)
     default = RankingWeights()
@@ -95,12 +109,13 @@ def main() -> None:
         for kw, vec in ((0.5, 0.5), (0.6, 0.4), (0.8, 0.2), (0.9, 0.1)):
             variants[f"hybrid kw {kw}, vec {vec}"] = ({"keyword", "vector"},
                                                       default.model_copy(update={"keyword": kw, "vector": vec}))
-    results, lat = run(data, variants)
+    results, lat = run(data, variants, args.db)
     rows = []
     for name in variants:
         n = len(results[name][5])
         rows.append([name, n] + [100 * sum(results[name][k]) / n for k in KS] + [pct(lat[name], 50)])
-    print(table("LoCoMo (dev: 5 conversations) recall@k in %, question embedding included in latency",
+    print(table(f"LoCoMo (dev: 5 conversations) recall@k in % on {args.db.split('://')[0]}, question embedding "
+                "included in latency",
                 ["variant", "questions", "R@5", "R@10", "R@25", "p50 ms"], rows))
 
 

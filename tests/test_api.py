@@ -44,8 +44,8 @@ class Server:
 
 
 @pytest.fixture
-def open_server(tmp_path):
-    with Server(tmp_path / "api.db", Settings()) as url:
+def open_server(db):  # both backends (the db fixture): a file, or a PostgreSQL URL
+    with Server(db, Settings()) as url:
         yield url
 
 

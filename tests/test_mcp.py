@@ -28,8 +28,7 @@ def _text(result) -> object:
     return json.loads(result.content[0].text)
 
 
-def test_mcp_tools_over_stdio(tmp_path):
-    db = tmp_path / "mcp.db"
+def test_mcp_tools_over_stdio(db):  # both backends: `harness-memory mcp --db PATH-or-URL`
 
     async def steps(s):
         tools = (await s.list_tools()).tools
