@@ -372,8 +372,10 @@ class PostgresBackend:
                 "(https://github.com/pgvector/pgvector#installation, or the postgresql-NN-pgvector package), then "
                 "run `harness-memory init --db URL` again")
         try:
-            with self._connection() as pg:
-                pg.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            with self.write() as c:  # hosts opening a new database at once queue here
+                c.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except pg_errors.UniqueViolation:
+            return  # another schema's first open created it meanwhile
         except (pg_errors.InsufficientPrivilege, StorageError) as exc:
             raise ConfigurationError(
                 f"{self.display}: this role may not create the pgvector extension "

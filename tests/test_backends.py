@@ -259,3 +259,26 @@ def test_storage_errors_never_show_the_password(pg_url):
         with pytest.raises(StorageError) as e:
             s.remember("x", type="success", agent_id="a")
         assert "hunter2" not in str(e.value)
+
+
+def _opener(db, out) -> None:
+    try:
+        with MemoryStore(db) as s:
+            s.remember("opened at once", type="success", agent_id="a")
+        out.put("ok")
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the test with it
+        out.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_four_processes_create_a_new_database_at_once(db):
+    """The first open migrates and records the embedder; hosts starting together queue on it."""
+    out = CTX.Queue()
+    procs = [CTX.Process(target=_opener, args=(db, out)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    got = [out.get(timeout=300) for _ in procs]
+    for p in procs:
+        p.join(60)
+    assert got == ["ok"] * 4, got
+    with MemoryStore(db) as s:
+        assert s._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
