@@ -196,10 +196,13 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
     now = core.now()
     boost = core.settings.recall_boost
     ids = [h.memory.id for h in hits]
+    from .jobs.decay import current_relevance
+
+    cur, cur_params = current_relevance(core.settings, core.backend)  # decay up to now, then the boost
     with core.backend.write() as c:
         c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
-                      f"relevance_score = {core.backend.least('1.0', 'relevance_score + ?')} WHERE id = ?",
-                      [(now, boost, i) for i in ids])
+                      f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
+                      [(now, *cur_params, now, boost, now, i) for i in ids])
         core.log(ids, "query", agent_id=agent_id, session_id=session_id, task_id=task_id,
                  scores=[h.score for h in hits])
     ts = datetime.fromtimestamp(now, tz=timezone.utc)

@@ -259,10 +259,10 @@ def _update_in_place(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | No
         "UPDATE memories SET content = ?, content_hash = ?, scope = ?, task_signature = ?, error_signature = ?, "
         "error_template = ?, context_tags = ?, importance = ?, metadata = ?, session_id = ?, task_id = ?, "
         "updated_at = ?, expires_at = ?, version = version + 1, embedding_pending = ?, archived = 0, "
-        "relevance_score = 1.0, error_basis = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
+        "relevance_score = 1.0, decayed_at = ?, error_basis = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
         (it.content, it.content_hash, it.scope, it.task_signature, it.error_signature, it.error_template,
          dumps(it.tags), it.importance, dumps(it.metadata), it.session_id, it.task_id, now, expires,
-         int(vec is None), it.error_basis, it.fix_kind, mid))
+         int(vec is None), now, it.error_basis, it.fix_kind, mid))
     if vec is None:
         core.backend.remove_vectors([mid])
     _index(core, mid, it, vec, archived=False)
@@ -279,10 +279,13 @@ def _reinforce(core: Core, mid: int, it: MemoryInput, now: float, expires: float
     tags = list(dict.fromkeys(json.loads(row[0]) + it.tags))[: core.settings.max_tags]
     importance = min(1.0, max(row[1], it.importance) + 0.05)
     new_expires = None if (row[2] is None or expires is None) else max(row[2], expires)
+    from .jobs.decay import current_relevance
+
+    cur, cur_params = current_relevance(core.settings, core.backend)  # decay up to now, then the boost
     c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
-              "context_tags = ?, expires_at = ?, updated_at = ?, archived = 0, "
-              f"relevance_score = {core.backend.least('1.0', 'relevance_score + ?')} WHERE id = ?",
-              (now, importance, dumps(tags), new_expires, now, core.settings.recall_boost, mid))
+              "context_tags = ?, expires_at = ?, updated_at = ?, "
+              f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
+              (now, importance, dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid))
     c.execute("INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
               "session_id, task_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
               (mid, kind, float(similarity), it.content, it.content_hash, it.agent_id, it.session_id, it.task_id, now))

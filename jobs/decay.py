@@ -18,7 +18,10 @@ from harness_memory.jobs.batches import for_store, tally
 
 
 def _rate_sql(store: MemoryStore) -> tuple[str, list]:
-    m = store.settings.maintenance
+    return _rate_sql_of(store.settings.maintenance)
+
+
+def _rate_sql_of(m) -> tuple[str, list]:
     rates = {t: r for t, r in m.decay_rates.items()}
     for t in m.decay_exempt_types:
         rates[t] = 0.0
@@ -29,6 +32,21 @@ def _rate_sql(store: MemoryStore) -> tuple[str, list]:
     for t, r in rates.items():
         params += [t, float(r)]
     return f"(CASE memory_type {cases} ELSE ? END)", params + [m.decay_rate_per_day]
+
+
+def current_relevance(settings, backend) -> tuple[str, list]:
+    """``(sql, params)``: a memory's relevance decayed to now (the last parameter, to be given
+    by the caller after these), without writing it. Pinned and archived memories and those at or
+    below the floor keep their stored relevance. Every event that resets ``decayed_at`` (an
+    access, a reinforcement, pinning or unpinning) first takes this value, so decay follows one
+    rule whatever happens in between: relevance(t) = max(floor, r0 * (1 - rate) ** days) over
+    the unpinned time since the last event, plus ``recall_boost`` per access."""
+    m = settings.maintenance
+    rate, rate_params = _rate_sql_of(m)
+    elapsed = backend.greatest("0.0", "? - COALESCE(decayed_at, created_at)")
+    sql = (f"(CASE WHEN pinned = 1 OR archived = 1 OR relevance_score <= ? THEN relevance_score "
+           f"ELSE {backend.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END)")
+    return sql, [m.decay_floor, m.decay_floor, *rate_params]
 
 
 def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = None, dry_run: bool = False) -> dict:
