@@ -235,12 +235,19 @@ class MemoryStore:
         return c.get(memory_id)
 
     def pin(self, memory_id: int, pinned: bool = True) -> Memory:
-        """Pinned memories are exempt from decay and archiving."""
+        """Pinned memories are exempt from decay and archiving: pinning pauses decay, unpinning
+        resumes it from that moment."""
         memory_id = v.memory_id(memory_id)
         c = self._core
-        with c.backend.write() as conn:
+        pinned = int(v.boolean(pinned, "pinned"))
+        from .jobs.decay import current_relevance
+
+        cur, cur_params = current_relevance(self.settings, c.backend)
+        with c.backend.write() as conn:  # decay up to now, then pause (pin) or resume from now (unpin)
             c.get(memory_id)
-            conn.execute("UPDATE memories SET pinned = ? WHERE id = ?", (int(v.boolean(pinned, "pinned")), memory_id))
+            now = c.now()
+            conn.execute(f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, pinned = ? WHERE id = ?",
+                         (*cur_params, now, now, pinned, memory_id))
         return c.get(memory_id)
 
     def __enter__(self) -> "MemoryStore":
