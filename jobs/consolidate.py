@@ -194,8 +194,9 @@ def _create_pattern(store: "MemoryStore", ns: str, agent: str, scope: str, mtype
                           scope=scope, namespace=ns, tags=tags, importance=max(g.importance for g in group),
                           task_signature=Counter(g.task_signature for g in group).most_common(1)[0][0],
                           metadata={"source_type": mtype, "members": len(members), "medoid": medoid.id})
+    vec = core.embed([item.content])  # before the write lock: an embedder may be slow or remote
     with core.backend.write():
-        pattern = writes.write_many(core, [item])[0]
+        pattern = writes.write_many(core, [item], writes.NO_VECTORS if vec is None else vec)[0]
         core.backend.conn.execute("UPDATE memories SET error_signature = ?, error_template = ? WHERE id = ?",
                                   (medoid.error_signature, medoid.error_template, pattern.id))
         _link(core, pattern.id, [(i, float(s)) for i, s in zip(members, sims)])
