@@ -15,7 +15,7 @@ from .embedders import Embedder, check_vectors
 from .error_signatures import (ENVIRONMENT_CATEGORIES, ErrorSignature, TemplateMiner, categorize, extract,
                                mask_params, tokenize)
 from .failure_excerpt import Baseline
-from .errors import EmbedderError, InvalidInputError, MemoryNotFoundError
+from .errors import EmbedderError, EmbedderMismatchError, InvalidInputError, MemoryNotFoundError
 from .memory_types import TypeRegistry
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 from .redact import redact
@@ -38,6 +38,9 @@ class Core:
     clock: Callable[[], float] = time.time
     index: VectorIndex | None = None
     vectors_enabled: bool = True  # False while the stored vectors belong to another embedder
+    # (name, dimensions) the database recorded when this store bound its embedder: another
+    # process's reembed() changes the record, and this process must not mix vector spaces
+    embedder_record: tuple[str, int] | None = None
 
     _miner: TemplateMiner | None = None
     _signed: dict = field(default_factory=dict)
@@ -101,6 +104,7 @@ class Core:
         'pending' (the caller stores keyword-only and flags the rows for backfill)."""
         if not self.vectors_enabled:
             return None
+        self.check_embedder()
         try:
             return check_vectors(self.embedder, texts, self.embedder.embed_batch(list(texts)))
         except EmbedderError:
@@ -111,6 +115,18 @@ class Core:
             if self.settings.embed_failure == "raise":
                 raise EmbedderError(f"embedder {self.embedder.name!r} failed: {exc}") from exc
             return None
+
+    def check_embedder(self) -> None:
+        """Before vectors are made for a write or a query: has another process re-embedded the
+        store with another embedder since this one bound it? (one read by primary key)"""
+        if self.embedder_record is None:
+            return
+        row = self.backend.execute("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
+        if row is not None and (row[0], int(row[1])) != self.embedder_record:
+            raise EmbedderMismatchError(
+                f"the database was re-embedded with {row[0]!r} ({row[1]} dimensions) since this store opened it "
+                f"with {self.embedder_record[0]!r} ({self.embedder_record[1]}): reopen the MemoryStore (with the "
+                "new embedder configured, or none to use the recorded one)")
 
     def put_vector(self, m: Memory | tuple, vector: np.ndarray) -> None:
         if isinstance(m, Memory):

@@ -167,6 +167,8 @@ class MemoryStore:
                     f"is {e.name!r} ({e.dimensions}); run `harness-memory reembed --db {self.path}` to re-embed "
                     f"everything with the new one, or configure the old embedder (HARNESS_MEMORY_EMBEDDER={row[0]})")
             core.vectors_enabled = False  # until reembed(): writes are keyword-only + pending
+        else:
+            core.embedder_record = (row[0], int(row[1]))
         if self.settings.vector_search == "memory" and core.vectors_enabled and core.backend.local_vector_index:
             core.index = VectorIndex(e.dimensions)
 
@@ -869,7 +871,10 @@ class MemoryStore:
         """Re-embed every memory with this store's embedder and record it as the database's embedder.
 
         Vectors are computed in batches outside any transaction, then swapped in with one
-        transaction (a crash leaves the old vectors and record intact)."""
+        transaction (a crash leaves the old vectors and record intact); rows written meanwhile
+        are embedded after the swap, never under the lock. Other processes that have the store
+        open get :class:`EmbedderMismatchError` (reopen) at their next embedding, never a vector
+        from the old space."""
         import numpy as np
 
         batch_size = _batch_size(batch_size)
@@ -892,19 +897,25 @@ class MemoryStore:
             conn.execute("DELETE FROM vector_changes")
             current = {r[0]: r for r in conn.execute(
                 "SELECT id, content, namespace, agent_id, scope, memory_type, archived FROM memories")}
+            # rows written or changed while the vectors were computed: no embedding under the lock;
+            # they are stored keyword-only and flagged, and embedded right after the swap (backfill)
             stale = [mid for mid, r in current.items() if mid not in vectors or vectors[mid][0] != r[1]]
-            if stale:
-                fresh = check_vectors(e, [current[m][1] for m in stale], e.embed_batch([current[m][1] for m in stale]))
-                for mid, vec in zip(stale, fresh):
-                    vectors[mid] = (current[mid][1], vec)
             for mid, r in current.items():
-                c.put_vector((mid, r[2], r[3], r[4], r[5], bool(r[6])), np.asarray(vectors[mid][1]))
+                if mid in vectors and vectors[mid][0] == r[1]:
+                    c.put_vector((mid, r[2], r[3], r[4], r[5], bool(r[6])), np.asarray(vectors[mid][1]))
             conn.execute("UPDATE memories SET embedding_pending = 0")
+            for i in range(0, len(stale), 500):
+                part = stale[i:i + 500]
+                conn.execute(f"UPDATE memories SET embedding_pending = 1 WHERE id IN ({','.join('?' * len(part))})",
+                             part)
             conn.execute("UPDATE embedder_info SET name = ?, dimensions = ?, recorded_at = ? WHERE id = 1",
                          (e.name, e.dimensions, c.now()))
         c.vectors_enabled = True
+        c.embedder_record = (e.name, e.dimensions)
         c.index = (VectorIndex(e.dimensions) if self.settings.vector_search == "memory" and c.backend.local_vector_index
                    else None)
+        if stale:
+            self.backfill_embeddings()
         return len(current)
 
     # -- export / import ---------------------------------------------------------------------------
