@@ -140,3 +140,43 @@ def register(app: typer.Typer) -> None:
                 out.print(f"  {escape(f['path'])}: {escape(f['error'])}")
         if failed and not done:
             raise SystemExit(2)
+
+    @app.command("watch")
+    def watch(
+        directory: Annotated[str, typer.Option("--dir", help="the folder of DIR/<agent_id>/MEMORY.md files")] = "agents",
+        debounce: Annotated[float | None, typer.Option(help="seconds a file must be quiet (default: settings)")] = None,
+        poll: Annotated[bool, typer.Option("--poll", help="poll the folder instead of file-system events")] = False,
+        write_back: Annotated[bool | None, typer.Option("--write-back/--no-write-back",
+                                                        help="write memories changed through the API back to the files",
+                                                        show_default=False)] = None,
+        namespace: NsOpt = None, db: DbOpt = None,
+    ) -> None:
+        """Watch each agent's MEMORY.md and re-import it on change, until SIGINT or SIGTERM."""
+        import signal
+        import threading
+
+        from .cli import err
+
+        stop = threading.Event()
+
+        def report(ev) -> None:
+            what = {"imported": "imported", "skipped": "unchanged", "removed": "removed (memories kept)",
+                    "exported": "written back", "error": "not imported"}.get(ev.kind, ev.kind)
+            detail = ev.detail.get("error") or ", ".join(f"{k} {n}" for k, n in ev.detail.items())
+            err.print(f"{escape(ev.path)}: {what}" + (f" ({escape(str(detail))})" if detail else ""), highlight=False)
+
+        def on_signal(signum, frame):
+            stop.set()
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        with _open_creating(db) as s:
+            w = s.watch(directory, namespace=namespace, debounce=debounce, poll=True if poll else None,
+                        write_back=write_back, on_event=report)
+            err.print(f"watching {escape(str(w.directory))} ({'polling' if w.poll else 'file-system events'}, "
+                      f"debounce {w.debounce:g} s{', write-back' if w.write_back else ''}); Ctrl-C stops",
+                      highlight=False)
+            while not stop.wait(0.5):
+                if not w.running:
+                    raise SystemExit(1)
+        err.print("watch stopped", highlight=False)

@@ -12,18 +12,20 @@ statistics; removed ones are deleted. One transaction per document, embedding be
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from . import validation as v, writes
+from . import validation as v
+from . import writes
 from .core import Core, dumps
 from .errors import FileAccessError, InvalidInputError, MemoryNotFoundError
 
@@ -199,7 +201,7 @@ def _code_blocks(text: str) -> list[str]:
             if j > starts[-1]:
                 starts.append(j)
     starts.append(len(lines))
-    return ["\n".join(lines[a:b]).strip("\n") for a, b in zip(starts, starts[1:]) if "\n".join(lines[a:b]).strip()]
+    return ["\n".join(lines[a:b]).strip("\n") for a, b in itertools.pairwise(starts) if "\n".join(lines[a:b]).strip()]
 
 
 def chunk_text(text: str, *, source: str | None = None, limit: int = 1500) -> tuple[str, list[Chunk]]:
@@ -264,8 +266,8 @@ _DOC_COLUMNS = ("id, uid, namespace, agent_id, scope, source, title, kind, conte
 def _row_to_doc(r) -> Document:
     return Document(id=r[0], uid=r[1], namespace=r[2], agent_id=r[3], scope=r[4], source=r[5], title=r[6], kind=r[7],
                     content_hash=r[8], chunks=r[9], bytes=r[10], tags=json.loads(r[11]), metadata=json.loads(r[12]),
-                    created_at=datetime.fromtimestamp(r[13], tz=timezone.utc),
-                    updated_at=datetime.fromtimestamp(r[14], tz=timezone.utc))
+                    created_at=datetime.fromtimestamp(r[13], tz=UTC),
+                    updated_at=datetime.fromtimestamp(r[14], tz=UTC))
 
 
 def _title(text: str, source: str | None) -> str:
@@ -279,7 +281,7 @@ def _title(text: str, source: str | None) -> str:
     return first[:80]
 
 
-def add_document(store: "MemoryStore", text_or_path: Any, *, title: Any = None, source: Any = None, namespace: Any = None,
+def add_document(store: MemoryStore, text_or_path: Any, *, title: Any = None, source: Any = None, namespace: Any = None,
                  agent_id: Any = None, scope: Any = "global", tags: Any = (), metadata: Any = None) -> DocumentReport:
     core: Core = store._core
     s = core.settings

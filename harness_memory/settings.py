@@ -140,6 +140,10 @@ class Settings(BaseSettings):
     summariser_api_key: str | None = None
     document_chunk_chars: int = Field(1500, ge=200, le=32_768, description="documents are split on their structure "
                                       "into chunks of at most this many characters")
+    watch_debounce_seconds: float = Field(1.0, ge=0, le=3600, description="the MEMORY.md watcher imports a file "
+                                          "once it has been quiet this long")
+    markdown_write_back: bool = Field(False, description="the MEMORY.md watcher writes memories changed through the "
+                                      "API back to their agent's file")
     fix_similar_min: float | None = Field(
         None, gt=0, le=1.0, description="also offer the fixes of errors whose decisive line is this similar "
         "(word-set Jaccard) to the asked one; None (default): only fixes linked to the error's own or an aliased "

@@ -85,6 +85,7 @@ class MemoryStore:
                  allow_embedder_change: bool = False):
         self._closed = True  # until fully open: close() is then a no-op
         self._scheduler = None
+        self._watchers: list = []
         if settings is None:
             settings = _settings_from_environment()
         elif not isinstance(settings, Settings):
@@ -178,6 +179,9 @@ class MemoryStore:
             if self._scheduler is not None:
                 self._scheduler.shutdown(wait=True)
                 self._scheduler = None
+            for w in self._watchers:
+                w.stop()
+            self._watchers.clear()
             self._core.backend.close()
 
     # -- maintenance ------------------------------------------------------------------------------
@@ -777,6 +781,20 @@ class MemoryStore:
         memory_id = v.memory_id(memory_id)
         self._core.get(memory_id, v.ident(agent_id, "agent_id", optional=True))
         return episodes.sources_of(self._core, memory_id)
+
+    # -- MEMORY.md, live (docs/watch.md) ---------------------------------------------------------------
+    def watch(self, directory: str | Path, *, namespace: str | None = None, debounce: float | None = None,
+              poll: bool | None = None, write_back: bool | None = None, on_event: Callable[..., None] | None = None):
+        """Watch ``directory/<agent_id>/MEMORY.md`` files in a background thread and re-import each on
+        change (debounced, unchanged files skipped by hash); with ``write_back``, memories changed
+        through the API are written back to the files. Returns the started
+        :class:`~harness_memory.watch.MarkdownWatcher`; :meth:`close` stops it."""
+        from .watch import MarkdownWatcher
+
+        w = MarkdownWatcher(self, directory, namespace=namespace, debounce=debounce, poll=poll, write_back=write_back,
+                            on_event=on_event).start()
+        self._watchers.append(w)
+        return w
 
     # -- documents (docs/documents.md) --------------------------------------------------------------
     def add_document(self, text_or_path: str | Path, *, title: str | None = None, source: str | None = None,
