@@ -508,10 +508,21 @@ class SQLiteBackend:
                           "embedding) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         return len(rows)
 
+    FTS_MERGE_PAGES = 200  # pages of FTS5 segment merging per write transaction
+
     def optimize(self) -> int:
-        """Merge the FTS5 segments, ANALYZE, and VACUUM when over a fifth of the file is free; 1 if vacuumed."""
-        with self.write() as c:
-            c.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+        """Merge the FTS5 segments, ANALYZE, and VACUUM when over a fifth of the file is free; 1 if vacuumed.
+
+        The merge runs as many short transactions of incremental FTS5 'merge' work (a single
+        'optimize' holds the write lock for the whole index), until a step changes nearly
+        nothing; ANALYZE samples (``analysis_limit``) instead of reading whole indexes."""
+        for _ in range(100_000):
+            with self.write() as c:
+                before = c.total_changes
+                c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-self.FTS_MERGE_PAGES,))
+                if c.total_changes - before < 2:
+                    break
+        self.execute("PRAGMA analysis_limit = 1000")
         self.execute("ANALYZE")
         free, pages = self.execute("PRAGMA freelist_count").fetchone()[0], self.execute("PRAGMA page_count").fetchone()[0]
         if pages and free / pages > 0.2:

@@ -115,11 +115,13 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
     elif vectors is NO_VECTORS:
         vectors = None
     ids: list[int] = []
+    if core.index is not None and vectors is not None:
+        core.index.sync(core.backend)  # catch up before the lock (a first load or a mass archive is slow)
     try:
         with core.backend.write():
             pre: dict[int, tuple[int, float] | None] = {}
             if core.index is not None and vectors is not None:
-                core.index.sync(core.backend)
+                core.index.sync(core.backend)  # only what other writers logged since: a few rows
                 pre = _batch_nearest(core, items, vectors)
             added: dict[tuple, list[tuple[int, np.ndarray]]] = defaultdict(list)
             for k, it in enumerate(items):
