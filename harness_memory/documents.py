@@ -288,6 +288,10 @@ def add_document(store: MemoryStore, text_or_path: Any, *, title: Any = None, so
     text, file_source = read_source(text_or_path)
     if "\x00" in text:
         raise InvalidInputError("a document must be text (it contains NUL characters)")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError("the document is not valid Unicode text (lone surrogates)") from None
     if not text.strip():
         raise InvalidInputError("the document is empty")
     if len(text.encode("utf-8", "surrogatepass")) > MAX_DOCUMENT_BYTES:

@@ -71,7 +71,11 @@ class MarkdownWatcher:
                  on_event: Callable[[WatchEvent], None] | None = None):
         s = store.settings
         self.directory = v.path(directory, "directory")
-        if not self.directory.is_dir():
+        try:
+            is_dir = self.directory.is_dir()
+        except OSError as exc:  # a name too long, a loop of links: not a folder it can watch
+            raise InvalidInputError(f"directory cannot be watched: {exc.strerror or type(exc).__name__}") from None
+        if not is_dir:
             raise InvalidInputError(f"{self.directory} is not a folder (expected DIR/<agent_id>/{FILE_NAME})")
         self.namespace = v.ident(namespace, "namespace", optional=True)
         self.debounce = v.number(s.watch_debounce_seconds if debounce is None else debounce, "debounce", lo=0, hi=3600)
