@@ -176,6 +176,29 @@ def _link(core, pattern_id: int, members: list[tuple[int, float]]) -> None:
                   (n, now, pattern_id))
 
 
+def _summarise(summariser: Any, group: list, medoid: Any) -> str:
+    """The pattern's content: a legacy ``summariser(members) -> str`` callable as before; a
+    :class:`harness_memory.summarisers.Summariser` (the interface reflection uses) asked to condense
+    the members' contents, falling back to the extractive summary with a warning when it fails."""
+    if summariser is None:
+        return _summary(group, medoid)
+    if not hasattr(summariser, "summarise"):
+        return summariser(group)
+    import logging
+
+    try:
+        text = summariser.summarise([m.content for m in group], instruction=(
+            "These memories describe the same recurring situation. Write one short paragraph stating the "
+            "pattern they share and what worked, naming the concrete errors, tools and fixes. No other text."))
+        if isinstance(text, str) and text.strip():
+            return text.strip()
+        raise ValueError("empty answer")
+    except Exception as exc:  # noqa: BLE001 - an endpoint or user code: the offline summary instead
+        logging.getLogger("harness_memory.jobs.consolidate").warning(
+            "consolidate: the summariser failed (%s); extractive summary used", type(exc).__name__)
+        return _summary(group, medoid)
+
+
 def _create_pattern(store: "MemoryStore", ns: str, agent: str, scope: str, mtype: str, members: list[int],
                     vecs: dict[int, np.ndarray], summariser: Summariser | None) -> int:
     from harness_memory import writes
@@ -188,7 +211,7 @@ def _create_pattern(store: "MemoryStore", ns: str, agent: str, scope: str, mtype
     sims = M @ c
     medoid = mems[members[int(np.argmax(sims))]]
     group = [mems[i] for i in members]
-    content = summariser(group) if summariser else _summary(group, medoid)
+    content = _summarise(summariser, group, medoid)
     tags = [t for t, k in Counter(t for g in group for t in g.tags).most_common(8) if k >= 2]
     item = writes.prepare(core, content[: store.settings.max_content_bytes], type="pattern", agent_id=agent,
                           scope=scope, namespace=ns, tags=tags, importance=max(g.importance for g in group),

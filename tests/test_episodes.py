@@ -256,3 +256,31 @@ def test_remember_normalised_and_its_fallback(store, caplog):
     assert (raw.content, raw.type) == ("raw note about the proxy", "context") and "normaliser failed" in caplog.text
     with pytest.raises(InvalidInputError):
         store.remember_normalised("x", agent_id="a", normaliser=object())
+
+
+def test_consolidation_takes_the_same_summariser_interface(tmp_path, caplog):
+    class Fixed:
+        def __init__(self):
+            self.seen = []
+
+        def summarise(self, texts, *, instruction):
+            self.seen.append(list(texts))
+            return "Docker builds fail when the daemon is down: start dockerd first."
+
+    class Down:
+        def summarise(self, texts, *, instruction):
+            raise SummariserError("HTTP 503")
+
+    base = "docker build fails: Cannot connect to the Docker daemon at unix:///var/run/docker.sock"
+    for name, summ in (("ok", Fixed()), ("down", Down())):
+        with MemoryStore(tmp_path / f"{name}.db") as s:
+            for v in (" on the CI runner", " in the nightly job", " after the reboot"):
+                s.remember(base + v, type="failure", agent_id="a")
+            with caplog.at_level(logging.WARNING, logger="harness_memory.jobs.consolidate"):
+                run = s.run_job("consolidate", summariser=summ)
+            assert run.status == "ok" and run.counts["patterns_created"] == 1
+            content = s.get_by_type("pattern", agent_id="a")[0].content
+            if name == "ok":
+                assert content.startswith("Docker builds fail") and len(summ.seen[0]) == 3
+            else:
+                assert "docker build fails" in content.lower() and "extractive summary used" in caplog.text
