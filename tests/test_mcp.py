@@ -65,3 +65,22 @@ def test_mcp_tools_over_stdio(db):  # both backends: `harness-memory mcp --db PA
     assert out["bad"]["error"] == "InvalidInputError" and out["bad_type"]["error"] == "UnknownMemoryTypeError"
     with MemoryStore(db) as store:
         assert {m.agent_id for m in store.get_by_type("success")} == {"agent-x"}
+
+
+def test_mcp_error_lookup_offers_no_fix_for_an_error_never_seen(tmp_path):
+    db = tmp_path / "quiet.db"
+    with MemoryStore(db) as store:
+        store.learn_fix("ProxyError: Cannot connect to proxy 10.0.0.1:3128", "set HTTPS_PROXY before pip install",
+                        agent_id="agent-x")
+        store.remember("pip install fails behind the proxy", type="failure", agent_id="agent-x",
+                       error="ProxyError: Cannot connect to proxy 10.0.0.1:3128")
+
+    async def steps(s):
+        never = _text(await s.call_tool("error_lookup", {"error": "ModuleNotFoundError: No module named 'zstandard'"}))
+        known = _text(await s.call_tool("error_lookup", {"error": "ProxyError: Cannot connect to proxy 10.9.9.9:8080"}))
+        return never, known
+
+    never, known = asyncio.run(_session_run(db, steps))
+    assert never["seen_before"] is False and never["fixes"] == [] and never["failures"] == []
+    assert known["seen_before"] is True and known["fixes"] == ["set HTTPS_PROXY before pip install"]
+    assert known["failures"] == ["pip install fails behind the proxy"]
