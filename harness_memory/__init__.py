@@ -17,6 +17,7 @@ from .errors import (
     MemoryNotFoundError,
     SchemaError,
     StorageError,
+    SummariserError,
     UnknownMemoryTypeError,
 )
 from .error_signatures import ErrorSignature
@@ -27,6 +28,10 @@ from .models import Memory, RecallHit, ScoreBreakdown
 from .portability import ImportReport
 from .settings import RankingWeights, Settings
 from .store import MemoryStore
+from .documents import Document, DocumentReport
+from .summarisers import Normalised, Normaliser, OpenAICompatibleSummariser, Summariser, SummariserNormaliser
+from .tool_calls import ToolCall, ToolFailure, ToolMetrics
+from .watch import MarkdownWatcher, WatchEvent
 
 __version__ = "0.1.0"
 
@@ -39,6 +44,8 @@ __all__ = [
     "DatabaseOpenError",
     "DatabaseReadOnlyError",
     "DatabaseTooNewError",
+    "Document",
+    "DocumentReport",
     "Embedder",
     "EmbedderError",
     "EmbedderMismatchError",
@@ -50,10 +57,14 @@ __all__ = [
     "ImportFormatError",
     "ImportReport",
     "InvalidInputError",
+    "MarkdownWatcher",
     "Memory",
     "MemoryNotFoundError",
     "MemoryStore",
+    "Normalised",
+    "Normaliser",
     "OpenAICompatibleEmbedder",
+    "OpenAICompatibleSummariser",
     "RankingWeights",
     "RecallHit",
     "SchemaError",
@@ -61,8 +72,15 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "Settings",
     "StorageError",
+    "Summariser",
+    "SummariserError",
+    "SummariserNormaliser",
     "TechniqueDecision",
     "TechniqueEstimate",
+    "ToolCall",
+    "ToolFailure",
+    "ToolMetrics",
     "UnknownMemoryTypeError",
+    "WatchEvent",
     "embedder_from_name",
 ]

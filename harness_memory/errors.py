@@ -24,6 +24,7 @@ __all__ = [
     "DatabaseLockedError",
     "DatabaseReadOnlyError",
     "FileAccessError",
+    "SummariserError",
 ]
 
 
@@ -99,3 +100,10 @@ class FileAccessError(StorageError, OSError):
     """An export or import file cannot be read or written (missing folder, permissions, ...).
 
     Also an :class:`OSError`, so callers that catch file-system errors keep working."""
+
+
+class SummariserError(HarnessMemoryError):
+    """A summariser or normaliser failed (unreachable endpoint, bad answer); nothing was stored from it.
+
+    The store's own callers (reflect, consolidation, remember_normalised) fall back to the offline
+    path with a warning instead of raising it."""

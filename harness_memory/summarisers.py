@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from .errors import HarnessMemoryError, InvalidInputError
+from .errors import InvalidInputError, SummariserError
 
 __all__ = [
     "Normalised",
@@ -30,10 +30,6 @@ __all__ = [
     "SummariserError",
     "SummariserNormaliser",
 ]
-
-
-class SummariserError(HarnessMemoryError):
-    """A summariser failed (unreachable endpoint, bad answer); nothing was stored from it."""
 
 
 @runtime_checkable
