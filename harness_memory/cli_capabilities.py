@@ -180,3 +180,23 @@ def register(app: typer.Typer) -> None:
                 if not w.running:
                     raise SystemExit(1)
         err.print("watch stopped", highlight=False)
+
+    @app.command("reflect")
+    def reflect(
+        thread: Annotated[str | None, typer.Option("--thread", help="one thread (default: every thread)")] = None,
+        agent: Annotated[str | None, typer.Option("--agent", "-a", help="one agent's episodes")] = None,
+        offline: Annotated[bool, typer.Option("--offline", help="extractive even when a summariser is configured")] = False,
+        namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+    ) -> None:
+        """Turn unreflected episodes into durable facts and patterns (docs/episodes.md)."""
+        from .jobs.reflect import summariser_from_settings
+
+        with _open_existing(db) as s:
+            summ = None if offline else summariser_from_settings(s.settings)
+            made = s.reflect(thread_id=thread, agent_id=agent, namespace=namespace, summariser=summ)
+        if as_json:
+            _emit([m.model_dump(mode="json") for m in made])
+            return
+        out.print(f"[green]reflected[/] into {len(made)} memories" if made else "[yellow]nothing to reflect[/]")
+        for m in made:
+            out.print(f"  #{m.id} {m.type}: {escape(m.content[:150])}")

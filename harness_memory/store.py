@@ -476,11 +476,12 @@ class MemoryStore:
         return self._delete_where(" AND ".join(conds), params)
 
     def clear(self, namespace: str) -> int:
-        """Delete everything in a namespace (a harness run): its tool calls, then its memories;
-        return the count of memories."""
+        """Delete everything in a namespace (a harness run): its tool calls and documents, then its
+        memories (document chunks included); return the count of memories."""
         namespace = v.ident(namespace, "namespace")
         with self._core.backend.write() as conn:
             conn.execute("DELETE FROM tool_calls WHERE namespace = ?", (namespace,))
+            conn.execute("DELETE FROM documents WHERE namespace = ?", (namespace,))
         return self._delete_where("namespace = ?", [namespace])
 
     def cleanup_expired(self) -> int:

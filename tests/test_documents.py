@@ -174,3 +174,11 @@ def test_cli_add_doc_files_folders_and_globs(tmp_path):
     assert json.loads(r.stdout)["documents"][0]["skipped"] is True
     bad = cli("add-doc", str(tmp_path / "nothing-here-*.md"))
     assert bad.returncode == 2 and "no files" in bad.stderr
+
+
+def test_clear_removes_a_namespaces_documents(store):
+    store.add_document(MD, source="deploy.md", namespace="run-1")
+    keep = store.add_document(MD, source="deploy.md", namespace="run-2")
+    store.clear("run-1")
+    assert [d.id for d in store.documents()] == [keep.document.id]
+    assert store._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == keep.document.chunks

@@ -284,3 +284,22 @@ def test_consolidation_takes_the_same_summariser_interface(tmp_path, caplog):
                 assert content.startswith("Docker builds fail") and len(summ.seen[0]) == 3
             else:
                 assert "docker build fails" in content.lower() and "extractive summary used" in caplog.text
+
+
+def test_cli_reflect(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / "cli.db"
+    with MemoryStore(db) as s:
+        _thread(s)
+    env = {**os.environ, "HARNESS_MEMORY_DB": str(db)}
+    r = subprocess.run([sys.executable, "-m", "harness_memory", "reflect", "--thread", "conv-1", "--json"],
+                       capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    made = json.loads(r.stdout)
+    assert made and all(m["metadata"]["method"] == "extractive" for m in made)
+    again = subprocess.run([sys.executable, "-m", "harness_memory", "reflect", "--thread", "conv-1"],
+                           capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert again.returncode == 0 and "nothing to reflect" in again.stdout
