@@ -53,20 +53,23 @@ def build_server(db: str, settings: Settings):
     @server.tool(description=(
         "Store something worth remembering: what worked (type success), what failed and why (failure), a "
         "decision and its reason (decision), a preference, or a type your harness registered (e.g. discovery, "
-        "deadend). Use scope 'global' to share it with every agent. Duplicates reinforce the existing memory."))
+        "deadend). Use scope 'global' to share it with every agent. Duplicates reinforce the existing memory. "
+        "For the events of a conversation or run, use type 'episode' with a thread_id."))
     def memory_store(content: str, type: str, scope: str = "agent", tags: list[str] | None = None,
-                     error: str | None = None, importance: float = 0.5, key: str | None = None) -> str:
+                     error: str | None = None, importance: float = 0.5, key: str | None = None,
+                     thread_id: str | None = None) -> str:
         return guard(lambda: _ok(store.remember(content, type=type, agent_id=me, scope=scope, tags=tags or (),
-                                                error=error, importance=importance, key=key).model_dump(mode="json")))()
+                                                error=error, importance=importance, key=key, thread_id=thread_id)
+                                 .model_dump(mode="json")))()
 
     @server.tool(description=(
         "Search memory by meaning and keywords before starting a task or when stuck. Returns the best matches with "
         "their id, type, content and score; pass 'error' with raw error text to match by error signature too."))
     def memory_search(query: str, types: list[str] | None = None, tags: list[str] | None = None,
-                      error: str | None = None, limit: int = 5) -> str:
+                      error: str | None = None, limit: int = 5, thread_id: str | None = None) -> str:
         def go():
             hits = store.recall(query, agent_id=me, types=types, tags=tags, error=error, limit=min(max(limit, 1), 50),
-                                min_confidence=store.settings.confidence.inject_min or None)
+                                min_confidence=store.settings.confidence.inject_min or None, thread_id=thread_id)
             return _ok([{"id": h.memory.id, "type": h.memory.type, "content": h.memory.content, "score": round(h.score, 4),
                          "confidence": h.confidence, "success_rate": h.memory.success_rate} for h in hits])
         return guard(go)()

@@ -303,3 +303,23 @@ def test_cli_reflect(tmp_path):
     again = subprocess.run([sys.executable, "-m", "harness_memory", "reflect", "--thread", "conv-1"],
                            capture_output=True, text=True, env=env, timeout=120, check=False)
     assert again.returncode == 0 and "nothing to reflect" in again.stdout
+
+
+def test_mcp_episodes_with_a_thread(tmp_path):
+    import asyncio
+
+    from test_mcp import _session_run, _text
+
+    db = tmp_path / "mcp.db"
+
+    async def steps(session):
+        for t in TURNS[:3]:
+            await session.call_tool("memory_store", {"content": t, "type": "episode", "thread_id": "c1"})
+        await session.call_tool("memory_store", {"content": "Caroline moved to Boston", "type": "episode",
+                                                 "thread_id": "c2"})
+        return _text(await session.call_tool("memory_search", {"query": "Caroline", "thread_id": "c2"}))
+
+    found = asyncio.run(_session_run(db, steps))
+    assert [h["content"] for h in found] == ["Caroline moved to Boston"]
+    with MemoryStore(db) as s:
+        assert len(s.thread("c1", agent_id="agent-x")) == 3
