@@ -404,13 +404,25 @@ class PostgresBackend:
     _DOC = "setweight(to_tsvector('english', ?), 'A') || setweight(to_tsvector('english', ?), 'B')"
 
     def index_text(self, memory_id: int, content: str, tags: Sequence[str], *, new: bool = False) -> None:
-        self.conn.execute(f"INSERT INTO memories_fts(memory_id, doc) VALUES (?, {self._DOC}) "
-                          "ON CONFLICT (memory_id) DO UPDATE SET doc = excluded.doc",
-                          (memory_id, content, " ".join(tags)))
+        """The memory's tsvector row and, in the same statement, the document frequencies of its terms."""
+        self.conn.execute(
+            f"WITH d AS (SELECT {self._DOC} AS doc), "
+            "old AS (SELECT doc FROM memories_fts WHERE memory_id = ?), "
+            "up AS (INSERT INTO memories_fts(memory_id, doc) SELECT ?, doc FROM d "
+            "ON CONFLICT (memory_id) DO UPDATE SET doc = excluded.doc), "
+            "delta AS (SELECT w, SUM(c) AS c FROM (SELECT unnest(tsvector_to_array(doc)) AS w, 1 AS c FROM d "
+            "UNION ALL SELECT unnest(tsvector_to_array(doc)), -1 FROM old) x GROUP BY w HAVING SUM(c) <> 0) "
+            "INSERT INTO memories_fts_vocab(term, docs) SELECT w, c FROM delta "
+            "ON CONFLICT (term) DO UPDATE SET docs = memories_fts_vocab.docs + excluded.docs",
+            (content, " ".join(tags), memory_id, memory_id))
 
     def unindex_text(self, memory_ids: Sequence[int]) -> None:
         if memory_ids:
-            self.conn.execute("DELETE FROM memories_fts WHERE memory_id = ANY(?)", (list(memory_ids),))
+            self.conn.execute(
+                "WITH gone AS (DELETE FROM memories_fts WHERE memory_id = ANY(?) RETURNING doc), "
+                "delta AS (SELECT w, COUNT(*) AS c FROM gone, unnest(tsvector_to_array(gone.doc)) AS w GROUP BY w) "
+                "UPDATE memories_fts_vocab v SET docs = v.docs - delta.c FROM delta WHERE v.term = delta.w",
+                (list(memory_ids),))
 
     @staticmethod
     def _tsquery(terms: Sequence[str]) -> str:
@@ -430,17 +442,14 @@ class PostgresBackend:
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """``(documents, {term: documents containing it})`` for BM25-style IDFs (confidence.py).
-
-        Counts stop at half the store: a term in more than half the documents has an IDF of
-        (floored) zero whatever its exact count."""
+        """``(documents, {term: documents containing it})`` for BM25-style IDFs (confidence.py), each
+        term stemmed by the index's english configuration and looked up in ``memories_fts_vocab``."""
         n_docs = int(self.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0])
         if not terms:
             return n_docs, {}
         rows = self.execute(
-            "SELECT t.w, (SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts f "
-            "WHERE f.doc @@ to_tsquery('english', quote_literal(t.w)) LIMIT ?) x) FROM unnest(?::text[]) AS t(w)",
-            (n_docs // 2 + 1, list(terms))).fetchall()
+            "SELECT t.w, COALESCE(v.docs, 0) FROM unnest(?::text[]) AS t(w) LEFT JOIN memories_fts_vocab v "
+            "ON v.term = (tsvector_to_array(to_tsvector('english', t.w)))[1]", (list(terms),)).fetchall()
         return n_docs, {r[0]: int(r[1]) for r in rows}
 
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:

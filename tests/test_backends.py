@@ -282,3 +282,27 @@ def test_four_processes_create_a_new_database_at_once(db):
     assert got == ["ok"] * 4, got
     with MemoryStore(db) as s:
         assert s._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
+
+
+def test_keyword_vocabulary_follows_every_write(pg_url):
+    """PostgreSQL keeps document frequencies (recall's confidence IDFs) in the statement that
+    writes the tsvector row: after inserts, keyed updates, merges with new tags, forgets and
+    expiry they equal a recount."""
+    with MemoryStore(pg_url) as s:
+        a = s.remember("the proxy blocks pip installs", type="failure", agent_id="a", tags=["network"])
+        s.remember("the proxy blocks pip installs", type="failure", agent_id="a", tags=["corporate"])  # merge
+        s.remember("keyed note about docker images", type="decision", agent_id="a", key="k")
+        s.remember("keyed note about kubernetes pods", type="decision", agent_id="a", key="k")  # update
+        s.remember_many([{"content": f"batch memory {i} about proxies", "type": "success", "agent_id": "b"}
+                         for i in range(20)])
+        s.remember("short lived", type="context", agent_id="a", ttl=1)
+        s.forget(a.id)
+        s._core.clock = lambda: 4e9  # far ahead: the ttl passed
+        s.run_job("expire")
+        b = s._core.backend
+        recount = dict(b.execute("SELECT w, COUNT(*) FROM memories_fts, unnest(tsvector_to_array(doc)) AS w "
+                                 "GROUP BY w").fetchall())
+        vocab = dict(b.execute("SELECT term, docs FROM memories_fts_vocab WHERE docs <> 0").fetchall())
+        assert vocab == recount
+        n, df = b.term_frequencies(["proxies", "kubernetes", "docker"])
+        assert df == {"proxies": 20, "kubernetes": 1, "docker": 0}

@@ -1,3 +1,8 @@
--- 0002_fts_vocab (PostgreSQL): nothing to add. SQLite keeps an fts5vocab table to prune
--- near-universal query terms; the GIN index needs no such help (ts_stat() gives the same counts).
-SELECT 1;
+-- 0002_fts_vocab (PostgreSQL): document frequencies of the keyword index's (stemmed) terms, as
+-- SQLite's fts5vocab table gives them: IDFs for recall's confidence without counting postings.
+-- Kept in step by postgres_backend.index_text()/unindex_text() in the same statement as the
+-- tsvector row.
+CREATE TABLE memories_fts_vocab (
+    term TEXT PRIMARY KEY,
+    docs BIGINT NOT NULL
+);
