@@ -130,6 +130,20 @@ class ToolCallIn(BaseModel):
     task_id: str | None = Field(None, max_length=200)
 
 
+class DocumentIn(BaseModel):
+    text: str = Field(min_length=1, description="the document's text (never a server path)")
+    title: str | None = Field(None, max_length=1000)
+    source: str | None = Field(None, max_length=4096, description="its identity: the same source re-indexes")
+    scope: str = Field("global", pattern="^(agent|global)$")
+    namespace: str | None = Field(None, max_length=200)
+    tags: list[str] = Field(default_factory=list, max_length=32)
+
+
+class ReflectIn(BaseModel):
+    thread_id: str | None = Field(None, max_length=200)
+    namespace: str | None = Field(None, max_length=200)
+
+
 def _error(status: int, kind: str, detail: Any) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": kind, "detail": detail})
 
@@ -337,6 +351,31 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         return [c.model_dump(mode="json") for c in run(store.tool_calls, agent_id=agent_id, tool_name=tool_name,
                                                        task_id=task_id, success=success, since=since,
                                                        namespace=namespace, limit=min(max(limit, 1), 1000))]
+
+    @app.post("/api/documents", status_code=201)
+    def add_document(body: DocumentIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        from . import documents
+
+        d = body.model_dump()
+        rep = run(documents.add_document, store, d.pop("text"), agent_id=agent_id, text_only=True, **d)
+        return rep.model_dump(mode="json")
+
+    @app.get("/api/documents")
+    def list_documents(namespace: str | None = None, limit: int = 100,
+                       agent_id: str = Depends(agent)) -> list[dict[str, Any]]:
+        return [d.model_dump(mode="json") for d in run(store.documents, namespace=namespace, agent_id=agent_id,
+                                                         limit=min(max(limit, 1), 1000))]
+
+    @app.delete("/api/documents/{document_id}")
+    def forget_document(document_id: int, agent_id: str = Depends(agent)) -> dict[str, Any]:
+        if document_id <= 0 or document_id >= 2**63:
+            raise MemoryNotFoundError(f"no document with id {document_id}")
+        return {"deleted": document_id, "chunks": run(store.forget_document, document_id, agent_id=agent_id)}
+
+    @app.post("/api/reflect")
+    def reflect(body: ReflectIn, agent_id: str = Depends(agent)) -> list[dict[str, Any]]:
+        # the caller's own episodes only; offline (a summariser is the server's configuration)
+        return [m.model_dump(mode="json") for m in run(store.reflect, agent_id=agent_id, **body.model_dump())]
 
     from .dashboard import mount  # issue 13: the dashboard's pages, same token rules (docs/dashboard.md)
 

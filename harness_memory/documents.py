@@ -282,10 +282,17 @@ def _title(text: str, source: str | None) -> str:
 
 
 def add_document(store: MemoryStore, text_or_path: Any, *, title: Any = None, source: Any = None, namespace: Any = None,
-                 agent_id: Any = None, scope: Any = "global", tags: Any = (), metadata: Any = None) -> DocumentReport:
+                 agent_id: Any = None, scope: Any = "global", tags: Any = (), metadata: Any = None,
+                 text_only: bool = False) -> DocumentReport:
+    """``text_only``: ``text_or_path`` is text even when it names a file (REST: never read the server's files)."""
     core: Core = store._core
     s = core.settings
-    text, file_source = read_source(text_or_path)
+    if text_only:
+        if not isinstance(text_or_path, str):
+            raise InvalidInputError("text must be a string")
+        text, file_source = text_or_path, None
+    else:
+        text, file_source = read_source(text_or_path)
     if "\x00" in text:
         raise InvalidInputError("a document must be text (it contains NUL characters)")
     try:

@@ -182,3 +182,36 @@ def test_clear_removes_a_namespaces_documents(store):
     store.clear("run-1")
     assert [d.id for d in store.documents()] == [keep.document.id]
     assert store._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == keep.document.chunks
+
+
+def test_rest_documents_are_text_and_scoped(tmp_path):
+    import httpx
+    from test_api import Server
+
+    from harness_memory import Settings
+
+    secret_file = tmp_path / "server-secret.md"
+    secret_file.write_text("# server only\n\nnot for callers\n")
+    settings = Settings(api_tokens={"tok-a": "agent-a", "tok-b": "agent-b"})
+    with Server(tmp_path / "api.db", settings) as url, httpx.Client(base_url=url, timeout=30) as h:
+        ha, hb = {"Authorization": "Bearer tok-a"}, {"Authorization": "Bearer tok-b"}
+        r = h.post("/api/documents", headers=ha, json={"text": MD, "source": "deploy.md", "scope": "agent"})
+        assert r.status_code == 201, r.text
+        doc = r.json()["document"]
+        assert doc["agent_id"] == "agent-a" and doc["chunks"] >= 3
+        path_as_text = h.post("/api/documents", headers=ha, json={"text": str(secret_file)}).json()
+        assert path_as_text["document"]["chunks"] == 1 and path_as_text["document"]["source"].startswith("text:")
+        found = h.post("/api/memory/recall", headers=ha, json={"query": "not for callers", "types": ["document"]})
+        assert all("not for callers" not in x["memory"]["content"] for x in found.json())  # never read from disk
+        seen_by_b = [d["id"] for d in h.get("/api/documents", headers=hb).json()]
+        assert seen_by_b == [path_as_text["document"]["id"]]  # the global one; a's private document is not listed
+        assert h.delete(f"/api/documents/{doc['id']}", headers=hb).status_code == 404
+        assert h.delete(f"/api/documents/{doc['id']}", headers=ha).json()["chunks"] == doc["chunks"]
+        r = h.post("/api/memory/remember", headers=ha, json={"content": "Caroline went to the support group on "
+                   "Friday.", "type": "episode", "thread_id": "t1"})
+        assert r.status_code == 201, r.text
+        h.post("/api/memory/remember", headers=ha, json={"content": "Caroline said the support group helped her.",
+                                                          "type": "episode", "thread_id": "t1"})
+        assert h.post("/api/reflect", headers=hb, json={"thread_id": "t1"}).json() == []  # not b's episodes
+        made = h.post("/api/reflect", headers=ha, json={"thread_id": "t1"}).json()
+        assert made and all(m["agent_id"] == "agent-a" for m in made)
