@@ -17,6 +17,8 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import WebDriverWait
 from test_dashboard import PAGES, XSS, Server, history_db  # noqa: F401 - the session fixture
 
 from harness_memory import MemoryStore, Settings
@@ -63,6 +65,11 @@ def site(history_db, tmp_path_factory):  # noqa: F811 - the fixture imported abo
     shutil.copy(src, path)
     with Server(build_app(path, Settings())) as base:
         yield base, path, counts
+
+
+def heading(driver, text: str) -> None:
+    """Wait (at most 20 s) until the page's h1 holds ``text``: a click's navigation has finished."""
+    WebDriverWait(driver, 20).until(ec.text_to_be_present_in_element((By.TAG_NAME, "h1"), text))
 
 
 def console_errors(driver) -> list[dict]:
@@ -114,6 +121,7 @@ def test_search_returns_hits_with_score_bars(browser, site):
     box.send_keys("install the missing package")
     browser.find_element(By.CSS_SELECTOR, "select[name=agent] option[value='build-agent']").click()
     box.send_keys(Keys.ENTER)
+    WebDriverWait(browser, 20).until(ec.presence_of_element_located((By.CSS_SELECTOR, "svg.scorebar")))
     rows = browser.find_elements(By.CSS_SELECTOR, "table.memories tbody tr")
     assert len(rows) >= 3 and "nothing yet" not in rows[0].text
     bars = browser.find_elements(By.CSS_SELECTOR, "svg.scorebar rect.pt")
@@ -128,8 +136,9 @@ def test_pin_through_the_pages_changes_the_memory(browser, site):
         assert not s.get(mid).pinned
     browser.get(f"{base}/dashboard/memories/{mid}")
     browser.find_element(By.LINK_TEXT, "Pin").click()
-    assert "Pin memory" in browser.find_element(By.TAG_NAME, "h1").text  # the confirmation
-    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    heading(browser, "Pin memory")  # the confirmation
+    browser.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    heading(browser, f"Memory #{mid}")
     assert browser.find_element(By.CSS_SELECTOR, ".notice").text == "Pinned."
     assert browser.find_element(By.LINK_TEXT, "Unpin")
     with MemoryStore(path) as s:
@@ -151,7 +160,7 @@ def test_keyboard_navigation_and_dark_theme(browser, site):
     assert active.text == "Overview"
     active.send_keys(Keys.TAB)
     browser.switch_to.active_element.send_keys(Keys.ENTER)  # Techniques, by keyboard
-    assert browser.find_element(By.TAG_NAME, "h1").text == "Techniques"
+    heading(browser, "Techniques")
     light = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
                             {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
