@@ -431,26 +431,42 @@ class PostgresBackend:
 
     def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
                        posting_budget: int | None = None) -> list[tuple[int, float]]:
-        """``(memory_id, rank)`` pairs, best first (``ts_rank``; content weighs twice the tags)."""
+        """``(memory_id, rank)`` pairs, best first (``ts_rank``; content weighs twice the tags).
+
+        ``posting_budget`` prunes as on SQLite: the rarest terms are kept while their summed
+        document frequencies fit it (at least the rarest one); when even that one is common,
+        only about ``posting_budget`` of the newest matching documents are ranked."""
         terms = query_terms(text)[:32]
         if not terms:
             return []
+        min_id = 0
+        if posting_budget is not None:
+            size, df = self.term_frequencies(terms)
+            if size > posting_budget:
+                kept, total = [], 0
+                for t in sorted(terms, key=lambda t: df[t]):
+                    if kept and total + df[t] > posting_budget:
+                        break
+                    kept.append(t)
+                    total += df[t]
+                terms = kept
+                if total > posting_budget:
+                    min_id = int(size - size * posting_budget / total)
         sql = ("SELECT f.memory_id, ts_rank('{0.1, 0.2, 0.5, 1.0}', f.doc, q.q) AS s "
                "FROM (SELECT to_tsquery('english', ?) AS q) q, memories_fts f JOIN memories m ON m.id = f.memory_id "
-               f"WHERE f.doc @@ q.q AND {where} ORDER BY s DESC, f.memory_id DESC LIMIT ?")
-        rows = self.execute(sql, (self._tsquery(terms), *params, limit)).fetchall()
+               f"WHERE f.doc @@ q.q AND f.memory_id > ? AND {where} ORDER BY s DESC, f.memory_id DESC LIMIT ?")
+        rows = self.execute(sql, (self._tsquery(terms), min_id, *params, limit)).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         """``(documents, {term: documents containing it})`` for BM25-style IDFs (confidence.py), each
         term stemmed by the index's english configuration and looked up in ``memories_fts_vocab``."""
-        n_docs = int(self.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0])
-        if not terms:
-            return n_docs, {}
+        # one statement, one snapshot: a term's count never exceeds the store size it is read with
         rows = self.execute(
-            "SELECT t.w, COALESCE(v.docs, 0) FROM unnest(?::text[]) AS t(w) LEFT JOIN memories_fts_vocab v "
+            "SELECT (SELECT COALESCE(MAX(id), 0) FROM memories), t.w, COALESCE(v.docs, 0) "
+            "FROM (SELECT 1) one LEFT JOIN unnest(?::text[]) AS t(w) ON TRUE LEFT JOIN memories_fts_vocab v "
             "ON v.term = (tsvector_to_array(to_tsvector('english', t.w)))[1]", (list(terms),)).fetchall()
-        return n_docs, {r[0]: int(r[1]) for r in rows}
+        return int(rows[0][0]), {r[1]: int(r[2]) for r in rows if r[1] is not None}
 
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
         """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best."""
