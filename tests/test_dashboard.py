@@ -203,6 +203,33 @@ def test_weekly_queries_agree_with_the_views(db):
             assert week_start(w + 3 * 86400) == w
 
 
+def test_a_page_read_does_not_hold_the_stores_connection(db):
+    """The pages read on a connection of their own: while a page's read snapshot is open, a write
+    through the store (the REST server's) goes through at once."""
+    from harness_memory.dashboard import create_dashboard
+
+    path, _ = db
+    with MemoryStore(path) as s:
+        board = create_dashboard(s, Settings())
+        q = board.state.queries
+        try:
+            done = threading.Event()
+
+            def write():
+                s.remember("written while a page reads", type="decision", agent_id="w", namespace="demo")
+                done.set()
+
+            with q.snapshot():
+                q.totals()
+                t = threading.Thread(target=write)
+                t.start()
+                assert done.wait(10), "the write waited for the page's read snapshot"
+            t.join()
+            assert q.totals()["memories"] == s.stats()["memories"]
+        finally:
+            q.close()
+
+
 def test_technique_estimates_are_the_selectors(db):
     """The intervals drawn are around the selector's own posterior mean (ledger.select)."""
     path, _ = db

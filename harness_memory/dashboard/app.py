@@ -77,6 +77,26 @@ def _install_log_mask() -> None:
         access.addFilter(_MaskTokens())
 
 
+class _Guarded:
+    """The store, with every method call made under ``lock`` (the REST server's, which serialises calls on
+    the store's one connection); attributes such as ``settings`` pass through."""
+
+    def __init__(self, store: Any, lock: Any):
+        self._store, self._lock = store, lock
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._store, name)
+        if not callable(value):
+            return value
+        lock = self._lock
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                return value(*args, **kwargs)
+
+        return call
+
+
 class DashboardAccess:
     """Who may see the dashboard: tokens, sessions and the loopback rule."""
 
@@ -141,8 +161,9 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
     server passes its own); reads run in one snapshot per page and never write."""
     settings = settings or store.settings
     access = DashboardAccess(settings)
-    q = Queries(store)
+    q = Queries(store, own_connection=True)
     guard = lock if lock is not None else threading.Lock()
+    store = _Guarded(store, guard)  # every call on the store (recall, get, the actions) under the lock
     _install_log_mask()
     app = FastAPI(title="harness-memory dashboard", docs_url=None, redoc_url=None, openapi_url=None)
     css = resources.files(__package__).joinpath("static", "dashboard.css").read_bytes()
@@ -256,22 +277,21 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
 
     def render(request: Request, active: str, fn, *args: Any) -> Response:
         started = time.perf_counter()
-        with guard:
-            title, body = fn(*args)
+        title, body = fn(*args)
         return html(request, title, body, active, started=started)
 
     def warm() -> None:
         """Read what the summary pages need once, so the first visitor does not wait for the past weeks."""
-        with guard:
-            pages.overview(q, "", pages.DEFAULT_WEEKS)
-            pages.techniques(q, "", settings.prior_strength, pages.DEFAULT_WEEKS)
-            pages.errors(q, "", 12)
-            pages.maintenance(q, store, "", pages.DEFAULT_WEEKS)
-            names = [n for n, _c in q.facets()["namespace"]]
-            if names:  # the first recall loads the process's vector index: not the first searcher's wait
-                store.recall("warm up", namespace=names[0], limit=1, record=False)
+        pages.overview(q, "", pages.DEFAULT_WEEKS)
+        pages.techniques(q, "", settings.prior_strength, pages.DEFAULT_WEEKS)
+        pages.errors(q, "", 12)
+        pages.maintenance(q, store, "", pages.DEFAULT_WEEKS)
+        names = [n for n, _c in q.facets()["namespace"]]
+        if names:  # the first recall loads the process's vector index: not the first searcher's wait
+            store.recall("warm up", namespace=names[0], limit=1, record=False)
 
     app.state.warm = warm
+    app.state.queries = q
 
     @app.get("/static/dashboard.css")
     def stylesheet() -> Response:
@@ -317,9 +337,8 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
         if len(sig) > 200:
             raise MemoryNotFoundError("no such error signature")
         started = time.perf_counter()
-        with guard:
-            title, body = pages.signature(q, root(request), sig, settings.prior_strength,
-                                          weeks_param(request, pages.DEFAULT_WEEKS))
+        title, body = pages.signature(q, root(request), sig, settings.prior_strength,
+                                      weeks_param(request, pages.DEFAULT_WEEKS))
         if not title:
             return html(request, "Not found", f"<p>No error signature {e(sig)} is recorded.</p>", "errors", 404)
         return html(request, title, body, "errors", started=started)
@@ -346,8 +365,7 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
         notice = {"pin": "Pinned.", "unpin": "Unpinned.", "restore": "Restored.", "edit": "Saved a new version."
                   }.get(done or "")
         started = time.perf_counter()
-        with guard:
-            title, body = pages.memory(q, store, root(request), memory_id(mid), csrf[0], notice)
+        title, body = pages.memory(q, store, root(request), memory_id(mid), csrf[0], notice)
         return html(request, title, body, "memories", started=started, csrf=csrf)
 
     @app.get("/memories/{mid}/confirm/{action}")
@@ -355,8 +373,7 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
         if action not in pages.ACTIONS:
             raise MemoryNotFoundError(f"no action {action[:40]!r}")
         csrf = csrf_of(request)
-        with guard:
-            title, body = pages.confirm(store, root(request), memory_id(mid), action, csrf[0])
+        title, body = pages.confirm(store, root(request), memory_id(mid), action, csrf[0])
         return html(request, title, body, "memories", csrf=csrf)
 
     @app.post("/memories/{mid}/{action}")
@@ -373,24 +390,24 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
         ident = memory_id(mid)
 
         def run() -> str:
-            with guard:  # each a write through the public API
-                if action == "pin":
-                    store.pin(ident, True)
-                elif action == "unpin":
-                    store.pin(ident, False)
-                elif action == "restore":
-                    store.restore(ident)
-                elif action == "forget":
-                    store.forget(ident)
-                    return root(request) + "/memories?" + urlencode({"forgotten": ident})
-                else:
-                    m = store.get(ident)
-                    if m.key is None:
-                        raise InvalidInputError("only a keyed memory can be edited (a new version through its key)")
-                    store.remember(data.get("content", ""), type=m.type, agent_id=m.agent_id, scope=m.scope,
-                                   namespace=m.namespace, key=m.key, tags=m.tags, importance=m.importance,
-                                   task_signature=m.task_signature)
-                return f"{root(request)}/memories/{ident}?done={action}"
+            # each a write through the public API (the store proxy takes the lock per call)
+            if action == "pin":
+                store.pin(ident, True)
+            elif action == "unpin":
+                store.pin(ident, False)
+            elif action == "restore":
+                store.restore(ident)
+            elif action == "forget":
+                store.forget(ident)
+                return root(request) + "/memories?" + urlencode({"forgotten": ident})
+            else:
+                m = store.get(ident)
+                if m.key is None:
+                    raise InvalidInputError("only a keyed memory can be edited (a new version through its key)")
+                store.remember(data.get("content", ""), type=m.type, agent_id=m.agent_id, scope=m.scope,
+                               namespace=m.namespace, key=m.key, tags=m.tags, importance=m.importance,
+                               task_signature=m.task_signature)
+            return f"{root(request)}/memories/{ident}?done={action}"
 
         from starlette.concurrency import run_in_threadpool
 

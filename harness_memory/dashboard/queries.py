@@ -68,10 +68,18 @@ class MemoryFilter:
 class Queries:
     """The dashboard's read-only queries on one store's backend."""
 
-    def __init__(self, store: Any, *, past_ttl: float = PAST_TTL, ttl: float = TTL):
+    def __init__(self, store: Any, *, past_ttl: float = PAST_TTL, ttl: float = TTL, own_connection: bool = False):
         self._store = store
         self._b = store._core.backend
         self._dialect = getattr(self._b, "dialect", "sqlite")
+        self._own = None
+        if own_connection and self._dialect == "sqlite":
+            # a connection of its own: a page's read snapshot never holds the store's connection, so the
+            # process's writes do not wait for a page (and in WAL mode no reader blocks a writer)
+            from ..sqlite_backend import SQLiteBackend
+
+            self._own = self._b = SQLiteBackend(store._core.backend.path,
+                                                busy_timeout_ms=store._core.backend.busy_timeout_ms)
         self.past_ttl, self.ttl = past_ttl, ttl
         self._cache: dict[Any, tuple[float, Any]] = {}
         self._cache_lock = threading.Lock()
@@ -127,6 +135,12 @@ class Queries:
 
     def now(self) -> float:
         return self._store._core.now()
+
+    def close(self) -> None:
+        """Close the connection of its own (if any)."""
+        if self._own is not None:
+            self._own.close()
+            self._own = None
 
     # -- overview: the success metrics per week -----------------------------------------------
     def weekly_failures(self, since: float, until: float | None = None) -> list[tuple[float, int, int]]:

@@ -63,6 +63,7 @@ def build_app(db: str | Path, settings: Settings, *, warm: bool = True) -> FastA
         yield
         if thread is not None:
             thread.join(timeout=60)
+        board.state.queries.close()
         store.close()
 
     app = FastAPI(title="harness-memory dashboard", docs_url=None, redoc_url=None, openapi_url=None,
