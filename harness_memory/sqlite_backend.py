@@ -317,6 +317,28 @@ class SQLiteBackend:
                     rows = self.conn.execute(full, (match, min_rowid, *params, limit)).fetchall()
             return [(int(r[0]), float(r[1])) for r in rows]
 
+    def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """``(documents, {term: documents containing it})`` from the FTS5 vocabulary, each term
+        stemmed by the index's own tokenizer (recall's confidence IDFs, harness_memory/confidence.py).
+
+        One read snapshot: read in separate statements, another process's commit in between made a
+        count exceed the store size (a negative IDF argument)."""
+        terms = list(terms)
+        with self.read() as c:
+            c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok USING fts5("
+                      "w, tokenize = 'porter unicode61 remove_diacritics 2')")
+            c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok_v USING fts5vocab(temp, hm_conf_tok, instance)")
+            c.execute("DELETE FROM temp.hm_conf_tok")
+            c.executemany("INSERT INTO temp.hm_conf_tok(rowid, w) VALUES (?, ?)", list(enumerate(terms)))
+            stems = {terms[doc]: stem for doc, stem in c.execute("SELECT doc, term FROM temp.hm_conf_tok_v")}
+            # the index's size as BM25 sees it, without a count: ids are dense enough for an IDF
+            n_docs = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
+            df = {}
+            for t in terms:
+                r = c.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (stems.get(t, t),)).fetchone()
+                df[t] = int(r[0]) if r else 0
+        return int(n_docs), df
+
     def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int, int]:
         """``(kept_terms, their_summed_document_frequency, store_size)``."""
         c = self.conn
