@@ -474,11 +474,11 @@ def serve(
 ) -> None:
     """Serve the REST API (extra [api]). A non-loopback address needs HARNESS_MEMORY_API_TOKEN(S)."""
     settings = Settings()
-    _open_existing(db).close()  # a mistyped --db is refused here, not created
     if host not in ("127.0.0.1", "::1", "localhost") and not (settings.api_token or settings.api_tokens):
         err.print(f"[red]error:[/] refusing to serve on {host} without a token: set HARNESS_MEMORY_API_TOKEN "
                   "or HARNESS_MEMORY_API_TOKENS")
         raise SystemExit(2)
+    _open_existing(db).close()  # a mistyped --db is refused here, not created
     try:
         import uvicorn
 
