@@ -16,6 +16,7 @@ longer than ``busy_timeout_ms`` ends in :class:`DatabaseLockedError`.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 import zlib
@@ -431,7 +432,10 @@ class PostgresBackend:
 
     def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
                        posting_budget: int | None = None) -> list[tuple[int, float]]:
-        """``(memory_id, rank)`` pairs, best first (``ts_rank``; content weighs twice the tags).
+        """``(memory_id, score)`` pairs, best first: per query term, its ``ts_rank`` in the document
+        (content weighs twice the tags, length-normalised) times its BM25 IDF from the vocabulary,
+        summed — BM25's shape on a tsvector (``ts_rank`` alone has no IDF: a common word would count
+        as much as a rare one).
 
         ``posting_budget`` prunes as on SQLite: the rarest terms are kept while their summed
         document frequencies fit it (at least the rarest one); when even that one is common,
@@ -439,23 +443,29 @@ class PostgresBackend:
         terms = query_terms(text)[:32]
         if not terms:
             return []
+        size, df = self.term_frequencies(terms)
+        terms = [t for t in terms if df[t] > 0]  # a word no document holds (or a stop word) cannot match
+        if not terms:
+            return []
         min_id = 0
-        if posting_budget is not None:
-            size, df = self.term_frequencies(terms)
-            if size > posting_budget:
-                kept, total = [], 0
-                for t in sorted(terms, key=lambda t: df[t]):
-                    if kept and total + df[t] > posting_budget:
-                        break
-                    kept.append(t)
-                    total += df[t]
-                terms = kept
-                if total > posting_budget:
-                    min_id = int(size - size * posting_budget / total)
-        sql = ("SELECT f.memory_id, ts_rank('{0.1, 0.2, 0.5, 1.0}', f.doc, q.q) AS s "
-               "FROM (SELECT to_tsquery('english', ?) AS q) q, memories_fts f JOIN memories m ON m.id = f.memory_id "
-               f"WHERE f.doc @@ q.q AND f.memory_id > ? AND {where} ORDER BY s DESC, f.memory_id DESC LIMIT ?")
-        rows = self.execute(sql, (self._tsquery(terms), min_id, *params, limit)).fetchall()
+        if posting_budget is not None and size > posting_budget:
+            kept, total = [], 0
+            for t in sorted(terms, key=lambda t: df[t]):
+                if kept and total + df[t] > posting_budget:
+                    break
+                kept.append(t)
+                total += df[t]
+            terms = kept
+            if total > posting_budget:
+                min_id = int(size - size * posting_budget / total)
+        idf = {t: max(1e-6, math.log((size - df[t] + 0.5) / (df[t] + 0.5))) for t in terms}
+        score = " + ".join(f"{idf[t]!r} * ts_rank('{{0.1, 0.2, 0.5, 1.0}}', f.doc, to_tsquery('english', ?), 1)"
+                           for t in terms)
+        sql = (f"SELECT f.memory_id, {score} AS s FROM memories_fts f JOIN memories m ON m.id = f.memory_id "
+               f"WHERE f.doc @@ to_tsquery('english', ?) AND f.memory_id > ? AND {where} "
+               "ORDER BY s DESC, f.memory_id DESC LIMIT ?")
+        rows = self.execute(sql, (*(self._tsquery([t]) for t in terms), self._tsquery(terms), min_id, *params,
+                                  limit)).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
