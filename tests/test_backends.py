@@ -304,5 +304,5 @@ def test_keyword_vocabulary_follows_every_write(pg_url):
                                  "GROUP BY w").fetchall())
         vocab = dict(b.execute("SELECT term, docs FROM memories_fts_vocab WHERE docs <> 0").fetchall())
         assert vocab == recount
-        n, df = b.term_frequencies(["proxies", "kubernetes", "docker"])
+        _, df = b.term_frequencies(["proxies", "kubernetes", "docker"])
         assert df == {"proxies": 20, "kubernetes": 1, "docker": 0}
