@@ -108,7 +108,10 @@ def test_restart_between_two_calls(pg_url):
 
     with MemoryStore(pg_url) as s:
         first = s.remember("before the restart", type="success", agent_id="a")
-        pgserver.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=srv.pgdata, user=srv.system_user)
+        # stop, then start through pgserver, so the server it stops at the session's end is the new one
+        # (a bare `pg_ctl restart` left the restarted postmaster running after the session)
+        pgserver.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=srv.pgdata, user=srv.system_user)
+        srv.ensure_postgres_running()
         second = s.remember("after the restart", type="success", agent_id="a")
         hits = s.recall("restart", agent_id="a")
         assert {h.memory.id for h in hits} == {first.id, second.id}
