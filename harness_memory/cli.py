@@ -71,8 +71,15 @@ NsOpt = Annotated[Optional[str], typer.Option("--namespace", "-n", help="namespa
 
 
 def _open(db: str | Path | None, **kw: Any):
-    from .store import MemoryStore
+    from .store import MemoryStore, _settings_from_environment
 
+    if "settings" not in kw:
+        settings = _settings_from_environment()
+        if "vector_search" not in settings.model_fields_set:
+            # one command, one or two queries: sqlite-vec's KNN in the file beats loading the
+            # whole in-process vector index first (seconds at 100k memories)
+            settings = settings.model_copy(update={"vector_search": "vec0"})
+        kw["settings"] = settings
     return MemoryStore(db, **kw)
 
 
