@@ -172,8 +172,14 @@ def _link(core, pattern_id: int, members: list[tuple[int, float]]) -> None:
             c.execute("UPDATE memories SET consolidated_into = ?, relevance_score = relevance_score * 0.5 "
                       "WHERE id = ? AND consolidated_into IS NULL", (pattern_id, mid))
         n = c.execute("SELECT COUNT(*) FROM pattern_members WHERE pattern_id = ?", (pattern_id,)).fetchone()[0]
-        c.execute("UPDATE memories SET metadata = json_set(metadata, '$.members', ?), updated_at = ? WHERE id = ?",
-                  (n, now, pattern_id))
+        import json
+
+        from harness_memory.core import dumps
+
+        meta = json.loads(c.execute("SELECT metadata FROM memories WHERE id = ?", (pattern_id,)).fetchone()[0])
+        meta["members"] = n  # read-modify-write inside the write transaction (writers are serialised)
+        c.execute("UPDATE memories SET metadata = ?, updated_at = ? WHERE id = ?",
+                  (dumps(meta), now, pattern_id))
 
 
 def _summarise(summariser: Any, group: list, medoid: Any) -> str:
