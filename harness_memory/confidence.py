@@ -77,7 +77,9 @@ _SMALL_STORE = 100  # memories: below about this many, unseen words are weak evi
 
 
 def _idf(n_docs: int, df: int) -> float:
-    """FTS5's BM25 IDF (floored as FTS5 floors it)."""
+    """FTS5's BM25 IDF (floored as FTS5 floors it); a count above the store's size (statistics
+    read while another process wrote) is taken as the size."""
+    df = min(max(df, 0), n_docs)
     return max(1e-6, math.log((n_docs - df + 0.5) / (df + 0.5)))
 
 
