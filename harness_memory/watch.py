@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from . import validation as v
 from .errors import HarnessMemoryError, InvalidInputError
@@ -120,7 +120,7 @@ class MarkdownWatcher:
     def running(self) -> bool:
         return self._thread.is_alive() and not self._stop.is_set()
 
-    def __enter__(self) -> MarkdownWatcher:
+    def __enter__(self) -> Self:
         return self if self._thread.is_alive() else self.start()
 
     def __exit__(self, *exc: object) -> None:
