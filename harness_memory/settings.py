@@ -85,6 +85,8 @@ class MaintenanceSettings(BaseModel):
     consolidate_growth_trigger: int = Field(1000, ge=1, description="consolidate a namespace grown by this many")
     compact_sparse_ratio: float = Field(0.25, gt=0, lt=1, description="rebuild vectors when this share is dead")
     vector_changes_keep: int = Field(100_000, ge=1000)
+    job_batch_seconds: float = Field(0.05, gt=0, le=10, description="bulk jobs and deletes commit in batches sized to "
+                                                                    "hold the write lock about this long")
     lease_seconds: float = Field(60, gt=0, description="a lease not renewed for this long has expired (a holder "
                                                       "on another host died); the live holder renews it")
     lease_heartbeat_seconds: float | None = Field(None, gt=0, description="how often a running job renews its lease "
