@@ -35,6 +35,7 @@ def test_bad_input_for_every_call(store, tmp_path, name, args, kwargs):
     m = store.remember("a memory that must survive", type="success", agent_id="a")
     store.set_task_context("a", "t", "context")
     before = table_counts(store)
+    kwargs = dict(kwargs)  # BAD is shared by every backend's run: never mutate it
     if name == "export_markdown":
         args = (args[0], tmp_path / kwargs.pop("path"))
     with pytest.raises(HarnessMemoryError) as info:
