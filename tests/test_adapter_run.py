@@ -259,3 +259,24 @@ def test_a_background_process_holding_the_output_does_not_hang_the_run(tmp_path)
     assert time.monotonic() - t < 25
     assert r.returncode == 3 and r.stdout.startswith(b"started\n")
     assert any("still holds its output open" in ln for ln in marked(r.stderr))
+
+
+def test_run_and_hook_on_a_postgresql_url_from_the_environment(tmp_path):
+    """CI unchanged on a fleet database: HARNESS_MEMORY_DB is a PostgreSQL URL (a real server)."""
+    from pgtestdb import drop_schema, new_schema
+
+    url, schema = new_schema()
+    try:
+        e = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_")}
+        e["HARNESS_MEMORY_DB"] = url
+        cmd = [sys.executable, "-c", "import json; json.loads('{broken')"]
+        for seen in ("no", "yes"):
+            r = subprocess.run([*CLI, "run", "--task", "parse-config", "--", *cmd], check=False, capture_output=True,
+                               env=e, timeout=120)
+            assert r.returncode == 1
+            assert any(f"seen before: {seen}" in ln for ln in marked(r.stderr)), r.stderr
+        with MemoryStore(url) as s:
+            (fail,) = [m for m in s.get_by_type("failure", agent_id="ci", limit=10) if m.task_id == "parse-config"]
+            assert "JSONDecodeError" in (fail.error_template or fail.content)
+    finally:
+        drop_schema(schema)
