@@ -406,3 +406,100 @@ def forget_document(core: Core, document_id: int, *, agent_id: str | None) -> in
         n = core.delete(ids)
         conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
     return n
+
+
+# -- export / import ------------------------------------------------------------------------------
+RECORD_KIND = "document"  # the "record" field of a document's line in a JSONL export
+_RECORD_FIELDS = ("uid", "namespace", "agent_id", "scope", "source", "title", "kind", "content_hash", "chunks",
+                  "bytes", "tags", "metadata", "created_at", "updated_at")
+
+
+def export_records(core: Core, *, namespace: str | None, agent_id: str | None) -> list[dict[str, Any]]:
+    """Every document of the namespace / agent as an export record with its chunk list (each chunk
+    named by its memory's uid: the chunk memories themselves are exported as memories)."""
+    conds, params = [], []
+    if namespace is not None:
+        conds.append("d.namespace = ?")
+        params.append(namespace)
+    if agent_id is not None:
+        conds.append("d.agent_id = ?")
+        params.append(agent_id)
+    where = " AND ".join(conds) or "1 = 1"
+    cols = ", ".join(f"d.{c.strip()}" for c in _DOC_COLUMNS.split(","))
+    out = []
+    for r in core.backend.execute(f"SELECT {cols} FROM documents d WHERE {where} ORDER BY d.id", params).fetchall():
+        rec = dict(zip(("id", *_RECORD_FIELDS), r))
+        doc_id = rec.pop("id")
+        rec["tags"], rec["metadata"] = json.loads(rec["tags"]), json.loads(rec["metadata"])
+        rec["chunk_links"] = [list(x) for x in core.backend.execute(
+            "SELECT c.position, m.uid, c.chunk_hash, c.occurrence, c.heading FROM document_chunks c "
+            "JOIN memories m ON m.id = c.memory_id WHERE c.document_id = ? ORDER BY c.position", (doc_id,))]
+        out.append({"record": RECORD_KIND, **rec})
+    return out
+
+
+def check_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """A document record of an export, validated (raises InvalidInputError)."""
+    unknown = sorted(set(rec) - set(_RECORD_FIELDS) - {"record", "chunk_links"})
+    if unknown:
+        raise InvalidInputError(f"unknown fields {unknown[:10]}")
+    missing = [f for f in _RECORD_FIELDS if rec.get(f) is None]
+    if missing:
+        raise InvalidInputError(f"missing fields {missing}")
+    if not isinstance(rec["uid"], str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", rec["uid"]):
+        raise InvalidInputError("uid must be 1-64 characters of [A-Za-z0-9_-]")
+    out = {"uid": rec["uid"], "namespace": v.ident(rec["namespace"], "namespace"),
+           "agent_id": v.ident(rec["agent_id"], "agent_id"), "scope": v.scope(rec["scope"]), "source": v.text(rec["source"], "source", max_bytes=4096),
+           "title": v.text(rec["title"], "title", max_bytes=4096), "kind": rec["kind"],
+           "content_hash": v.text(rec["content_hash"], "content_hash", max_bytes=128),
+           "chunks": v.count(rec["chunks"], "chunks"), "bytes": v.count(rec["bytes"], "bytes"),
+           "tags": v.tags(rec["tags"], max_tags=1000, max_len=1000), "metadata": v.metadata(rec["metadata"]),
+           "created_at": v.timestamp(rec["created_at"], "created_at"),
+           "updated_at": v.timestamp(rec["updated_at"], "updated_at")}
+    if out["kind"] not in ("markdown", "code", "text"):
+        raise InvalidInputError("kind must be 'markdown', 'code' or 'text'")
+    links = rec.get("chunk_links") or []
+    if not isinstance(links, list) or len(links) > 1_000_000:
+        raise InvalidInputError("chunk_links must be a list")
+    checked = []
+    for ln in links:
+        if not (isinstance(ln, list) and len(ln) == 5 and isinstance(ln[1], str) and isinstance(ln[2], str)
+                and (ln[4] is None or isinstance(ln[4], str))):
+            raise InvalidInputError("a chunk link is [position, memory uid, chunk hash, occurrence, heading]")
+        checked.append((v.count(ln[0], "position"), ln[1], ln[2][:128], v.count(ln[3], "occurrence"),
+                        None if ln[4] is None else ln[4][:1000]))
+    out["chunk_links"] = checked
+    return out
+
+
+def import_records(conn, records: list[dict[str, Any]]) -> int:
+    """Insert or update documents (matched by uid) and their chunk links (chunks by memory uid;
+    a chunk whose memory is not in the database is left out). Runs in the caller's transaction
+    after the memories; returns the documents inserted or updated."""
+    done = 0
+    for r in records:
+        row = conn.execute("SELECT id, updated_at FROM documents WHERE uid = ?", (r["uid"],)).fetchone()
+        values = tuple(dumps(r[f]) if f in ("tags", "metadata") else r[f] for f in _RECORD_FIELDS[1:])
+        if row is not None and row[1] == r["updated_at"]:
+            continue
+        if row is None:
+            clash = conn.execute("SELECT uid FROM documents WHERE namespace = ? AND agent_id = ? AND source = ?",
+                                 (r["namespace"], r["agent_id"], r["source"])).fetchone()
+            if clash is not None:
+                raise InvalidInputError(f"document {r['uid']} has source {r['source']!r}, already used by {clash[0]}")
+            cols = ", ".join(_RECORD_FIELDS)
+            doc_id = int(conn.execute(f"INSERT INTO documents({cols}) VALUES ({', '.join('?' * len(_RECORD_FIELDS))}) "
+                                      "RETURNING id", (r["uid"], *values)).fetchone()[0])
+        else:
+            doc_id = row[0]
+            sets = ", ".join(f"{f} = ?" for f in _RECORD_FIELDS[1:])
+            conn.execute(f"UPDATE documents SET {sets} WHERE id = ?", (*values, doc_id))
+            conn.execute("DELETE FROM document_chunks WHERE document_id = ?", (doc_id,))
+        for position, uid, chunk_hash, occurrence, heading in r["chunk_links"]:
+            m = conn.execute("SELECT id FROM memories WHERE uid = ?", (uid,)).fetchone()
+            if m is not None:
+                conn.execute("INSERT INTO document_chunks(document_id, position, memory_id, chunk_hash, occurrence, "
+                             "heading) VALUES (?, ?, ?, ?, ?, ?)", (doc_id, position, m[0], chunk_hash, occurrence,
+                                                                   heading))
+        done += 1
+    return done

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import tool_calls as _tool_calls, validation as v, writes
+from . import documents as _documents, tool_calls as _tool_calls, validation as v, writes
 from .core import Core, content_hash, dumps
 from .errors import FileAccessError, ImportFormatError, InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
@@ -22,7 +22,7 @@ __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "i
 log = logging.getLogger("harness_memory.portability")
 
 FORMAT = "harness-memory"
-VERSION = 2  # 2: tool-call records ({"record": "tool_call", ...}) after the memories
+VERSION = 2  # 2: tool-call and document records ({"record": "tool_call" | "document", ...}) after the memories
 
 
 @dataclass
@@ -34,6 +34,7 @@ class ImportReport:
     skipped_file: bool = False
     ids: list[int] = field(default_factory=list)
     tool_calls: int = 0  # tool calls inserted (a tool call already present is left alone)
+    documents: int = 0  # document records inserted or updated (their chunk memories are counted above)
 
 
 # -- JSONL ---------------------------------------------------------------------------------------
@@ -184,6 +185,7 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
         with core.backend.read():
             rows = core.backend.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY id", params)
             calls = _tool_calls.export_records(core, namespace=namespace, agent_id=agent_id)
+            calls += _documents.export_records(core, namespace=namespace, agent_id=agent_id)
             with tmp.open("w", encoding="utf-8") as fh:
                 # version 1 unless tool calls are in it: such a file still imports into older versions
                 fh.write(dumps({"format": FORMAT, "version": VERSION if calls else 1,
@@ -267,10 +269,13 @@ def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_too
         if not isinstance(rec, dict):
             raise ImportFormatError(f"{where}: a record must be a JSON object")
         if "record" in rec:
-            if rec["record"] != _tool_calls.RECORD_KIND:
+            if rec["record"] not in (_tool_calls.RECORD_KIND, _documents.RECORD_KIND):
                 raise ImportFormatError(f"{where}: unknown record kind {v.show(rec['record'])}")
             try:
-                calls.append(_tool_calls.check_record(core, rec))
+                if rec["record"] == _documents.RECORD_KIND:
+                    calls.append(_documents.check_record(rec))
+                else:
+                    calls.append(_tool_calls.check_record(core, rec))
             except InvalidInputError as exc:
                 raise ImportFormatError(f"{where}: {exc}") from exc
             continue
@@ -385,7 +390,12 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                 writes._index(core, mid, it, None if vectors is None else vectors[k], archived=r["archived"])
                 _apply_links(c, mid, r)
             _apply_threads(core, c, records)
-            report.tool_calls = _tool_calls.import_records(c, calls)[0]
+            docs = [x for x in calls if isinstance(x, dict)]  # document records (after every memory: chunks by uid)
+            report.tool_calls = _tool_calls.import_records(c, [x for x in calls if not isinstance(x, dict)])[0]
+            try:
+                report.documents = _documents.import_records(c, docs)
+            except InvalidInputError as exc:
+                raise ImportFormatError(f"{path}: {exc}") from exc
     except BaseException:
         if core.index is not None:
             core.index.seq = None

@@ -215,3 +215,44 @@ def test_rest_documents_are_text_and_scoped(tmp_path):
         assert h.post("/api/reflect", headers=hb, json={"thread_id": "t1"}).json() == []  # not b's episodes
         made = h.post("/api/reflect", headers=ha, json={"thread_id": "t1"}).json()
         assert made and all(m["agent_id"] == "agent-a" for m in made)
+
+
+def test_export_import_keeps_documents_and_their_chunks(store, tmp_path):
+    from harness_memory import MemoryStore
+
+    path = tmp_path / "deploy.md"
+    path.write_text(MD)
+    doc = store.add_document(path, tags=["ops"]).document
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    assert sum(json.loads(ln).get("record") == "document" for ln in out.read_text().splitlines()[1:]) == 1
+    with MemoryStore(tmp_path / "copy.db") as copy:
+        report = copy.import_jsonl(out)
+        assert report.documents == 1
+        (got,) = copy.documents()
+        assert (got.uid, got.source, got.chunks, got.title) == (doc.uid, doc.source, doc.chunks, doc.title)
+        links = copy._core.backend.execute("SELECT COUNT(*) FROM document_chunks").fetchone()[0]
+        assert links == doc.chunks
+        assert copy.add_document(path, tags=["ops"]).skipped  # the same source: nothing to re-index
+        assert copy.import_jsonl(out).documents == 0  # idempotent
+        assert copy.forget_document(got.id) == doc.chunks
+
+
+def test_a_bad_document_record_imports_nothing(store, tmp_path):
+    path = tmp_path / "deploy.md"
+    path.write_text(MD)
+    store.add_document(path)
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    lines = out.read_text().splitlines()
+    bad = [json.loads(ln) for ln in lines]
+    for rec in bad:
+        if rec.get("record") == "document":
+            rec["kind"] = "spreadsheet"
+    out.write_text("\n".join(json.dumps(r) for r in bad) + "\n")
+    from harness_memory import ImportFormatError, MemoryStore
+
+    with MemoryStore(tmp_path / "copy.db") as copy:
+        with pytest.raises(ImportFormatError, match="kind"):
+            copy.import_jsonl(out)
+        assert copy._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 0
