@@ -139,7 +139,8 @@ if sys.argv[2] == "sigterm":  # a daemon that exits on SIGTERM the usual way
 clock = ManualClock(1_767_225_600.0 + 300 * 86400)
 s = MemoryStore(sys.argv[1], settings=Settings(maintenance=MaintenanceSettings(job_batch_seconds=1e-7)), clock=clock)
 print("ready", flush=True)
-s.run_job("decay")
+import time
+s.run_job("decay", progress=lambda done, total: time.sleep(0.01))  # slow batches: the signal lands mid-run
 """
 
 

@@ -409,6 +409,7 @@ def test_cli_non_database_db(tmp_path):
 
 def test_cli_missing_export_folder(tmp_path):
     db = tmp_path / "m.db"
+    assert cli("init", "--db", str(db)).returncode == 0  # read-only commands refuse a missing database
     p = cli("export", str(tmp_path / "no" / "such" / "x.jsonl"), "--db", str(db))
     _one_clear_line(p, "FileAccessError")
     assert str(tmp_path / "no") in p.stderr
@@ -423,6 +424,7 @@ def test_cli_bad_import_names_the_line(tmp_path):
     rec = json.loads(lines[1])
     rec["created_at"] = 1e300
     out.write_text(lines[0] + "\n" + json.dumps(rec) + "\n")
+    assert cli("init", "--db", str(tmp_path / "n.db")).returncode == 0
     p = cli("import", str(out), "--db", str(tmp_path / "n.db"))
     _one_clear_line(p, "ImportFormatError")
     assert "x.jsonl:2" in p.stderr
@@ -431,6 +433,7 @@ def test_cli_bad_import_names_the_line(tmp_path):
 
 def test_cli_bad_settings_and_jobs(tmp_path):
     db = tmp_path / "m.db"
+    assert cli("init", "--db", str(db)).returncode == 0
     _one_clear_line(cli("stats", "--db", str(db), env_extra={"HARNESS_MEMORY_MAX_TAGS": "zero"}), "ConfigurationError")
     _one_clear_line(cli("jobs", "run", "defrag", "--db", str(db)), "InvalidInputError")
 
