@@ -38,7 +38,7 @@ class _LazyConsole:
 
 
 out: Any = _LazyConsole()
-err: Any = _LazyConsole(stderr=True)
+err: Any = _LazyConsole(stderr=True, soft_wrap=True)  # messages name paths: never wrapped mid-path
 
 
 def escape(text: str) -> str:
@@ -110,7 +110,7 @@ def _open_creating(db: str | Path | None, **kw: Any):
     new = path is not None and not path.exists()
     store = _open(db, **kw)
     if new:
-        err.print(f"created {path}", highlight=False, markup=False)
+        err.print(f"created {path}", highlight=False, markup=False, soft_wrap=True)  # a path is never wrapped
     return store
 
 

@@ -136,6 +136,8 @@ from harness_memory.settings import MaintenanceSettings
 from harness_memory.testing import ManualClock
 if sys.argv[2] == "sigterm":  # a daemon that exits on SIGTERM the usual way
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+else:  # Python's own SIGINT handler (a shell's background job inherits SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 clock = ManualClock(1_767_225_600.0 + 300 * 86400)
 s = MemoryStore(sys.argv[1], settings=Settings(maintenance=MaintenanceSettings(job_batch_seconds=1e-7)), clock=clock)
 print("ready", flush=True)
