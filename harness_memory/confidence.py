@@ -52,25 +52,9 @@ def term_statistics(backend: Any, terms: list[str]) -> tuple[int, dict[str, int]
     A backend may provide ``term_frequencies(terms)``; SQLite's comes from the FTS5 vocabulary
     table (``memories_fts_vocab``, migration 0002), each term stemmed by the index's own tokenizer."""
     own = getattr(backend, "term_frequencies", None)
-    if callable(own):
+    if callable(own):  # SQLite and PostgreSQL both provide it (one read snapshot each)
         return own(terms)
-    if getattr(backend, "dialect", "sqlite") != "sqlite":  # an engine without statistics: no word evidence
-        return 0, {}
-    c = backend.conn
-    with backend.lock:
-        c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok USING fts5("
-                  "w, tokenize = 'porter unicode61 remove_diacritics 2')")
-        c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok_v USING fts5vocab(temp, hm_conf_tok, instance)")
-        c.execute("DELETE FROM temp.hm_conf_tok")
-        c.executemany("INSERT INTO temp.hm_conf_tok(rowid, w) VALUES (?, ?)", list(enumerate(terms)))
-        stems = {terms[doc]: stem for doc, stem in c.execute("SELECT doc, term FROM temp.hm_conf_tok_v")}
-        # the index's size as BM25 sees it, without a count: ids are dense enough for an IDF
-        n_docs = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
-        df = {}
-        for t in terms:
-            r = c.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (stems.get(t, t),)).fetchone()
-            df[t] = int(r[0]) if r else 0
-    return int(n_docs), df
+    return 0, {}  # an engine without statistics: no word evidence
 
 
 _SMALL_STORE = 100  # memories: below about this many, unseen words are weak evidence
