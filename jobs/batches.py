@@ -64,11 +64,11 @@ def for_store(store) -> Batcher:
     return Batcher(store.settings.maintenance.job_batch_seconds)
 
 
-def delete_where(store, where: str, params: list) -> int:
-    """Delete the memories matching ``where`` (with their index rows and vectors) in bounded
-    batches, ids read outside the write lock and re-checked inside it; returns the count."""
-    core = store._core
-    b = core.backend
+def in_batches(store, where: str, params: list, apply, kind: str) -> int:
+    """Run ``apply(conn, ids, marks)`` over the memories matching ``where`` in bounded batches:
+    ids read outside the write lock (keyset order), ``apply`` re-checks ``where`` for them inside
+    its transaction and returns how many it changed; counted in the job's tally as ``kind``."""
+    b = store._core.backend
     batch = for_store(store)
     total, last = 0, 0
     while True:
@@ -77,9 +77,19 @@ def delete_where(store, where: str, params: list) -> int:
         if not ids:
             return total
         with batch.timed(), b.write() as c:
-            marks = ",".join("?" * len(ids))
-            still = [r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({marks}) AND ({where})",
-                                             [*ids, *params]).fetchall()]
-            total += core.delete(still)
-        tally("deleted", len(still))
+            n = apply(c, ids, ",".join("?" * len(ids)))
+        total += n
+        tally(kind, n)
         last = ids[-1]
+
+
+def delete_where(store, where: str, params: list) -> int:
+    """Delete the memories matching ``where`` (with their index rows and vectors) in bounded
+    batches, ids read outside the write lock and re-checked inside it; returns the count."""
+    core = store._core
+
+    def delete(c, ids, marks):
+        return core.delete([r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({marks}) AND ({where})",
+                                                    [*ids, *params]).fetchall()])
+
+    return in_batches(store, where, params, delete, "deleted")

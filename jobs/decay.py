@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
-from harness_memory.jobs.batches import for_store, tally
+from harness_memory.jobs.batches import for_store, in_batches, tally
 
 
 def _rate_sql(store: MemoryStore) -> tuple[str, list]:
@@ -96,20 +96,13 @@ def archive(store: MemoryStore, *, now: float, dry_run: bool = False) -> int:
     params = [m.archive_below, now - m.archive_after_days * 86400, *exempt]
     if dry_run:
         return b.execute(f"SELECT COUNT(*) FROM memories WHERE {cond}", params).fetchone()[0]
-    batch = for_store(store)
-    total, last = 0, 0
-    while True:
-        ids = [r[0] for r in b.execute(f"SELECT id FROM memories WHERE id > ? AND {cond} ORDER BY id LIMIT ?",
-                                       [last, *params, batch.size]).fetchall()]
-        if not ids:
-            return total
-        marks = ",".join("?" * len(ids))
-        with batch.timed(), b.write() as c:
-            done = [r[0] for r in c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? "
-                                            f"WHERE id IN ({marks}) AND {cond} RETURNING id",
-                                            (m.archived_relevance, *ids, *params))]
-            if done:  # the run's counts in job_runs record the archiving; no per-memory log rows
-                b.set_vectors_archived(done, True)  # vec0 metadata + change log
-        total += len(done)
-        tally("archived", len(done))
-        last = ids[-1]
+
+    def archive_batch(c, ids, marks):
+        done = [r[0] for r in c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? "
+                                        f"WHERE id IN ({marks}) AND {cond} RETURNING id",
+                                        (m.archived_relevance, *ids, *params))]
+        if done:  # the run's counts in job_runs record the archiving; no per-memory log rows
+            b.set_vectors_archived(done, True)  # vec0 metadata + change log
+        return len(done)
+
+    return in_batches(store, cond, params, archive_batch, "archived")
