@@ -228,17 +228,55 @@ class MemoryStore:
             self._scheduler.start()
         return self._scheduler
 
-    def restore(self, memory_id: int) -> Memory:
-        """Bring an archived memory back (relevance 0.5, visible to recall again)."""
+    def archive(self, memory_id: int, *, agent_id: str | None = None) -> Memory:
+        """Archive a memory by hand (decay archives faint, unused ones on its own): recall leaves it
+        out unless ``include_archived=True``, decay pauses on it; its content, counters and history
+        stay, and :meth:`restore` brings it back. A pinned memory is refused (unpin it first); an
+        archived one is returned unchanged. With ``agent_id``, only that agent's own memory.
+        Recorded in the access log (``updated``, outcome ``archived``)."""
         memory_id = v.memory_id(memory_id)
+        agent_id = v.ident(agent_id, "agent_id", optional=True)
+        c = self._core
+        from .jobs.decay import current_relevance
+
+        cur, cur_params = current_relevance(self.settings, c.backend)
+        with c.backend.write() as conn:  # decay up to now, then pause (archived memories do not decay)
+            m = self._own(memory_id, agent_id, "archive")
+            if m.archived:
+                return m
+            if m.pinned:
+                raise InvalidInputError(f"memory {memory_id} is pinned: unpin it before archiving it")
+            now = c.now()
+            conn.execute(f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, archived = 1 WHERE id = ?",
+                         (*cur_params, now, now, memory_id))
+            c.backend.set_vectors_archived([memory_id], True)
+            c.log([memory_id], "updated", agent_id=agent_id, outcome="archived")
+        return c.get(memory_id)
+
+    def restore(self, memory_id: int, *, agent_id: str | None = None) -> Memory:
+        """Bring an archived memory back (relevance at least 0.5, visible to recall again, decay
+        resumes from now); a memory that is not archived is returned unchanged. With ``agent_id``,
+        only that agent's own memory. Recorded in the access log (``updated``, outcome ``restored``)."""
+        memory_id = v.memory_id(memory_id)
+        agent_id = v.ident(agent_id, "agent_id", optional=True)
         c = self._core
         with c.backend.write() as conn:
-            c.get(memory_id)
+            m = self._own(memory_id, agent_id, "restore")
+            if not m.archived:
+                return m
             conn.execute("UPDATE memories SET archived = 0, "
                          f"relevance_score = {c.backend.greatest('relevance_score', '0.5')}, "
                          "decayed_at = ? WHERE id = ?", (c.now(), memory_id))
             c.backend.set_vectors_archived([memory_id], False)
+            c.log([memory_id], "updated", agent_id=agent_id, outcome="restored")
         return c.get(memory_id)
+
+    def _own(self, memory_id: int, agent_id: str | None, verb: str) -> Memory:
+        """The memory, when ``agent_id`` (if given) owns it (inside the caller's transaction)."""
+        m = self._core.get(memory_id, agent_id)
+        if agent_id is not None and m.agent_id != agent_id:
+            raise MemoryNotFoundError(f"agent {agent_id!r} may not {verb} memory {memory_id} of {m.agent_id!r}")
+        return m
 
     def pin(self, memory_id: int, pinned: bool = True) -> Memory:
         """Pinned memories are exempt from decay and archiving: pinning pauses decay, unpinning

@@ -294,19 +294,35 @@ def test_actions_are_confirmed_posts_with_csrf_through_the_public_api(db):
         assert c.get(f"{base}/dashboard/memories/{mid}/pin").status_code in (404, 405)  # no write by GET
 
 
-def test_restore_brings_an_archived_memory_back(db):
+def test_archive_and_restore_through_the_pages(db):
     path, counts = db
     mid = counts["hostile"]
-    with MemoryStore(path) as s:
-        s._core.backend.execute("UPDATE memories SET archived = 1, relevance_score = 0.01 WHERE id = ?", (mid,))
     with Server(build_app(path, Settings())) as base, httpx.Client() as c:
         page = c.get(f"{base}/dashboard/memories/{mid}").text
+        assert f"/dashboard/memories/{mid}/confirm/archive" in page
+        assert f"/dashboard/memories/{mid}/confirm/restore" not in page
+        token = _csrf(c, base, f"/dashboard/memories/{mid}/confirm/archive")
+        r = c.post(f"{base}/dashboard/memories/{mid}/archive", data={"csrf": token})
+        assert r.status_code == 303
+        assert "Archived." in c.get(base + r.headers["location"]).text
+        with MemoryStore(path) as s:
+            assert s.get(mid).archived
+        page = c.get(f"{base}/dashboard/memories/{mid}").text
         assert f"/dashboard/memories/{mid}/confirm/restore" in page
+        assert f"/dashboard/memories/{mid}/confirm/archive" not in page
         token = _csrf(c, base, f"/dashboard/memories/{mid}/confirm/restore")
         assert c.post(f"{base}/dashboard/memories/{mid}/restore", data={"csrf": token}).status_code == 303
+        page = c.get(f"{base}/dashboard/memories/{mid}").text
+        assert "<td>archived</td>" in page and "<td>restored</td>" in page  # both in its access log
+        with MemoryStore(path) as s:
+            m = s.get(mid)
+            assert not m.archived and m.relevance_score >= 0.5
+            s.pin(mid)
+        # a pinned memory offers no Archive, and a forged POST is refused with a typed error
+        assert f"/dashboard/memories/{mid}/confirm/archive" not in c.get(f"{base}/dashboard/memories/{mid}").text
+        assert c.post(f"{base}/dashboard/memories/{mid}/archive", data={"csrf": token}).status_code == 422
     with MemoryStore(path) as s:
-        m = s.get(mid)
-        assert not m.archived and m.relevance_score >= 0.5
+        assert not s.get(mid).archived
 
 
 # -- token rules ----------------------------------------------------------------------------------

@@ -362,7 +362,7 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
     def memory(request: Request, mid: str) -> Response:
         csrf = csrf_of(request)
         done = request.query_params.get("done")
-        notice = {"pin": "Pinned.", "unpin": "Unpinned.", "restore": "Restored.", "edit": "Saved a new version."
+        notice = {"pin": "Pinned.", "unpin": "Unpinned.", "archive": "Archived.", "restore": "Restored.", "edit": "Saved a new version."
                   }.get(done or "")
         started = time.perf_counter()
         title, body = pages.memory(q, store, root(request), memory_id(mid), csrf[0], notice)
@@ -395,6 +395,8 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
                 store.pin(ident, True)
             elif action == "unpin":
                 store.pin(ident, False)
+            elif action == "archive":
+                store.archive(ident)
             elif action == "restore":
                 store.restore(ident)
             elif action == "forget":

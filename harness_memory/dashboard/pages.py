@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 DEFAULT_WEEKS = 26
-ACTIONS = {"pin": "Pin", "unpin": "Unpin", "restore": "Restore", "forget": "Forget", "edit": "Edit content"}
+ACTIONS = {"pin": "Pin", "unpin": "Unpin", "archive": "Archive", "restore": "Restore", "forget": "Forget",
+           "edit": "Edit content"}
 
 
 def _weeks(q: Queries, weeks: int) -> tuple[float, list[float]]:
@@ -452,8 +453,8 @@ def memory(q: Queries, store: Any, root: str, memory_id: int, csrf: str, notice:
     if notice:
         out.append(f'<p class="notice" role="status">{e(notice)}</p>')
     out.append(f'<blockquote class="content">{e(content)}</blockquote>')
-    acts = ["unpin" if m.pinned else "pin"] + (["restore"] if m.archived else []) + ["forget"] + (
-        ["edit"] if m.key is not None else [])
+    acts = (["unpin" if m.pinned else "pin"] + (["restore"] if m.archived else [] if m.pinned else ["archive"])
+            + ["forget"] + (["edit"] if m.key is not None else []))
     out.append('<p class="actions">' + " ".join(
         f'<a class="button" href="{e(root)}/memories/{m.id}/confirm/{a}">{e(ACTIONS[a])}</a>' for a in acts)
         + ("" if m.key is not None else ' <span class="muted">(content can be edited for keyed memories: a new '
@@ -504,6 +505,8 @@ def confirm(store: Any, root: str, memory_id: int, action: str, csrf: str) -> tu
     m = store.get(memory_id)
     what = {"pin": "Pin this memory: decay and archiving will skip it.",
             "unpin": "Unpin this memory: decay and archiving apply to it again.",
+            "archive": "Archive this memory: recall leaves it out and decay pauses on it; its content, counters "
+                       "and history stay, and Restore brings it back.",
             "restore": "Restore this archived memory: recall sees it again (relevance at least 0.5).",
             "forget": "Forget this memory for good: its row, index entries, history, merges, links and access log "
                       "are deleted. This cannot be undone.",
