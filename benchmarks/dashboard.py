@@ -58,11 +58,12 @@ def build(path: Path, args) -> dict:
         ids = [r[0] for r in b.execute("SELECT id FROM memories")]
         with b.write() as c:
             c.executemany(
-                "INSERT INTO memory_access_log(memory_id, agent_id, task_id, access_type, was_helpful, score, timestamp) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO memory_access_log(memory_id, agent_id, task_id, access_type, was_helpful, score, timestamp, "
+                "duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 ((rng.choice(ids), f"agent-{i % 8}", f"T-{i % 50000}", kind,
                   (1 if rng.random() < 0.7 else 0) if kind == "applied" else None, rng.random(),
-                  start + (now - start) * i / args.access)
+                  start + (now - start) * i / args.access,
+                  rng.lognormvariate(2.0, 0.6) if i % 5 == 0 else None)  # a recall of 3 hits: its first row is timed
                  for i in range(args.access) for kind in [("query", "query", "query", "applied", "updated")[i % 5]]))
             ledger: dict[tuple[str, str, str], list[int]] = {}
             rows = []

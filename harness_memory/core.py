@@ -177,14 +177,16 @@ class Core:
     def log(self, memory_ids: Sequence[int], access_type: str, *, agent_id: str | None = None,
             session_id: str | None = None, task_id: str | None = None, was_helpful: bool | None = None,
             outcome: str | None = None, scores: Sequence[float] | None = None,
-            error_signature: str | None = None) -> None:
+            error_signature: str | None = None, duration_ms: float | None = None) -> None:
+        """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only."""
         now = self.now()
         rows = [(mid, agent_id, session_id, task_id, access_type,
                  None if was_helpful is None else int(was_helpful), outcome,
-                 None if scores is None else scores[k], now, error_signature) for k, mid in enumerate(memory_ids)]
+                 None if scores is None else scores[k], now, error_signature, duration_ms if k == 0 else None)
+                for k, mid in enumerate(memory_ids)]
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
-            "outcome, score, timestamp, error_signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "outcome, score, timestamp, error_signature, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 def _text_key(text: str, baseline: str | None) -> tuple:

@@ -189,8 +189,9 @@ def _similarities(core: Core, ids: list[int], qv: np.ndarray) -> dict[int, float
 
 
 def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, session_id: str | None,
-                  task_id: str | None) -> list[RecallHit]:
-    """Count the access (count, last_accessed, a small relevance boost) and log a 'query' row."""
+                  task_id: str | None, duration_ms: float | None = None) -> list[RecallHit]:
+    """Count the access (count, last_accessed, a small relevance boost) and log a 'query' row per hit
+    (the first carries the recall's ``duration_ms``: v_recall_latency)."""
     if not hits:
         return hits
     now = core.now()
@@ -204,7 +205,7 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
                       f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
                       [(now, *cur_params, now, boost, now, i) for i in ids])
         core.log(ids, "query", agent_id=agent_id, session_id=session_id, task_id=task_id,
-                 scores=[h.score for h in hits])
+                 scores=[h.score for h in hits], duration_ms=duration_ms)
     ts = datetime.fromtimestamp(now, tz=timezone.utc)
     out = []
     for h in hits:

@@ -375,6 +375,7 @@ class MemoryStore:
             channels=_recall.validate_channels(channels),
             thread_id=v.ident(thread_id, "thread_id", optional=True),
         )
+        started = time.perf_counter()  # the recall's wall time, logged with its access rows (v_recall_latency)
         session_id = v.ident(session_id, "session_id", optional=True)
         task_id = v.ident(task_id, "task_id", optional=True)
         v.boolean(record, "record")
@@ -391,7 +392,8 @@ class MemoryStore:
             if min_confidence is not None:
                 hits = [h for h in hits if h.confidence is not None and h.confidence >= min_confidence]
             if record:
-                hits = _recall.record_access(c, hits, agent_id=q.agent_id, session_id=session_id, task_id=task_id)
+                hits = _recall.record_access(c, hits, agent_id=q.agent_id, session_id=session_id, task_id=task_id,
+                                             duration_ms=(time.perf_counter() - started) * 1000)
         return hits
 
     # -- outcomes ----------------------------------------------------------------------------

@@ -122,6 +122,11 @@ def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_writ
         assert len(charts) >= 3
         assert all(len(re.findall(r'class="pt"', ch)) >= 4 for ch in charts)
         assert "Repeat-failure rate" in ov and "Helpfulness of applied memories" in ov
+        # recall latency from the access log: a headline figure and a p50/p95 chart with a point per week
+        assert re.search(r'<h3>Recall latency p50 / p95</h3><p class="figure">[0-9.,]+ ms / [0-9.,]+ ms</p>', ov)
+        lat = re.search(r'<svg class="chart line"[^>]*aria-label="recall latency p50 and p95 per week".*?</svg>', ov,
+                        re.DOTALL)
+        assert lat and len(re.findall(r'class="pt"', lat.group(0))) >= 2 * 8
         tech = c.get(base + "/dashboard/techniques").text
         assert len(re.findall(r'class="pt" data-value="[0-9.e-]+" data-lo=', tech)) >= 3  # credible intervals
         for name in ("prompt_restructure", "decomposition", "fresh_start"):
@@ -180,18 +185,23 @@ def test_weekly_queries_agree_with_the_views(db):
                 "SELECT week_start, attempts, successes, escalations FROM v_techniques_by_week")],
             "v_helpfulness_by_week": [(float(r[0]), r[1], r[2]) for r in s._core.backend.execute(
                 "SELECT week_start, applied, helpful FROM v_helpfulness_by_week")],
+            "v_recall_latency_by_week": [(float(r[0]), r[1], r[2], r[3], r[4]) for r in s._core.backend.execute(
+                "SELECT week_start, recalls, p50_ms, p95_ms, max_ms FROM v_recall_latency_by_week")],
         }
         assert len(views["v_failures_by_week"]) >= 8
         assert q.weekly_failures(since) == views["v_failures_by_week"]
         assert q.weekly_retries(since) == views["v_retries_by_week"]
         assert q.weekly_techniques(since) == views["v_techniques_by_week"]
         assert q.weekly_helpfulness(since) == views["v_helpfulness_by_week"]
+        assert q.weekly_latency(since) == views["v_recall_latency_by_week"]
+        assert len(views["v_recall_latency_by_week"]) >= 8  # fill_history recalls every week
         view = s._core.backend.execute("SELECT week_start, memory_type, agent_id, created FROM v_memories_by_week"
                                        ).fetchall()
         assert sorted(q.weekly_created(since)) == sorted((float(w), t, a, n) for w, t, a, n in view)
         assert len(view) >= 8
         # past weeks cached, the current week live: the same figures
-        for fn in (q.weekly_techniques, q.weekly_helpfulness, q.weekly_created, q.weekly_selections):
+        for fn in (q.weekly_techniques, q.weekly_helpfulness, q.weekly_created, q.weekly_selections,
+                   q.weekly_latency):
             assert q.weekly(fn, since) == fn(since), fn.__name__
             assert q.weekly(fn, since) == fn(since), fn.__name__  # from the cache
         # weeks start on Monday 00:00 UTC
@@ -482,7 +492,10 @@ def test_the_pages_on_postgresql():
             assert q.weekly_helpfulness(0.0) == [(float(r[0]), r[1], r[2]) for r in b.execute(
                 "SELECT week_start, applied, helpful FROM v_helpfulness_by_week")]
             assert len(q.weekly_techniques(0.0)) >= 4
-            for fn in (q.weekly_techniques, q.weekly_created, q.weekly_selections):
+            lat = [(float(r[0]), r[1], r[2], r[3], r[4]) for r in b.execute(
+                "SELECT week_start, recalls, p50_ms, p95_ms, max_ms FROM v_recall_latency_by_week")]
+            assert len(lat) >= 4 and q.weekly_latency(0.0) == lat
+            for fn in (q.weekly_techniques, q.weekly_created, q.weekly_selections, q.weekly_latency):
                 assert q.weekly(fn, 0.0) == fn(0.0)
         with Server(build_app(url, Settings())) as base, httpx.Client() as c:
             for p in PAGES + ["/dashboard/memories?q=install+the+missing+package&agent=build-agent"]:

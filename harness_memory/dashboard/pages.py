@@ -66,6 +66,10 @@ def _n(count: int, one: str, many: str | None = None) -> str:
     return f"{count:,} {one if count == 1 else (many or one + 's')}"
 
 
+def _ms(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1f} ms" if x < 10 else f"{x:,.0f} ms"
+
+
 def _pct_change(c: float | None) -> str:
     if c is None:
         return "no trend yet"
@@ -80,6 +84,8 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
         retries = q.weekly(q.weekly_retries, since)
         tech = q.weekly(q.weekly_techniques, since)
         helpf = q.weekly(q.weekly_helpfulness, since)
+        lat = q.weekly(q.weekly_latency, since)
+        lat_n, p50, p95 = q.latency(xs[-4])
         created = q.weekly(q.weekly_created, since)
         tot = q.totals()
     by_type = [(w, t, n) for w, t, _a, n in created]
@@ -122,9 +128,11 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
               verdict=None if ch4 is None else ("up since the first weeks" if ch4 > 0 else "not up yet"),
               ok=None if ch4 is None else ch4 > 0,
               chart=svg.sparkline([r or 0 for _, r in ts], label="technique success rate per week"))
-    t5 = tile("Recall latency p50 / p95", "not recorded",
-              detail="the access log keeps no timings yet; benchmarks/latency.py measures recall "
-                     "(docs/benchmarks.md)")
+    t5 = tile("Recall latency p50 / p95", "–" if p95 is None else f"{_ms(p50)} / {_ms(p95)}",
+              detail=f"recall() wall time from the access log, last 4 weeks ({_n(lat_n, 'recall')} recorded)",
+              verdict=None if p95 is None else ("target met: p95 under 100 ms" if p95 < 100 else "target: under 100 ms"),
+              ok=None if p95 is None else p95 < 100,
+              chart=svg.sparkline([x[3] for x in lat], label="recall latency p95 per week"))
     t6 = tile("Memories", f"{tot['memories']:,}",
               detail=f"{tot['archived']:,} archived, {tot['pinned']:,} pinned; {_n(tot['agents'], 'agent')} in "
                      f"{_n(tot['namespaces'], 'namespace')}; {_n(tot['attempts'], 'recorded retry', 'recorded retries')}")
@@ -152,6 +160,17 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
                               y_fmt=svg.fmt_pct, y_max=1.0, target=(0.7, "target 70%")))
     out.append(_data_table(["week", "applied", "helpful", "helpfulness"],
                            [(svg.week_label(w), a, h, svg.fmt_pct(_ratio(h, a))) for w, a, h in helpf], (1, 2, 3)))
+
+    out.append("<h2>Recall latency</h2><p class=\"lead\">How long <code>recall()</code> took, as the harness saw "
+               "it (embedding the query, searching, ranking), from the access log: the median and the 95th "
+               "percentile of each week's recalls; the plan's target is under 100 ms (a dashed line once p95 "
+               "comes near it).</p>")
+    out.append(svg.line_chart([svg.Series("p50", [(w, p) for w, _n2, p, _p95, _m in lat]),
+                               svg.Series("p95", [(w, p) for w, _n2, _p50, p, _m in lat])],
+                              label="recall latency p50 and p95 per week", y_fmt=_ms,
+                              target=(100.0, "target 100 ms") if any(x[3] >= 25 for x in lat) else None))
+    out.append(_data_table(["week", "recalls", "p50", "p95", "max"],
+                           [(svg.week_label(w), n, _ms(a), _ms(b), _ms(c)) for w, n, a, b, c in lat], (1, 2, 3, 4)))
 
     for by, rows, title in (("type", by_type, "Memories created per week, by type"),
                             ("agent", by_agent, "Memories created per week, by agent")):

@@ -12,8 +12,9 @@ which asks the file system). A PostgreSQL backend routes ``execute``/``read`` th
 own connection and gets the same answers.
 
 The windowed weekly figures are the same definitions as the views ``v_failures_by_week``,
-``v_retries_by_week``, ``v_techniques_by_week``, ``v_helpfulness_by_week`` and
-``v_memories_by_week`` (which cover all history); tests check that they agree.
+``v_retries_by_week``, ``v_techniques_by_week``, ``v_helpfulness_by_week``,
+``v_memories_by_week`` and ``v_recall_latency_by_week`` (which cover all history); tests check
+that they agree.
 """
 
 from __future__ import annotations
@@ -180,6 +181,26 @@ class Queries:
             f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END) FROM memory_access_log "
             f"WHERE {_window('timestamp', until)} AND access_type = 'applied' GROUP BY wk ORDER BY wk",
             _params(since, until))]
+
+    def weekly_latency(self, since: float, until: float | None = None) -> list[tuple[float, int, float, float, float]]:
+        """``(week_start, recalls, p50_ms, p95_ms, max_ms)``: recall wall times from the access log
+        (nearest rank; v_recall_latency_by_week), read from the partial index of the timed rows."""
+        w = self._week("timestamp")
+        return [(float(r[0]), int(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in self._rows(
+            f"WITH ranked AS (SELECT {w} AS wk, duration_ms, ROW_NUMBER() OVER (PARTITION BY {w} ORDER BY duration_ms) "
+            f"AS rn, COUNT(*) OVER (PARTITION BY {w}) AS n FROM memory_access_log WHERE duration_ms IS NOT NULL AND "
+            f"{_window('timestamp', until)}) SELECT wk, COUNT(*), MIN(CASE WHEN rn >= 0.5 * n THEN duration_ms END), "
+            "MIN(CASE WHEN rn >= 0.95 * n THEN duration_ms END), MAX(duration_ms) FROM ranked GROUP BY wk ORDER BY wk",
+            _params(since, until))]
+
+    def latency(self, since: float) -> tuple[int, float | None, float | None]:
+        """``(recalls, p50_ms, p95_ms)`` of the recalls logged since ``since`` (nearest rank)."""
+        r = self._one(
+            "WITH ranked AS (SELECT duration_ms, ROW_NUMBER() OVER (ORDER BY duration_ms) AS rn, COUNT(*) OVER () AS n "
+            "FROM memory_access_log WHERE duration_ms IS NOT NULL AND timestamp >= ?) SELECT COUNT(*), "
+            "MIN(CASE WHEN rn >= 0.5 * n THEN duration_ms END), MIN(CASE WHEN rn >= 0.95 * n THEN duration_ms END) "
+            "FROM ranked", (since,))
+        return int(r[0]), r[1], r[2]
 
     def weekly_created(self, since: float, until: float | None = None) -> list[tuple[float, str, str, int]]:
         """``(week_start, type, agent, created)`` (v_memories_by_week; read from an index alone)."""
