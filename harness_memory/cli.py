@@ -10,7 +10,6 @@ from typing import Annotated, Any, Optional
 import typer
 
 from .errors import HarnessMemoryError
-from .settings import Settings
 
 # plain help (no console markup: "[api]" stays in the text), -h as --help
 app = typer.Typer(help="harness-memory: the learning memory of a task harness.", no_args_is_help=True,
@@ -70,6 +69,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable JSON out
 NsOpt = Annotated[Optional[str], typer.Option("--namespace", "-n", help="namespace (default: settings)")]
 
 
+def _settings() -> Any:
+    """Settings from the environment (pydantic-settings is imported by the commands that need it)."""
+    from .settings import Settings
+
+    return Settings()
+
+
 def _open(db: str | Path | None, **kw: Any):
     from .store import MemoryStore, _settings_from_environment
 
@@ -85,7 +91,7 @@ def _open(db: str | Path | None, **kw: Any):
 
 def _db_file(db: str | Path | None) -> Path | None:
     """The file a --db value (or the settings' default) names; None for a server database URL."""
-    raw = str(db if db is not None else Settings().db)
+    raw = str(db if db is not None else _settings().db)
     if raw.startswith("sqlite:///"):
         raw = raw[len("sqlite:///"):]
     elif "://" in raw:
@@ -384,7 +390,7 @@ def scheduler(
     from .jobs.scheduler import build_scheduler
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    settings = Settings()
+    settings = _settings()
     path = db or settings.db
     with _open(path) as s:  # create/migrate once, fail fast on a bad database
         shown = s.path  # a server's URL without its password
@@ -452,7 +458,7 @@ def reembed(
     """Re-embed every memory with the configured (new) embedder."""
     from .embedders import embedder_from_name
 
-    st = Settings()
+    st = _settings()
     e = embedder_from_name(embedder or st.embedder, base_url=st.embedder_base_url, api_key=st.embedder_api_key)
     with _open_existing(db, embedder=e, allow_embedder_change=True) as s:
         with _progress("re-embedding", disable=as_json) as prog:
@@ -480,7 +486,7 @@ def serve(
     db: DbOpt = None,
 ) -> None:
     """Serve the REST API (extra [api]). A non-loopback address needs HARNESS_MEMORY_API_TOKEN(S)."""
-    settings = Settings()
+    settings = _settings()
     if host not in ("127.0.0.1", "::1", "localhost") and not (settings.api_token or settings.api_tokens):
         err.print(f"[red]error:[/] refusing to serve on {host} without a token: set HARNESS_MEMORY_API_TOKEN "
                   "or HARNESS_MEMORY_API_TOKENS")
@@ -510,7 +516,7 @@ def dashboard(
     except ImportError:
         err.print("[red]error:[/] the dashboard needs: pip install 'harness-memory[api]'")
         raise SystemExit(2) from None
-    settings = Settings()
+    settings = _settings()
     check_bind(host, settings)
     application = build_app(db or settings.db, settings)
     out.print(f"dashboard: {dashboard_url(host, port, settings)}", soft_wrap=True, highlight=False, markup=False)
@@ -530,7 +536,7 @@ def mcp(db: DbOpt = None) -> None:
         err.print("error: the MCP server needs the mcp extra: pip install 'harness-memory[mcp]'", markup=False)
         raise SystemExit(2) from None
     _open_existing(db).close()  # a mistyped --db is refused here, not created
-    settings = Settings()
+    settings = _settings()
     serve_stdio(str(db or settings.db), settings)
 
 

@@ -6,14 +6,12 @@ options and calls the facade."""
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from .cli import DbOpt, JsonOpt, NsOpt, _emit, _open_creating, _open_existing, out
+    from .cli import DbOpt, JsonOpt, NsOpt, Table, _emit, _open_creating, _open_existing, escape, out
 
     @app.command("tool-calls")
     def tool_calls(

@@ -7,11 +7,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import fixes, ledger, portability, recall as _recall, tool_calls as _tool_calls, validation as v, writes
-from .fixes import FixEvidence
-from .ledger import Attempt, TechniqueDecision
+from . import recall as _recall, validation as v, writes
 from .tasks import task_signature as _task_signature
 from .core import Core, error_text, signature_basis
 from .embedders import Embedder, check_vectors, embedder_from_name
@@ -26,6 +24,11 @@ from .error_signatures import ErrorSignature
 from .backend import open_backend, parse_target
 from .sqlite_backend import DatabaseError
 from .vector_index import VectorIndex
+
+if TYPE_CHECKING:
+    from . import tool_calls as _tool_calls
+    from .fixes import FixEvidence
+    from .ledger import Attempt, TechniqueDecision
 
 __all__ = ["MemoryStore"]
 
@@ -405,6 +408,8 @@ class MemoryStore:
         ``error`` (the error it was applied to), or with the ``task_id`` of an ``on_task_error``
         that showed it, it is also counted on that error's link: a fix that did not help an
         error stops being offered for it."""
+        from . import fixes
+
         memory_id = v.memory_id(memory_id)
         helpful = v.boolean(helpful, "helpful")
         if error is not None:
@@ -601,6 +606,8 @@ class MemoryStore:
                   limit: int = 5) -> list[FixEvidence]:
         """The fixes linked to this error (its signature or one linked to it), best evidence
         first, each with ``explain()``; an error never seen gets none."""
+        from . import fixes
+
         signed = self._core.sign(error_text(error))
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
         agent_id = v.ident(agent_id, "agent_id", optional=True)
@@ -667,6 +674,8 @@ class MemoryStore:
                          task_category: str | None = None, techniques: Sequence[str] | None = None,
                          seed: int | None = None) -> TechniqueDecision:
         """The next technique to try on a failing task (never one it already tried), or ``escalate``."""
+        from . import ledger
+
         task_id = v.ident(task_id, "task_id")
         v.ident(agent_type, "agent_type", optional=True)
         v.ident(task_category, "task_category", optional=True)
@@ -693,6 +702,8 @@ class MemoryStore:
         (``scope="global"``), which then carries only the technique, the error's category and
         masked template, never the notes; ``scope="agent"`` keeps it private to ``agent_id``
         with the notes."""
+        from . import ledger
+
         task_id = v.ident(task_id, "task_id")
         technique = v.ident(technique, "technique")
         success = v.boolean(success, "success")
@@ -738,6 +749,8 @@ class MemoryStore:
 
     def task_attempts(self, task_id: str) -> list[Attempt]:
         """Every attempt recorded for a task, oldest first."""
+        from . import ledger
+
         return ledger.attempts_of(self._core, v.ident(task_id, "task_id"))
 
     def technique_stats(self, *, level: str = "global", error_key: str | None = None) -> list[dict[str, Any]]:
@@ -873,6 +886,8 @@ class MemoryStore:
         """Log one tool call. Parameters and result are redacted and bounded (the result kept as a
         head-and-tail summary of ``tool_result_max_bytes``, its full size recorded); a failed call's
         ``error`` is signed, so the advice for that error names this tool."""
+        from . import tool_calls as _tool_calls
+
         item = _tool_calls.prepare(self._core, tool_name, agent_id=agent_id, success=success, tool_type=tool_type,
                                    parameters=parameters, result=result, duration_ms=duration_ms, error=error,
                                    namespace=namespace, session_id=session_id, task_id=task_id)
@@ -882,6 +897,8 @@ class MemoryStore:
                    success: bool | None = None, since: datetime | float | None = None, namespace: str | None = None,
                    limit: int = 100) -> list[_tool_calls.ToolCall]:
         """Logged tool calls matching every given filter, newest first (every namespace unless one is given)."""
+        from . import tool_calls as _tool_calls
+
         return _tool_calls.query(
             self._core, namespace=v.ident(namespace, "namespace", optional=True),
             agent_id=v.ident(agent_id, "agent_id", optional=True), tool_name=v.ident(tool_name, "tool_name", optional=True),
@@ -891,6 +908,8 @@ class MemoryStore:
 
     def failing_tools(self, error: str, *, namespace: str | None = None, limit: int = 5) -> list[_tool_calls.ToolFailure]:
         """Tools whose logged calls failed with this error's signature (or one linked to it), most failures first."""
+        from . import tool_calls as _tool_calls
+
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
         limit = v.limit(limit, max_limit=self.settings.max_limit)
         signed = self._core.sign(error_text(error))  # may learn a template: after every check
@@ -898,6 +917,8 @@ class MemoryStore:
 
     def tool_metrics(self, *, namespace: str | None = None, agent_id: str | None = None) -> list[_tool_calls.ToolMetrics]:
         """Per tool: calls, success rate, p50/p95 duration and the last failure (``v_tool_metrics``'s figures)."""
+        from . import tool_calls as _tool_calls
+
         return _tool_calls.metrics(self._core, namespace=v.ident(namespace, "namespace", optional=True),
                                    agent_id=v.ident(agent_id, "agent_id", optional=True))
 
@@ -980,19 +1001,27 @@ class MemoryStore:
     # -- export / import ---------------------------------------------------------------------------
     def export_jsonl(self, path: str | Path, *, namespace: str | None = None, agent_id: str | None = None) -> int:
         """Write every memory (or one namespace's, one agent's) to a versioned JSONL file; return the count."""
+        from . import portability
+
         return portability.export_jsonl(self._core, v.path(path), namespace=v.ident(namespace, "namespace", optional=True),
                                         agent_id=v.ident(agent_id, "agent_id", optional=True))
 
     def import_jsonl(self, path: str | Path) -> portability.ImportReport:
         """Import a JSONL export (matched by uid: idempotent). Every record is checked first: a bad
         record raises :class:`ImportFormatError` naming its line, and nothing is imported."""
+        from . import portability
+
         return portability.import_jsonl(self._core, v.path(path))
 
     def export_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> int:
+        from . import portability
+
         return portability.export_markdown(self._core, v.ident(agent_id, "agent_id"), v.path(path),
                                            namespace=v.ident(namespace, "namespace", optional=True))
 
     def import_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> portability.ImportReport:
+        from . import portability
+
         return portability.import_markdown(self._core, v.ident(agent_id, "agent_id"), v.path(path),
                                            namespace=v.ident(namespace, "namespace", optional=True))
 
@@ -1007,6 +1036,8 @@ class MemoryStore:
         With ``agent_id``, only what that agent may see: its own memories (under its id) and
         global ones (other agents' global memories counted under ``agent_id: None``, so no
         other agent's id is revealed), and its own access-log rows."""
+        from . import tool_calls as _tool_calls
+
         c = self._core
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         conds, params = [], []
