@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from harness_memory import MemoryStore, Settings
@@ -53,15 +55,57 @@ def fake_store(tmp_path, settings, clock):
         yield s
 
 
-def table_counts(store: MemoryStore) -> dict[str, int]:
-    """Row counts of every table that a failed write must leave untouched."""
+def _snapshot_tables(store: MemoryStore) -> list[tuple[str, str]]:
+    """``(table, query)`` for every table that holds the store's state, read from the schema itself
+    (tables added by later migrations are included without listing them here). SQLite: every
+    ordinary and virtual table; an FTS5 or vec0 table's shadow tables are its storage, so the
+    virtual table is read instead, and an ``fts5vocab`` table is derived from its FTS table.
+    PostgreSQL: every base table of the store's schema (its FTS and vector tables are ordinary)."""
+    b = store._core.backend
+    if b.dialect == "sqlite":
+        listed = [(r[1], r[2]) for r in b.execute("PRAGMA main.table_list")]
+        sql = {r[0]: r[1] or "" for r in b.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")}
+        virtual = [n for n, kind in listed if kind == "virtual"]
+        out = []
+        for name, kind in sorted(listed):
+            if kind not in ("table", "virtual") or name == "sqlite_schema" or name.startswith("sqlite_temp"):
+                continue
+            if any(name.startswith(v + "_") for v in virtual):
+                continue  # a shadow table (vec0 reports some of its own as ordinary tables)
+            if kind == "virtual" and "fts5vocab" in sql.get(name, "").lower():
+                continue
+            fts = "using fts5" in sql.get(name, "").lower()  # its rowid is the memory's id; vec0 has a key column
+            out.append((name, f'SELECT {"rowid, " if fts else ""}* FROM "{name}"'))
+        return out
+    rows = b.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                     "AND table_type = 'BASE TABLE' ORDER BY table_name")
+    return [(r[0], f'SELECT * FROM "{r[0]}"') for r in rows]
+
+
+def _canonical(value):
+    if hasattr(value, "tolist"):  # a vector read back as a numpy array: repr would elide its middle
+        return tuple(value.tolist())
+    if isinstance(value, memoryview):
+        return bytes(value)
+    return value
+
+
+def table_snapshot(store: MemoryStore) -> dict[str, tuple[int, str]]:
+    """Every table's row count and a digest of its rows (order-independent), for the properties
+    "a refused call changes nothing": a refused write that updated a row in place, or wrote to a
+    table added by a later migration, shows up here."""
     b = store._core.backend
     out = {}
-    for t in ("memories", "memory_tags", "memory_history", "memory_merges", "memory_access_log", "vector_changes",
-              "memory_vectors"):
-        out[t] = b.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-    out["fts"] = b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0]
+    for name, query in _snapshot_tables(store):
+        rows = sorted(repr(tuple(_canonical(v) for v in row)) for row in b.execute(query))
+        out[name] = (len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest()[:16])
     return out
+
+
+def table_counts(store: MemoryStore) -> dict[str, int]:
+    """Row counts of every table (the same tables as :func:`table_snapshot`)."""
+    b = store._core.backend
+    return {name: b.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] for name, _ in _snapshot_tables(store)}
 
 
 def table_names(store: MemoryStore) -> list[str]:

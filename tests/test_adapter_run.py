@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import table_counts
+from conftest import table_snapshot
 
 from harness_memory import InvalidInputError, MemoryStore
 from harness_memory.adapters.run import BoundedLog, RunOptions, run_command
@@ -184,7 +184,7 @@ def test_broken_database_never_masks_the_command(tmp_path):
 
 def test_bad_options_run_nothing_and_change_nothing(tmp_path, store):
     marker = tmp_path / "ran"
-    before = table_counts(store)
+    before = table_snapshot(store)
     for opts in [RunOptions(task_id="bad\nid", command=["touch", str(marker)]),
                  RunOptions(task_id="t", command=[]),
                  RunOptions(task_id="t", command=["touch", str(marker)], retries=-1),
@@ -194,7 +194,7 @@ def test_bad_options_run_nothing_and_change_nothing(tmp_path, store):
         with pytest.raises(InvalidInputError):
             run_command(opts, store=store)
     assert not marker.exists()
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
     r = hm_run(tmp_path / "cli.db", "--task", "t", "--retries", "-1", "--", "touch", str(marker))
     assert r.returncode == 2 and not marker.exists()
     r = hm_run(tmp_path / "cli.db", "--task", "t")

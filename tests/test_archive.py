@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import table_counts
+from conftest import table_snapshot
 
 from harness_memory import InvalidInputError, MemoryNotFoundError, MemoryStore
 from harness_memory.testing import ManualClock
@@ -49,14 +49,14 @@ def test_archive_and_restore_are_idempotent(store):
     assert not store.restore(m.id).archived  # a live memory: nothing to restore, nothing written
     assert _log(store, m.id) == []
     store.archive(m.id)
-    before = table_counts(store)
+    before = table_snapshot(store)
     again = store.archive(m.id)
     assert again.archived
-    assert table_counts(store) == before  # no second log row, nothing else
+    assert table_snapshot(store) == before  # no second log row, nothing else
     store.restore(m.id)
-    before = table_counts(store)
+    before = table_snapshot(store)
     store.restore(m.id)
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
 
 
 def test_archive_pauses_decay_and_restore_resumes_it(db):
@@ -83,7 +83,7 @@ def test_refusals_are_typed_and_change_nothing(store):
     shared = store.remember("a global note from b", type="decision", agent_id="b", scope="global")
     pinned = store.remember("a pinned note", type="decision", agent_id="a")
     store.pin(pinned.id)
-    before = table_counts(store)
+    before = table_snapshot(store)
     for call, args, kw, err in [
         ("archive", (0,), {}, InvalidInputError), ("archive", ("1",), {}, InvalidInputError),
         ("archive", (True,), {}, InvalidInputError), ("restore", (-3,), {}, InvalidInputError),
@@ -96,7 +96,7 @@ def test_refusals_are_typed_and_change_nothing(store):
     ]:
         with pytest.raises(err):
             getattr(store, call)(*args, **kw)
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
     assert not any(store.get(x.id).archived for x in (mine, theirs, shared, pinned))
     # the owner may; so may a caller without an agent (an operator, the dashboard)
     assert store.archive(mine.id, agent_id="a").archived

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import table_counts
+from conftest import table_snapshot
 
 from harness_memory import InvalidInputError, MemoryStore, Settings
 
@@ -51,11 +51,11 @@ def test_min_confidence_filters_and_is_validated(store, tmp_path):
     assert store.recall(UNRELATED, agent_id="build", min_confidence=store.settings.confidence.inject_min) == []
     kept = store.recall(RELATED, agent_id="build", min_confidence=0.5, record=False)
     assert kept and all(h.confidence >= 0.5 for h in kept)
-    before = table_counts(store)
+    before = table_snapshot(store)
     for bad in (1.5, -0.1, "high", True, float("nan")):
         with pytest.raises(InvalidInputError):
             store.recall(RELATED, agent_id="build", min_confidence=bad)
-    assert table_counts(store) == before  # a refused call recorded no access
+    assert table_snapshot(store) == before  # a refused call recorded no access
 
 
 def test_on_task_start_stays_quiet_on_an_unrelated_task_and_injects_a_related_one(store):

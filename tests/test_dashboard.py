@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from conftest import table_counts
+from conftest import table_snapshot
 from dashboard_data import WEEK, fill_history
 
 from harness_memory import MemoryStore, Settings
@@ -107,7 +107,7 @@ def _csrf(client: httpx.Client, base: str, path: str) -> str:
 def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_write(db):
     path, counts = db
     with MemoryStore(path) as s:
-        before = table_counts(s)
+        before = table_snapshot(s)
         log_before = s._core.backend.execute("SELECT COUNT(*), MAX(id) FROM memory_access_log").fetchone()
     with Server(build_app(path, Settings())) as base, httpx.Client(follow_redirects=False) as c:
         for p in PAGES:
@@ -152,7 +152,7 @@ def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_writ
         mt = c.get(base + "/dashboard/maintenance").text
         assert "relevance" in mt and 'class="pt"' in mt
     with MemoryStore(path) as s:
-        assert table_counts(s) == before  # no page view wrote anything (a search is not an access)
+        assert table_snapshot(s) == before  # no page view wrote anything (a search is not an access)
         assert s._core.backend.execute("SELECT COUNT(*), MAX(id) FROM memory_access_log").fetchone() == log_before
 
 

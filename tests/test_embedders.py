@@ -21,7 +21,7 @@ from harness_memory import (
 )
 from harness_memory.embedders import check_vectors
 from harness_memory.testing import FailingEmbedder, FakeEmbedder
-from conftest import table_counts
+from conftest import table_counts, table_snapshot
 
 
 class _EmbeddingsHandler(BaseHTTPRequestHandler):
@@ -122,7 +122,7 @@ def test_failing_embedder_stores_keyword_only_then_backfills(tmp_path, mode):
         m = s.remember("the cache server refuses connections on port 6379", type="failure", agent_id="a")
         assert m.embedding_pending
         counts = table_counts(s)
-        assert counts["memory_vectors"] == 0 and counts["fts"] == 1
+        assert counts["memory_vectors"] == 0 and counts["memories_fts"] == 1
         assert s.recall("cache server connections", agent_id="a")[0].memory.id == m.id  # keyword still works
         assert s.backfill_embeddings() == 0  # still failing: nothing changes
         e.mode = "ok"
@@ -134,10 +134,10 @@ def test_failing_embedder_stores_keyword_only_then_backfills(tmp_path, mode):
 def test_failing_embedder_with_raise_policy_writes_nothing(tmp_path):
     with MemoryStore(tmp_path / "r.db", embedder=FailingEmbedder(32, mode="nan"),
                      settings=Settings(embed_failure="raise")) as s:
-        before = table_counts(s)
+        before = table_snapshot(s)
         with pytest.raises(EmbedderError):
             s.remember("x y z", type="failure", agent_id="a")
-        assert table_counts(s) == before
+        assert table_snapshot(s) == before
 
 
 def test_embedder_change_is_refused_then_reembedded(tmp_path):

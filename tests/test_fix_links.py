@@ -162,13 +162,13 @@ def test_fixes_for_returns_evidence(store):
 @pytest.mark.parametrize("bad", [dict(error=None), dict(error=3), dict(fix=""), dict(worked="yes"),
                                  dict(agent_id="")])
 def test_learn_fix_refuses_bad_input_and_writes_nothing(store, bad):
-    from conftest import table_counts
+    from conftest import table_snapshot
 
-    before = table_counts(store)
+    before = table_snapshot(store)
     args = {"error": NO_PYTEST, "fix": "bin/test x", "agent_id": AGENT, **bad}
     with pytest.raises(InvalidInputError):
         store.learn_fix(args.pop("error"), args.pop("fix"), **args)
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
 
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -21,7 +21,7 @@ from harness_memory import validation as v
 from harness_memory.errors import (DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, FileAccessError,
                                    StorageError)
 from harness_memory.sqlite_backend import connect
-from conftest import table_counts
+from conftest import table_snapshot
 
 
 # -- opening ------------------------------------------------------------------------------------------
@@ -173,10 +173,10 @@ def _nested(depth: int):
 
 @pytest.mark.parametrize("depth", [33, 200, 5000])
 def test_metadata_nested_too_deep(store, depth):
-    before = table_counts(store)
+    before = table_snapshot(store)
     with pytest.raises(InvalidInputError, match="nested"):
         store.remember("deep", type="success", agent_id="a", metadata=_nested(depth))
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
 
 
 def test_metadata_at_the_limit_is_fine(store):
@@ -240,10 +240,10 @@ def test_a_bad_record_names_its_line_and_imports_nothing(store, tmp_path, field,
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join([lines[0], lines[1], json.dumps(rec)]) + "\n")
     with MemoryStore(tmp_path / "target.db") as other:
-        before = table_counts(other)
+        before = table_snapshot(other)
         with pytest.raises(ImportFormatError, match=r"bad\.jsonl:3: "):
             other.import_jsonl(path)
-        assert table_counts(other) == before
+        assert table_snapshot(other) == before
 
 
 def test_the_adversarial_run_records_would_have_broken_the_store(store, tmp_path):
@@ -282,10 +282,10 @@ def test_hostile_jsonl_lines(store, tmp_path, line):
     path = tmp_path / "hostile.jsonl"
     path.write_text("\n".join([lines[0], lines[1], line]) + "\n")
     with MemoryStore(tmp_path / "t.db") as other:
-        before = table_counts(other)
+        before = table_snapshot(other)
         with pytest.raises(ImportFormatError, match=r"hostile\.jsonl:3"):
             other.import_jsonl(path)
-        assert table_counts(other) == before
+        assert table_snapshot(other) == before
 
 
 @pytest.mark.parametrize("header", ["[" * 3000, "", "not json", '{"format": "harness-memory", "version": true}'])
@@ -341,10 +341,10 @@ def test_a_bad_bullet_names_its_line_and_imports_nothing(store, tmp_path, bad, l
     text = md.read_text().splitlines()
     assert len(text) == 6
     md.write_text("\n".join(text + [bad, "- [2026-01-02] (success): a good new bullet"]) + "\n")
-    before = table_counts(store)
+    before = table_snapshot(store)
     with pytest.raises(ImportFormatError, match=rf"MEMORY\.md:{lineno}: "):
         store.import_markdown("a", md)
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
 
 
 contents = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=60)

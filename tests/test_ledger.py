@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import InvalidInputError, MemoryStore, Settings
-from conftest import table_counts
+from conftest import table_snapshot
 
 IMPORT_ERR = "ModuleNotFoundError: No module named 'tenacity'"
 LADDER = ["prompt_restructure", "decomposition", "fresh_start", "escalate"]
@@ -160,11 +160,11 @@ def test_record_outcome_writes_history_ledger_and_memory(store):
 def test_record_outcome_bad_input_writes_nothing(store, kwargs):
     args = dict(task_id="T", technique="a", success=False)
     args.update(kwargs)
-    before = table_counts(store)
+    before = table_snapshot(store)
     n = store._core.backend.execute("SELECT COUNT(*) FROM task_attempts").fetchone()[0]
     with pytest.raises(InvalidInputError):
         store.record_outcome(args.pop("task_id"), args.pop("technique"), args.pop("success"), **args)
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
     assert store._core.backend.execute("SELECT COUNT(*) FROM task_attempts").fetchone()[0] == n
 
 

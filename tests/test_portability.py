@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import ImportFormatError, MemoryStore
-from conftest import table_counts
+from conftest import table_snapshot
 
 
 def _fill(s):
@@ -36,10 +36,10 @@ def test_jsonl_round_trip_and_idempotent_reimport(tmp_path, store):
         r1 = other.import_jsonl(path)
         assert (r1.inserted, r1.updated, r1.unchanged) == (4, 0, 0)
         assert _snapshot(other) == _snapshot(store)
-        counts = table_counts(other)
+        counts = table_snapshot(other)
         r2 = other.import_jsonl(path)
         assert (r2.inserted, r2.updated, r2.unchanged) == (0, 0, 4)
-        assert table_counts(other) == counts
+        assert table_snapshot(other) == counts
         assert other.recall("alpha", agent_id="a")[0].memory.content == "alpha fact"
 
 
@@ -52,10 +52,10 @@ def test_jsonl_bad_file_imports_nothing(tmp_path, store):
     bad["importance"] = 7
     path.write_text("\n".join(lines[:2] + [json.dumps(bad)] + lines[3:]) + "\n")
     with MemoryStore(tmp_path / "copy.db") as other:
-        before = table_counts(other)
+        before = table_snapshot(other)
         with pytest.raises(ImportFormatError, match="importance"):
             other.import_jsonl(path)
-        assert table_counts(other) == before
+        assert table_snapshot(other) == before
     for content in ("", "not json\n", '{"format": "other"}\n', '{"format": "harness-memory", "version": 99}\n',
                     '{"format": "harness-memory", "version": 1}\n[1,2]\n'):
         path.write_text(content)
@@ -122,11 +122,11 @@ def test_markdown_bad_file_changes_nothing(tmp_path, store):
     store.remember("keep", type="success", agent_id="a")
     md = tmp_path / "MEMORY.md"
     store.export_markdown("a", md)
-    before = table_counts(store)
+    before = table_snapshot(store)
     md.write_text(md.read_text() + "- [2026-01-01] (bogus_type): x\n")
     with pytest.raises(ImportFormatError):
         store.import_markdown("a", md)
     md.write_text("- not a valid bullet\n")
     with pytest.raises(ImportFormatError):
         store.import_markdown("a", md)
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before

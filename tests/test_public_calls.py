@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import HarnessMemoryError, InvalidInputError, MemoryStore
-from conftest import table_counts
+from conftest import table_snapshot
 
 BAD = [
     ("get", (0,), {}), ("get", ("1",), {}), ("get", (True,), {}), ("get", (1,), {"agent_id": ""}),
@@ -34,14 +34,14 @@ BAD = [
 def test_bad_input_for_every_call(store, tmp_path, name, args, kwargs):
     m = store.remember("a memory that must survive", type="success", agent_id="a")
     store.set_task_context("a", "t", "context")
-    before = table_counts(store)
+    before = table_snapshot(store)
     kwargs = dict(kwargs)  # BAD is shared by every backend's run: never mutate it
     if name == "export_markdown":
         args = (args[0], tmp_path / kwargs.pop("path"))
     with pytest.raises(HarnessMemoryError) as info:
         getattr(store, name)(*args, **kwargs)
     assert isinstance(info.value, (InvalidInputError, LookupError))
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
     assert store.get(m.id).content == "a memory that must survive"
 
 

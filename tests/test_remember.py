@@ -13,7 +13,7 @@ from harness_memory import (
     Settings,
     UnknownMemoryTypeError,
 )
-from conftest import table_counts
+from conftest import table_counts, table_snapshot
 
 
 def test_remember_returns_a_full_memory(store):
@@ -113,7 +113,7 @@ def test_ttl_expiry_removes_rows_and_index(store, clock):
     assert store.recall("release", agent_id="a") == []  # expired: invisible even before cleanup
     assert store.cleanup_expired() == 1
     counts = table_counts(store)
-    assert counts["memories"] == 0 and counts["fts"] == 0 and counts["memory_vectors"] == 0
+    assert counts["memories"] == 0 and counts["memories_fts"] == 0 and counts["memory_vectors"] == 0
     with pytest.raises(LookupError):
         store.get(m.id)
 
@@ -165,7 +165,7 @@ def test_forget_forget_all_clear(store):
     assert store.clear("run1") == 1
     assert store.stats()["memories"] == 1
     counts = table_counts(store)
-    assert counts["fts"] == 1 and counts["memory_vectors"] == 1
+    assert counts["memories_fts"] == 1 and counts["memory_vectors"] == 1
 
 
 # -- bad input: typed errors, nothing written ------------------------------------------------------
@@ -204,22 +204,22 @@ BAD_CALLS = [
 @pytest.mark.parametrize("override,error", BAD_CALLS)
 def test_bad_input_is_typed_and_writes_nothing(store, override, error):
     store.remember("existing memory", type="success", agent_id="a")
-    before = table_counts(store)
+    before = table_snapshot(store)
     args = dict(content="valid content", type="success", agent_id="a")
     args.update(override)
     content = args.pop("content")
     with pytest.raises(error):
         store.remember(content, **args)
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
 
 
 def test_remember_many_is_all_or_nothing(store):
     store.remember("existing", type="success", agent_id="a")
-    before = table_counts(store)
+    before = table_snapshot(store)
     with pytest.raises(InvalidInputError):
         store.remember_many([{"content": "fine", "type": "success", "agent_id": "a"},
                              {"content": "bad importance", "type": "success", "agent_id": "a", "importance": 2}])
-    assert table_counts(store) == before
+    assert table_snapshot(store) == before
     got = store.remember_many([{"content": f"item {i}", "type": "success", "agent_id": "a"} for i in range(20)])
     assert len({m.id for m in got}) == 20
 
@@ -235,12 +235,12 @@ any_st = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=
        tags=any_st, importance=any_st, ttl=any_st, metadata=any_st, key=any_st)
 def test_fuzz_remember_either_stores_or_raises_typed_error(store, content, mtype, agent, scope, tags, importance,
                                                            ttl, metadata, key):
-    before = table_counts(store)
+    before = table_snapshot(store)
     try:
         m = store.remember(content, type=mtype, agent_id=agent, scope=scope, tags=tags, importance=importance,
                            ttl=ttl, metadata=metadata, key=key)
     except InvalidInputError:
-        assert table_counts(store) == before
+        assert table_snapshot(store) == before
     else:
         assert store.get(m.id).content == m.content
         assert 0 <= m.importance <= 1
