@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import documents as _documents, tool_calls as _tool_calls, validation as v, writes
+from . import documents as _documents, portable_state as _state, tool_calls as _tool_calls, validation as v, writes
 from .core import Core, content_hash, dumps
 from .errors import FileAccessError, ImportFormatError, InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
@@ -22,7 +22,8 @@ __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "i
 log = logging.getLogger("harness_memory.portability")
 
 FORMAT = "harness-memory"
-VERSION = 2  # 2: tool-call and document records ({"record": "tool_call" | "document", ...}) after the memories
+VERSION = 3  # 2: tool-call and document records ({"record": "tool_call" | "document", ...}) after the memories;
+# 3: history, access-log, ledger and template-miner records (portable_state.py)
 
 
 @dataclass
@@ -35,6 +36,7 @@ class ImportReport:
     ids: list[int] = field(default_factory=list)
     tool_calls: int = 0  # tool calls inserted (a tool call already present is left alone)
     documents: int = 0  # document records inserted or updated (their chunk memories are counted above)
+    state: _state.StateReport = field(default_factory=_state.StateReport)  # history, access log, ledger, templates
 
 
 # -- JSONL ---------------------------------------------------------------------------------------
@@ -186,15 +188,20 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
             rows = core.backend.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY id", params)
             calls = _tool_calls.export_records(core, namespace=namespace, agent_id=agent_id)
             calls += _documents.export_records(core, namespace=namespace, agent_id=agent_id)
+            whole = namespace is None and agent_id is None  # the ledger and the miner's state: whole stores only
+            state = _state.has_records(core, where, params, whole)
             with tmp.open("w", encoding="utf-8") as fh:
-                # version 1 unless tool calls are in it: such a file still imports into older versions
-                fh.write(dumps({"format": FORMAT, "version": VERSION if calls else 1,
+                # the lowest version that reads it: a file without the newer records imports into older versions
+                fh.write(dumps({"format": FORMAT, "version": 3 if state else 2 if calls else 1,
                                 "embedder": emb[0] if emb else None, "exported_at": core.now()}) + "\n")
                 for r in rows.fetchall():
                     fh.write(dumps(_with_links(core, r[0], _record(row_to_memory(r)))) + "\n")
                     n += 1
                 for rec in calls:
                     fh.write(dumps(rec) + "\n")
+                if state:
+                    for rec in _state.export_records(core, where, params, whole):
+                        fh.write(dumps(rec) + "\n")
         tmp.replace(path)
     except OSError as exc:
         _discard(tmp)
@@ -269,6 +276,12 @@ def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_too
         if not isinstance(rec, dict):
             raise ImportFormatError(f"{where}: a record must be a JSON object")
         if "record" in rec:
+            if rec["record"] in _state.KINDS:
+                try:
+                    calls.append(_state.check_record(core, rec))
+                except InvalidInputError as exc:
+                    raise ImportFormatError(f"{where}: {exc}") from exc
+                continue
             if rec["record"] not in (_tool_calls.RECORD_KIND, _documents.RECORD_KIND):
                 raise ImportFormatError(f"{where}: unknown record kind {v.show(rec['record'])}")
             try:
@@ -348,6 +361,11 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
 
     Every record is validated before the single write transaction: a bad file writes nothing."""
     records, calls = _read_jsonl(core, path)
+    in_file = {r["uid"] for r in records}
+    for x in calls:  # history and access rows belong to a memory of the same file
+        if isinstance(x, _state.StateRecord) and "memory" in x.values and x.values["memory"] not in in_file:
+            raise ImportFormatError(f"{path}: a {x.kind} record names memory {x.values['memory']}, which is not in "
+                                    "the file")
     vectors = core.embed([r["item"].content for r in records]) if records else None
     report = ImportReport()
     try:
@@ -391,11 +409,16 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
                 _apply_links(c, mid, r)
             _apply_threads(core, c, records)
             docs = [x for x in calls if isinstance(x, dict)]  # document records (after every memory: chunks by uid)
-            report.tool_calls = _tool_calls.import_records(c, [x for x in calls if not isinstance(x, dict)])[0]
+            state = [x for x in calls if isinstance(x, _state.StateRecord)]
+            report.tool_calls = _tool_calls.import_records(
+                c, [x for x in calls if not isinstance(x, (dict, _state.StateRecord))])[0]
             try:
                 report.documents = _documents.import_records(c, docs)
             except InvalidInputError as exc:
                 raise ImportFormatError(f"{path}: {exc}") from exc
+            if state:
+                uids = {r["uid"]: mid for r, mid in zip(records, report.ids)}
+                report.state = _state.import_records(core, c, state, uids)
     except BaseException:
         if core.index is not None:
             core.index.seq = None

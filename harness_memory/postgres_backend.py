@@ -79,12 +79,14 @@ class _Numeric(NumericLoader):
 
 
 class _Result:
-    """A fetched result: fetchone/fetchall/iteration/rowcount, independent of the connection."""
+    """A fetched result: fetchone/fetchall/iteration/rowcount/description, independent of the connection."""
 
-    __slots__ = ("_i", "rowcount", "rows")
+    __slots__ = ("_i", "description", "rowcount", "rows")
 
-    def __init__(self, rows: list, rowcount: int):
+    def __init__(self, rows: list, rowcount: int, description: Any = None):
         self.rows, self.rowcount, self._i = rows, rowcount, 0
+        # DB-API: a 7-item sequence per column (name first), None for a statement without rows
+        self.description = None if description is None else [tuple(c) for c in description]
 
     def fetchone(self) -> Any:
         if self._i < len(self.rows):
@@ -134,7 +136,7 @@ class _Conn:
         with self.b._errors():
             cur = self.pg.execute(self.b._sql(sql), tuple(params)) if params else self.pg.execute(sql)
             rows = cur.fetchall() if cur.description is not None else []
-            return _Result(rows, cur.rowcount)
+            return _Result(rows, cur.rowcount, cur.description)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         rows = list(rows)
