@@ -1,0 +1,507 @@
+"""Mutation testing of the core modules: when a line is wrong, does a test fail?
+
+A small AST driver (no third-party mutation tool). For each module it lists every mutation site
+(operator swaps, flipped comparisons, and/or, changed numbers, booleans and strings, ``return None``,
+deleted statements), samples up to ``--max`` of them with a fixed seed, and runs each mutant against
+the test files chosen for that module (``MODULES`` below) with ``-p no:xdist -x -q`` and a timeout.
+
+Nothing in the working tree is mutated: the tracked files are copied to a scratch tree
+(``--work``, default a temporary directory), mutants are written there, and the tests run with that
+tree first on ``sys.path`` and ``PYTHONPATH`` (so subprocesses started by a test import the mutant
+too). To keep the per-mutant cost low, one parent process imports pytest and the heavy third-party
+libraries once and forks a child per mutant; the child imports ``harness_memory`` afresh from the
+scratch tree (bytecode caching is off, so a same-size mutant never reuses a stale ``.pyc``).
+
+Equivalent mutants (no test can tell them apart from the original) are listed with the reason in
+``benchmarks/mutation/equivalent.json``, matched by a fingerprint that does not depend on line numbers,
+and excluded from the score.
+
+    nice -n 10 .venv/bin/python benchmarks/mutation.py                      # the nine core modules
+    nice -n 10 .venv/bin/python benchmarks/mutation.py ranking decay --max 40
+    nice -n 10 .venv/bin/python benchmarks/mutation.py --survivors ranking  # re-run last run's survivors
+    .venv/bin/python benchmarks/mutation.py --list ranking                  # the sites, without running
+    .venv/bin/python benchmarks/mutation.py --report                        # rewrite REPORT.md from results
+
+Results: ``benchmarks/mutation/<module>.json`` per module and ``benchmarks/mutation/REPORT.md``.
+Not in CI (a module takes minutes to tens of minutes); run it before resolving an issue that touches
+the core. See docs/development.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "mutation"
+EQUIVALENT = OUT / "equivalent.json"
+
+# module short name -> (source file, the test files that exercise it). The nine core modules of
+# issue 18 come first; the test files are chosen by what calls the module, fastest and most direct first
+# (-x stops at the first failure).
+MODULES: dict[str, tuple[str, list[str]]] = {
+    "redact": ("harness_memory/redact.py", ["tests/test_redact_patterns.py", "tests/test_redact.py"]),
+    "consolidate": ("jobs/consolidate.py", ["tests/test_consolidate_behaviour.py", "tests/test_maintenance.py"]),
+    "decay": ("jobs/decay.py", ["tests/test_decay_behaviour.py", "tests/test_decay_rule.py",
+                                "tests/test_maintenance.py"]),
+    "writes": ("harness_memory/writes.py", ["tests/test_writes_behaviour.py", "tests/test_remember.py",
+                                            "tests/test_hardening_inputs.py"]),
+    "ranking": ("harness_memory/ranking.py", ["tests/test_ranking_direction.py", "tests/test_recall.py"]),
+    "ledger": ("harness_memory/ledger.py", ["tests/test_ledger_levels.py", "tests/test_ledger.py"]),
+    "error_signatures": ("harness_memory/error_signatures.py", ["tests/test_error_signatures.py",
+                                                                "tests/test_error_signatures_behaviour.py",
+                                                                "tests/test_whole_logs.py"]),
+    "recall": ("harness_memory/recall.py", ["tests/test_recall_channels.py", "tests/test_recall.py"]),
+    "validation": ("harness_memory/validation.py", ["tests/test_validation_behaviour.py",
+                                                    "tests/test_hardening_inputs.py", "tests/test_refused_calls.py",
+                                                    "tests/test_times.py"]),
+}
+CORE = list(MODULES)
+# Deselected in every run: the PostgreSQL half (it needs the session's server and these modules'
+# SQL is exercised by the SQLite half; run it with --keyword "" to include it), and tests that
+# time the code, which fail at random under load and would count a mutant as killed.
+KEYWORD = "not postgres and not time_grows_linearly and not redacted_quickly"
+
+# Heavy third-party imports done once in the parent, so each forked child starts warm. Never
+# harness_memory itself: a child must import the mutant.
+PRELOAD = ["pytest", "_pytest.python", "_pytest.assertion.rewrite", "hypothesis", "hypothesis.strategies",
+           "numpy", "sqlean", "sqlite_vec", "pydantic", "pydantic_settings", "apscheduler", "httpx", "psycopg",
+           "langsmith.testing", "schemathesis"]
+
+BINOPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
+          ast.Mod: ast.Mult, ast.Pow: ast.Mult, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
+          ast.LShift: ast.RShift, ast.RShift: ast.LShift}
+CMPOPS = {ast.Lt: [ast.LtE, ast.Gt], ast.LtE: [ast.Lt, ast.GtE], ast.Gt: [ast.GtE, ast.Lt],
+          ast.GtE: [ast.Gt, ast.LtE], ast.Eq: [ast.NotEq], ast.NotEq: [ast.Eq], ast.In: [ast.NotIn],
+          ast.NotIn: [ast.In], ast.Is: [ast.IsNot], ast.IsNot: [ast.Is]}
+SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+          ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.LShift: "<<", ast.RShift: ">>", ast.Lt: "<",
+          ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.In: "in",
+          ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not", ast.And: "and", ast.Or: "or"}
+DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Continue, ast.Break,
+             ast.Delete)
+
+
+@dataclass
+class Mutant:
+    index: int          # position in the module's full list of sites (stable for unchanged source)
+    node: int           # the node's position in walk order
+    op: str             # which operator
+    arg: str            # the operator's choice (e.g. the replacement comparison)
+    line: int
+    col: int
+    desc: str
+    source: str         # the original line, stripped
+    scope: str          # enclosing qualname
+    fingerprint: str = ""
+    status: str = ""    # killed | timeout | survived | equivalent | (empty: not run)
+    killed_by: str = ""
+    seconds: float = 0.0
+    reason: str = ""    # why equivalent
+
+
+def _walk(tree: ast.AST):
+    """Every node in a deterministic order with (parent, field, index in a list field)."""
+    stack = [(tree, None, None, None)]
+    while stack:
+        node, parent, fld, idx = stack.pop()
+        yield node, parent, fld, idx
+        children = []
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                children += [(v, node, name, i) for i, v in enumerate(value) if isinstance(v, ast.AST)]
+            elif isinstance(value, ast.AST):
+                children.append((value, node, name, None))
+        stack.extend(reversed(children))
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """ids of nodes not worth mutating: annotations, docstrings, TYPE_CHECKING blocks, __all__,
+    f-string internals (changing those is mostly message text)."""
+    skip: set[int] = set()
+
+    def mark(n):
+        for sub in ast.walk(n):
+            skip.add(id(sub))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.returns:
+                mark(node.returns)
+            for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs + \
+                    [x for x in (node.args.vararg, node.args.kwarg) if x]:
+                if a.annotation:
+                    mark(a.annotation)
+            for d in node.decorator_list:
+                mark(d)
+        if isinstance(node, ast.AnnAssign):
+            mark(node.annotation)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                mark(first)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            mark(node)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            mark(node)
+        if isinstance(node, ast.JoinedStr):
+            for v in node.values:
+                if isinstance(v, ast.Constant):
+                    skip.add(id(v))
+            skip.add(id(node))
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mark(node)
+    return skip
+
+
+def _scopes(tree: ast.AST) -> dict[int, str]:
+    out: dict[int, str] = {}
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            name = prefix
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}.{child.name}" if prefix else child.name
+            out[id(child)] = name
+            visit(child, name)
+
+    visit(tree, "")
+    return out
+
+
+def _const_change(value):
+    if isinstance(value, bool):
+        return (not value), f"{value} -> {not value}"
+    if isinstance(value, int):
+        return value + 1, f"{value} -> {value + 1}"
+    if isinstance(value, float):
+        new = value * 2 if value not in (0.0, 1.0) else value + 1.0
+        return new, f"{value} -> {new}"
+    if isinstance(value, str):
+        return f"XX{value}XX", f"{value[:30]!r} -> 'XX...XX'"
+    return None, ""
+
+
+def sites(source: str) -> list[Mutant]:
+    """Every mutation of a module's source, in a stable order."""
+    tree = ast.parse(source)
+    skip = _skipped_nodes(tree)
+    scope = _scopes(tree)
+    lines = source.splitlines()
+    out: list[Mutant] = []
+
+    def add(i, node, op, arg, desc):
+        line = getattr(node, "lineno", 0)
+        out.append(Mutant(len(out), i, op, arg, line, getattr(node, "col_offset", 0), desc, lines[line - 1].strip() if line else "",
+                          scope.get(id(node), "")))
+
+    for i, (node, parent, fld, idx) in enumerate(_walk(tree)):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
+            add(i, node, "binop", "", f"{SYMBOL[type(node.op)]} -> {SYMBOL[BINOPS[type(node.op)]]}")
+        elif isinstance(node, ast.AugAssign) and type(node.op) in BINOPS:
+            add(i, node, "augassign", "", f"{SYMBOL[type(node.op)]}= -> {SYMBOL[BINOPS[type(node.op)]]}=")
+        elif isinstance(node, ast.Compare):
+            for k, cmp in enumerate(node.ops):
+                for j, new in enumerate(CMPOPS.get(type(cmp), [])):
+                    add(i, node, "compare", f"{k}:{j}", f"{SYMBOL[type(cmp)]} -> {SYMBOL[new]}")
+        elif isinstance(node, ast.BoolOp):
+            new = ast.Or if isinstance(node.op, ast.And) else ast.And
+            add(i, node, "boolop", "", f"{SYMBOL[type(node.op)]} -> {SYMBOL[new]}")
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)) and parent is not None:
+            add(i, node, "unary", "", "drop 'not'" if isinstance(node.op, ast.Not) else "drop unary '-'")
+        elif isinstance(node, ast.Constant) and not (isinstance(parent, ast.UnaryOp)):
+            new, desc = _const_change(node.value)
+            if desc:
+                add(i, node, "const", "", desc)
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            add(i, node, "return", "", "return None")
+        if isinstance(node, DELETABLE) and isinstance(parent, ast.AST) and fld in ("body", "orelse", "finalbody") \
+                and parent is not tree:
+            add(i, node, "delete", "", f"delete {type(node).__name__.lower()} statement")
+    # fingerprints: independent of line numbers, stable while the line and its scope are unchanged
+    seen: dict[str, int] = {}
+    for m in out:
+        base = f"{m.scope}|{m.source}|{m.op}|{m.desc}"
+        k = seen.get(base, 0)
+        seen[base] = k + 1
+        m.fingerprint = hashlib.sha1(f"{base}|{k}".encode()).hexdigest()[:12]
+    return out
+
+
+def mutate(source: str, m: Mutant) -> str:
+    """The module's source with one mutation applied."""
+    tree = ast.parse(source)
+    for i, (node, parent, fld, idx) in enumerate(_walk(tree)):
+        if i != m.node:
+            continue
+        if m.op == "binop" or m.op == "augassign":
+            node.op = BINOPS[type(node.op)]()
+        elif m.op == "compare":
+            k, j = (int(x) for x in m.arg.split(":"))
+            node.ops[k] = CMPOPS[type(node.ops[k])][j]()
+        elif m.op == "boolop":
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        elif m.op == "unary":
+            _replace(parent, fld, idx, node.operand)
+        elif m.op == "const":
+            node.value = _const_change(node.value)[0]
+        elif m.op == "return":
+            node.value = ast.Constant(None)
+        elif m.op == "delete":
+            _replace(parent, fld, idx, ast.Pass())
+        break
+    else:
+        raise ValueError(f"no node {m.node}")
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _replace(parent, fld, idx, new):
+    if idx is None:
+        setattr(parent, fld, new)
+    else:
+        getattr(parent, fld)[idx] = new
+
+
+def load_equivalent() -> dict[str, dict]:
+    if not EQUIVALENT.exists():
+        return {}
+    return {f"{e['module']}:{e['fingerprint']}": e for e in json.loads(EQUIVALENT.read_text())}
+
+
+# -- the scratch tree and the fork server ---------------------------------------------------------
+
+
+def prepare_tree(work: Path) -> None:
+    """Copy the working tree's files (tracked, and untracked ones git does not ignore) to ``work``."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           check=True, capture_output=True).stdout
+    for rel in files.decode().split("\0"):
+        if not rel or rel.startswith(("benchmarks/mutation/", ".git")):
+            continue
+        src, dst = ROOT / rel, work / rel
+        if not src.is_file():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+    # harness_memory.jobs and .migrations live at the top level; the editable install maps them to the
+    # real tree, so the copy maps them by symlinks inside its own package
+    for name in ("jobs", "migrations"):
+        link = work / "harness_memory" / name
+        if not link.exists():
+            link.symlink_to(Path("..") / name)
+
+
+def preload() -> None:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import importlib
+    from importlib.metadata import entry_points
+    plugins = [e.value.split(":")[0] for e in entry_points(group="pytest11") if not e.value.startswith("xdist")]
+    for name in PRELOAD + plugins:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+
+
+def run_tests(work: Path, tests: list[str], timeout: float, log: Path, keyword: str = KEYWORD
+              ) -> tuple[str, float, str]:
+    """Fork a child that runs pytest on ``tests`` in ``work``: ('pass'|'fail'|'timeout', seconds, first failure)."""
+    args = ["-o", "addopts=", "-p", "no:xdist", "-p", "no:cacheprovider", "-x", "-q",
+            *(["-k", keyword] if keyword else []), *[t for t in tests if (work / t).exists()]]
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # child
+        code = 3
+        try:
+            os.setpgid(0, 0)
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            import pytest
+            code = int(pytest.main(args))
+        finally:
+            os._exit(code)
+    deadline = start + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            return "timeout", time.monotonic() - start, ""
+        time.sleep(0.02)
+    took = time.monotonic() - start
+    code = os.waitstatus_to_exitcode(status)
+    first = ""
+    if code != 0:
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith(("FAILED ", "ERROR ")):
+                first = line.split(" - ")[0]
+                break
+    return ("pass" if code == 0 else "fail"), took, first
+
+
+def run_module(name: str, work: Path, *, max_mutants: int, seed: int, only: list[str] | None,
+               factor: float, keyword: str = KEYWORD) -> dict:
+    rel, tests = MODULES[name]
+    target = work / rel
+    original = target.read_text()
+    everything = sites(original)
+    equivalent = load_equivalent()
+    if only is not None:
+        chosen = [m for m in everything if m.fingerprint in only]
+    else:
+        rng = random.Random(f"{seed}:{name}")
+        chosen = sorted(rng.sample(everything, min(max_mutants, len(everything))), key=lambda m: m.index)
+    log = work / f".mutation-{name}.log"
+    status, base, first = run_tests(work, tests, 3600, log, keyword)
+    if status != "pass":
+        raise SystemExit(f"{name}: the unmutated tests fail ({first}); see {log}")
+    timeout = base * factor + 10
+    print(f"{name}: {len(chosen)} of {len(everything)} mutants; tests {base:.1f}s, timeout {timeout:.0f}s",
+          flush=True)
+    try:
+        for n, m in enumerate(chosen, 1):
+            eq = equivalent.get(f"{name}:{m.fingerprint}")
+            if eq:
+                m.status, m.reason = "equivalent", eq["reason"]
+                continue
+            target.write_text(mutate(original, m))
+            result, m.seconds, m.killed_by = run_tests(work, tests, timeout, log, keyword)
+            m.status = {"pass": "survived", "fail": "killed", "timeout": "timeout"}[result]
+            print(f"  [{n}/{len(chosen)}] {m.status:8} L{m.line}:{m.col} {m.desc}  ({m.seconds:.1f}s) {m.killed_by}",
+                  flush=True)
+    finally:
+        target.write_text(original)
+    return {"module": name, "file": rel, "tests": tests, "keyword": keyword, "total_sites": len(everything),
+            "seed": seed,
+            "baseline_seconds": round(base, 2), "mutants": [asdict(m) for m in chosen]}
+
+
+def score(result: dict) -> tuple[int, int, int, int, float]:
+    ms = result["mutants"]
+    killed = sum(m["status"] in ("killed", "timeout") for m in ms)
+    survived = sum(m["status"] == "survived" for m in ms)
+    eq = sum(m["status"] == "equivalent" for m in ms)
+    counted = killed + survived
+    return killed, survived, eq, len(ms), (100.0 * killed / counted if counted else 100.0)
+
+
+def write_report() -> None:
+    rows, detail = [], []
+    for name in MODULES:
+        path = OUT / f"{name}.json"
+        if not path.exists():
+            continue
+        r = json.loads(path.read_text())
+        killed, survived, eq, n, pct = score(r)
+        rows.append(f"| {name} | `{r['file']}` | {n} of {r['total_sites']} | {killed} | {survived} | {eq} | "
+                    f"**{pct:.1f}%** | {r['baseline_seconds']:.1f} s |")
+        surv = [m for m in r["mutants"] if m["status"] == "survived"]
+        eqs = [m for m in r["mutants"] if m["status"] == "equivalent"]
+        if surv or eqs:
+            detail.append(f"\n### {name}\n")
+        if surv:
+            detail.append("Survivors (a wrong line no test notices):\n")
+            detail += [f"- L{m['line']}:{m['col']} `{m['scope'] or '<module>'}`: {m['desc']} in `{m['source'][:90]}`"
+                       for m in surv]
+        if eqs:
+            detail.append("\nEquivalent (excluded from the score):\n")
+            detail += [f"- L{m['line']}:{m['col']} `{m['scope'] or '<module>'}`: {m['desc']} in `{m['source'][:90]}`: "
+                       f"{m['reason']}" for m in eqs]
+    header = [
+        "# Mutation report", "",
+        "Generated by `benchmarks/mutation.py` (see docs/development.md). Each mutant is run against the module's",
+        "test files (SQLite half, `-p no:xdist -x -q`); a timeout counts as killed; equivalent mutants",
+        "(benchmarks/mutation/equivalent.json) are excluded. Score = killed / (killed + survived).", "",
+        "| module | file | mutants (sampled of sites) | killed | survived | equivalent | score | tests |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "REPORT.md").write_text("\n".join(header + rows + ["", "## Survivors and equivalent mutants"] + detail)
+                                   + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("modules", nargs="*", help=f"short names (default: the core: {' '.join(CORE)})")
+    p.add_argument("--max", type=int, default=80, help="mutants sampled per module (default 80)")
+    p.add_argument("--seed", type=int, default=18)
+    p.add_argument("--factor", type=float, default=3.0, help="timeout = baseline * factor + 10 s")
+    p.add_argument("--survivors", action="store_true", help="re-run only the last run's survivors")
+    p.add_argument("--list", action="store_true", help="print the mutation sites and exit")
+    p.add_argument("--report", action="store_true", help="only rewrite REPORT.md from the saved results")
+    p.add_argument("--work", type=Path, help="scratch tree (default: a new temporary directory)")
+    p.add_argument("--keyword", default=KEYWORD, help=f"pytest -k expression (default {KEYWORD!r})")
+    p.add_argument("--no-save", action="store_true", help="do not write results (a trial run)")
+    a = p.parse_args(argv)
+    names = a.modules or CORE
+    for n in names:
+        if n not in MODULES:
+            p.error(f"unknown module {n!r}; known: {', '.join(MODULES)}")
+    if a.report:
+        write_report()
+        return 0
+    if a.list:
+        for n in names:
+            for m in sites((ROOT / MODULES[n][0]).read_text()):
+                print(f"{n} {m.fingerprint} L{m.line} {m.op:9} {m.desc:30} {m.source[:70]}")
+        return 0
+    work = a.work or Path(tempfile.mkdtemp(prefix="hm-mutation-"))
+    prepare_tree(work)
+    os.chdir(work)
+    sys.path.insert(0, str(work))
+    sys.path.insert(1, str(work / "tests"))
+    sys.dont_write_bytecode = True
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(work), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    preload()
+    OUT.mkdir(parents=True, exist_ok=True)
+    for n in names:
+        only = None
+        if a.survivors:
+            prev = json.loads((OUT / f"{n}.json").read_text())
+            only = [m["fingerprint"] for m in prev["mutants"] if m["status"] == "survived"]
+        started = time.monotonic()
+        result = run_module(n, work, max_mutants=a.max, seed=a.seed, only=only, factor=a.factor,
+                            keyword=a.keyword)
+        result["seconds"] = round(time.monotonic() - started, 1)
+        if a.survivors:  # merge: the re-run decides the survivors' status, the rest stay as measured
+            prev = json.loads((OUT / f"{n}.json").read_text())
+            by_fp = {m["fingerprint"]: m for m in result["mutants"]}
+            prev["mutants"] = [by_fp.get(m["fingerprint"], m) for m in prev["mutants"]]
+            prev["tests"], prev["baseline_seconds"] = result["tests"], result["baseline_seconds"]
+            result = prev
+        killed, survived, eq, total, pct = score(result)
+        print(f"{n}: {pct:.1f}% ({killed} killed, {survived} survived, {eq} equivalent of {total})", flush=True)
+        if not a.no_save:
+            (OUT / f"{n}.json").write_text(json.dumps(result, indent=1) + "\n")
+            write_report()
+    if a.work is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
