@@ -28,7 +28,7 @@ from typing import Any
 
 from ..models import MEMORY_COLUMNS, Memory, row_to_memory
 
-__all__ = ["WEEK", "WEEK_OFFSET", "MemoryFilter", "Queries", "week_sql"]
+__all__ = ["WEEK", "WEEK_OFFSET", "MemoryFilter", "Queries", "latency_row", "nearest_rank", "week_sql"]
 
 PAST_TTL = 600.0  # seconds the weeks before the current one are kept
 TTL = 60.0  # seconds the whole-table summaries (frequent errors, relevance histogram) are kept
@@ -182,25 +182,19 @@ class Queries:
             f"WHERE {_window('timestamp', until)} AND access_type = 'applied' GROUP BY wk ORDER BY wk",
             _params(since, until))]
 
-    def weekly_latency(self, since: float, until: float | None = None) -> list[tuple[float, int, float, float, float]]:
-        """``(week_start, recalls, p50_ms, p95_ms, max_ms)``: recall wall times from the access log
-        (nearest rank; v_recall_latency_by_week), read from the partial index of the timed rows."""
-        w = self._week("timestamp")
-        return [(float(r[0]), int(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in self._rows(
-            f"WITH ranked AS (SELECT {w} AS wk, duration_ms, ROW_NUMBER() OVER (PARTITION BY {w} ORDER BY duration_ms) "
-            f"AS rn, COUNT(*) OVER (PARTITION BY {w}) AS n FROM memory_access_log WHERE duration_ms IS NOT NULL AND "
-            f"{_window('timestamp', until)}) SELECT wk, COUNT(*), MIN(CASE WHEN rn >= 0.5 * n THEN duration_ms END), "
-            "MIN(CASE WHEN rn >= 0.95 * n THEN duration_ms END), MAX(duration_ms) FROM ranked GROUP BY wk ORDER BY wk",
-            _params(since, until))]
+    def latency_samples(self, since: float, until: float | None = None) -> list[tuple[float, list[float]]]:
+        """``(week_start, sorted recall durations in ms)`` per week: the access log's timed rows (one per
+        recorded recall, v_recall_latency), read from their partial index alone and sorted here (a
+        window function over the same rows costs several times more on SQLite)."""
+        weeks: dict[float, list[float]] = {}
+        for ts, ms in self._rows("SELECT timestamp, duration_ms FROM memory_access_log WHERE duration_ms IS NOT NULL "
+                                 f"AND {_window('timestamp', until)}", _params(since, until)):
+            weeks.setdefault(week_start(ts), []).append(ms)
+        return [(float(w), sorted(xs)) for w, xs in sorted(weeks.items())]
 
-    def latency(self, since: float) -> tuple[int, float | None, float | None]:
-        """``(recalls, p50_ms, p95_ms)`` of the recalls logged since ``since`` (nearest rank)."""
-        r = self._one(
-            "WITH ranked AS (SELECT duration_ms, ROW_NUMBER() OVER (ORDER BY duration_ms) AS rn, COUNT(*) OVER () AS n "
-            "FROM memory_access_log WHERE duration_ms IS NOT NULL AND timestamp >= ?) SELECT COUNT(*), "
-            "MIN(CASE WHEN rn >= 0.5 * n THEN duration_ms END), MIN(CASE WHEN rn >= 0.95 * n THEN duration_ms END) "
-            "FROM ranked", (since,))
-        return int(r[0]), r[1], r[2]
+    def weekly_latency(self, since: float, until: float | None = None) -> list[tuple[float, int, float, float, float]]:
+        """``(week_start, recalls, p50_ms, p95_ms, max_ms)`` per week: v_recall_latency_by_week's figures."""
+        return [latency_row(w, xs) for w, xs in self.latency_samples(since, until)]
 
     def weekly_created(self, since: float, until: float | None = None) -> list[tuple[float, str, str, int]]:
         """``(week_start, type, agent, created)`` (v_memories_by_week; read from an index alone)."""
@@ -464,6 +458,17 @@ class Queries:
             except FileNotFoundError:
                 out[name] = 0
         return out
+
+
+def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
+    """The ``p`` quantile by nearest rank (the smallest value with at least ``p`` of them at or below it)."""
+    import math
+
+    return sorted_values[max(1, math.ceil(p * len(sorted_values))) - 1]  # the views: the first rank >= p * n
+
+
+def latency_row(week: float, sorted_ms: Sequence[float]) -> tuple[float, int, float, float, float]:
+    return (week, len(sorted_ms), nearest_rank(sorted_ms, 0.5), nearest_rank(sorted_ms, 0.95), sorted_ms[-1])
 
 
 def _template(tokens_json: str | None) -> str | None:
