@@ -563,6 +563,9 @@ def maintenance(q: Queries, store: Any, root: str, weeks: int = DEFAULT_WEEKS) -
         cum.append((w, run))
     if size is None:
         storage = tile("Storage", "–", detail="a server database: its size is the server's to report")
+    elif "schema" in size:
+        storage = tile("Storage", f"{size['bytes'] / 1e6:,.1f} MB", detail=f"the tables of schema {size['schema']} "
+                       "with their indexes (pg_total_relation_size)")
     else:
         mb = (size["database"] + size["wal"]) / 1e6
         storage = tile("Storage", f"{mb:,.1f} MB", detail=f"database {size['database'] / 1e6:,.1f} MB + write-ahead "

@@ -446,8 +446,14 @@ class Queries:
             got[int(b)] = (int(live or 0), int(archived or 0))
         return [(i / bins, (i + 1) / bins, *got.get(i, (0, 0))) for i in range(bins)]
 
-    def storage_bytes(self) -> dict[str, int] | None:
-        """Sizes of the SQLite database file and its WAL (None for a server database)."""
+    def storage_bytes(self) -> dict[str, Any] | None:
+        """Sizes of the SQLite database file and its WAL; on PostgreSQL, of the store's schema (its tables
+        with their indexes and TOAST, ``pg_total_relation_size``); None for another engine."""
+        if self._dialect == "postgresql":
+            r = self._one("SELECT current_schema(), COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                          "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() "
+                          "AND c.relkind IN ('r', 'm', 'p')")
+            return {"schema": r[0], "bytes": int(r[1])}
         if self._dialect != "sqlite":
             return None
         path = str(self._b.path)
