@@ -149,7 +149,8 @@ class HashingEmbedder:
         new = [t for t in dict.fromkeys(tokens) if t not in cache]
         if new:
             if len(cache) + len(new) > _HASH_CACHE_MAX:
-                cache.clear()
+                cache.clear()  # every token of this call is then new (one already cached was just dropped)
+                new = list(dict.fromkeys(tokens))
             cache.update(zip(new, murmur3_32([t.encode("utf-8") for t in new]).tolist()))
         hashes = np.array(list(map(cache.__getitem__, tokens)), dtype=np.int64)
         return self._buckets(len(texts), np.repeat(np.arange(len(texts)), counts), hashes)
