@@ -1,8 +1,29 @@
-"""Recall latency (p50/p95, query embedding excluded) and remember throughput, per backend side by side.
+"""Recall latency end to end against an exact numpy search in the same run, open time, resident
+memory, concurrent recallers, and remember throughput, per backend side by side.
 
     python benchmarks/latency.py --sizes 10000 100000 --queries 300
+    nice -n 10 python benchmarks/latency.py --sizes 100000 1000000 --reuse /tmp/hm-latency --fill insert
     python benchmarks/latency.py --db sqlite --db postgresql://user@host/db --sizes 100000
     python benchmarks/latency.py --db sqlite --db pgserver --sizes 10000      # a throwaway local PostgreSQL
+
+Recall is timed end to end through ``MemoryStore.recall`` with the real hashing embedder (the
+query embedding included), limit 10, access bookkeeping on ("no-log": ``record=False``). The
+baseline is an exact brute-force search in numpy over the same vectors held in memory: embed
+the query with the same embedder, one matrix-vector product over every row of the namespace,
+the agent's visibility as a mask, top 10 by argpartition. Ratios are recall over baseline.
+
+``--reuse DIR`` keeps one database per size in DIR (``latency-<size>.db``), built on the first
+run by growing the largest smaller one, and measures the kept files on later runs (a 1M build
+takes long on a small machine). ``--fill insert`` fills a database through the write path's
+insert step only (validation, redaction, embedding, the row, tags, FTS5, vec0 and the change
+log, in transactions of ``--batch`` rows; no duplicate checks: the synthetic rows are unique);
+``--fill remember`` (the default) uses ``remember_many`` and reports its throughput.
+
+A fresh process per size opens the database and answers one recall (``open + first recall``,
+imports excluded, reported apart), then answers ``--queries`` more and reports its resident
+memory (RSS: anonymous and file-backed pages apart; the persisted vector index is mapped, its
+pages are file-backed and shared). ``--concurrent R W`` runs R recalling processes beside W
+writing ones for ``--concurrent-seconds`` and reports recalls/s against one recaller alone.
 
 ``--db`` names a backend to measure (repeatable): ``sqlite`` (a temporary file), a path or
 ``sqlite:///path``, a ``postgresql://`` URL (the benchmark works in a fresh schema it drops
@@ -61,22 +82,6 @@ def synth(rng: random.Random, i: int) -> dict:
     return {"content": content, "type": "success" if kind < 0.6 else "failure", "agent_id": f"agent-{i % 8}",
             "scope": "global" if i % 4 == 0 else "agent", "tags": rng.sample(TAGS, 2),
             "task_signature": f"{v}:{m}"}
-
-
-class CachedEmbedder:
-    """The default embedder with query vectors computed ahead, so timing excludes embedding."""
-
-    def __init__(self, inner):
-        self.inner, self.name, self.dimensions, self.cache = inner, inner.name, inner.dimensions, {}
-
-    def warm(self, texts):
-        for t, v in zip(texts, self.inner.embed_batch(texts)):
-            self.cache[t] = v
-
-    def embed_batch(self, texts):
-        if all(t in self.cache for t in texts):
-            return [self.cache[t] for t in texts]
-        return self.inner.embed_batch(texts)
 
 
 def _fresh_targets(specs: list[str], tmp: Path) -> list[tuple[str, str, callable]]:
@@ -146,30 +151,177 @@ def _concurrent(target: str, writers: int, per_writer: int) -> tuple[float, int]
 
 def _overlap(store: MemoryStore, queries, k: int = 50) -> float:
     """Mean share of the exact top-k (cosine over every visible row, numpy) the vector channel returns."""
-    from harness_memory.recall import RecallQuery, _vector_candidates
+    from harness_memory.recall import RecallQuery, _vector_candidates, _where
 
     core = store._core
-    ids, vecs, agents, scopes = [], [], [], []
-    for mid, ns, agent, scope, _mtype, archived, vec in core.backend.iter_vectors():
-        if ns == "default" and not archived:
-            ids.append(mid)
-            vecs.append(vec)
-            agents.append(agent)
-            scopes.append(scope)
-    ids, mat = np.asarray(ids), np.vstack(vecs)
-    agents, scopes = np.asarray(agents), np.asarray(scopes)
+    base = _Baseline(store)
     share = []
     for text, agent in queries:
         qv = np.asarray(store.embedder.embed_batch([text])[0], dtype=np.float32)
-        mask = (agents == agent) | (scopes == "global")
-        sims = mat[mask] @ qv
-        exact = set(ids[mask][np.argsort(-sims)[:k]].tolist())
+        exact = set(base.top(qv, agent, k))
         q = RecallQuery(text=text, namespace="default", agent_id=agent, types=None, tags=[], task_signature=None,
                         error=None, include_global=True, include_archived=False, min_relevance=None, since=None,
                         until=None, limit=k)
-        got = {mid for mid, _ in _vector_candidates(core, q, qv, k)}
+        where, params = _where(core, q, core.now())
+        with core.backend.lock:
+            got = {mid for mid, _ in _vector_candidates(core, q, qv, k, where, params)}
         share.append(len(got & exact) / len(exact))
     return float(np.mean(share))
+
+
+class _Baseline:
+    """Exact brute-force search in numpy over every vector of the namespace, held in memory."""
+
+    def __init__(self, store: MemoryStore):
+        b = store._core.backend
+        ids, blobs = [], []
+        for mid, blob in b.execute(f"SELECT memory_id, embedding FROM {b.VEC_TABLE}"):
+            ids.append(mid)
+            blobs.append(blob)
+        meta = {r[0]: r[1:] for r in b.execute("SELECT id, agent_id, scope, archived, namespace FROM memories")}
+        keep = [k for k, i in enumerate(ids) if i in meta and meta[i][3] == "default" and not meta[i][2]]
+        self.ids = np.asarray([ids[k] for k in keep], dtype=np.int64)
+        self.mat = np.frombuffer(b"".join(blobs[k] for k in keep), dtype=np.float32).reshape(len(keep), -1)
+        agents = np.asarray([meta[i][0] for i in self.ids.tolist()])
+        is_global = np.asarray([meta[i][1] == "global" for i in self.ids.tolist()])
+        self.masks = {a: (agents == a) | is_global for a in set(agents.tolist())}
+        self.embedder = store.embedder
+
+    def top(self, qv: np.ndarray, agent: str, k: int = 10) -> list[int]:
+        sims = self.mat @ qv
+        sims[~self.masks[agent]] = -np.inf
+        part = np.argpartition(-sims, k - 1)[:k]
+        return self.ids[part[np.argsort(-sims[part])]].tolist()
+
+    def query(self, text: str, agent: str, k: int = 10) -> list[int]:
+        qv = np.asarray(self.embedder.embed_batch([text])[0], dtype=np.float32)
+        return self.top(qv, agent, k)
+
+
+def _fill(store: MemoryStore, rng: random.Random, n: int, size: int, batch: int, how: str) -> tuple[int, float, float]:
+    """Grow the store to ``size`` rows; ``(rows written, seconds, last batch's rows/s)``."""
+    from harness_memory import writes
+
+    t_write, written, last = 0.0, 0, 0.0
+    core = store._core
+    while n < size:
+        b = [synth(rng, n + k) for k in range(min(batch, size - n))]
+        t0 = time.perf_counter()
+        if how == "remember":
+            store.remember_many(b)
+        else:  # the insert step of the write path only (no duplicate checks)
+            prepared = [writes.prepare(core, **it) for it in b]
+            vecs = core.embed([p.content for p in prepared])
+            now = core.now()
+            with core.backend.write():
+                for p, v in zip(prepared, vecs):
+                    writes._insert(core, p, v, now, None)
+        dt = time.perf_counter() - t0
+        t_write += dt
+        written += len(b)
+        last = len(b) / dt
+        n += len(b)
+        if how == "insert" and n % 50_000 < batch:
+            print(f"  filled {n} rows ({written / t_write:.0f}/s)", file=sys.stderr, flush=True)
+    return written, t_write, last
+
+
+_CHILD = r"""
+import json, os, sys, time
+t0 = time.perf_counter()
+from harness_memory import MemoryStore, Settings, HashingEmbedder
+t_import = time.perf_counter() - t0
+path, vs, queries = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+t0 = time.perf_counter()
+s = MemoryStore(path, embedder=HashingEmbedder(), settings=Settings(vector_search=vs))
+t_open = time.perf_counter() - t0
+s.recall(queries[0][0], agent_id=queries[0][1], limit=10)
+t_first = time.perf_counter() - t0 - t_open
+lat = []
+for q, a in queries[1:]:
+    t1 = time.perf_counter()
+    s.recall(q, agent_id=a, limit=10)
+    lat.append((time.perf_counter() - t1) * 1000)
+st = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+mb = lambda k: int(st.get(k, "0 kB").split()[0]) / 1024
+idx = s._core.index
+s.close()
+print(json.dumps({"import": t_import, "open": t_open, "first": t_first, "lat": lat, "rss": mb("VmRSS"),
+                  "hwm": mb("VmHWM"), "anon": mb("RssAnon"), "file": mb("RssFile"),
+                  "load": getattr(idx, "last_load", "") or ("sql" if idx is not None else "backend")}))
+"""
+
+
+def _fresh_process(target: str, vs: str, queries) -> dict:
+    import json
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _CHILD, target, vs, json.dumps(queries)], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _recaller(target: str, seconds: float, seed: int, start, out) -> None:
+    rng = random.Random(seed)
+    errors, n = [], 0
+    queries = []
+    for _ in range(200):
+        s_ = synth(rng, rng.randint(0, 10**6))
+        queries.append((s_["content"].split(": ", 1)[1][:90], s_["agent_id"]))
+    try:
+        with MemoryStore(target, embedder=HashingEmbedder()) as s:
+            s.recall(queries[0][0], agent_id=queries[0][1])  # open and load before the clock starts
+            start.wait()
+            t_end = time.perf_counter() + seconds
+            while time.perf_counter() < t_end:
+                q, a = queries[n % len(queries)]
+                try:
+                    s.recall(q, agent_id=a, limit=10)
+                    n += 1
+                except Exception as exc:  # noqa: BLE001 - counted and reported
+                    errors.append(f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - counted and reported
+        errors.append(f"{type(exc).__name__}: {exc}")
+    out.put(("r", n, errors))
+
+
+def _busy_writer(target: str, seconds: float, seed: int, start, out) -> None:
+    rng = random.Random(seed)
+    errors, n = [], 0
+    try:
+        with MemoryStore(target, embedder=HashingEmbedder()) as s:
+            s.remember(**synth(rng, 90_000_000 + seed * 1_000_000))
+            start.wait()
+            t_end = time.perf_counter() + seconds
+            while time.perf_counter() < t_end:
+                try:
+                    s.remember(**synth(rng, 90_000_000 + seed * 1_000_000 + n + 1))
+                    n += 1
+                except Exception as exc:  # noqa: BLE001 - counted and reported
+                    errors.append(f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - counted and reported
+        errors.append(f"{type(exc).__name__}: {exc}")
+    out.put(("w", n, errors))
+
+
+def _mixed(target: str, recallers: int, writers: int, seconds: float) -> tuple[float, float, int]:
+    """``(recalls/s, writes/s, errors)`` of ``recallers`` + ``writers`` processes over ``seconds``."""
+    ctx = mp.get_context("spawn")
+    out, start = ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=_recaller, args=(target, seconds, k, start, out)) for k in range(recallers)]
+    procs += [ctx.Process(target=_busy_writer, args=(target, seconds, k, start, out)) for k in range(writers)]
+    for p in procs:
+        p.start()
+    time.sleep(5 + 2 * len(procs))  # let every process open its store and load (spawn is slow under load)
+    start.set()
+    got = [out.get(timeout=3600) for _ in procs]
+    for p in procs:
+        p.join(120)
+    errors = [e for _, _, errs in got for e in errs]
+    for e in errors[:3]:
+        print("concurrent error:", e, file=sys.stderr)
+    return (sum(n for k, n, _ in got if k == "r") / seconds, sum(n for k, n, _ in got if k == "w") / seconds,
+            len(errors))
 
 
 def main() -> None:
@@ -185,43 +337,135 @@ def main() -> None:
     ap.add_argument("--db", action="append", default=None,
                     help="sqlite | PATH | sqlite:///PATH | postgresql://URL | pgserver (repeatable; default sqlite)")
     ap.add_argument("--db-dir", default=None)
+    ap.add_argument("--reuse", default=None, metavar="DIR",
+                    help="keep one SQLite database per size in DIR and measure it again on later runs")
+    ap.add_argument("--fill", choices=["remember", "insert"], default="remember")
+    ap.add_argument("--fresh-queries", type=int, default=100, help="recalls in the fresh process (0: skip it)")
+    ap.add_argument("--concurrent", type=int, nargs=2, default=None, metavar=("RECALLERS", "WRITERS"))
+    ap.add_argument("--concurrent-seconds", type=float, default=20.0)
     args = ap.parse_args()
-    rows, thr_rows, conc_rows = [], [], []
-    with tempfile.TemporaryDirectory(dir=args.db_dir) as d:
-        for label, target, cleanup in _fresh_targets(args.db or ["sqlite"], Path(d)):
-            try:
-                _measure(args, label, target, rows, thr_rows, conc_rows)
-            finally:
-                cleanup()
-    print(table("remember throughput (full write path)",
+    rows, thr_rows, conc_rows, fresh_rows, mixed_rows = [], [], [], [], []
+    if args.reuse:
+        Path(args.reuse).mkdir(parents=True, exist_ok=True)
+        for size in sorted(args.sizes):
+            _measure_reused(args, size, rows, thr_rows, fresh_rows, mixed_rows)
+    else:
+        with tempfile.TemporaryDirectory(dir=args.db_dir) as d:
+            for label, target, cleanup in _fresh_targets(args.db or ["sqlite"], Path(d)):
+                try:
+                    _measure(args, label, target, rows, thr_rows, conc_rows, fresh_rows, mixed_rows)
+                finally:
+                    cleanup()
+    print(table("remember throughput (full write path unless the phase says insert)",
                 ["backend", "phase", "rows in db", "batched memories/s (phase)", "batched (last batch)",
                  "one at a time /s"], thr_rows))
-    print(table("recall latency in ms (query embedding excluded)",
-                ["backend", "memories", "vector path", "p50", "p95", "p50 no-log", "p95 no-log", "vector overlap@50"],
-                rows))
+    print(table("recall end to end in ms (query embedding included) vs an exact numpy search in the same run",
+                ["backend", "memories", "vector path", "p50", "p95", "p50 no-log", "p95 no-log", "numpy p50",
+                 "numpy p95", "p95 / numpy p95", "vector overlap@50"], rows))
+    if fresh_rows:
+        print(table("a fresh process: open + first recall (imports apart), then more recalls; resident memory",
+                    ["backend", "memories", "index from", "import s", "open s", "first recall s", "open+first s",
+                     "p50 ms", "p95 ms", "RSS MB", "peak RSS MB", "anon MB", "file-backed MB"], fresh_rows))
+    if mixed_rows:
+        print(table(f"recallers beside writers, {args.concurrent_seconds:.0f} s (recall = one MemoryStore.recall "
+                    "with bookkeeping)", ["backend", "memories", "recallers", "writers", "recalls/s", "x one recaller",
+                                         "writes/s", "errors"], mixed_rows))
     if conc_rows:
         print(table(f"{args.writers} concurrent writer processes (remember one at a time)",
                     ["backend", "rows before", "memories/s (all writers)", "errors"], conc_rows))
 
 
-def _measure(args, label: str, target: str, rows: list, thr_rows: list, conc_rows: list) -> None:
+def _queries(rng: random.Random, n_rows: int, count: int) -> list[tuple[str, str]]:
+    out = []
+    for _ in range(count):
+        s = synth(rng, rng.randint(0, n_rows))
+        out.append((s["content"].split(": ", 1)[1][:90], s["agent_id"]))
+    return out
+
+
+def _recall_rows(args, label: str, store: MemoryStore, path: str, count: int, queries) -> list:
+    for q, a in queries[:20]:  # warm caches (vector index load, page cache)
+        store.recall(q, agent_id=a)
+    lat, lat_nr, base_lat = [], [], []
+    for q, a in queries:
+        t0 = time.perf_counter()
+        store.recall(q, agent_id=a, limit=10)
+        lat.append((time.perf_counter() - t0) * 1000)
+    for q, a in queries:
+        t0 = time.perf_counter()
+        store.recall(q, agent_id=a, limit=10, record=False)
+        lat_nr.append((time.perf_counter() - t0) * 1000)
+    base = _Baseline(store)
+    for q, a in queries:
+        t0 = time.perf_counter()
+        base.query(q, a)
+        base_lat.append((time.perf_counter() - t0) * 1000)
+    del base
+    overlap = _overlap(store, queries[: args.overlap_queries]) if args.overlap_queries else float("nan")
+    return [label, count, path, pct(lat, 50), pct(lat, 95), pct(lat_nr, 50), pct(lat_nr, 95), pct(base_lat, 50),
+            pct(base_lat, 95), pct(lat, 95) / pct(base_lat, 95), overlap]
+
+
+def _after_size(args, label, target, store, count, queries, rows, fresh_rows, mixed_rows, path) -> None:
+    rows.append(_recall_rows(args, label, store, path, count, queries))
+    if args.fresh_queries and label == "sqlite":
+        f = _fresh_process(target, args.vector_search, queries[: args.fresh_queries + 1])
+        fresh_rows.append([label, count, f["load"], f["import"], f["open"], f["first"], f["open"] + f["first"],
+                           pct(f["lat"], 50), pct(f["lat"], 95), round(f["rss"]), round(f["hwm"]), round(f["anon"]),
+                           round(f["file"])])
+    if args.concurrent:
+        r, w = args.concurrent
+        one, _, e1 = _mixed(target, 1, 0, args.concurrent_seconds)
+        mixed_rows.append([label, count, 1, 0, round(one, 1), 1.0, 0, e1])
+        many, wr, e = _mixed(target, r, w, args.concurrent_seconds)
+        mixed_rows.append([label, count, r, w, round(many, 1), round(many / one, 2) if one else float("nan"),
+                           round(wr, 1), e])
+
+
+def _measure_reused(args, size: int, rows, thr_rows, fresh_rows, mixed_rows) -> None:
+    import shutil
+
+    d = Path(args.reuse)
+    target = d / f"latency-{size}.db"
+    rng = random.Random(7 + size)
+    if not target.exists():
+        smaller = sorted((int(p.stem.split("-")[1]), p) for p in d.glob("latency-*.db") if int(p.stem.split("-")[1]) < size)
+        if smaller:
+            shutil.copyfile(smaller[-1][1], target)
+    with MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(embed_failure="raise")) as store:
+        n = store.stats()["memories"]
+        if n < size:  # new, or a fill that was interrupted: grow it
+            written, dt, last = _fill(store, rng, n, size, args.batch, args.fill)
+            thr_rows.append(["sqlite", f"{args.fill}: {written} new, {n} -> {size}", store.stats()["memories"],
+                             round(written / dt) if dt else 0, round(last), ""])
+            store._core.backend.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store = MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(vector_search=args.vector_search))
+    try:
+        n = store._core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0]
+        queries = _queries(rng, n, args.queries)
+        count = store.stats()["memories"]
+        _after_size(args, "sqlite", str(target), store, count, queries, rows, fresh_rows, mixed_rows,
+                    args.vector_search)
+        if args.single:
+            singles = [synth(rng, 60_000_000 + count + k) for k in range(args.single)]
+            t0 = time.perf_counter()
+            for it in singles:
+                store.remember(**it)
+            thr_rows.append(["sqlite", f"reused, at {count}", count + args.single, "", "",
+                             round(args.single / (time.perf_counter() - t0))])
+    finally:
+        store.close()
+
+
+def _measure(args, label: str, target: str, rows: list, thr_rows: list, conc_rows: list, fresh_rows: list,
+             mixed_rows: list) -> None:
     rng = random.Random(7)
-    emb = CachedEmbedder(HashingEmbedder())
-    store = MemoryStore(target, embedder=emb, settings=Settings(vector_search=args.vector_search))
+    store = MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(vector_search=args.vector_search))
     path = args.vector_search if label == "sqlite" else "hnsw"
     n = 0
     for size in sorted(args.sizes):
-        t_write, written = 0.0, 0
-        last_batch_rate = 0.0
-        while n < size:
-            b = [synth(rng, n + k) for k in range(min(args.batch, size - n))]
-            t0 = time.perf_counter()
-            store.remember_many(b)
-            dt = time.perf_counter() - t0
-            t_write += dt
-            written += len(b)
-            last_batch_rate = len(b) / dt
-            n += len(b)
+        written, t_write, last_batch_rate = _fill(store, rng, n, size, args.batch, args.fill)
+        n = size
         singles = [synth(rng, 50_000_000 + n + k) for k in range(args.single)]
         t0 = time.perf_counter()
         for it in singles:
@@ -231,25 +475,8 @@ def _measure(args, label: str, target: str, rows: list, thr_rows: list, conc_row
         count = store.stats()["memories"]
         thr_rows.append([label, f"{written} new, up to {size}", count, round(written / t_write),
                          round(last_batch_rate), round(single_rate)])
-        queries = []
-        for _ in range(args.queries):
-            s = synth(rng, rng.randint(0, n))
-            queries.append((s["content"].split(": ", 1)[1][:90], s["agent_id"]))
-        emb.warm([q for q, _ in queries])
-        for q, a in queries[:20]:  # warm caches (vector index load, page cache)
-            store.recall(q, agent_id=a)
-        lat = []
-        for q, a in queries:
-            t0 = time.perf_counter()
-            store.recall(q, agent_id=a, limit=10)
-            lat.append((time.perf_counter() - t0) * 1000)
-        lat_nr = []
-        for q, a in queries:
-            t0 = time.perf_counter()
-            store.recall(q, agent_id=a, limit=10, record=False)
-            lat_nr.append((time.perf_counter() - t0) * 1000)
-        overlap = _overlap(store, queries[: args.overlap_queries]) if args.overlap_queries else float("nan")
-        rows.append([label, count, path, pct(lat, 50), pct(lat, 95), pct(lat_nr, 50), pct(lat_nr, 95), overlap])
+        _after_size(args, label, target, store, count, _queries(rng, n, args.queries), rows, fresh_rows, mixed_rows,
+                    path)
     if args.writers:
         rate, errors = _concurrent(target, args.writers, args.per_writer)
         conc_rows.append([label, n, round(rate), errors])

@@ -19,11 +19,12 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Backend", "Target", "open_backend", "parse_target", "safe_url"]
 

@@ -42,6 +42,11 @@ class Core:
     # process's reembed() changes the record, and this process must not mix vector spaces
     embedder_record: tuple[str, int] | None = None
 
+    # recall's access bookkeeping not yet written: (time, memory ids, log fields) per recall,
+    # and when the oldest was queued (time.monotonic); see recall.flush_access
+    pending_access: list = field(default_factory=list)
+    pending_since: float = 0.0
+
     _miner: TemplateMiner | None = None
     _signed: dict = field(default_factory=dict)
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
-
-import numpy as np
 
 from . import confidence, ranking
 from .core import Core
@@ -15,7 +15,7 @@ from . import validation as v
 from .models import Memory, RecallHit
 from .sqlite_backend import query_terms
 
-__all__ = ["RecallQuery", "recall", "record_access"]
+__all__ = ["RecallQuery", "flush_access", "recall", "record_access"]
 
 
 @dataclass
@@ -70,13 +70,13 @@ def _where(core: Core, q: RecallQuery, now: float) -> tuple[str, list[Any]]:
     return " AND ".join(conds), params
 
 
-def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[RecallHit]:
+def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> list[RecallHit]:
     now = core.now()
     where, params = _where(core, q, now)
     n_cand = max(50, 4 * q.limit)
     w = core.settings.ranking
     use_kw = "keyword" in q.channels and bool(query_terms(q.text))
-    use_vec = "vector" in q.channels and query_vector is not None and bool(np.any(query_vector))
+    use_vec = "vector" in q.channels and query_vector is not None and any(query_vector)
     use_tags = "tags" in q.channels and bool(q.tags)
     esig = core.sign(q.error).id if q.error else None
     esigs = core.miner.aliases(esig) if esig else []
@@ -93,7 +93,7 @@ def recall(core: Core, q: RecallQuery, query_vector: np.ndarray | None) -> list[
                                                  posting_budget=core.settings.keyword_posting_budget))
             cands.update(dict.fromkeys(kw))
         if use_vec:
-            for mid, sim in _vector_candidates(core, q, query_vector, n_cand):
+            for mid, sim in _vector_candidates(core, q, query_vector, n_cand, where, params):
                 vec[mid] = sim
                 cands[mid] = None
         if use_tags:
@@ -172,20 +172,52 @@ def _like_prefix(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def _vector_candidates(core: Core, q: RecallQuery, qv: np.ndarray, k: int) -> list[tuple[int, float]]:
-    if core.index is not None:
-        core.index.sync(core.backend)
-        return core.index.search(qv, namespace=q.namespace, agent_id=q.agent_id, include_global=q.include_global,
-                                 types=q.types, include_archived=q.include_archived, k=k)
-    return core.backend.vector_search(qv, namespace=q.namespace, k=k, agent_id=q.agent_id,
-                                      include_global=q.include_global, types=q.types,
-                                      include_archived=q.include_archived)
+def _vector_candidates(core: Core, q: RecallQuery, qv: Sequence[float], k: int, where: str | None = None,
+                       params: Sequence[Any] = ()) -> list[tuple[int, float]]:
+    """The vector channel's ``(memory_id, cosine)`` candidates, best first.
+
+    Three paths: no local index (PostgreSQL's HNSW, or ``vector_search='vec0'``): the backend's
+    KNN; a small SQLite store whose index is not loaded: the exact SQL path (sqlite-vec's cosine
+    over the rows passing ``where``; numpy is never imported); otherwise the in-process index
+    (loaded from its persisted snapshot or the database on first use, then kept in step)."""
+    if core.index is None:
+        return core.backend.vector_search(qv, namespace=q.namespace, k=k, agent_id=q.agent_id,
+                                          include_global=q.include_global, types=q.types,
+                                          include_archived=q.include_archived)
+    if where is not None and _exact_sql(core):
+        return core.backend.vector_exact(qv, where, params, k)
+    core.index.sync(core.backend)
+    return core.index.search(qv, namespace=q.namespace, agent_id=q.agent_id, include_global=q.include_global,
+                             types=q.types, include_archived=q.include_archived, k=k)
 
 
-def _similarities(core: Core, ids: list[int], qv: np.ndarray) -> dict[int, float]:
-    if core.index is not None:
+def _exact_sql(core: Core) -> bool:
+    """Use the exact SQL path: the store is small and this process has not loaded its index
+    (a loaded index stays in use: the writes keep it current for their duplicate checks)."""
+    if core.index is None or core.index.loaded or not hasattr(core.backend, "vector_exact"):
+        return False
+    size = core.backend.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
+    return size < core.index.sql_below
+
+
+def _similarities(core: Core, ids: list[int], qv: Sequence[float]) -> dict[int, float]:
+    if core.index is not None and core.index.loaded:
         return core.index.similarities(ids, qv)
-    return {i: float(v @ qv) for i, v in core.backend.get_vectors(ids).items()}
+    if hasattr(core.backend, "vector_similarities"):
+        return core.backend.vector_similarities(qv, ids)
+    import numpy as np
+
+    q = np.asarray(qv, dtype=np.float32)
+    return {i: float(v @ q) for i, v in core.backend.get_vectors(ids).items()}
+
+
+# The access bookkeeping of a recall (counts, last access, the relevance boost, a 'query' log row
+# per hit) is written when the write lock is free at that moment, and otherwise kept in the
+# process and written by a later recall or by close(): concurrent recalls
+# never queue on the lock. It is also written, waiting for the lock, once this many rows are
+# pending or the oldest has waited this long. A process that crashes loses what was pending.
+ACCESS_FLUSH_ROWS = 512
+ACCESS_FLUSH_SECONDS = 2.0
 
 
 def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, session_id: str | None,
@@ -196,16 +228,14 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
         return hits
     now = core.now()
     boost = core.settings.recall_boost
-    ids = [h.memory.id for h in hits]
-    from .jobs.decay import current_relevance
-
-    cur, cur_params = current_relevance(core.settings, core.backend)  # decay up to now, then the boost
-    with core.backend.write() as c:
-        c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
-                      f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
-                      [(now, *cur_params, now, boost, now, i) for i in ids])
-        core.log(ids, "query", agent_id=agent_id, session_id=session_id, task_id=task_id,
-                 scores=[h.score for h in hits], duration_ms=duration_ms)
+    pending = core.pending_access
+    if not pending:
+        core.pending_since = time.monotonic()
+    pending.append((now, [h.memory.id for h in hits],
+                    {"agent_id": agent_id, "session_id": session_id, "task_id": task_id,
+                     "scores": [h.score for h in hits], "duration_ms": duration_ms}))
+    rows = sum(len(p[1]) for p in pending)
+    flush_access(core, wait=rows >= ACCESS_FLUSH_ROWS or time.monotonic() - core.pending_since >= ACCESS_FLUSH_SECONDS)
     ts = datetime.fromtimestamp(now, tz=timezone.utc)
     out = []
     for h in hits:
@@ -214,6 +244,45 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
                                  "relevance_score": min(1.0, m.relevance_score + boost)})
         out.append(h.model_copy(update={"memory": m}))
     return out
+
+
+def flush_access(core: Core, *, wait: bool = True) -> bool:
+    """Write the pending access bookkeeping in one transaction. ``wait=False``: only if the write
+    lock is free now (``SQLiteBackend.try_write``). True when nothing is left pending."""
+    pending = core.pending_access
+    if not pending:
+        return True
+    b = core.backend
+    try_write = getattr(b, "try_write", None)
+    with (b.write() if wait or try_write is None else try_write()) as c:
+        if c is None:  # another process holds the lock: keep the rows for later
+            return False
+        _write_access(core, c, pending)
+    pending.clear()
+    return True
+
+
+def _write_access(core: Core, c: Any, pending: list) -> None:
+    from .jobs.decay import current_relevance
+
+    boost = core.settings.recall_boost
+    cur, cur_params = current_relevance(core.settings, core.backend)  # decay up to the recall, then the boost
+    all_ids = list(dict.fromkeys(i for _, ids, _ in pending for i in ids))
+    alive: set[int] = set()
+    for s in range(0, len(all_ids), 500):  # a memory deleted since its recall gets no log row
+        chunk = all_ids[s : s + 500]
+        alive.update(r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
+                                              chunk))
+    for now, ids, log in pending:
+        c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
+                      f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
+                      [(now, *cur_params, now, boost, now, i) for i in ids if i in alive])
+        if all(i in alive for i in ids):
+            core.log(ids, "query", **log)
+        elif any(i in alive for i in ids):
+            keep = [k for k, i in enumerate(ids) if i in alive]
+            core.log([ids[k] for k in keep], "query", **{**log, "scores": [log["scores"][k] for k in keep],
+                                                         "duration_ms": log["duration_ms"] if keep[0] == 0 else None})
 
 
 def validate_channels(channels: Any) -> frozenset[str]:

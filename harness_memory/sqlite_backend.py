@@ -15,18 +15,30 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import sqlean
-import sqlite_vec
 
 from .errors import DatabaseLockedError, DatabaseReadOnlyError, SchemaError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["connect", "SQLiteBackend", "DatabaseError", "query_terms", "match_expression"]
 
 DatabaseError = sqlean.DatabaseError
 OperationalError = sqlean.OperationalError
+
+
+def _vec0_path() -> str:
+    """sqlite-vec's loadable extension, found without importing the ``sqlite_vec`` package (its
+    ``__init__`` imports numpy and sqlite3: a third of a second of a command's start-up)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or spec.origin is None:
+        raise SchemaError("the sqlite-vec package is not installed (pip install sqlite-vec)")
+    return str(Path(spec.origin).parent / "vec0")
 
 
 def connect(path: str | Path, *, busy_timeout_ms: int = 30_000) -> sqlean.Connection:
@@ -42,7 +54,7 @@ def connect(path: str | Path, *, busy_timeout_ms: int = 30_000) -> sqlean.Connec
                           timeout=busy_timeout_ms / 1000)
     conn.enable_load_extension(True)
     try:
-        sqlite_vec.load(conn)
+        conn.load_extension(_vec0_path())
     finally:
         conn.enable_load_extension(False)
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -92,6 +104,15 @@ def query_terms(text: str) -> list[str]:
 def match_expression(terms: Sequence[str]) -> str:
     """An FTS5 MATCH expression: the terms OR-ed, each quoted (no syntax injection)."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def float32_bytes(vector: Any) -> bytes:
+    """A query vector as sqlite-vec's float32 blob, without importing numpy for a list of floats."""
+    if hasattr(vector, "astype"):  # a numpy array
+        return vector.astype("<f4", copy=False).tobytes(order="C")
+    from array import array
+
+    return array("f", vector).tobytes()
 
 
 class SQLiteBackend:
@@ -190,6 +211,38 @@ class SQLiteBackend:
                     self._depth -= 1
                 return
             self._begin("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth = 0
+                self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
+    @contextmanager
+    def try_write(self) -> Iterator[sqlean.Connection | None]:
+        """A write transaction if the write lock is free right now, else ``None`` (never waits).
+        Nested in a write, it joins it."""
+        with self.lock:
+            if self._depth:
+                with self.write() as c:
+                    yield c
+                return
+            self.conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                got = True
+            except OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                got = False
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            if not got:
+                yield None
+                return
             self._depth = 1
             try:
                 yield self.conn
@@ -325,19 +378,36 @@ class SQLiteBackend:
         count exceed the store size (a negative IDF argument)."""
         terms = list(terms)
         with self.read() as c:
-            c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok USING fts5("
-                      "w, tokenize = 'porter unicode61 remove_diacritics 2')")
-            c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok_v USING fts5vocab(temp, hm_conf_tok, instance)")
-            c.execute("DELETE FROM temp.hm_conf_tok")
-            c.executemany("INSERT INTO temp.hm_conf_tok(rowid, w) VALUES (?, ?)", list(enumerate(terms)))
-            stems = {terms[doc]: stem for doc, stem in c.execute("SELECT doc, term FROM temp.hm_conf_tok_v")}
             # the index's size as BM25 sees it, without a count: ids are dense enough for an IDF
             n_docs = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
+            # In a large store a common word's count costs a walk over its whole posting list (ms
+            # each at 100k): reuse the counts the keyword channel's term pruning read (within 10%
+            # of the store's size, as it does; confidence clamps a count above the size).
+            stems_seen = getattr(self, "_stems", None) if n_docs > self.DF_CACHE_MIN else None
+            df_seen = getattr(self, "_df", None) if stems_seen is not None else None
+            stems = {t: stems_seen[t] for t in terms if stems_seen is not None and t in stems_seen}
+            new = [t for t in terms if t not in stems]
+            if new:
+                c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok USING fts5("
+                          "w, tokenize = 'porter unicode61 remove_diacritics 2')")
+                c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok_v USING fts5vocab(temp, hm_conf_tok, instance)")
+                c.execute("DELETE FROM temp.hm_conf_tok")
+                c.executemany("INSERT INTO temp.hm_conf_tok(rowid, w) VALUES (?, ?)", list(enumerate(new)))
+                stems.update({new[doc]: stem for doc, stem in c.execute("SELECT doc, term FROM temp.hm_conf_tok_v")})
             df = {}
             for t in terms:
-                r = c.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (stems.get(t, t),)).fetchone()
+                stem = stems.get(t, t)
+                cached = df_seen.get(stem) if df_seen is not None else None
+                if cached is not None and 0.9 * cached[1] <= n_docs <= 1.1 * cached[1]:
+                    df[t] = int(cached[0])
+                    continue
+                r = c.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (stem,)).fetchone()
                 df[t] = int(r[0]) if r else 0
+                if df_seen is not None:
+                    df_seen[stem] = (df[t], n_docs)
         return int(n_docs), df
+
+    DF_CACHE_MIN = 1500  # documents: below this, term counts are read afresh on every recall (they are cheap)
 
     def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int, int]:
         """``(kept_terms, their_summed_document_frequency, store_size)``."""
@@ -409,8 +479,7 @@ class SQLiteBackend:
             c.execute(
                 f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, embedding) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (memory_id, namespace, agent_id, scope, memory_type, int(archived),
-                 np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
+                (memory_id, namespace, agent_id, scope, memory_type, int(archived), float32_bytes(vector)),
             )
             c.execute("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", (memory_id,))
         except BaseException:
@@ -433,6 +502,8 @@ class SQLiteBackend:
         c.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", [(i,) for i in memory_ids])
 
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        import numpy as np
+
         out: dict[int, np.ndarray] = {}
         with self.lock:
             for i in memory_ids:
@@ -447,6 +518,8 @@ class SQLiteBackend:
         With ``since_seq``, only memories changed after that change-log sequence (deleted
         ones come back with ``vector=None``).
         """
+        import numpy as np
+
         c = self.conn
         if since_seq is None:
             cur = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
@@ -496,7 +569,7 @@ class SQLiteBackend:
         caller wanting "own or global" issues two calls.
         """
         conds = ["embedding MATCH ?", "k = ?", "namespace = ?"]
-        params: list[Any] = [np.ascontiguousarray(vector, dtype=np.float32).tobytes(), int(k), namespace]
+        params: list[Any] = [float32_bytes(vector), int(k), namespace]
         if agent_id is not None:
             conds.append("agent_id = ?")
             params.append(agent_id)
@@ -512,6 +585,32 @@ class SQLiteBackend:
         with self.lock:
             return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
 
+
+    def vector_exact(self, vector: Any, where: str, params: Sequence[Any], k: int) -> list[tuple[int, float]]:
+        """Exact KNN: ``(memory_id, cosine)`` of the ``k`` rows passing ``where`` (a condition on alias
+        ``m``, the memories table) nearest ``vector``, best first.
+
+        sqlite-vec computes the cosine in C over the filtered rows (no numpy, no index to load):
+        the vector channel of a small store, and the reference the in-process index is tested
+        against. ``vector`` is any sequence of floats or a float32 buffer."""
+        sql = (f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) AS d FROM memories m "
+               f"JOIN {self.VEC_TABLE} v ON v.memory_id = m.id WHERE {where} ORDER BY d, v.memory_id LIMIT ?")
+        with self.lock:
+            return [(int(r[0]), 1.0 - float(r[1]))
+                    for r in self.conn.execute(sql, (float32_bytes(vector), *params, int(k)))]
+
+    def vector_similarities(self, vector: Any, memory_ids: Sequence[int]) -> dict[int, float]:
+        """Cosine of ``vector`` with each stored vector of ``memory_ids`` (those without one are left out)."""
+        out: dict[int, float] = {}
+        q = float32_bytes(vector)
+        ids = list(memory_ids)
+        with self.lock:
+            for s in range(0, len(ids), 500):
+                chunk = ids[s : s + 500]
+                sql = (f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) FROM memories m "
+                       f"JOIN {self.VEC_TABLE} v ON v.memory_id = m.id WHERE m.id IN ({','.join('?' * len(chunk))})")
+                out.update((int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, (q, *chunk)))
+        return out
 
     # -- maintenance (the compact job) ----------------------------------------------------------
     def vector_fill(self) -> tuple[int, int]:

@@ -179,13 +179,19 @@ class MemoryStore:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            if self._scheduler is not None:
-                self._scheduler.shutdown(wait=True)
-                self._scheduler = None
-            for w in self._watchers:
-                w.stop()
-            self._watchers.clear()
-            self._core.backend.close()
+            try:
+                _recall.flush_access(self._core)  # access bookkeeping deferred while the lock was busy
+            finally:
+                self._close_rest()
+
+    def _close_rest(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=True)
+            self._scheduler = None
+        for w in self._watchers:
+            w.stop()
+        self._watchers.clear()
+        self._core.backend.close()
 
     # -- maintenance ------------------------------------------------------------------------------
     def run_job(self, name: str, **kwargs: Any):

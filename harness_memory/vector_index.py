@@ -1,31 +1,67 @@
-"""An in-process vector index over the vec0 table: the fast KNN path.
+"""An in-process vector index over the vec0 table: the fast KNN path for large stores.
 
-sqlite-vec's brute-force KNN costs ~80 ms at 100k float vectors on this hardware, so
-recall keeps a process-local copy: sign-bit codes for a Hamming pre-selection (popcount
-over 64-bit words) and the float32 vectors for an exact cosine rerank. Filters (namespace,
-agent visibility, type, archived) are boolean masks applied *before* the KNN, so a
-filtered search never returns fewer than k rows when k rows match.
+sqlite-vec's brute-force KNN costs ~80 ms at 100k float vectors on this hardware, so a
+process recalling from a large store keeps a copy: sign-bit codes for a Hamming
+pre-selection (popcount over 64-bit words) and the float32 vectors for an exact cosine
+rerank. Filters (namespace, agent visibility, type, archived) are boolean masks applied
+*before* the KNN, so a filtered search never returns fewer than k rows when k rows match.
 
 The copy follows the database through the ``vector_changes`` log, which every vector
 write appends to in the same transaction: each search first applies the changes made
 since it last looked (by any process), so it is never stale.
+
+**Persisted.** Loading a million vectors from vec0 takes many seconds, so the copy is also
+kept in a sidecar file next to the database (``<db>-vecindex``): a header (dimensions, the
+change-log sequence it is current to, the embedder record it was made under), the filter
+columns, the codes and the float32 vectors. A process opening a large store maps the file
+(the vectors stay in the page cache, shared between processes, read only where a search
+reranks), reads the filter columns and codes, and applies the changes logged since the
+file's sequence. The file is written (to a temporary name, fsynced, renamed) after a full
+load from the database, and again when the changes applied on top of it exceed a tenth of
+its rows; a file that is missing, unreadable, made under another embedder, or older than
+the oldest change still logged is ignored (a full load from the database replaces it).
+
+**Small stores never load it.** Below :data:`SQL_EXACT_MAX_ROWS` stored memories, recall
+asks SQLite for the exact answer (sqlite-vec's ``vec_distance_cosine`` over the rows that
+pass the filters, see ``SQLiteBackend.vector_exact``), and numpy is not even imported:
+this module imports numpy only when an index is first used.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-__all__ = ["VectorIndex"]
+__all__ = ["VectorIndex", "SQL_EXACT_MAX_ROWS", "sidecar_path"]
 
 EXACT_LIMIT = 16_384  # below this many candidates, score all of them exactly
 RERANK_MIN = 2048
+# Hamming pre-selection keeps at least this share of the visible rows for the exact rerank: at a
+# million memories a fixed 2,048 of ~370k visible rows lost exact neighbours (overlap < 0.98)
+RERANK_SHARE = 32
+# Below this many stored memories the exact SQL path answers the vector channel (measured:
+# docs/benchmarks.md, issue 11; the SQL scan costs ~1 µs per row, the index costs a numpy
+# import and a load).
+SQL_EXACT_MAX_ROWS = 5_000
+SNAPSHOT_MIN_ROWS = 20_000  # smaller indexes load from the database quickly: no sidecar file
+_MAGIC = b"HMVECIX2"
+_ALIGN = 4096
+
+
+def sidecar_path(db_path: str | os.PathLike) -> Path:
+    """Where the persisted index of the database at ``db_path`` lives."""
+    return Path(str(db_path) + "-vecindex")
 
 
 class _Interner:
-    def __init__(self) -> None:
-        self.codes: dict[str, int] = {}
+    def __init__(self, strings: Sequence[str] = ()) -> None:
+        self.codes: dict[str, int] = {s: i for i, s in enumerate(strings)}
 
     def code(self, s: str) -> int:
         c = self.codes.get(s)
@@ -36,45 +72,100 @@ class _Interner:
     def get(self, s: str) -> int:
         return self.codes.get(s, -1)
 
+    def strings(self) -> list[str]:
+        out = [""] * len(self.codes)
+        for s, i in self.codes.items():
+            out[i] = s
+        return out
+
+
+# the per-row arrays kept in memory (the vectors are apart: a mapped base plus an in-memory tail)
+_META = ("ids", "codes", "ns", "agent", "is_global", "mtype", "archived", "alive")
+
 
 class VectorIndex:
-    def __init__(self, dimensions: int):
+    """Constructing one is free (no numpy, no allocation): arrays appear on first use."""
+
+    def __init__(self, dimensions: int, path: str | os.PathLike | None = None):
         self.dim = dimensions
         self.words = (dimensions + 63) // 64
-        self._reset()
-
-    _ARRAYS = ("ids", "vecs", "codes", "ns", "agent", "is_global", "mtype", "archived", "alive")
-
-    def _reset(self) -> None:
+        self.path = None if path is None else Path(path)  # the sidecar; None: derived from the backend
         self.seq: int | None = None
+        self._n = 0
+        self._dead = 0
+        self.cap = 0
+        self.n0 = 0  # rows [0, n0) have their vectors in the mapped base file
+        self.loaded = False
+        self.since_snapshot = 0  # rows changed since the snapshot this index was read from (or written to)
+        self.last_load = ""  # "snapshot" | "database": how the last full load happened (for benchmarks, tests)
+        self.sql_below = SQL_EXACT_MAX_ROWS  # recall uses the exact SQL path below this many memories (unloaded)
+
+    # -- storage -----------------------------------------------------------------------------
+    def _reset(self) -> None:
+        import numpy as np
+
+        self.seq = None
         self._strings = _Interner()
         self._row: dict[int, int] = {}
         self._n = 0
         self._dead = 0
         self.cap = 0
+        self.n0 = 0
+        self.base = np.zeros((0, self.dim), dtype=np.float32)
+        self._mm = None
         self._alloc(1024)
+        self.loaded = True
 
     def _alloc(self, cap: int) -> None:
-        shapes = {"vecs": (cap, self.dim), "codes": (cap, self.words)}
-        dtypes = {"ids": np.int64, "vecs": np.float32, "codes": np.uint64, "ns": np.int32, "agent": np.int32,
-                  "is_global": bool, "mtype": np.int32, "archived": bool, "alive": bool}
-        for name in self._ARRAYS:
-            new = np.zeros(shapes.get(name, (cap,)), dtype=dtypes[name])
-            if self.cap:
-                new[: self._n] = getattr(self, name)[: self._n]
+        import numpy as np
+
+        dtypes = {"ids": np.int64, "codes": np.uint64, "ns": np.int32, "agent": np.int32, "is_global": bool,
+                  "mtype": np.int32, "archived": bool, "alive": bool}
+        for name in _META:
+            if name == "codes":  # one row per 64-bit word: the Hamming distance is summed word by word
+                new = np.zeros((self.words, cap), dtype=dtypes[name])
+                if self.cap:
+                    new[:, : self._n] = self.codes[:, : self._n]
+            else:
+                new = np.zeros((cap,), dtype=dtypes[name])
+                if self.cap:
+                    new[: self._n] = getattr(self, name)[: self._n]
             setattr(self, name, new)
+        tail = np.zeros((max(cap - self.n0, 0), self.dim), dtype=np.float32)
+        if self.cap:
+            tail[: self._n - self.n0] = self.vecs[: self._n - self.n0]
+        self.vecs = tail  # rows [n0, cap): row r is vecs[r - n0]
         self.cap = cap
+
+    def _gather(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors of row positions ``rows`` (from the mapped base or the in-memory tail)."""
+        import numpy as np
+
+        if self.n0 == 0:
+            return self.vecs[rows]
+        rows = np.asarray(rows)
+        in_base = rows < self.n0
+        if in_base.all():
+            return self.base[rows]
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        out[in_base] = self.base[rows[in_base]]
+        out[~in_base] = self.vecs[rows[~in_base] - self.n0]
+        return out
 
     def __len__(self) -> int:
         return self._n - self._dead
 
     def _code_of(self, v: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         bits = np.zeros(self.words * 64, dtype=bool)
         bits[: self.dim] = v > 0
         return np.packbits(bits).view(np.uint64)
 
     def put(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
             archived: bool, vector: np.ndarray) -> None:
+        if not self.loaded:
+            self._reset()
         r = self._row.get(memory_id)
         if r is None:
             if self._n == self.cap:
@@ -83,55 +174,86 @@ class VectorIndex:
             self._n += 1
             self._row[memory_id] = r
         self.ids[r] = memory_id
-        self.vecs[r] = vector
-        self.codes[r] = self._code_of(vector)
+        if r < self.n0:
+            self.base[r] = vector  # a private copy of that page (the file is mapped copy-on-write)
+        else:
+            self.vecs[r - self.n0] = vector
+        self.codes[:, r] = self._code_of(vector)
         self.ns[r] = self._strings.code(namespace)
         self.agent[r] = self._strings.code(agent_id)
         self.is_global[r] = scope == "global"
         self.mtype[r] = self._strings.code(memory_type)
         self.archived[r] = bool(archived)
         self.alive[r] = True
+        self.since_snapshot += 1
 
     def remove(self, memory_id: int) -> None:
+        if not self.loaded:
+            return
         r = self._row.pop(memory_id, None)
         if r is not None:
             self.alive[r] = False
             self._dead += 1
-            if self._dead > 1024 and self._dead > self._n // 4:
-                self._compact()
+            self.since_snapshot += 1
+            if self.n0 == 0 and self._dead > 1024 and self._dead > self._n // 4:
+                self._compact()  # (with a mapped base, the next snapshot drops the dead rows)
 
     def _compact(self) -> None:
+        import numpy as np
+
         keep = np.flatnonzero(self.alive[: self._n])
-        for name in self._ARRAYS:
+        for name in _META:
             arr = getattr(self, name)
-            arr[: len(keep)] = arr[keep]
+            if name == "codes":
+                arr[:, : len(keep)] = arr[:, keep]
+            else:
+                arr[: len(keep)] = arr[keep]
+        self.vecs[: len(keep)] = self.vecs[keep]
         self._n = len(keep)
         self._dead = 0
         self._row = {int(i): r for r, i in enumerate(self.ids[: self._n])}
 
     # -- synchronisation with the database -------------------------------------------------
     def sync(self, backend) -> None:
-        """Apply the changes logged since the last sync (a full load the first time)."""
+        """Apply the changes logged since the last sync (the first time: the persisted
+        snapshot plus the changes since it, or a full load from the database)."""
+        save = False
         with backend.read():
             lo, hi = backend.vector_change_seq()
             if self.seq is not None and hi == self.seq:
                 return
-            full = self.seq is None or (lo > self.seq + 1) or hi < self.seq
-            if full:
-                self._load_all(backend)
-                self.seq = hi
-                return
-            rows = backend.iter_vectors(since_seq=self.seq)
-            for mid, ns, agent, scope, mtype, archived, vec in rows:
-                if vec is None:
-                    self.remove(int(mid))
+            if self.seq is None or (lo > self.seq + 1) or hi < self.seq:
+                ident = _identity(backend)
+                if not self._load_snapshot(backend, lo, hi, ident):
+                    self._load_all(backend)
+                    self.seq = hi
+                    self.last_load = "database"
+                    save = len(self) >= SNAPSHOT_MIN_ROWS
                 else:
-                    self.put(int(mid), ns, agent, scope, mtype, bool(archived), vec)
-            self.seq = hi
+                    self.last_load = "snapshot"
+            if self.seq != hi:
+                self._apply_changes(backend, self.seq)
+                self.seq = hi
+            if not save and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10) \
+                    and len(self) >= SNAPSHOT_MIN_ROWS:
+                save = True
+            ident = _identity(backend) if save else None
+        if save:
+            self.save(backend, ident)
+
+    def _apply_changes(self, backend, since: int) -> None:
+        for mid, ns, agent, scope, mtype, archived, vec in backend.iter_vectors(since_seq=since):
+            if vec is None:
+                self.remove(int(mid))
+            else:
+                self.put(int(mid), ns, agent, scope, mtype, bool(archived), vec)
 
     def _load_all(self, backend) -> None:
         """Bulk load (vectorised: one pass over the vec0 table, no per-row numpy work)."""
+        import numpy as np
+
         self._reset()
+        self.since_snapshot = 0
         # vec0 scans its metadata columns slowly (~1.6 s per 100k rows here): read only the
         # vectors from it, and the filter fields from the memories table (kept equal to vec0's).
         vec_rows = backend.conn.execute(f"SELECT memory_id, embedding FROM {backend.VEC_TABLE}").fetchall()
@@ -149,9 +271,7 @@ class VectorIndex:
         ids, blobs = zip(*vec_rows) if n else ((), ())
         self.ids[:n] = np.fromiter(ids, dtype=np.int64, count=n)
         self.vecs[:n] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(n, self.dim)
-        bits = np.zeros((n, self.words * 64), dtype=bool)
-        bits[:, : self.dim] = self.vecs[:n] > 0
-        self.codes[:n] = np.packbits(bits, axis=1).view(np.uint64).reshape(n, self.words)
+        self.codes[:, :n] = _codes(self.vecs[:n], self.words).T
         code = self._strings.code
         rows = [meta[i] for i in ids]
         self.ns[:n] = [code(r[0]) for r in rows]
@@ -163,9 +283,134 @@ class VectorIndex:
         self._n = n
         self._row = {int(i): r for r, i in enumerate(ids)}
 
+    # -- the persisted snapshot --------------------------------------------------------------
+    def _sidecar(self, backend) -> Path | None:
+        if self.path is not None:
+            return self.path
+        p = getattr(backend, "path", None)
+        if p is None or str(p) in (":memory:", "", os.devnull):
+            return None
+        return sidecar_path(p)
+
+    def _load_snapshot(self, backend, lo: int, hi: int, ident: list) -> bool:
+        """Map the sidecar if it is current enough to catch up from the change log."""
+        import mmap
+
+        import numpy as np
+
+        path = self._sidecar(backend)
+        if path is None:
+            return False
+        try:
+            with open(path, "rb") as f:
+                head = f.read(16)
+                if len(head) < 16 or head[:8] != _MAGIC:
+                    return False
+                size = int.from_bytes(head[8:16], "little")
+                header = json.loads(f.read(size))
+                if (header.get("dim") != self.dim or header.get("identity") != ident
+                        or not isinstance(header.get("seq"), int)):
+                    return False
+                seq = header["seq"]
+                if seq > hi or (hi > seq and lo > seq + 1):
+                    return False  # the file is ahead of this database, or changes it lacks are no longer logged
+                mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        except (OSError, ValueError, UnicodeDecodeError):  # missing, unreadable or torn: load from the database
+            return False
+        n = int(header["n"])
+        arrays = {}
+        try:
+            for name, (offset, dtype, shape) in header["arrays"].items():
+                count = int(np.prod(shape))
+                arrays[name] = np.frombuffer(mm, dtype=np.dtype(dtype), count=count, offset=offset).reshape(shape)
+        except (ValueError, TypeError, KeyError):
+            return False
+        self._reset()
+        self._strings = _Interner(header["strings"])
+        self._mm = mm
+        self.n0 = n
+        self.base = arrays["vecs"]
+        self.cap = 0
+        self._n = 0
+        cap = 1024
+        while cap < n + 1024:
+            cap *= 2
+        self._alloc(cap)
+        for name in ("ids", "ns", "agent", "mtype"):
+            getattr(self, name)[:n] = arrays[name]
+        self.codes[:, :n] = arrays["codes"]
+        flags = arrays["flags"]
+        self.is_global[:n] = (flags & 1) != 0
+        self.archived[:n] = (flags & 2) != 0
+        self.alive[:n] = True
+        self._n = n
+        self._row = dict(zip(self.ids[:n].tolist(), range(n)))
+        self.seq = seq
+        self.since_snapshot = 0
+        return True
+
+    def save(self, backend, ident: list | None = None) -> Path | None:
+        """Write the live rows to the sidecar (a temporary file, fsynced, then renamed over it).
+
+        Another process saving at the same time keeps its own temporary file; the last rename
+        wins and both files are complete. Returns the path, or None when there is nowhere to
+        write (an in-memory database, a read-only folder)."""
+        import numpy as np
+
+        path = self._sidecar(backend)
+        if path is None or not self.loaded or self.seq is None:
+            return None
+        if ident is None:
+            ident = _identity(backend)
+        keep = np.flatnonzero(self.alive[: self._n])
+        n = len(keep)
+        flags = (self.is_global[keep].astype(np.uint8) | (self.archived[keep].astype(np.uint8) << 1))
+        plan = [("ids", np.dtype(np.int64), (n,)), ("ns", np.dtype(np.int32), (n,)),
+                ("agent", np.dtype(np.int32), (n,)), ("mtype", np.dtype(np.int32), (n,)),
+                ("flags", np.dtype(np.uint8), (n,)), ("codes", np.dtype(np.uint64), (self.words, n)),
+                ("vecs", np.dtype(np.float32), (n, self.dim))]
+        header: dict[str, Any] = {"dim": self.dim, "n": n, "seq": self.seq, "identity": ident,
+                                  "strings": self._strings.strings(), "arrays": {}}
+        # offsets depend on the header's size, which depends on the offsets' digits: pad generously
+        head_room = len(json.dumps(header).encode()) + 64 * len(plan) + 64
+        offset = _round_up(16 + head_room, _ALIGN)
+        for name, dtype, shape in plan:
+            header["arrays"][name] = [offset, dtype.str, list(shape)]
+            offset = _round_up(offset + dtype.itemsize * int(np.prod(shape)), _ALIGN)
+        blob = json.dumps(header).encode()
+        tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{id(self)}")
+        try:
+            with open(tmp, "wb") as f:
+                f.write(_MAGIC + len(blob).to_bytes(8, "little") + blob)
+                for name, dtype, shape in plan:
+                    f.seek(header["arrays"][name][0])
+                    if name == "vecs":
+                        for s in range(0, n, 65_536):
+                            f.write(np.ascontiguousarray(self._gather(keep[s : s + 65_536])).tobytes())
+                    elif name == "flags":
+                        f.write(flags.tobytes())
+                    elif name == "codes":
+                        f.write(np.ascontiguousarray(self.codes[:, keep]).tobytes())
+                    else:
+                        f.write(np.ascontiguousarray(getattr(self, name)[keep]).tobytes())
+                f.truncate(offset)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError:  # a read-only or full folder: the index still works, only unpersisted
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass  # nothing more to clean up where nothing could be written
+            return None
+        self.since_snapshot = 0
+        return path
+
     # -- search ----------------------------------------------------------------------------
     def _mask(self, namespace: str, agent_id: str | None, include_global: bool,
               types: Sequence[str] | None, include_archived: bool, scope: str | None = None) -> np.ndarray:
+        import numpy as np
+
         n = self._n
         m = self.alive[:n] & (self.ns[:n] == self._strings.get(namespace))
         if not include_archived:
@@ -190,10 +435,16 @@ class VectorIndex:
                    types: Sequence[str] | None = None, include_global: bool = True,
                    include_archived: bool = False) -> np.ndarray:
         """Row positions passing the filters (for batched scoring with :meth:`best_matches`)."""
+        import numpy as np
+
+        if not self.loaded:
+            return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(self._mask(namespace, agent_id, include_global, types, include_archived, scope))
 
     def best_matches(self, rows: np.ndarray, queries: np.ndarray, exclude: set[int] = frozenset()) -> list[tuple[int, float] | None]:
         """For each query, the most similar vector among ``rows`` (exact cosine, one matrix product)."""
+        import numpy as np
+
         if len(rows) == 0:
             return [None] * len(queries)
         if exclude:
@@ -202,7 +453,7 @@ class VectorIndex:
             if len(rows) == 0:
                 return [None] * len(queries)
         out: list[tuple[int, float] | None] = []
-        vecs = self.vecs[rows]
+        vecs = self._gather(rows)
         for start in range(0, len(queries), 256):
             sims = vecs @ np.asarray(queries[start : start + 256], dtype=np.float32).T
             best = sims.argmax(axis=0)
@@ -213,6 +464,8 @@ class VectorIndex:
                types: Sequence[str] | None = None, include_archived: bool = False, k: int = 10,
                scope: str | None = None) -> list[tuple[int, float]]:
         """``(memory_id, cosine)`` of the k nearest visible vectors, best first."""
+        import numpy as np
+
         if k <= 0 or self._n == 0:
             return []
         idx = np.flatnonzero(self._mask(namespace, agent_id, include_global, types, include_archived, scope))
@@ -221,10 +474,14 @@ class VectorIndex:
         q = np.ascontiguousarray(query, dtype=np.float32)
         if len(idx) > EXACT_LIMIT:
             qc = self._code_of(q)
-            ham = np.bitwise_count(self.codes[idx] ^ qc).sum(axis=1, dtype=np.uint32)
-            c = min(len(idx), max(RERANK_MIN, 16 * k))
+            ham = np.bitwise_count(self.codes[0][idx] ^ qc[0]).astype(np.uint16)
+            for w in range(1, self.words):
+                ham += np.bitwise_count(self.codes[w][idx] ^ qc[w])
+            c = min(len(idx), max(RERANK_MIN, 16 * k, len(idx) // RERANK_SHARE))
             idx = idx[np.argpartition(ham, c - 1)[:c]]
-        sims = self.vecs[idx] @ q
+        idx.sort()  # ascending rows: the mapped file is read in order
+        # einsum, not a BLAS product: OpenBLAS's threads cost milliseconds on a busy machine for this size
+        sims = np.einsum("ij,j->i", self._gather(idx), q)
         if len(idx) > k:
             part = np.argpartition(-sims, k - 1)[:k]
             idx, sims = idx[part], sims[part]
@@ -232,8 +489,34 @@ class VectorIndex:
         return [(int(self.ids[idx[o]]), float(sims[o])) for o in order]
 
     def similarities(self, memory_ids: Sequence[int], query: np.ndarray) -> dict[int, float]:
+        import numpy as np
+
+        if not self.loaded:
+            return {}
         rows = [(i, self._row[i]) for i in memory_ids if i in self._row]
         if not rows:
             return {}
-        sims = self.vecs[[r for _, r in rows]] @ np.asarray(query, dtype=np.float32)
+        sims = np.einsum("ij,j->i", self._gather(np.asarray([r for _, r in rows])), np.asarray(query, dtype=np.float32))
         return {i: float(s) for (i, _), s in zip(rows, sims)}
+
+
+def _codes(vecs: np.ndarray, words: int) -> np.ndarray:
+    import numpy as np
+
+    n, dim = vecs.shape
+    out = np.empty((n, words), dtype=np.uint64)
+    for s in range(0, n, 65_536):  # bounded temporaries
+        bits = np.zeros((min(65_536, n - s), words * 64), dtype=bool)
+        bits[:, :dim] = vecs[s : s + 65_536] > 0
+        out[s : s + len(bits)] = np.packbits(bits, axis=1).view(np.uint64).reshape(len(bits), words)
+    return out
+
+
+def _round_up(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def _identity(backend) -> list:
+    """What the snapshot must agree with: the embedder record (name, dimensions, when recorded)."""
+    row = backend.conn.execute("SELECT name, dimensions, recorded_at FROM embedder_info WHERE id = 1").fetchone()
+    return [None, None, None] if row is None else [row[0], int(row[1]), float(row[2])]
