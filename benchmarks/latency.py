@@ -409,10 +409,15 @@ def _recall_rows(args, label: str, store: MemoryStore, path: str, count: int, qu
 def _after_size(args, label, target, store, count, queries, rows, fresh_rows, mixed_rows, path) -> None:
     rows.append(_recall_rows(args, label, store, path, count, queries))
     if args.fresh_queries and label == "sqlite":
-        f = _fresh_process(target, args.vector_search, queries[: args.fresh_queries + 1])
-        fresh_rows.append([label, count, f["load"], f["import"], f["open"], f["first"], f["open"] + f["first"],
-                           pct(f["lat"], 50), pct(f["lat"], 95), round(f["rss"]), round(f["hwm"]), round(f["anon"]),
-                           round(f["file"])])
+        from harness_memory.vector_index import sidecar_path
+
+        for snapshot in (False, True):  # without the persisted index (the process writes it), then with it
+            if not snapshot:
+                sidecar_path(target).unlink(missing_ok=True)
+            f = _fresh_process(target, args.vector_search, queries[: args.fresh_queries + 1])
+            fresh_rows.append([label, count, f["load"], f["import"], f["open"], f["first"], f["open"] + f["first"],
+                               pct(f["lat"], 50), pct(f["lat"], 95), round(f["rss"]), round(f["hwm"]),
+                               round(f["anon"]), round(f["file"])])
     if args.concurrent:
         r, w = args.concurrent
         one, _, e1 = _mixed(target, 1, 0, args.concurrent_seconds)

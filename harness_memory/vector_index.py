@@ -454,6 +454,10 @@ class VectorIndex:
                 return [None] * len(queries)
         out: list[tuple[int, float] | None] = []
         vecs = self._gather(rows)
+        if len(queries) == 1:  # one write: no BLAS product (its threads cost ms on a busy machine)
+            sims = np.einsum("ij,j->i", vecs, np.asarray(queries[0], dtype=np.float32))
+            b = int(sims.argmax())
+            return [(int(self.ids[rows[b]]), float(sims[b]))]
         for start in range(0, len(queries), 256):
             sims = vecs @ np.asarray(queries[start : start + 256], dtype=np.float32).T
             best = sims.argmax(axis=0)

@@ -168,10 +168,11 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
         rows = core.index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
         if len(rows) > BATCH_EXACT_LIMIT:
             continue  # too many to score exactly in one product: per-item search
+        # two reads, each through its partial index (one OR-ed condition read every row of the agent)
         keyed = {r[0] for r in core.backend.conn.execute(
-            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? "
-            "AND (key IS NOT NULL OR thread_id IS NOT NULL)",
-            (ns, agent, mtype))}
+            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key IS NOT NULL "
+            "UNION SELECT id FROM memories WHERE namespace = ? AND thread_id IS NOT NULL AND agent_id = ? "
+            "AND memory_type = ?", (ns, agent, mtype, ns, agent, mtype))}
         for k, best in zip(ks, core.index.best_matches(rows, vectors[ks], exclude=keyed)):
             out[k] = best
     return out
