@@ -49,6 +49,9 @@ RERANK_SHARE = 32
 # docs/benchmarks.md, issue 11; the SQL scan costs ~1 µs per row, the index costs a numpy
 # import and a load).
 SQL_EXACT_MAX_ROWS = 5_000
+# A persisted index's vectors up to this size are read into memory (~0.1 s at 100k memories);
+# larger ones stay mapped (the first searches fault their pages in from the page cache)
+COPY_BASE_MAX_BYTES = 256 << 20
 SNAPSHOT_MIN_ROWS = 20_000  # smaller indexes load from the database quickly: no sidecar file
 _MAGIC = b"HMVECIX2"
 _ALIGN = 4096
@@ -327,9 +330,12 @@ class VectorIndex:
             return False
         self._reset()
         self._strings = _Interner(header["strings"])
-        self._mm = mm
         self.n0 = n
-        self.base = arrays["vecs"]
+        if arrays["vecs"].nbytes <= COPY_BASE_MAX_BYTES:  # small enough to hold: no page faults in searches
+            self.base = np.array(arrays["vecs"])  # (the mapping goes with this function's references)
+        else:
+            self._mm = mm
+            self.base = arrays["vecs"]
         self.cap = 0
         self._n = 0
         cap = 1024

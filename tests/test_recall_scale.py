@@ -76,7 +76,10 @@ def small_snapshots(monkeypatch):
     monkeypatch.setattr(vi, "SNAPSHOT_MIN_ROWS", 100)
 
 
-def test_index_is_persisted_and_a_new_process_catches_up_from_it(tmp_path, small_snapshots):
+@pytest.mark.parametrize("mapped", [False, True], ids=["read-into-memory", "mapped"])
+def test_index_is_persisted_and_a_new_process_catches_up_from_it(tmp_path, small_snapshots, monkeypatch, mapped):
+    if mapped:  # as a large index is: the vectors stay in the mapped file, changed rows copied on write
+        monkeypatch.setattr(vi, "COPY_BASE_MAX_BYTES", 0)
     path = tmp_path / "m.db"
     with MemoryStore(path) as w:
         w.remember_many(_items(300))
@@ -97,6 +100,11 @@ def test_index_is_persisted_and_a_new_process_catches_up_from_it(tmp_path, small
             assert _vector_ids(r, text, **kw) == _vector_ids(ref, text, **kw), text
         assert _vector_ids(r, "kubernetes helm charts", agent_id="a1")[0] == new.id
         assert 1 not in _vector_ids(r, QUERIES[0][0], agent_id="a1", limit=300)
+        assert (r._core.index._mm is not None) == mapped
+        assert 2 not in _vector_ids(r, QUERIES[0][0], agent_id="a1", limit=300)  # archived
+        r.restore(2)  # a row of the file changes in this process only (the file is mapped copy-on-write)
+        assert 2 in _vector_ids(r, QUERIES[0][0], agent_id="a1", limit=300)
+    assert side.read_bytes()[:8] == b"HMVECIX2"
 
 
 def test_a_snapshot_that_does_not_fit_is_ignored(tmp_path, small_snapshots):
