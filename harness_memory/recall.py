@@ -185,7 +185,11 @@ def _vector_candidates(core: Core, q: RecallQuery, qv: Sequence[float], k: int, 
                                           include_global=q.include_global, types=q.types,
                                           include_archived=q.include_archived)
     if where is not None and _exact_sql(core):
-        return core.backend.vector_exact(qv, where, params, k)
+        t0 = time.perf_counter()
+        try:
+            return core.backend.vector_exact(qv, where, params, k)
+        finally:
+            core.index.sql_seconds += time.perf_counter() - t0
     core.index.sync(core.backend)
     return core.index.search(qv, namespace=q.namespace, agent_id=q.agent_id, include_global=q.include_global,
                              types=q.types, include_archived=q.include_archived, k=k)
@@ -193,8 +197,11 @@ def _vector_candidates(core: Core, q: RecallQuery, qv: Sequence[float], k: int, 
 
 def _exact_sql(core: Core) -> bool:
     """Use the exact SQL path: the store is small and this process has not loaded its index
-    (a loaded index stays in use: the writes keep it current for their duplicate checks)."""
-    if core.index is None or core.index.loaded or not hasattr(core.backend, "vector_exact"):
+    (a loaded index stays in use: the writes keep it current for their duplicate checks), nor
+    spent more time in the SQL path than loading the index would cost (a long-lived process
+    switches to the index; a one-shot command never imports numpy)."""
+    ix = core.index
+    if ix is None or ix.loaded or ix.sql_seconds > ix.sql_budget or not hasattr(core.backend, "vector_exact"):
         return False
     size = core.backend.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
     return size < core.index.sql_below

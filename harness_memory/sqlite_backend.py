@@ -593,8 +593,10 @@ class SQLiteBackend:
         sqlite-vec computes the cosine in C over the filtered rows (no numpy, no index to load):
         the vector channel of a small store, and the reference the in-process index is tested
         against. ``vector`` is any sequence of floats or a float32 buffer."""
+        # CROSS JOIN keeps memories as the outer loop: the filter runs first and only visible rows'
+        # vectors are read (by primary key); the planner otherwise scans the whole vec0 table
         sql = (f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) AS d FROM memories m "
-               f"JOIN {self.VEC_TABLE} v ON v.memory_id = m.id WHERE {where} ORDER BY d, v.memory_id LIMIT ?")
+               f"CROSS JOIN {self.VEC_TABLE} v ON v.memory_id = m.id WHERE {where} ORDER BY d, v.memory_id LIMIT ?")
         with self.lock:
             return [(int(r[0]), 1.0 - float(r[1]))
                     for r in self.conn.execute(sql, (float32_bytes(vector), *params, int(k)))]
@@ -608,7 +610,8 @@ class SQLiteBackend:
             for s in range(0, len(ids), 500):
                 chunk = ids[s : s + 500]
                 sql = (f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) FROM memories m "
-                       f"JOIN {self.VEC_TABLE} v ON v.memory_id = m.id WHERE m.id IN ({','.join('?' * len(chunk))})")
+                       f"CROSS JOIN {self.VEC_TABLE} v ON v.memory_id = m.id "
+                       f"WHERE m.id IN ({','.join('?' * len(chunk))})")
                 out.update((int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, (q, *chunk)))
         return out
 

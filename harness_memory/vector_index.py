@@ -24,7 +24,8 @@ the oldest change still logged is ignored (a full load from the database replace
 **Small stores never load it.** Below :data:`SQL_EXACT_MAX_ROWS` stored memories, recall
 asks SQLite for the exact answer (sqlite-vec's ``vec_distance_cosine`` over the rows that
 pass the filters, see ``SQLiteBackend.vector_exact``), and numpy is not even imported:
-this module imports numpy only when an index is first used.
+this module imports numpy only when an index is first used. A long-lived process that has
+spent :data:`SQL_EXACT_BUDGET_S` in that path loads the index (as a process that writes does).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["VectorIndex", "SQL_EXACT_MAX_ROWS", "sidecar_path"]
+__all__ = ["VectorIndex", "SQL_EXACT_BUDGET_S", "SQL_EXACT_MAX_ROWS", "sidecar_path"]
 
 EXACT_LIMIT = 16_384  # below this many candidates, score all of them exactly
 RERANK_MIN = 2048
@@ -46,9 +47,12 @@ RERANK_MIN = 2048
 # million memories a fixed 2,048 of ~370k visible rows lost exact neighbours (overlap < 0.98)
 RERANK_SHARE = 32
 # Below this many stored memories the exact SQL path answers the vector channel (measured:
-# docs/benchmarks.md, issue 11; the SQL scan costs ~1 µs per row, the index costs a numpy
-# import and a load).
+# docs/benchmarks.md, issue 11; the SQL path costs 3-10 µs per visible row, the index a numpy
+# import and a load, then ~1 ms per search)
 SQL_EXACT_MAX_ROWS = 5_000
+# ... until the process has spent this long in it: about what importing numpy and loading an index
+# of that size costs, so a long-lived process pays at most twice the cheaper of the two
+SQL_EXACT_BUDGET_S = 0.5
 # A persisted index's vectors up to this size are read into memory (~0.1 s at 100k memories);
 # larger ones stay mapped (the first searches fault their pages in from the page cache)
 COPY_BASE_MAX_BYTES = 256 << 20
@@ -102,6 +106,8 @@ class VectorIndex:
         self.since_snapshot = 0  # rows changed since the snapshot this index was read from (or written to)
         self.last_load = ""  # "snapshot" | "database": how the last full load happened (for benchmarks, tests)
         self.sql_below = SQL_EXACT_MAX_ROWS  # recall uses the exact SQL path below this many memories (unloaded)
+        self.sql_seconds = 0.0  # spent in that path by this process; past sql_budget it loads the index instead
+        self.sql_budget = SQL_EXACT_BUDGET_S
 
     # -- storage -----------------------------------------------------------------------------
     def _reset(self) -> None:

@@ -280,3 +280,16 @@ def test_the_hashing_embedders_word_cache_survives_being_cleared(monkeypatch):
     got = e.embed_batch(["alpha beta delta epsilon zeta"])  # overflows: the cache is cleared mid-call
     monkeypatch.setattr(embedders, "_HASH_CACHE_MAX", 1 << 18)
     assert np.array_equal(got, HashingEmbedder().embed_batch(["alpha beta delta epsilon zeta"]))
+
+
+def test_a_long_lived_process_moves_from_the_sql_path_to_the_index(tmp_path):
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as w:
+        w.remember_many(_items(200))
+    with MemoryStore(path) as r:
+        ix = r._core.index
+        first = _vector_ids(r, "deploy cache retry", agent_id="a1")
+        assert not ix.loaded and ix.sql_seconds > 0
+        ix.sql_budget = ix.sql_seconds / 2  # as if it had answered many queries this way
+        assert _vector_ids(r, "deploy cache retry", agent_id="a1") == first
+        assert ix.loaded
