@@ -1,0 +1,198 @@
+"""Each recall channel's contribution is visible in a realistic store (hundreds of distractor memories
+that share the query's words), so a missing index write or a dropped channel fails a test; the
+filters, the visibility rules, the ordering and the access bookkeeping as documented (README,
+docs/ranking.md)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from harness_memory import MemoryStore, Settings
+
+DAY = 86400.0
+SERVICES = ["billing", "search", "auth", "payments", "gateway", "reports", "mailer", "scheduler"]
+
+
+def distractors(n: int = 300) -> list[dict]:
+    """Memories about failing deploys: every one matches 'deploy failed' by keyword."""
+    return [{"content": f"deploy failed for the {SERVICES[i % 8]} service on node {i} after step {i % 13}",
+             "type": "failure", "agent_id": "ops", "tags": [SERVICES[i % 8], f"node-{i}"]} for i in range(n)]
+
+
+@pytest.fixture
+def crowded(db, clock):
+    with MemoryStore(db, clock=clock, settings=Settings(extra_types=["discovery"])) as s:
+        s.remember_many(distractors())
+        yield s
+
+
+def ids(hits):
+    return [h.memory.id for h in hits]
+
+
+def test_the_tag_channel_finds_a_memory_the_keywords_bury(crowded):
+    s = crowded
+    target = s.remember("deploy failed: the pod was killed for using too much memory", type="failure",
+                        agent_id="ops", tags=["oom-kill"])
+    only_tags = s.recall("deploy failed", agent_id="ops", tags=["oom-kill"], channels={"tags"}, record=False)
+    assert ids(only_tags) == [target.id]
+    assert only_tags[0].breakdown.tags == 1.0 and only_tags[0].breakdown.keyword is None
+    fused = s.recall("deploy failed", agent_id="ops", tags=["oom-kill"], limit=3, record=False)
+    assert fused[0].memory.id == target.id
+
+
+def test_the_tag_score_is_the_jaccard_overlap(crowded):
+    s = crowded
+    m = s.remember("a canary rollout stalled", type="failure", agent_id="ops", tags=["canary", "rollout", "k8s"])
+    (hit,) = s.recall("x", agent_id="ops", tags=["canary", "k8s"], channels={"tags"}, record=False)
+    assert hit.memory.id == m.id and hit.breakdown.tags == pytest.approx(2 / 3)
+    hits = s.recall("x", agent_id="ops", tags=["canary", "billing"], channels={"tags"}, limit=50, record=False)
+    by_id = {h.memory.id: h.breakdown.tags for h in hits}
+    assert by_id[m.id] == pytest.approx(1 / 4)
+    assert max(by_id.values()) == pytest.approx(1 / 3)  # a billing distractor: {billing, node-i} vs the query
+
+
+def test_the_signature_channel_finds_the_task_and_the_error(crowded):
+    s = crowded
+    exact = s.remember("the release job needs the signing key mounted", type="failure", agent_id="ops",
+                       task_signature="task:release")
+    longer = s.remember("the release job on arm needs qemu", type="failure", agent_id="ops",
+                        task_signature="task:release:arm")
+    err = s.remember("pin tenacity below 9 to fix the import", type="success", agent_id="ops",
+                     error="ModuleNotFoundError: No module named 'tenacity'")
+    hits = s.recall("deploy failed", agent_id="ops", task_signature="task:release", channels={"signature"},
+                    record=False)
+    got = {h.memory.id: h.breakdown.signature for h in hits}
+    assert got == {exact.id: 1.0, longer.id: 0.5}  # an exact task match, then a prefix
+    assert ids(hits) == [exact.id, longer.id]
+    hits = s.recall("deploy failed", agent_id="ops", error="ModuleNotFoundError: No module named 'tenacity'",
+                    channels={"signature"}, record=False)
+    assert ids(hits) == [err.id] and hits[0].breakdown.signature == 1.0
+    both = s.recall("x", agent_id="ops", task_signature="task:release",
+                    error="ModuleNotFoundError: No module named 'tenacity'", channels={"signature"}, record=False)
+    got = {h.memory.id: h.breakdown.signature for h in both}
+    assert got == {exact.id: 0.5, longer.id: 0.25, err.id: 0.5}  # the mean of the two parts
+
+
+def test_a_signature_match_ranks_first_among_keyword_look_alikes(crowded):
+    s = crowded
+    target = s.remember("deploy failed for the billing service: pin tenacity", type="success", agent_id="ops",
+                        error="ModuleNotFoundError: No module named 'tenacity'")
+    hits = s.recall("deploy failed for the billing service", agent_id="ops",
+                    error="ModuleNotFoundError: No module named 'tenacity'", limit=5, record=False)
+    assert hits[0].memory.id == target.id and hits[0].breakdown.signature == 1.0
+    assert all(h.breakdown.signature == 0.0 for h in hits[1:])
+
+
+def test_the_keyword_channel_is_relative_to_the_best_hit(crowded):
+    s = crowded
+    target = s.remember("the flaky zookeeper quorum lost its leader", type="failure", agent_id="ops")
+    hits = s.recall("zookeeper quorum leader", agent_id="ops", channels={"keyword"}, record=False)
+    assert ids(hits) == [target.id]
+    assert hits[0].breakdown.keyword == 1.0 and hits[0].breakdown.vector is None
+    hits = s.recall("billing service step 12", agent_id="ops", channels={"keyword"}, limit=20, record=False)
+    assert hits[0].breakdown.keyword == 1.0
+    assert "billing" in hits[0].memory.content and "step 12" in hits[0].memory.content
+    assert all(h.breakdown.keyword <= 1.0 for h in hits) and min(h.breakdown.keyword for h in hits) < 1.0
+
+
+def test_the_vector_channel_alone_reports_only_cosines(crowded):
+    s = crowded
+    target = s.remember("zookeeper quorum lost its leader during the rolling restart", type="failure",
+                        agent_id="ops")
+    hits = s.recall("zookeeper quorum lost its leader", agent_id="ops", channels={"vector"}, limit=5, record=False)
+    assert hits[0].memory.id == target.id
+    assert hits[0].breakdown.keyword is None and hits[0].breakdown.tags is None
+    assert hits[0].breakdown.vector > max(h.breakdown.vector for h in hits[1:])
+
+
+def test_scores_come_best_first_and_zero_matches_are_left_out(crowded):
+    s = crowded
+    hits = s.recall("deploy failed for the search service", agent_id="ops", limit=40, record=False)
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True) and len(hits) == 40
+    assert all(h.score > 0 for h in hits)
+    assert s.recall("quantum chromodynamics", agent_id="ops", channels={"keyword"}, record=False) == []
+
+
+def test_equal_scores_put_the_newer_memory_first(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        a = s.remember("alpha beta gamma one", type="failure", agent_id="a", tags=["t"])
+        b = s.remember("delta epsilon zeta two", type="failure", agent_id="a", tags=["t"])
+        hits = s.recall("x", agent_id="a", tags=["t"], channels={"tags"}, record=False)
+        assert hits[0].score == hits[1].score and ids(hits) == [b.id, a.id]
+
+
+def test_filters_by_type_time_relevance_archive_and_thread(db, clock):
+    with MemoryStore(db, clock=clock, settings=Settings(extra_types=["discovery"])) as s:
+        old = s.remember("cache warmup slow on monday", type="failure", agent_id="a")
+        clock.advance(10 * DAY)
+        mid = s.remember("cache warmup slow after the upgrade", type="discovery", agent_id="a")
+        clock.advance(10 * DAY)
+        new = s.remember("cache warmup slow again", type="failure", agent_id="a")
+        q = dict(agent_id="a", record=False, limit=10)
+        assert set(ids(s.recall("cache warmup slow", types=["failure"], **q))) == {old.id, new.id}
+        t_mid = mid.created_at
+        assert set(ids(s.recall("cache warmup slow", since=t_mid, **q))) == {mid.id, new.id}
+        assert set(ids(s.recall("cache warmup slow", until=t_mid, **q))) == {old.id, mid.id}
+        as_float = t_mid.timestamp()
+        assert set(ids(s.recall("cache warmup slow", since=as_float, until=as_float, **q))) == {mid.id}
+        assert set(ids(s.recall("cache warmup slow", since=datetime(2000, 1, 1, tzinfo=timezone.utc), **q))) == \
+            {old.id, mid.id, new.id}
+        with s._core.backend.write() as c:
+            c.execute("UPDATE memories SET relevance_score = 0.2 WHERE id = ?", (old.id,))
+        assert set(ids(s.recall("cache warmup slow", min_relevance=0.5, **q))) == {mid.id, new.id}
+        s.archive(new.id, agent_id="a")
+        assert new.id not in ids(s.recall("cache warmup slow", **q))
+        assert new.id in ids(s.recall("cache warmup slow", include_archived=True, **q))
+        ep = s.remember("cache warmup slow in this thread", type="episode", agent_id="a", thread_id="th-1")
+        assert ids(s.recall("cache warmup slow", thread_id="th-1", **q)) == [ep.id]
+
+
+def test_an_agent_sees_its_own_and_global_memories_never_another_agents_private_ones(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        mine = s.remember("redis eviction policy must be allkeys-lru", type="decision", agent_id="a")
+        shared = s.remember("redis eviction policy is set per cluster", type="decision", agent_id="b",
+                            scope="global")
+        private = s.remember("redis eviction policy secret plan", type="decision", agent_id="b")
+        q = dict(record=False, limit=10)
+        assert set(ids(s.recall("redis eviction policy", agent_id="a", **q))) == {mine.id, shared.id}
+        assert set(ids(s.recall("redis eviction policy", agent_id="a", include_global=False, **q))) == {mine.id}
+        assert private.id in ids(s.recall("redis eviction policy", agent_id="b", **q))
+        assert set(ids(s.recall("redis eviction policy", agent_id="a", namespace="other", **q))) == set()
+
+
+def test_an_expired_memory_is_not_recalled(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        m = s.remember("temporary proxy for the outage", type="context", agent_id="a", ttl=3600)
+        assert ids(s.recall("temporary proxy outage", agent_id="a", record=False)) == [m.id]
+        clock.advance(3601)
+        assert s.recall("temporary proxy outage", agent_id="a", record=False) == []
+
+
+def test_a_recall_counts_the_access_and_boosts_relevance_unless_told_not_to(db, clock):
+    with MemoryStore(db, clock=clock, settings=Settings(recall_boost=0.1)) as s:
+        m = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
+        with s._core.backend.write() as c:
+            c.execute("UPDATE memories SET relevance_score = 0.5 WHERE id = ?", (m.id,))
+        s.recall("gradle daemon heap", agent_id="a", record=False)
+        got = s.get(m.id)
+        assert got.access_count == 0 and got.last_accessed is None and got.relevance_score == 0.5
+        clock.advance(60)
+        (hit,) = s.recall("gradle daemon heap", agent_id="a", session_id="s1", task_id="t1")
+        assert hit.memory.access_count == 1 and hit.memory.relevance_score == pytest.approx(0.6)
+        s.close()  # writes any access bookkeeping still pending
+    with MemoryStore(db, clock=clock, settings=Settings(recall_boost=0.1)) as s:
+        got = s.get(m.id)
+        assert got.access_count == 1 and got.relevance_score == pytest.approx(0.6, abs=1e-3)
+        assert got.last_accessed.timestamp() == pytest.approx(clock())
+        rows = s._core.backend.execute("SELECT access_type, agent_id, session_id, task_id, score FROM "
+                                       "memory_access_log WHERE memory_id = ?", (m.id,)).fetchall()
+        assert [r[:4] for r in rows] == [("query", "a", "s1", "t1")] and 0 < rows[0][4] <= 1
+
+
+def test_limit_caps_the_hits(crowded):
+    assert len(crowded.recall("deploy failed", agent_id="ops", limit=7, record=False)) == 7
+    assert len(crowded.recall("deploy failed", agent_id="ops", limit=120, record=False)) == 120
