@@ -86,6 +86,47 @@ class _Interner:
         return out
 
 
+class _RowMap:
+    """memory id -> row for an index read from a snapshot: the snapshot's rows are sorted by id
+    (a binary search, instead of a dict of a million entries built at open); rows added or
+    dropped since are kept apart. Answers like the dict it replaces (get, pop, in, [], []=)."""
+
+    def __init__(self, base_ids: np.ndarray):
+        self.base = base_ids
+        self.extra: dict[int, int] = {}
+        self.dropped: set[int] = set()
+
+    def get(self, mid: int, default: int | None = None) -> int | None:
+        r = self.extra.get(mid)
+        if r is not None:
+            return r
+        if mid not in self.dropped:
+            p = int(self.base.searchsorted(mid))
+            if p < len(self.base) and self.base[p] == mid:
+                return p
+        return default
+
+    def __contains__(self, mid: int) -> bool:
+        return self.get(mid) is not None
+
+    def __getitem__(self, mid: int) -> int:
+        r = self.get(mid)
+        if r is None:
+            raise KeyError(mid)
+        return r
+
+    def __setitem__(self, mid: int, r: int) -> None:
+        self.extra[mid] = r
+
+    def pop(self, mid: int, default: int | None = None) -> int | None:
+        r = self.get(mid)
+        if r is None:
+            return default
+        self.extra.pop(mid, None)
+        self.dropped.add(mid)
+        return r
+
+
 # the per-row arrays kept in memory (the vectors are apart: a mapped base plus an in-memory tail)
 _META = ("ids", "codes", "ns", "agent", "is_global", "mtype", "archived", "alive")
 
@@ -115,7 +156,7 @@ class VectorIndex:
 
         self.seq = None
         self._strings = _Interner()
-        self._row: dict[int, int] = {}
+        self._row: dict[int, int] | _RowMap = {}
         self._n = 0
         self._dead = 0
         self.cap = 0
@@ -146,19 +187,26 @@ class VectorIndex:
         self.vecs = tail  # rows [n0, cap): row r is vecs[r - n0]
         self.cap = cap
 
-    def _gather(self, rows: np.ndarray) -> np.ndarray:
-        """The vectors of row positions ``rows`` (from the mapped base or the in-memory tail)."""
+    def _gather(self, rows: np.ndarray, ascending: bool = False) -> np.ndarray:
+        """The vectors of row positions ``rows`` (from the snapshot's base or the in-memory tail)."""
         import numpy as np
 
         if self.n0 == 0:
-            return self.vecs[rows]
+            return np.take(self.vecs, rows, axis=0)
         rows = np.asarray(rows)
+        if ascending:  # base rows first: two contiguous takes
+            k = int(rows.searchsorted(self.n0))
+            if k == len(rows):
+                return np.take(self.base, rows, axis=0)
+            return np.concatenate((np.take(self.base, rows[:k], axis=0),
+                                   np.take(self.vecs, rows[k:] - self.n0, axis=0)))
         in_base = rows < self.n0
         if in_base.all():
-            return self.base[rows]
+            return np.take(self.base, rows, axis=0)
         out = np.empty((len(rows), self.dim), dtype=np.float32)
-        out[in_base] = self.base[rows[in_base]]
-        out[~in_base] = self.vecs[rows[~in_base] - self.n0]
+        b, t = np.flatnonzero(in_base), np.flatnonzero(~in_base)
+        out[b] = np.take(self.base, rows[b], axis=0)
+        out[t] = np.take(self.vecs, rows[t] - self.n0, axis=0)
         return out
 
     def __len__(self) -> int:
@@ -332,6 +380,9 @@ class VectorIndex:
             for name, (offset, dtype, shape) in header["arrays"].items():
                 count = int(np.prod(shape))
                 arrays[name] = np.frombuffer(mm, dtype=np.dtype(dtype), count=count, offset=offset).reshape(shape)
+            ids = arrays["ids"]
+            if len(ids) > 1 and not bool((ids[1:] > ids[:-1]).all()):
+                return False  # rows must be sorted by id (how they are found)
         except (ValueError, TypeError, KeyError):
             return False
         self._reset()
@@ -356,7 +407,7 @@ class VectorIndex:
         self.archived[:n] = (flags & 2) != 0
         self.alive[:n] = True
         self._n = n
-        self._row = dict(zip(self.ids[:n].tolist(), range(n)))
+        self._row = _RowMap(np.array(arrays["ids"]))  # (sorted by id when written)
         self.seq = seq
         self.since_snapshot = 0
         return True
@@ -375,6 +426,7 @@ class VectorIndex:
         if ident is None:
             ident = _identity(backend)
         keep = np.flatnonzero(self.alive[: self._n])
+        keep = keep[np.argsort(self.ids[keep], kind="stable")]  # by id: a reader finds rows by binary search
         n = len(keep)
         flags = (self.is_global[keep].astype(np.uint8) | (self.archived[keep].astype(np.uint8) << 1))
         plan = [("ids", np.dtype(np.int64), (n,)), ("ns", np.dtype(np.int32), (n,)),
@@ -497,7 +549,7 @@ class VectorIndex:
             idx = idx[np.argpartition(ham, c - 1)[:c]]
         idx.sort()  # ascending rows: the mapped file is read in order
         # einsum, not a BLAS product: OpenBLAS's threads cost milliseconds on a busy machine for this size
-        sims = np.einsum("ij,j->i", self._gather(idx), q)
+        sims = np.einsum("ij,j->i", self._gather(idx, ascending=True), q)
         if len(idx) > k:
             part = np.argpartition(-sims, k - 1)[:k]
             idx, sims = idx[part], sims[part]
