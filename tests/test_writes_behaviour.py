@@ -1,0 +1,254 @@
+"""remember() as a user relies on it (harness_memory/writes.py, README): exact and near duplicates
+reinforce the existing memory (and its tags become findable), a key updates in place and keeps the
+old version (and the indexes follow the new content), a thread's events are each kept, a batch
+de-duplicates within itself, secrets are redacted everywhere before storage, an error signs the
+memory and a success taught with an error becomes a fix. Side effects are read back through the
+public API in stores with many distractors, so a skipped index write fails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness_memory import MemoryStore, Settings
+
+from conftest import table_snapshot
+
+DAY = 86400.0
+ERROR = "ModuleNotFoundError: No module named 'tenacity'"
+
+
+class AngleEmbedder:
+    """``<angle:D>`` in a text: a unit vector at D degrees from the base direction, so two texts'
+    cosine is cos(D1 - D2); other texts get an orthogonal direction of their own."""
+
+    name = "angle:8"
+    dimensions = 8
+
+    def embed_batch(self, texts):
+        out = np.zeros((len(texts), 8), dtype=np.float32)
+        for i, t in enumerate(texts):
+            if "<angle:" in t:
+                d = np.radians(float(t.split("<angle:")[1].split(">")[0]))
+                out[i, 0], out[i, 1] = np.cos(d), np.sin(d)
+            else:
+                out[i, 2 + sum(map(ord, t)) % 6] = 1.0
+        return out
+
+
+def count(s, table, where="1 = 1", params=()):
+    return s._core.backend.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}", params).fetchone()[0]
+
+
+def by_tag(s, tag, agent="a"):
+    return [h.memory.id for h in s.recall("x", agent_id=agent, tags=[tag], channels={"tags"}, limit=50,
+                                          record=False)]
+
+
+def by_words(s, words, agent="a"):
+    return [h.memory.id for h in s.recall(words, agent_id=agent, channels={"keyword"}, limit=50, record=False)]
+
+
+@pytest.fixture
+def busy(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        s.remember_many([{"content": f"the nightly build of module {i} timed out in stage {i % 9}",
+                          "type": "failure", "agent_id": "a", "tags": ["nightly", f"m{i}"]} for i in range(250)])
+        yield s
+
+
+def test_an_exact_duplicate_reinforces_the_memory_and_its_new_tags_are_indexed(busy, clock):
+    s = busy
+    m = s.remember("the artifact cache is full: prune it weekly", type="failure", agent_id="a", tags=["cache"],
+                   importance=0.4, ttl=10 * DAY)
+    clock.advance(DAY)
+    again = s.remember("the artifact cache is full: prune it weekly", type="failure", agent_id="a",
+                       tags=["disk", "cache"], importance=0.6, ttl=30 * DAY)
+    assert again.id == m.id
+    assert again.access_count == 1 and again.importance == pytest.approx(0.65)  # the larger, plus 0.05
+    assert again.tags == ["cache", "disk"]
+    assert by_tag(s, "disk") == [m.id]  # the tag index follows the merged tags
+    assert again.expires_at.timestamp() == pytest.approx(clock() + 30 * DAY)  # the later expiry
+    assert again.last_accessed.timestamp() == pytest.approx(clock())
+    rows = s._core.backend.execute("SELECT kind, similarity, merged_content FROM memory_merges WHERE memory_id = ?",
+                                   (m.id,)).fetchall()
+    assert [(r[0], r[1]) for r in rows] == [("exact", 1.0)]
+    assert count(s, "memories", "content_hash = (SELECT content_hash FROM memories WHERE id = ?)", (m.id,)) == 1
+
+
+def test_a_duplicate_of_a_memory_that_never_expires_keeps_it_forever(busy):
+    s = busy
+    m = s.remember("use the internal pypi mirror", type="decision", agent_id="a")
+    again = s.remember("use the internal pypi mirror", type="decision", agent_id="a", ttl=3600)
+    assert again.id == m.id and again.expires_at is None
+
+
+def test_importance_of_a_reinforced_memory_never_exceeds_one(busy):
+    s = busy
+    m = s.remember("keep the lockfile committed", type="decision", agent_id="a", importance=1.0)
+    assert s.remember("keep the lockfile committed", type="decision", agent_id="a").importance == 1.0
+    assert s.get(m.id).importance == 1.0
+
+
+def test_a_duplicate_un_archives_the_memory(busy):
+    s = busy
+    m = s.remember("the proxy drops idle connections after 60 s", type="failure", agent_id="a")
+    s.archive(m.id, agent_id="a")
+    assert m.id not in by_words(s, "proxy idle connections")
+    s.remember("the proxy drops idle connections after 60 s", type="failure", agent_id="a")
+    assert not s.get(m.id).archived
+    assert m.id in by_words(s, "proxy idle connections")
+    hits = s.recall("the proxy drops idle connections", agent_id="a", channels={"vector"}, limit=3, record=False)
+    assert hits[0].memory.id == m.id
+
+
+def test_the_same_text_from_another_agent_scope_or_type_is_another_memory(busy):
+    s = busy
+    m = s.remember("restart the runner", type="failure", agent_id="a")
+    others = [s.remember("restart the runner", type="failure", agent_id="b"),
+              s.remember("restart the runner", type="failure", agent_id="a", scope="global"),
+              s.remember("restart the runner", type="success", agent_id="a"),
+              s.remember("restart the runner", type="failure", agent_id="a", namespace="other")]
+    assert len({m.id, *(o.id for o in others)}) == 5
+    assert s.get(m.id).access_count == 0
+
+
+def test_a_near_duplicate_reinforces_and_a_less_similar_text_is_inserted(db, clock):
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder()) as s:
+        m = s.remember("disk quota exceeded on the runner <angle:0>", type="failure", agent_id="a", tags=["disk"])
+        near = s.remember("disk quota exceeded on a runner <angle:15>", type="failure", agent_id="a",
+                          tags=["quota"])  # cos 15 degrees = 0.966 >= 0.95
+        far = s.remember("disk quota exceeded on some runner <angle:25>", type="failure", agent_id="a")  # 0.906
+        assert near.id == m.id and far.id != m.id
+        (row,) = s._core.backend.execute("SELECT kind, similarity, merged_content FROM memory_merges").fetchall()
+        assert row[0] == "near" and row[1] == pytest.approx(np.cos(np.radians(15)), abs=1e-4)
+        assert row[2] == "disk quota exceeded on a runner <angle:15>"
+        assert s.get(m.id).content == "disk quota exceeded on the runner <angle:0>"  # the first wording stays
+        assert by_tag(s, "quota") == [m.id]
+
+
+def test_the_threshold_is_a_setting(db, clock):
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder(),
+                     settings=Settings(near_duplicate_threshold=0.8)) as s:
+        m = s.remember("first wording <angle:0>", type="failure", agent_id="a")
+        assert s.remember("second wording <angle:30>", type="failure", agent_id="a").id == m.id  # 0.866
+        assert s.remember("third wording <angle:35>", type="failure", agent_id="a").id == m.id  # 0.819
+        assert s.remember("fourth wording <angle:40>", type="failure", agent_id="a").id != m.id  # 0.766
+
+
+def test_a_batch_de_duplicates_within_itself(db, clock):
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder()) as s:
+        out = s.remember_many([
+            {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "a"},
+            {"content": "flaky test in the auth module again <angle:10>", "type": "failure", "agent_id": "a"},
+            {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "a"},
+            {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "b"},
+            {"content": "unrelated <angle:70>", "type": "failure", "agent_id": "a"},
+        ])
+        assert out[0].id == out[1].id == out[2].id
+        assert len({out[0].id, out[3].id, out[4].id}) == 3
+        assert s.get(out[0].id).access_count == 2
+
+
+def test_a_key_updates_in_place_keeps_the_old_version_and_the_indexes_follow(busy, clock):
+    s = busy
+    v1 = s.remember("the staging database is legacyhost", type="context", agent_id="a", key="staging-db",
+                    tags=["legacy"], importance=0.3)
+    assert v1.id in by_words(s, "legacyhost") and by_tag(s, "legacy") == [v1.id]
+    clock.advance(60)
+    v2 = s.remember("the staging database moved to newhost", type="context", agent_id="a",
+                    key="staging-db", tags=["postgres"], importance=0.8)
+    assert v2.id == v1.id and v2.version == 2 and v2.content.endswith("newhost")
+    assert v2.tags == ["postgres"] and v2.importance == 0.8 and v2.relevance_score == 1.0
+    assert by_tag(s, "legacy") == [] and by_tag(s, "postgres") == [v1.id]
+    assert v1.id in by_words(s, "newhost") and v1.id not in by_words(s, "legacyhost")
+    hits = s.recall("the staging database moved to newhost", agent_id="a", channels={"vector"}, limit=1,
+                    record=False)
+    assert hits[0].memory.id == v1.id and hits[0].breakdown.vector == pytest.approx(1.0, abs=1e-3)
+    rows = s._core.backend.execute("SELECT version, content, importance FROM memory_history WHERE memory_id = ?",
+                                   (v1.id,)).fetchall()
+    assert [tuple(r) for r in rows] == [(1, "the staging database is legacyhost", 0.3)]
+    assert count(s, "memories", "key = ?", ("staging-db",)) == 1
+
+
+def test_a_key_update_revives_an_archived_memory(busy):
+    s = busy
+    m = s.remember("runner pool size is 4", type="context", agent_id="a", key="pool")
+    s.archive(m.id, agent_id="a")
+    again = s.remember("runner pool size is 8", type="context", agent_id="a", key="pool")
+    assert again.id == m.id and not again.archived
+    assert m.id in by_words(s, "runner pool size")
+
+
+def test_the_same_key_for_another_agent_is_another_memory(busy):
+    s = busy
+    a = s.remember("region is eu-west-1", type="context", agent_id="a", key="region")
+    b = s.remember("region is us-east-2", type="context", agent_id="b", key="region")
+    assert a.id != b.id and s.get(a.id).content == "region is eu-west-1"
+
+
+def test_a_threads_events_are_each_kept(busy):
+    s = busy
+    e1 = s.remember("ran the tests", type="episode", agent_id="a", thread_id="t-1")
+    e2 = s.remember("ran the tests", type="episode", agent_id="a", thread_id="t-1")
+    assert e1.id != e2.id
+    plain = s.remember("ran the tests", type="episode", agent_id="a")
+    assert plain.id not in (e1.id, e2.id)
+
+
+def test_secrets_are_redacted_from_content_tags_and_metadata_and_listed(busy):
+    s = busy
+    m = s.remember("login with password=hunter22 failed", type="failure", agent_id="a",
+                   tags=["token=Zx81Ka0PqLm2", "auth"], metadata={"env": {"API_KEY": "Zx81Ka0PqLm2x"},
+                                                                   "redacted": ["bearer"]})
+    assert m.content == "login with password=[REDACTED:secret_pair] failed"
+    assert m.tags == ["token=[REDACTED:secret_pair]", "auth"]
+    assert m.metadata["env"] == {"API_KEY": "[REDACTED:secret_pair]"}
+    assert m.metadata["redacted"] == ["bearer", "secret_pair"]
+    assert by_words(s, "hunter22") == []
+    clean = s.remember("nothing secret here", type="failure", agent_id="a", metadata={"k": "v"})
+    assert "redacted" not in clean.metadata
+
+
+def test_two_tags_that_redact_to_the_same_text_become_one(busy):
+    m = busy.remember("x happened", type="failure", agent_id="a", tags=["token=Zx81Ka0PqLm2", "token=Qw81Ka0PqLm2"])
+    assert m.tags == ["token=[REDACTED:secret_pair]"]
+
+
+def test_with_redaction_off_the_text_is_kept(db, clock):
+    with MemoryStore(db, clock=clock, settings=Settings(redact_secrets=False)) as s:
+        m = s.remember("password=hunter22", type="failure", agent_id="a")
+        assert m.content == "password=hunter22" and "redacted" not in m.metadata
+
+
+def test_an_error_signs_the_memory_and_a_success_with_an_error_is_a_fix(busy):
+    s = busy
+    sig = s.error_signature(ERROR)
+    failure = s.remember("the worker crashed at import", type="failure", agent_id="a", error=ERROR)
+    assert failure.error_signature == sig.id and failure.error_template == sig.template
+    assert failure.metadata["error_category"] == sig.category
+    assert s.fixes_for(ERROR, agent_id="a") == []  # a failure is not a fix
+    fix = s.remember("pin tenacity<9 in requirements.txt", type="success", agent_id="a", error=ERROR)
+    (found,) = s.fixes_for(ERROR, agent_id="a")
+    assert found.memory.id == fix.id
+    s.learn_fix(ERROR, "upgrading pip did not help", agent_id="a", worked=False)
+    assert [f.memory.id for f in s.fixes_for(ERROR, agent_id="a")][0] == fix.id
+
+
+def test_content_is_stripped_and_a_memory_without_vectors_is_pending(db, clock):
+    from harness_memory.testing import FailingEmbedder
+
+    with MemoryStore(db, clock=clock, embedder=FailingEmbedder(8, mode="raise")) as s:
+        m = s.remember("   padded content   ", type="failure", agent_id="a")
+        assert m.content == "padded content" and m.embedding_pending
+        assert count(s, "memory_vectors") == 0
+        assert by_words(s, "padded content") == [m.id]
+
+
+def test_a_refused_batch_writes_nothing(busy):
+    s = busy
+    before = table_snapshot(s)
+    with pytest.raises(ValueError):
+        s.remember_many([{"content": "good one", "type": "failure", "agent_id": "a"},
+                         {"content": "bad one", "type": "failure", "agent_id": "a", "importance": 7}])
+    assert table_snapshot(s) == before
