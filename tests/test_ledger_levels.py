@@ -260,6 +260,19 @@ def test_no_outcomes_yet_takes_the_next_rung_of_the_ladder(ucb_store):
     assert d.technique == "alpha"
 
 
+def test_the_task_history_keeps_each_attempt_with_its_error_agent_and_notes(ucb_store, clock):
+    s = ucb_store
+    s.record_outcome("T", "alpha", False, error=MODULE, agent_id="coder", notes="retried with a smaller prompt")
+    clock.advance(5)
+    s.record_outcome("T", "beta", True, error=MODULE, agent_id="coder")
+    first, second = s.task_attempts("T")
+    sig = s.error_signature(MODULE)
+    assert (first.technique, first.result, first.notes) == ("alpha", "failed", "retried with a smaller prompt")
+    assert (first.error_signature, first.error_category, first.agent_id) == (sig.id, sig.category, "coder")
+    assert (second.technique, second.result, second.notes) == ("beta", "fixed", None)
+    assert second.attempted_at == pytest.approx(first.attempted_at + 5)
+
+
 def test_decomposed_counts_as_a_success_and_escalated_is_not_counted(ucb_store):
     s = ucb_store
     s.record_outcome("T", "alpha", True, error=MODULE, result="decomposed")

@@ -88,6 +88,14 @@ def test_the_score_is_match_times_relevance_times_the_prior_factor():
     assert b.score == pytest.approx(b.match * 0.8 * (1 - W.prior_weight + W.prior_weight * prior))
 
 
+def test_the_prior_is_the_weighted_mean_whatever_the_weights_sum_to():
+    w = RankingWeights(usefulness=2.0, recency=1.0, importance=1.0)
+    b = s(w=w, age_seconds=30 * DAY, times_applied=1, times_successful=1, importance=0.2)
+    assert b.prior == pytest.approx((2.0 * (2 / 3) + 1.0 * 0.5 + 1.0 * 0.2) / 4.0)
+    w = RankingWeights(usefulness=0.1, recency=0.1, importance=0.1)
+    assert s(w=w, age_seconds=30 * DAY, importance=0.2).prior == pytest.approx((0.5 + 0.5 + 0.2) / 3)
+
+
 def test_with_no_prior_weights_the_prior_is_neutral():
     w = RankingWeights(usefulness=0.0, recency=0.0, importance=0.0)
     b = s(w=w, age_seconds=400 * DAY, importance=0.0)
