@@ -447,6 +447,9 @@ def import_(
             raise typer.BadParameter("format must be jsonl or markdown")
     rep = {"inserted": r.inserted, "updated": r.updated, "unchanged": r.unchanged, "deleted": r.deleted,
            "skipped_file": r.skipped_file}
+    if format == "jsonl":  # the records after the memories (docs/backends.md, moving data)
+        rep.update(tool_calls=r.tool_calls, documents=r.documents, history=r.state.history, access_log=r.state.access,
+                   attempts=r.state.attempts, techniques=r.state.techniques, templates=r.state.templates)
     _emit(rep) if as_json else out.print(", ".join(f"{k} {v}" for k, v in rep.items()))
 
 

@@ -22,6 +22,7 @@ id the store already has is left alone.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -135,8 +136,6 @@ def export_records(core: Core, memory_where: str, params: Sequence[Any], whole: 
 
 # -- checks ------------------------------------------------------------------------------------------
 def _uid(value: Any, field: str) -> str:
-    import re
-
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", value):
         raise InvalidInputError(f"{field} must be a uid (1-64 characters of [A-Za-z0-9_-])")
     return value

@@ -170,3 +170,24 @@ def test_a_bad_record_imports_nothing(tmp_path, db, kind, change, message):
         with pytest.raises(ImportFormatError, match=message):
             b.import_jsonl(tmp_path / "bad.jsonl")
         assert _all_counts(b) == before
+
+
+def test_the_import_command_reports_the_records(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args):
+        p = subprocess.run([sys.executable, "-m", "harness_memory", *args], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    a, b = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    run("remember", "the proxy needs the CA bundle", "--type", "success", "--agent", "a", "--db", a)
+    run("recall", "proxy CA bundle", "--agent", "a", "--db", a)
+    run("outcome", "T-1", "fresh_start", "--success", "--error", "ValueError: bad value 3", "--db", a)
+    run("export", str(tmp_path / "x.jsonl"), "--db", a)
+    rep = json.loads(run("import", str(tmp_path / "x.jsonl"), "--json", "--db", b))
+    assert rep["inserted"] >= 1 and rep["access_log"] >= 1 and rep["attempts"] == 1 and rep["techniques"] >= 1
+    assert rep["templates"] >= 1
+    again = json.loads(run("import", str(tmp_path / "x.jsonl"), "--json", "--db", b))
+    assert (again["inserted"], again["access_log"], again["attempts"], again["templates"]) == (0, 0, 0, 0)
