@@ -499,9 +499,12 @@ def serve(
         import uvicorn
 
         from .api import create_app
+        from .dashboard.server import dashboard_url
     except ImportError:
         err.print("error: the REST API needs the api extra: pip install 'harness-memory[api]'", markup=False)
         raise SystemExit(2) from None
+    # the pages under /dashboard (a ?token= link when a token opens them; docs/dashboard.md)
+    out.print(f"dashboard: {dashboard_url(host, port, settings)}", soft_wrap=True, highlight=False, markup=False)
     uvicorn.run(create_app(str(db or settings.db), settings), host=host, port=port, log_level="info")
 
 

@@ -69,7 +69,8 @@ def test_serve_takes_the_url_from_the_environment(pg):
             page = c.get("/dashboard/memories/" + str(mid))
             assert page.status_code == 200 and "pin tenacity before importing it" in page.text
     finally:
-        _stop(p)
+        out, _errs = _stop(p)
+    assert f"dashboard: http://127.0.0.1:{port}/dashboard/" in out  # the address of its pages, printed
     with MemoryStore(pg) as s:  # written to the server's database, the recall logged with its duration
         assert s.get(mid).content == "pin tenacity before importing it"
         assert s._core.backend.execute("SELECT COUNT(*) FROM v_recall_latency").fetchone()[0] == 1
