@@ -563,6 +563,16 @@ from .cli_learning import register as _register_learning  # noqa: E402
 _register_learning(app)
 
 
+@app.command("cli-server")
+def cli_server_command(
+    action: Annotated[str, typer.Argument(help="status or stop")] = "status",
+) -> None:
+    """Show or stop the background server that makes short commands start fast (docs/configuration.md)."""
+    from .cli_server import manage
+
+    raise SystemExit(manage([action]))
+
+
 def _version(value: bool) -> None:
     if value:
         from . import __version__
@@ -592,12 +602,23 @@ def _fail(kind: str, message: str, code: int) -> None:
     raise SystemExit(code)
 
 
-def main() -> None:
-    from .sqlite_backend import DatabaseError
+_click_app: Any = None
 
+
+def click_command() -> Any:
+    """The click command Typer builds from the app (once per process: it inspects every signature,
+    ~0.1 s, so the warm-start server builds it before it forks)."""
+    global _click_app
+    if _click_app is None:
+        _click_app = typer.main.get_command(app)
+    return _click_app
+
+
+def main(prog_name: str | None = None) -> None:
+    """Run the command line on ``sys.argv`` (``prog_name``: what usage lines call the program)."""
     debug = _state["debug"] or "--debug" in sys.argv[1:]
     try:
-        app()
+        click_command()(prog_name=prog_name)
     except HarnessMemoryError as exc:
         if debug:
             raise
@@ -607,13 +628,13 @@ def main() -> None:
             raise
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         _fail(type(exc).__name__, f"{exc.strerror or exc}{where}", 2)
-    except DatabaseError as exc:  # the database refused an operation after it was opened
-        if debug:
-            raise
-        _fail("DatabaseError", f"{exc} (run with --debug for the traceback)", 2)
     except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback on --debug
         if debug:
             raise
+        from .sqlite_backend import DatabaseError  # imported here: a command that never opens one need not
+
+        if isinstance(exc, DatabaseError):  # the database refused an operation after it was opened
+            _fail("DatabaseError", f"{exc} (run with --debug for the traceback)", 2)
         _fail(f"internal error {type(exc).__name__}", f"{exc} (run with --debug for the traceback)", 1)
 
 

@@ -117,3 +117,34 @@ def table_names(store: MemoryStore) -> list[str]:
         sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() " \
               "AND table_type = 'BASE TABLE' ORDER BY table_name"
     return [r[0] for r in b.execute(sql)]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cli_servers():
+    """The command line's warm-start servers (harness_memory/cli_server.py) that this session's CLI
+    calls start live in a runtime folder of the session, and stop with it. Calls that keep this
+    environment run in-process (HARNESS_MEMORY_CLI_SERVER=0); calls that drop the HARNESS_MEMORY_
+    variables (the hook and ``run`` tests) use the servers, as a user's calls do."""
+    import os
+    import signal
+
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    runtime = Path(tempfile.mkdtemp(prefix="hm-xdg-", dir="/tmp"))  # short: a socket path has at most 107 bytes
+    saved = {k: os.environ.get(k) for k in ("XDG_RUNTIME_DIR", "HARNESS_MEMORY_CLI_SERVER")}
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+    os.environ.setdefault("HARNESS_MEMORY_CLI_SERVER", "0")
+    yield
+    for pid_file in runtime.glob("harness-memory/*.pid"):
+        try:
+            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass  # it has exited already
+    shutil.rmtree(runtime, ignore_errors=True)
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
