@@ -11,6 +11,8 @@ from conftest import table_snapshot
 BAD = [
     ("get", (0,), {}), ("get", ("1",), {}), ("get", (True,), {}), ("get", (1,), {"agent_id": ""}),
     ("forget", (-1,), {}), ("forget", (None,), {}), ("forget", (1,), {"agent_id": 5}),
+    ("archive", (0,), {}), ("archive", (1,), {"agent_id": ""}), ("archive", (999,), {}),
+    ("restore", (None,), {}), ("restore", (1,), {"agent_id": 5}), ("restore", (999,), {}),
     ("forget_all", ("",), {}), ("forget_all", ("a", "nonsense"), {}), ("forget_all", ("a",), {"namespace": ""}),
     ("clear", ("",), {}), ("clear", (None,), {}),
     ("set_task_context", ("a", "", "ctx"), {}), ("set_task_context", ("a", "t", ""), {}),
