@@ -127,6 +127,9 @@ def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_writ
         lat = re.search(r'<svg class="chart line"[^>]*aria-label="recall latency p50 and p95 per week".*?</svg>', ov,
                         re.DOTALL)
         assert lat and len(re.findall(r'class="pt"', lat.group(0))) >= 2 * 8
+        for weeks in (2, 3, 260):  # any window: the headline still pools the last 4 weeks
+            r = c.get(base + f"/dashboard/?weeks={weeks}")
+            assert r.status_code == 200 and re.search(r'<p class="figure">[0-9.,]+ ms / [0-9.,]+ ms</p>', r.text)
         tech = c.get(base + "/dashboard/techniques").text
         assert len(re.findall(r'class="pt" data-value="[0-9.e-]+" data-lo=', tech)) >= 3  # credible intervals
         for name in ("prompt_restructure", "decomposition", "fresh_start"):

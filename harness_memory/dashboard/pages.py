@@ -14,7 +14,7 @@ from typing import Any
 from ..models import Memory, RecallHit
 from . import svg
 from .html import day, e, qs, seg, short, table, tile, when
-from .queries import WEEK, MemoryFilter, Queries, latency_row, nearest_rank, week_start
+from .queries import WEEK, MemoryFilter, Queries, nearest_rank, week_start
 from .stats import change, hierarchical, pooled_root
 
 __all__ = [
@@ -84,11 +84,12 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
         retries = q.weekly(q.weekly_retries, since)
         tech = q.weekly(q.weekly_techniques, since)
         helpf = q.weekly(q.weekly_helpfulness, since)
-        samples = q.weekly(q.latency_samples, since)  # past weeks cached, the current week live
+        lat = q.weekly(q.weekly_latency, since)  # past weeks cached, the current week live
+        # the headline pools the last 4 weeks whatever the window (their samples: the only ones kept)
+        recent_weeks = q.weekly(q.latency_samples, xs[-1] - 3 * WEEK)
         created = q.weekly(q.weekly_created, since)
         tot = q.totals()
-    lat = [latency_row(w, ms) for w, ms in samples]
-    recent = sorted(x for w, ms in samples if w >= xs[-4] for x in ms)  # the last 4 weeks, pooled
+    recent = sorted(x for _w, ms in recent_weeks for x in ms)
     lat_n, p50, p95 = len(recent), nearest_rank(recent, 0.5) if recent else None, (
         nearest_rank(recent, 0.95) if recent else None)
     by_type = [(w, t, n) for w, t, _a, n in created]
