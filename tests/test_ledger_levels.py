@@ -270,7 +270,35 @@ def test_the_task_history_keeps_each_attempt_with_its_error_agent_and_notes(ucb_
     assert (first.technique, first.result, first.notes) == ("alpha", "failed", "retried with a smaller prompt")
     assert (first.error_signature, first.error_category, first.agent_id) == (sig.id, sig.category, "coder")
     assert (second.technique, second.result, second.notes) == ("beta", "fixed", None)
+    assert first.task_id == second.task_id == "T" and first.id < second.id
     assert second.attempted_at == pytest.approx(first.attempted_at + 5)
+
+
+def test_the_ledger_keeps_the_last_ten_examples_and_fifty_agent_types(ucb_store):
+    s = ucb_store
+    for i in range(12):
+        s.record_outcome(f"ok-{i}", "alpha", True, error=MODULE)
+    for i in range(51):
+        s.record_outcome(f"bad-{i}", "alpha", False, error=MODULE, agent_type=f"type-{i}")
+    (row,) = s.technique_stats(level="global")
+    assert row["example_successes"] == [f"ok-{i}" for i in range(2, 12)]
+    assert row["example_failures"] == [f"bad-{i}" for i in range(41, 51)]
+    assert row["agent_types"] == [f"type-{i}" for i in range(1, 51)]
+
+
+def test_without_an_error_only_the_overall_record_counts(ucb_store):
+    s = ucb_store
+    record(s, "alpha", None, 3, 1)
+    d = s.select_technique("T", techniques=["escalate", "beta", "alpha"])
+    est = by_name(d)
+    assert "escalate" not in est and d.technique in ("alpha", "beta") and not d.escalate
+    assert est["alpha"].evidence == {"global": (3, 1), "category": (0, 0), "signature": (0, 0)}
+    k, root = s.settings.prior_strength, (3 + 1) / (4 + 2)
+    a, b = k * root + 3, k * (1 - root) + 1
+    for _ in range(2):  # two empty levels each re-centre on the level above without new counts
+        m = a / (a + b)
+        a, b = k * m, k * (1 - m)
+    assert est["alpha"].mean == pytest.approx(a / (a + b))
 
 
 def test_decomposed_counts_as_a_success_and_escalated_is_not_counted(ucb_store):
