@@ -361,16 +361,17 @@ class TemplateMiner:
         def covers(tpl_tok: str, msg_tok: str) -> bool:
             return tpl_tok == WILDCARD or tpl_tok == msg_tok
 
+        def ok(a: str, b: str) -> bool:
+            return covers(a, b) if template_is_longer else covers(b, a)
+
         i = 0
         n = len(shorter)
-        while i < n and (covers(longer[i], shorter[i]) if template_is_longer else covers(shorter[i], longer[i])):
+        while i < n and ok(longer[i], shorter[i]):
             i += 1
-        # the gap must be here (or later at an equal run); try deleting longer[j] for j >= i while it is <*>
-        for j in range(i, len(longer)):
-            if longer[j] != WILDCARD:
-                break
-            rest_l, rest_s = longer[j + 1:], shorter[j:]
-            if all((covers(a, b) if template_is_longer else covers(b, a)) for a, b in zip(rest_l, rest_s)):
+        # the gap is at or before the first position that does not cover (a template's <*> covers any
+        # token, so the scan can run past it); try deleting each <*> of longer[:i + 1]
+        for j in range(min(i + 1, len(longer))):
+            if longer[j] == WILDCARD and all(ok(a, b) for a, b in zip(longer[j + 1:], shorter[j:])):
                 return True
         return False
 
