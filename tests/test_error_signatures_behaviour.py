@@ -1,0 +1,159 @@
+"""Signing as documented (harness_memory/error_signatures.py, docs/signatures.md): every kind of
+variable part is masked and returned as a parameter in order; host names are told apart from
+qualified code names; a token with a digit is a variable unless it names an exception; each category
+is reached from an exception type, from the words of the message, from the kind of diagnostic or
+from an exit code; the miner joins a message to a template at the similarity threshold and not
+below it, across one variable token of length difference, and keeps ids stable."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness_memory.error_signatures import categorize, extract, mask_params, tokenize
+
+MASKED = [
+    ("id 550e8400-e29b-41d4-a716-446655440000 gone", "id <*> gone", ["550e8400-e29b-41d4-a716-446655440000"]),
+    ("see https://x.io/a?b=1 now", "see <*> now", ["https://x.io/a?b=1"]),
+    ("mail bob@corp.example.com bounced", "mail <*> bounced", ["bob@corp.example.com"]),
+    ("at 2026-01-02T03:04:05Z it", "at <*> it", ["2026-01-02T03:04:05Z"]),
+    ("at 2026-01-02 03:04:05.123+02:00 it", "at <*> it", ["2026-01-02 03:04:05.123+02:00"]),
+    ("db.internal.corp:5432 refused", "<*> refused", ["db.internal.corp:5432"]),
+    ("connect to api.example.com failed", "connect to <*> failed", ["api.example.com"]),
+    ("node7.cluster.lan is down", "<*> is down", ["node7.cluster.lan"]),
+    ("ip 10.0.0.1:8080 refused", "ip <*> refused", ["10.0.0.1:8080"]),
+    ("ip 192.168.1.20 refused", "ip <*> refused", ["192.168.1.20"]),
+    ("addr 0xdeadbeef freed", "addr <*> freed", ["0xdeadbeef"]),
+    ("sha 0123456789abcdef0123 missing", "sha <*> missing", ["0123456789abcdef0123"]),
+    ("file /usr/lib/python3/x.py:12:4 bad", "file <*> bad", ["/usr/lib/python3/x.py:12:4"]),
+    ("file C:\\Users\\bob\\app.py:7 bad", "file <*> bad", ["C:\\Users\\bob\\app.py:7"]),
+    ("open app/main.py:3 bad", "open <*> bad", ["app/main.py:3"]),
+    ("dir /tmp/tmpab12cd_x bad", "dir <*> bad", ["/tmp/tmpab12cd_x"]),
+    ("in tmpk3j4h5l6 bad", "in <*> bad", ["tmpk3j4h5l6"]),
+    ("key \"abc\" missing", "key <*> missing", ['"abc"']),
+    ("key 'abc' and `cmd` missing", "key <*> and <*> missing", ["'abc'", "`cmd`"]),
+    ("took 350ms and 12 MB and 5% and 3 seconds", "took <*> and <*> and <*> and <*>",
+     ["350ms", "12 MB", "5%", "3 seconds"]),
+    ("count 42 and -3.5e2", "count <*> and <*>", ["42", "-3.5e2"]),
+    ("expected 3 but got 4", "expected <*> but got <*>", ["3", "4"]),
+    ("Expected: <[a, b]> but was: <[a]>", "Expected: <*> but was: <*>", ["<[a, b]>", "<[a]>"]),
+    ("failed (12, 13) now", "failed now", ["12", "13"]),
+    ("failed () now", "failed now", []),
+]
+
+
+@pytest.mark.parametrize("text,masked,params", MASKED, ids=[m[0][:24] for m in MASKED])
+def test_each_kind_of_variable_is_masked_and_kept_as_a_parameter(text, masked, params):
+    assert mask_params(text) == (masked, params)
+    assert mask_params(masked)[0] == masked  # idempotent
+
+
+@pytest.mark.parametrize("text", ["java.lang.String cannot be cast", "os.path.join failed", "at Foo.bar:12 x",
+                                  "main.py:12 error", "a.b.C.method broke"])
+def test_qualified_code_names_are_not_hosts(text):
+    masked, _ = mask_params(text)
+    first = text.split()[0].split(":")[0]
+    assert first in masked
+
+
+def test_a_token_with_a_digit_is_a_variable_unless_it_names_an_exception():
+    assert tokenize("sqlite3.OperationalError: x9 uid=<*> Http2Exception abc1 plain") == \
+        ["sqlite3.OperationalError:", "<*>", "uid=<*>", "Http2Exception", "<*>", "plain"]
+    assert tokenize("  spaced   out  ") == ["spaced", "out"]
+    assert tokenize("") == []
+
+
+CATEGORIES = [
+    ("java.lang.ClassNotFoundException: org.x.Y", "import_error"),
+    ("java.lang.ClassCastException: A cannot be cast to B", "type_error"),
+    ("IndentationError: unexpected indent", "compile_error"),
+    ("org.opentest4j.AssertionFailedError: expected: <1> but was: <2>", "assertion"),
+    ("java.net.SocketTimeoutException: Read timed out", "timeout"),
+    ("Traceback (most recent call last):\n  File \"/srv/app/load.py\", line 3, in <module>\n    x = [0] * 10**12\n"
+     "MemoryError\n", "out_of_memory"),
+    ("java.nio.file.AccessDeniedException: /x", "permission"),
+    ("KeyError: 'k'", "not_found"),
+    ("ssl.SSLError: bad handshake", "network"),
+    ("java.net.UnknownHostException: foo", "network"),
+    ("error: prompt is too long", "context_overflow"),
+    ("ERROR: quota exceeded for project", "rate_limit"),
+    ("Too Many Requests", "rate_limit"),
+    ("fork: cannot allocate memory", "out_of_memory"),
+    ("Killed: OOM", "out_of_memory"),
+    ("rpc error: deadline exceeded", "timeout"),
+    ("HTTP 403 Forbidden", "permission"),
+    ("Error: Cannot find module 'left-pad'", "import_error"),
+    ("AttributeError: 'NoneType' object has no attribute 'x'", "type_error"),
+    ("undefined reference to `foo'", "compile_error"),
+    ("the build failed", "compile_error"),
+    ("Error: read ECONNRESET", "network"),
+    ("Error: ENOENT: no such file", "not_found"),
+    ("make: *** No rule to make target x", "not_found"),
+    ("got 3, want 4", "assertion"),
+    ("FAIL: test_login (tests.LoginTest)", "test_failure"),
+    ("Error: Process completed with exit code 137.", "out_of_memory"),
+    ("Error: Process completed with exit code 124.", "timeout"),
+    ("Error: Process completed with exit code 127.", "not_found"),
+    ("Error: Process completed with exit code 126.", "permission"),
+    ("src/main.c:12:5: error: expected ; before }", "compile_error"),
+    ("app/models.py:3: error: Incompatible return value", "type_error"),
+    ("app/x.py:3: error: Name foo is not defined", "type_error"),
+    ("lint.sh:3:1: warning: unused", "unknown"),
+]
+
+
+@pytest.mark.parametrize("text,category", CATEGORIES, ids=[c[0][:30] for c in CATEGORIES])
+def test_each_category_is_reached(text, category):
+    assert categorize(extract(text)) == category
+
+
+def test_the_store_signs_with_category_params_and_a_stable_id(store):
+    sig = store.error_signature("ConnectionRefusedError: connect to db.internal.corp:5432 failed after 3 retries")
+    assert sig.category == "network"
+    assert sig.template == "ConnectionRefusedError: connect to <*> failed after <*> retries"
+    assert sig.params == ["db.internal.corp:5432", "3"]
+    assert sig.id.startswith("err_") and len(sig.id) == 20
+    assert store.error_signature("ConnectionRefusedError: connect to cache.internal.corp:6379 failed after 9 "
+                                 "retries").id == sig.id
+
+
+def test_messages_join_a_template_at_the_threshold_and_not_below(store):
+    a = store.error_signature("deploy step alpha failed on the main host")  # 8 tokens
+    b = store.error_signature("deploy step beta failed on the main host")  # 7 of 8 alike: joins, generalises
+    assert b.id == a.id and b.template == "deploy step <*> failed on the main host"
+    c = store.error_signature("deploy step gamma broke in the main host")  # 6 of 8 (0.75): joins
+    assert c.id == a.id
+    d = store.error_signature("deploy phase delta broke in one spare box")  # 3 of 8: a new group
+    assert d.id != a.id
+    e = store.error_signature("rollout step alpha failed on the main host")  # another first token: another group
+    assert e.id != a.id
+
+
+def test_one_variable_token_more_or_less_joins_the_group(store):
+    base = store.error_signature("cannot reach shard 12 of the cluster")
+    assert base.template == "cannot reach shard <*> of the cluster"
+    longer = store.error_signature("cannot reach shard 12 13 of the cluster")  # one variable more
+    assert longer.id == base.id
+    other = store.error_signature("cannot reach shard alpha beta of the cluster")  # words, not variables
+    assert other.id != base.id
+    two = store.error_signature("timeout waiting for replica 1 2 in zone")
+    shorter = store.error_signature("timeout waiting for replica 3 in zone")  # one variable less
+    assert shorter.id == two.id
+    assert store.error_signature("timeout waiting for replica in zone").id != two.id  # two less: another group
+
+
+def test_a_short_message_has_no_variable_length_neighbour(store):
+    a = store.error_signature("failed x")
+    b = store.error_signature("failed x y")
+    assert a.id != b.id
+
+
+def test_linked_signatures_form_one_group(store):
+    t1 = store.error_signature("queue drained by worker alpha beta gamma delta on node")
+    t2 = store.error_signature("queue drained by worker red green blue black on node")
+    assert t1.id != t2.id
+    store.error_signature("queue drained by worker kappa lambda mu delta on node")
+    store.error_signature("queue drained by worker kappa lambda mu sigma on node")  # t1 now subsumes t2
+    miner = store._core.miner
+    assert sorted(miner.group(t2.id)) == sorted([t1.id, t2.id]) == sorted(miner.group(t1.id))
+    assert miner.group("err_unknown0000000") == ["err_unknown0000000"]
+    assert miner.canonical(t1.id) == t1.id
