@@ -196,3 +196,17 @@ def test_a_recall_counts_the_access_and_boosts_relevance_unless_told_not_to(db, 
 def test_limit_caps_the_hits(crowded):
     assert len(crowded.recall("deploy failed", agent_id="ops", limit=7, record=False)) == 7
     assert len(crowded.recall("deploy failed", agent_id="ops", limit=120, record=False)) == 120
+
+
+def test_every_hits_vector_score_is_its_cosine_to_the_query_even_when_found_by_another_channel(crowded):
+    import numpy as np
+
+    s = crowded
+    query = "deploy failed for the payments service on node 17"
+    hits = s.recall(query, agent_id="ops", limit=60, record=False)
+    vecs = s.embedder.embed_batch([query] + [h.memory.content for h in hits])
+    vecs = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    cos = vecs[1:] @ vecs[0]
+    for h, c in zip(hits, cos):
+        assert h.breakdown.vector == pytest.approx(max(0.0, float(c)), abs=1e-4)
+    assert len({round(h.breakdown.vector, 6) for h in hits}) > 10  # not a constant filled in
