@@ -252,3 +252,73 @@ def test_a_refused_batch_writes_nothing(busy):
         s.remember_many([{"content": "good one", "type": "failure", "agent_id": "a"},
                          {"content": "bad one", "type": "failure", "agent_id": "a", "importance": 7}])
     assert table_snapshot(s) == before
+
+
+@pytest.mark.parametrize("vector_search", ["memory", "vec0"])
+def test_near_duplicates_are_found_by_either_vector_search_and_never_merge_into_keyed_or_thread_memories(
+        db, clock, vector_search):
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder(), settings=Settings(vector_search=vector_search)) as s:
+        keyed = s.remember("the runner image is ubuntu 22 <angle:0>", type="context", agent_id="a", key="image")
+        event = s.remember("the runner image is ubuntu 22, said in a thread <angle:50>", type="context",
+                           agent_id="a", thread_id="th")
+        plain = s.remember("the runner image is ubuntu 22 today <angle:2>", type="context", agent_id="a")
+        assert plain.id not in (keyed.id, event.id)  # 0.999 to the keyed memory, but that is updated by its key
+        again = s.remember("the runner image is ubuntu 22 this week <angle:4>", type="context", agent_id="a")
+        assert again.id == plain.id
+        near_event = s.remember("the runner image was ubuntu 22 <angle:51>", type="context", agent_id="a")
+        assert near_event.id != event.id
+        rows = s._core.backend.execute("SELECT memory_id, kind FROM memory_merges").fetchall()
+        assert [tuple(r) for r in rows] == [(plain.id, "near")]
+
+
+def test_merged_tags_are_capped_at_max_tags(db, clock):
+    with MemoryStore(db, clock=clock, settings=Settings(max_tags=3)) as s:
+        m = s.remember("same words", type="failure", agent_id="a", tags=["a", "b"])
+        again = s.remember("same words", type="failure", agent_id="a", tags=["c", "d"])
+        assert again.id == m.id and again.tags == ["a", "b", "c"]
+        assert by_tag(s, "c") == [m.id] and by_tag(s, "d") == []
+
+
+def test_a_duplicate_without_a_ttl_makes_the_memory_permanent(busy, clock):
+    m = busy.remember("temporary: the proxy is down", type="context", agent_id="a", ttl=3600)
+    again = busy.remember("temporary: the proxy is down", type="context", agent_id="a")
+    assert again.id == m.id and again.expires_at is None
+    clock.advance(7200)
+    assert busy.get(m.id).content == "temporary: the proxy is down"
+
+
+def test_a_fix_taught_again_with_its_error_links_the_kept_memory(busy):
+    s = busy
+    m = s.remember("pin tenacity<9", type="success", agent_id="a")
+    assert s.fixes_for(ERROR, agent_id="a") == []
+    again = s.remember("pin tenacity<9", type="success", agent_id="a", error=ERROR)
+    assert again.id == m.id
+    assert [f.memory.id for f in s.fixes_for(ERROR, agent_id="a")] == [m.id]
+
+
+def test_updates_and_merges_are_logged_as_accesses(busy):
+    s = busy
+    m = s.remember("the registry token expires hourly", type="context", agent_id="a", key="registry")
+    s.remember("the registry token expires every two hours", type="context", agent_id="a", key="registry",
+               session_id="s1", task_id="t1")
+    plain = s.remember("the registry token expires every two hours", type="context", agent_id="a")
+    assert plain.id != m.id  # a keyed memory is updated through its key, never merged into
+    s.remember("the registry token expires every two hours", type="context", agent_id="a", session_id="s2")
+    rows = s._core.backend.execute("SELECT memory_id, access_type, agent_id, session_id, task_id, outcome FROM "
+                                   "memory_access_log WHERE access_type = 'updated' ORDER BY id").fetchall()
+    assert [tuple(r)[:5] for r in rows] == [(m.id, "updated", "a", "s1", "t1"), (plain.id, "updated", "a", "s2", None)]
+    assert rows[0][5] == "updated in place via key"
+
+
+def test_a_keyed_update_whose_embedding_fails_drops_the_stale_vector(db, clock):
+    from harness_memory.testing import FailingEmbedder
+
+    emb = FailingEmbedder(8, mode="ok")
+    with MemoryStore(db, clock=clock, embedder=emb) as s:
+        m = s.remember("first text", type="context", agent_id="a", key="k")
+        assert count(s, "memory_vectors") == 1 and not m.embedding_pending
+        emb.mode = "raise"
+        again = s.remember("second text", type="context", agent_id="a", key="k")
+        assert again.id == m.id and again.embedding_pending
+        assert count(s, "memory_vectors") == 0
+        assert by_words(s, "second") == [m.id]
