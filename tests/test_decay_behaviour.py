@@ -169,3 +169,26 @@ def test_a_type_with_a_zero_rate_is_never_archived(db, clock):
         clock.advance(10 * DAY)
         s.run_job("decay")
         assert not s.get(keep).archived and s.get(gone).archived
+
+
+def test_a_decay_stopped_mid_run_records_what_it_committed_and_the_next_run_finishes(db, clock):
+    import json
+
+    with open_store(db, clock, decay_rate_per_day=0.1) as s:
+        mems = s.remember_many([{"content": f"failure {i} of the flaky suite in shard {i * 31 % 97}",
+                                 "type": "failure", "agent_id": "a"} for i in range(600)])
+        clock.advance(DAY)
+
+        def stop(done, total):
+            raise RuntimeError("operator pressed stop")
+
+        with pytest.raises(RuntimeError):
+            s.run_job("decay", progress=stop)
+        last = s.job_status()["last"]["decay"]
+        counts = json.loads(last["counts"]) if isinstance(last["counts"], str) else last["counts"]
+        decayed = [m.id for m in mems if s.get(m.id).relevance_score < 1.0]
+        assert last["status"] == "failed" and counts["committed_before_stop"] is True
+        assert counts["decayed"] == len(decayed) and 0 < len(decayed) < 600
+        run = s.run_job("decay", min_interval=0)
+        assert run.status == "ok" and run.counts["decayed"] == 600
+        assert {round(s.get(m.id).relevance_score, 9) for m in mems} == {round(0.9, 9)}
