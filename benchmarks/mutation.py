@@ -48,26 +48,35 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "mutation"
 EQUIVALENT = OUT / "equivalent.json"
 
-# module short name -> (source file, the test files that exercise it). The nine core modules of
-# issue 18 come first; the test files are chosen by what calls the module, fastest and most direct first
-# (-x stops at the first failure).
-MODULES: dict[str, tuple[str, list[str]]] = {
-    "redact": ("harness_memory/redact.py", ["tests/test_redact_patterns.py", "tests/test_redact.py"]),
-    "consolidate": ("jobs/consolidate.py", ["tests/test_consolidate_behaviour.py", "tests/test_maintenance.py"]),
-    "decay": ("jobs/decay.py", ["tests/test_decay_behaviour.py", "tests/test_decay_rule.py",
-                                "tests/test_maintenance.py"]),
-    "writes": ("harness_memory/writes.py", ["tests/test_writes_behaviour.py", "tests/test_remember.py",
-                                            "tests/test_hardening_inputs.py"]),
-    "ranking": ("harness_memory/ranking.py", ["tests/test_ranking_direction.py", "tests/test_recall.py"]),
-    "ledger": ("harness_memory/ledger.py", ["tests/test_ledger_levels.py", "tests/test_ledger.py"]),
+# module short name -> (source file, the test files that exercise it, a -k expression narrowing them
+# or ""). The test files are chosen by what calls the module; pytest runs them in this order and -x stops
+# at the first failure. A -k expression keeps a slow shared file to the tests of this module (it also
+# matches the file name, so a module's own test file runs whole).
+MODULES: dict[str, tuple[str, list[str], str]] = {
+    "redact": ("harness_memory/redact.py", ["tests/test_redact.py", "tests/test_redact_patterns.py"], ""),
+    "consolidate": ("jobs/consolidate.py", ["tests/test_maintenance.py", "tests/test_consolidate_behaviour.py"],
+                    "consolidat"),
+    "decay": ("jobs/decay.py", ["tests/test_decay_rule.py", "tests/test_maintenance.py",
+                                "tests/test_decay_behaviour.py"], "decay or archive"),
+    "writes": ("harness_memory/writes.py", ["tests/test_remember.py", "tests/test_hardening_inputs.py",
+                                            "tests/test_writes_behaviour.py"], ""),
+    "ranking": ("harness_memory/ranking.py", ["tests/test_recall.py", "tests/test_ranking_direction.py"], ""),
+    "ledger": ("harness_memory/ledger.py", ["tests/test_ledger.py", "tests/test_ledger_levels.py"], ""),
     "error_signatures": ("harness_memory/error_signatures.py", ["tests/test_error_signatures.py",
-                                                                "tests/test_error_signatures_behaviour.py",
-                                                                "tests/test_whole_logs.py"]),
-    "recall": ("harness_memory/recall.py", ["tests/test_recall_channels.py", "tests/test_recall.py"]),
-    "validation": ("harness_memory/validation.py", ["tests/test_validation_behaviour.py",
-                                                    "tests/test_hardening_inputs.py", "tests/test_refused_calls.py",
-                                                    "tests/test_times.py"]),
+                                                                "tests/test_whole_logs.py",
+                                                                "tests/test_error_signatures_behaviour.py"], ""),
+    "recall": ("harness_memory/recall.py", ["tests/test_recall.py", "tests/test_recall_channels.py"], ""),
+    "validation": ("harness_memory/validation.py", ["tests/test_hardening_inputs.py", "tests/test_refused_calls.py",
+                                                    "tests/test_times.py", "tests/test_validation_behaviour.py"], ""),
 }
+# The test files written for issue 18. By default they run first (they are the fastest to fail). With
+# --old-first they run after the module's older test files, so one run measures both scores: "before"
+# counts only the mutants an older file kills (-x stops at the first failing test, in file order).
+ROUND_TESTS = frozenset({
+    "tests/test_redact_patterns.py", "tests/test_consolidate_behaviour.py", "tests/test_decay_behaviour.py",
+    "tests/test_writes_behaviour.py", "tests/test_ranking_direction.py", "tests/test_ledger_levels.py",
+    "tests/test_error_signatures_behaviour.py", "tests/test_recall_channels.py", "tests/test_validation_behaviour.py",
+})
 CORE = list(MODULES)
 # Deselected in every run: the PostgreSQL half (it needs the session's server and these modules'
 # SQL is exercised by the SQLite half; run it with --keyword "" to include it), and tests that
@@ -363,8 +372,14 @@ def run_tests(work: Path, tests: list[str], timeout: float, log: Path, keyword: 
 
 
 def run_module(name: str, work: Path, *, max_mutants: int, seed: int, only: list[str] | None,
-               factor: float, keyword: str = KEYWORD) -> dict:
-    rel, tests = MODULES[name]
+               factor: float, keyword: str = KEYWORD, skip_tests: tuple[str, ...] = (),
+               old_first: bool = False) -> dict:
+    rel, tests, narrow = MODULES[name]
+    tests = [t for t in tests if t not in skip_tests]
+    if not old_first:
+        tests = [t for t in tests if t in ROUND_TESTS] + [t for t in tests if t not in ROUND_TESTS]
+    if narrow:
+        keyword = f"({keyword}) and ({narrow})" if keyword else narrow
     target = work / rel
     original = target.read_text()
     everything = sites(original)
@@ -394,21 +409,33 @@ def run_module(name: str, work: Path, *, max_mutants: int, seed: int, only: list
                   flush=True)
     finally:
         target.write_text(original)
-    return {"module": name, "file": rel, "tests": tests, "keyword": keyword, "total_sites": len(everything),
+    return {"module": name, "file": rel, "tests": tests, "old_first": old_first, "keyword": keyword,
+            "total_sites": len(everything),
             "seed": seed,
             "baseline_seconds": round(base, 2), "mutants": [asdict(m) for m in chosen]}
 
 
-def score(result: dict) -> tuple[int, int, int, int, float]:
+def _killed_before(m: dict) -> bool:
+    """Killed by a test file older than this round's (a timeout cannot be attributed: it counts as new)."""
+    return m["status"] == "killed" and m["killed_by"].split()[-1].split("::")[0] not in ROUND_TESTS
+
+
+def score(result: dict, *, before: bool = False) -> tuple[int, int, int, int, float]:
     ms = result["mutants"]
-    killed = sum(m["status"] in ("killed", "timeout") for m in ms)
-    survived = sum(m["status"] == "survived" for m in ms)
+    if before:
+        killed = sum(_killed_before(m) for m in ms)
+        survived = sum(m["status"] in ("killed", "timeout", "survived") for m in ms) - killed
+    else:
+        killed = sum(m["status"] in ("killed", "timeout") for m in ms)
+        survived = sum(m["status"] == "survived" for m in ms)
     eq = sum(m["status"] == "equivalent" for m in ms)
     counted = killed + survived
     return killed, survived, eq, len(ms), (100.0 * killed / counted if counted else 100.0)
 
 
 def write_report() -> None:
+    """REPORT.md from the saved results: the score per module now and, where measured, before this
+    round's tests (the kills by the older test files of the same run)."""
     rows, detail = [], []
     for name in MODULES:
         path = OUT / f"{name}.json"
@@ -416,8 +443,9 @@ def write_report() -> None:
             continue
         r = json.loads(path.read_text())
         killed, survived, eq, n, pct = score(r)
-        rows.append(f"| {name} | `{r['file']}` | {n} of {r['total_sites']} | {killed} | {survived} | {eq} | "
-                    f"**{pct:.1f}%** | {r['baseline_seconds']:.1f} s |")
+        before = score(r, before=True)[4] if r.get("old_first") else None
+        rows.append(f"| {name} | `{r['file']}` | {'n/m' if before is None else f'{before:.1f}%'} | **{pct:.1f}%** | "
+                    f"{n} of {r['total_sites']} | {killed} | {survived} | {eq} | {r['baseline_seconds']:.1f} s |")
         surv = [m for m in r["mutants"] if m["status"] == "survived"]
         eqs = [m for m in r["mutants"] if m["status"] == "equivalent"]
         if surv or eqs:
@@ -432,11 +460,13 @@ def write_report() -> None:
                        f"{m['reason']}" for m in eqs]
     header = [
         "# Mutation report", "",
-        "Generated by `benchmarks/mutation.py` (see docs/development.md). Each mutant is run against the module's",
-        "test files (SQLite half, `-p no:xdist -x -q`); a timeout counts as killed; equivalent mutants",
-        "(benchmarks/mutation/equivalent.json) are excluded. Score = killed / (killed + survived).", "",
-        "| module | file | mutants (sampled of sites) | killed | survived | equivalent | score | tests |",
-        "|---|---|---|---|---|---|---|---|",
+        "Generated by `benchmarks/mutation.py` (see docs/development.md). Each sampled mutant (seed 18, at most 80",
+        "per module) is run against the module's test files (SQLite half, `-p no:xdist -x -q`, timed tests",
+        "deselected); a timeout counts as killed; equivalent mutants (benchmarks/mutation/equivalent.json) are",
+        "excluded. Score = killed / (killed + survived). *Before*: the share killed by the test files older than",
+        "issue 18's, measured when the run put them first (`--old-first`; n/m: not measured).", "",
+        "| module | file | before | score | mutants (sampled of sites) | killed | survived | equivalent | tests |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "REPORT.md").write_text("\n".join(header + rows + ["", "## Survivors and equivalent mutants"] + detail)
@@ -454,6 +484,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report", action="store_true", help="only rewrite REPORT.md from the saved results")
     p.add_argument("--work", type=Path, help="scratch tree (default: a new temporary directory)")
     p.add_argument("--keyword", default=KEYWORD, help=f"pytest -k expression (default {KEYWORD!r})")
+    p.add_argument("--skip-test", action="append", default=[], metavar="FILE",
+                   help="leave this test file out (e.g. to measure the score before it was written)")
+    p.add_argument("--old-first", action="store_true",
+                   help="run the older test files before this round's (slower; measures the 'before' score too)")
+    p.add_argument("--out", type=Path, default=OUT, help="where results go (default benchmarks/mutation)")
     p.add_argument("--no-save", action="store_true", help="do not write results (a trial run)")
     a = p.parse_args(argv)
     names = a.modules or CORE
@@ -481,14 +516,14 @@ def main(argv: list[str] | None = None) -> int:
     for n in names:
         only = None
         if a.survivors:
-            prev = json.loads((OUT / f"{n}.json").read_text())
+            prev = json.loads((a.out / f"{n}.json").read_text())
             only = [m["fingerprint"] for m in prev["mutants"] if m["status"] == "survived"]
         started = time.monotonic()
         result = run_module(n, work, max_mutants=a.max, seed=a.seed, only=only, factor=a.factor,
-                            keyword=a.keyword)
+                            keyword=a.keyword, skip_tests=tuple(a.skip_test), old_first=a.old_first)
         result["seconds"] = round(time.monotonic() - started, 1)
         if a.survivors:  # merge: the re-run decides the survivors' status, the rest stay as measured
-            prev = json.loads((OUT / f"{n}.json").read_text())
+            prev = json.loads((a.out / f"{n}.json").read_text())
             by_fp = {m["fingerprint"]: m for m in result["mutants"]}
             prev["mutants"] = [by_fp.get(m["fingerprint"], m) for m in prev["mutants"]]
             prev["tests"], prev["baseline_seconds"] = result["tests"], result["baseline_seconds"]
@@ -496,7 +531,8 @@ def main(argv: list[str] | None = None) -> int:
         killed, survived, eq, total, pct = score(result)
         print(f"{n}: {pct:.1f}% ({killed} killed, {survived} survived, {eq} equivalent of {total})", flush=True)
         if not a.no_save:
-            (OUT / f"{n}.json").write_text(json.dumps(result, indent=1) + "\n")
+            a.out.mkdir(parents=True, exist_ok=True)
+            (a.out / f"{n}.json").write_text(json.dumps(result, indent=1) + "\n")
             write_report()
     if a.work is None:
         shutil.rmtree(work, ignore_errors=True)
