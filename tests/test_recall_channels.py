@@ -210,3 +210,22 @@ def test_every_hits_vector_score_is_its_cosine_to_the_query_even_when_found_by_a
     for h, c in zip(hits, cos):
         assert h.breakdown.vector == pytest.approx(max(0.0, float(c)), abs=1e-4)
     assert len({round(h.breakdown.vector, 6) for h in hits}) > 10  # not a constant filled in
+
+
+def test_a_recall_while_another_writer_holds_the_lock_keeps_its_bookkeeping_for_later(tmp_path, clock):
+    path = tmp_path / "shared.db"
+    with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
+        kept = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
+        gone = s.remember("gradle daemon heap dump fills the disk", type="failure", agent_id="a")
+        with other._core.backend.write():  # another writer holds the lock during the recall
+            hits = s.recall("gradle daemon heap", agent_id="a")
+            assert {h.memory.id for h in hits} == {kept.id, gone.id}
+            assert all(h.memory.access_count == 1 for h in hits)  # what the caller sees at once
+        assert other.get(kept.id).access_count == 0  # not written yet: the lock was busy
+        with other._core.backend.write() as c:  # deleted before the pending bookkeeping is written
+            c.execute("DELETE FROM memories WHERE id = ?", (gone.id,))
+        s.close()  # writes what is pending
+        assert other.get(kept.id).access_count == 1
+        rows = other._core.backend.execute("SELECT memory_id FROM memory_access_log WHERE access_type = 'query'"
+                                           ).fetchall()
+        assert [r[0] for r in rows] == [kept.id]  # no log row for the deleted memory
