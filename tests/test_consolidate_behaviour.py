@@ -253,3 +253,15 @@ def test_a_summariser_writes_the_content_and_a_failing_one_falls_back(db, clock,
             assert run.counts["patterns_created"] == 3
             assert caplog.text.count("extractive summary used") == 3
             assert patterns(s, "b")[0].content.startswith("Pattern of 3 failure memories")
+
+
+def test_different_signatures_do_not_keep_very_similar_memories_apart(db, clock):
+    # a signature is extra evidence, not a veto: texts at cosine 0.93 cluster whatever their errors
+    emb = TopicEmbedder(dimensions=4096, rho=0.93)
+    errors = ["ModuleNotFoundError: No module named 'tenacity'", "KeyError: 'user_id'",
+              "PermissionError: [Errno 13] Permission denied: '/etc/app.conf'"]
+    with open_store(db, clock, embedder=emb) as s:
+        ids = [add(s, 1, j, error=errors[j]).id for j in range(3)]
+        run = s.run_job("consolidate")
+        assert run.counts["patterns_created"] == 1
+        assert len({s.get(i).consolidated_into for i in ids} - {None}) == 1
