@@ -44,8 +44,9 @@ __all__ = ["VectorIndex", "SQL_EXACT_BUDGET_S", "SQL_EXACT_MAX_ROWS", "sidecar_p
 EXACT_LIMIT = 16_384  # below this many candidates, score all of them exactly
 RERANK_MIN = 2048
 # Hamming pre-selection keeps at least this share of the visible rows for the exact rerank: at a
-# million memories a fixed 2,048 of ~370k visible rows lost exact neighbours (overlap < 0.98)
-RERANK_SHARE = 32
+# million memories a fixed 2,048 of ~370k visible rows lost exact neighbours (overlap@50 0.953;
+# a 32nd gave 0.992, a 16th 0.998)
+RERANK_SHARE = 16
 # Below this many stored memories the exact SQL path answers the vector channel (measured:
 # docs/benchmarks.md, issue 11; the SQL path costs 3-10 µs per visible row, the index a numpy
 # import and a load, then ~1 ms per search)
@@ -391,6 +392,10 @@ class VectorIndex:
         if arrays["vecs"].nbytes <= COPY_BASE_MAX_BYTES:  # small enough to hold: no page faults in searches
             self.base = np.array(arrays["vecs"])  # (the mapping goes with this function's references)
         else:
+            # searches read scattered rows: no read-ahead or fault-around (each fault mapped 64 KB,
+            # the first recall at 1M read ~0.7 GB and every page of the file became resident)
+            if hasattr(mm, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+                mm.madvise(mmap.MADV_RANDOM)
             self._mm = mm
             self.base = arrays["vecs"]
         self.cap = 0

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import fixes, validation as v
+from . import fixes, validation as v, vector_index
 from .core import Core, content_hash, dumps, error_text, signature_basis
 from .fixes import fix_kind
 from .models import Memory
@@ -166,8 +166,10 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
     out: dict[int, tuple[int, float] | None] = {}
     for (ns, agent, scope, mtype), ks in groups.items():
         rows = core.index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
-        if len(rows) > BATCH_EXACT_LIMIT:
-            continue  # too many to score exactly in one product: per-item search
+        if len(rows) > BATCH_EXACT_LIMIT or (len(ks) == 1 and len(rows) > vector_index.EXACT_LIMIT):
+            # too many to score exactly in one product (or for one write: at a million memories a
+            # group of ~60k rows cost ~0.3 s per remember): per-item search, Hamming pre-selected
+            continue
         # two reads, each through its partial index (one OR-ed condition read every row of the agent)
         keyed = {r[0] for r in core.backend.conn.execute(
             "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key IS NOT NULL "
