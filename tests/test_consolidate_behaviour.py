@@ -265,3 +265,24 @@ def test_different_signatures_do_not_keep_very_similar_memories_apart(db, clock)
         run = s.run_job("consolidate")
         assert run.counts["patterns_created"] == 1
         assert len({s.get(i).consolidated_into for i in ids} - {None}) == 1
+
+
+def test_large_groups_cluster_through_pca_and_birch_into_the_same_patterns(db, clock, monkeypatch):
+    import importlib
+
+    module = importlib.import_module("harness_memory.jobs.consolidate")  # the module, not the job function
+    monkeypatch.setattr(module, "SMALL", 40)  # the large-group path, on a store small enough for a test
+    # tight topics (cosine 0.92 within one): a small sample keeps its variant directions through the PCA
+    with open_store(db, clock, embedder=TopicEmbedder(dimensions=512, rho=0.92)) as s:
+        s.remember_many([{"content": f"the build broke in step {j} [t{k} v{j}]", "type": "failure",
+                          "agent_id": "a"} for k in range(3) for j in range(30)])
+        loner = add(s, 7, 0)
+        run = s.run_job("consolidate")
+        assert run.counts["patterns_created"] == 3 and run.counts["members_linked"] == 90
+        sizes = sorted(p.metadata["members"] for p in patterns(s))
+        assert sizes == [30, 30, 30]
+        assert s.get(loner.id).consolidated_into is None
+        for p in patterns(s):
+            topics = {m.content.split("[t")[1].split()[0] for m in s.get_by_type("failure", agent_id="a", limit=200)
+                      if m.consolidated_into == p.id}
+            assert len(topics) == 1
