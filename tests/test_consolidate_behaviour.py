@@ -286,3 +286,19 @@ def test_large_groups_cluster_through_pca_and_birch_into_the_same_patterns(db, c
             topics = {m.content.split("[t")[1].split()[0] for m in s.get_by_type("failure", agent_id="a", limit=200)
                       if m.consolidated_into == p.id}
             assert len(topics) == 1
+
+
+def test_a_patterns_summary_and_tags_are_bounded(db, clock):
+    tags = [f"tag{i}" for i in range(10)]
+    with open_store(db, clock) as s:
+        long_tail = " and then it went on" * 20
+        for j in range(4):
+            s.remember(f"the build broke in step {j} [t1 v{j}]{long_tail} {j}", type="failure", agent_id="a",
+                       tags=tags)
+        s.run_job("consolidate")
+        (p,) = patterns(s)
+        assert len(p.tags) == 8 and set(p.tags) <= set(tags)
+        shared = p.content.split("Shared tags: ")[1].split(".")[0].split(", ")
+        assert len(shared) == 8
+        others = p.content.split("Also: ")[1].split(" | ")
+        assert len(others) == 3 and all(len(o) == 160 for o in others)
