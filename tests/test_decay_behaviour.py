@@ -192,3 +192,34 @@ def test_a_decay_stopped_mid_run_records_what_it_committed_and_the_next_run_fini
         run = s.run_job("decay", min_interval=0)
         assert run.status == "ok" and run.counts["decayed"] == 600
         assert {round(s.get(m.id).relevance_score, 9) for m in mems} == {round(0.9, 9)}
+
+
+class _Geometry:
+    """``[arch N]``: cosine 0.8 to the query and 0.64 to each other; ``[live]``: cosine 0.5 to the query."""
+
+    name, dimensions = "geometry:128", 128
+
+    def embed_batch(self, texts):
+        import numpy as np
+
+        out = np.zeros((len(texts), 128), dtype=np.float32)
+        for i, t in enumerate(texts):
+            if "[arch " in t:
+                out[i, 0], out[i, 1 + int(t.split("[arch ")[1].split("]")[0])] = 0.8, 0.6
+            elif "[live]" in t:
+                out[i, 0], out[i, 127] = 0.5, 0.75 ** 0.5
+            else:
+                out[i, 0] = 1.0
+        return out
+
+
+def test_archived_memories_leave_the_vector_index_so_they_do_not_crowd_out_live_ones(tmp_path, clock):
+    cfg = Settings(vector_search="vec0", maintenance=MaintenanceSettings(
+        decay_rate_per_day=0.5, decay_floor=0.0, archive_after_days=10, archive_below=0.2))
+    with MemoryStore(tmp_path / "v.db", settings=cfg, clock=clock, embedder=_Geometry()) as s:
+        s.remember_many([{"content": f"old note [arch {i}]", "type": "failure", "agent_id": "a"} for i in range(60)])
+        clock.advance(30 * DAY)
+        assert s.run_job("decay").counts["archived"] == 60
+        live = s.remember("current note [live]", type="failure", agent_id="a")
+        hits = s.recall("the query", agent_id="a", channels={"vector"}, limit=1, record=False)
+        assert [h.memory.id for h in hits] == [live.id]
