@@ -106,6 +106,88 @@ def test_each_category_is_reached(text, category):
     assert categorize(extract(text)) == category
 
 
+# every literal the category filter looks for, each in a message that only it can categorise
+WORDS = [
+    ('context length exceeded for this model', 'context_overflow'),
+    ('too many tokens in the request', 'context_overflow'),
+    ('the prompt is too long', 'context_overflow'),
+    ('rate limit reached for requests', 'rate_limit'),
+    ('too many requests', 'rate_limit'),
+    ('HTTP 429 from the API', 'rate_limit'),
+    ('quota exceeded for the project', 'rate_limit'),
+    ('request was throttled', 'rate_limit'),
+    ('process ran out of memory', 'out_of_memory'),
+    ('killed by the OOM killer', 'out_of_memory'),
+    ('cannot allocate memory', 'out_of_memory'),
+    ('java heap space exhausted', 'out_of_memory'),
+    ('memory limit exceeded', 'out_of_memory'),
+    ('the request timed out', 'timeout'),
+    ('deadline exceeded while waiting', 'timeout'),
+    ('permission denied while opening', 'permission'),
+    ('access denied for user', 'permission'),
+    ('open failed: EACCES', 'permission'),
+    ('the server said forbidden', 'permission'),
+    ('HTTP 401 from the registry', 'permission'),
+    ('HTTP 403 from the registry', 'permission'),
+    ('the user is unauthorized', 'permission'),
+    ('operation not permitted', 'permission'),
+    ('no module named yaml', 'import_error'),
+    ('unresolved import crate::x', 'import_error'),
+    ('could not resolve dependency x', 'import_error'),
+    ('cannot import name Retry', 'import_error'),
+    ('package org.x.y does not exist', 'import_error'),
+    ('library stub not installed for yaml', 'import_error'),
+    ('no matching distribution found for foo', 'import_error'),
+    ('could not find a version that satisfies the requirement foo', 'import_error'),
+    ('unable to import foo', 'import_error'),
+    ('import error while loading', 'import_error'),
+    ('no required module provides package x', 'import_error'),
+    ('cannot find package x in any of', 'import_error'),
+    ('npm ERR! code E404', 'import_error'),
+    ('incompatible types in assignment', 'type_error'),
+    ('string is not assignable to number', 'type_error'),
+    ('error TS2322 in app.ts', 'type_error'),
+    ('object has no attribute foo', 'type_error'),
+    ('object is not callable', 'type_error'),
+    ('syntax error near unexpected', 'compile_error'),
+    ('compilation terminated', 'compile_error'),
+    ('error[E0425]: cannot find value x', 'compile_error'),
+    ('cannot find symbol Foo', 'compile_error'),
+    ('undefined reference to main', 'compile_error'),
+    ('unexpected token in JSON', 'compile_error'),
+    ('build failed with errors', 'compile_error'),
+    ('connection refused by peer', 'network'),
+    ('ECONNRESET while reading', 'network'),
+    ('network is unreachable', 'network'),
+    ('name or service not known', 'network'),
+    ('getaddrinfo failed for host', 'network'),
+    ('temporary failure in name resolution', 'network'),
+    ('broken pipe on write', 'network'),
+    ('ssl handshake failed', 'network'),
+    ('tls handshake failed', 'network'),
+    ('HTTP 502 from upstream', 'network'),
+    ('HTTP 503 from upstream', 'network'),
+    ('HTTP 504 from upstream', 'network'),
+    ('file not found', 'not_found'),
+    ('no such file or directory', 'not_found'),
+    ('open: ENOENT', 'not_found'),
+    ('the directory does not exist', 'not_found'),
+    ('HTTP 404 from the server', 'not_found'),
+    ('the config key is missing', 'not_found'),
+    ('no rule to make target all', 'not_found'),
+    ('assert x == y', 'assertion'),
+    ('expected 1 but got 2', 'assertion'),
+    ('got 1, want 2', 'assertion'),
+    ('3 tests failed', 'test_failure'),
+]
+
+
+@pytest.mark.parametrize("text,category", WORDS, ids=[w[0][:30] for w in WORDS])
+def test_every_word_of_a_category_reaches_it(text, category):
+    assert categorize(extract(text)) == category
+    assert categorize(extract(text.upper() if category != "import_error" else text)) == category
+
+
 def test_the_store_signs_with_category_params_and_a_stable_id(store):
     sig = store.error_signature("ConnectionRefusedError: connect to db.internal.corp:5432 failed after 3 retries")
     assert sig.category == "network"

@@ -105,7 +105,8 @@ def test_with_no_prior_weights_the_prior_is_neutral():
 
 def test_prior_weight_zero_ignores_the_prior_and_one_uses_it_whole():
     old = dict(age_seconds=300 * DAY, times_applied=5, times_successful=0, importance=0.0)
-    assert s(w=RankingWeights(prior_weight=0.0), **old).score == pytest.approx(s(w=RankingWeights(prior_weight=0.0)).score)
+    no_prior = RankingWeights(prior_weight=0.0)
+    assert s(w=no_prior, **old).score == pytest.approx(s(w=no_prior).score)
     b = s(w=RankingWeights(prior_weight=1.0), **old)
     assert b.score == pytest.approx(b.match * b.prior)
 
