@@ -322,3 +322,64 @@ def test_a_keyed_update_whose_embedding_fails_drops_the_stale_vector(db, clock):
         assert again.id == m.id and again.embedding_pending
         assert count(s, "memory_vectors") == 0
         assert by_words(s, "second") == [m.id]
+
+
+def test_a_fix_taught_as_not_working_counts_as_a_failure(busy):
+    s = busy
+    s.learn_fix(ERROR, "reinstall tenacity with pip", agent_id="a", worked=True)
+    (f,) = s.fixes_for(ERROR, agent_id="a")
+    assert (f.worked, f.failed) == (1, 0)
+    s.learn_fix(ERROR, "reinstall tenacity with pip", agent_id="a", worked=False)
+    assert s.fixes_for(ERROR, agent_id="a") == []  # as often failed as worked: not offered
+    s.learn_fix(ERROR, "reinstall tenacity with pip", agent_id="a", worked=True)
+    (f,) = s.fixes_for(ERROR, agent_id="a")
+    assert (f.worked, f.failed) == (2, 1)
+
+
+def test_within_a_batch_an_item_merges_into_the_closer_of_an_earlier_item_and_an_old_memory(db, clock):
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder()) as s:
+        old = s.remember("an old note <angle:40>", type="failure", agent_id="a")
+        first, second = s.remember_many([
+            {"content": "a new note <angle:0>", "type": "failure", "agent_id": "a"},
+            {"content": "the same new note <angle:5>", "type": "failure", "agent_id": "a"},  # 0.996 to the first
+        ])
+        assert second.id == first.id != old.id
+
+
+@pytest.mark.parametrize("vector_search", ["memory", "vec0"])
+def test_a_near_duplicate_of_an_archived_memory_brings_it_back_to_vector_search(db, clock, vector_search):
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder(), settings=Settings(vector_search=vector_search)) as s:
+        m = s.remember("the flaky upload <angle:0>", type="failure", agent_id="a")
+        s.archive(m.id, agent_id="a")
+        again = s.remember("the flaky upload again <angle:5>", type="failure", agent_id="a")
+        assert again.id == m.id and not again.archived
+        exact = s.remember("a second memory <angle:60>", type="failure", agent_id="a")
+        s.archive(exact.id, agent_id="a")
+        assert s.remember("a second memory <angle:60>", type="failure", agent_id="a").id == exact.id
+        for mid, query in ((m.id, "q <angle:0>"), (exact.id, "q <angle:60>")):
+            hits = s.recall(query, agent_id="a", channels={"vector"}, limit=1, record=False)
+            assert [h.memory.id for h in hits] == [mid]
+
+
+@pytest.mark.parametrize("vector_search", ["memory", "vec0"])
+def test_a_keyed_update_is_found_by_its_new_vector(db, clock, vector_search):
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder(), settings=Settings(vector_search=vector_search)) as s:
+        m = s.remember("the image tag <angle:0>", type="context", agent_id="a", key="image")
+        s.archive(m.id, agent_id="a")
+        s.remember("the image tag moved <angle:90>", type="context", agent_id="a", key="image")
+        hits = s.recall("q <angle:90>", agent_id="a", channels={"vector"}, limit=1, record=False)
+        assert [h.memory.id for h in hits] == [m.id] and hits[0].breakdown.vector == pytest.approx(1.0, abs=1e-4)
+
+
+def test_the_history_keeps_the_replaced_versions_hash_tags_and_metadata(busy):
+    s = busy
+    v1 = s.remember("replica count is 3", type="context", agent_id="a", key="replicas", tags=["k8s"],
+                    metadata={"source": "helm"})
+    s.remember("replica count is 5", type="context", agent_id="a", key="replicas", tags=["prod"])
+    (row,) = s._core.backend.execute("SELECT version, content, content_hash, context_tags, metadata, valid_until "
+                                     "FROM memory_history WHERE memory_id = ?", (v1.id,)).fetchall()
+    assert row[0] == 1 and row[1] == "replica count is 3"
+    from harness_memory.core import content_hash
+
+    assert row[2] == content_hash("replica count is 3") != content_hash("replica count is 5")
+    assert "k8s" in row[3] and "helm" in row[4] and row[5] is not None
