@@ -235,3 +235,15 @@ def test_path_arguments_of_the_store_go_through_the_same_check(db, clock, tmp_pa
         with pytest.raises(InvalidInputError):
             s.export_jsonl(b"/tmp/x.jsonl")
         assert s.export_jsonl(Path(tmp_path) / "out.jsonl") == 0
+
+
+@pytest.mark.parametrize("field,value", [
+    ("agent_id", "a\x01"), ("namespace", "n\x02"), ("importance", 2.0), ("task_id", "t\x03"), ("session_id", ""),
+    ("key", "k\n"), ("thread_id", "x" * 201), ("task_signature", 5), ("scope", "everyone"), ("ttl", 0),
+    ("metadata", [1]), ("tags", "one-string"), ("content", "\x00")])
+def test_a_refused_remember_names_the_field(store, field, value):
+    kwargs = {"type": "failure", "agent_id": "a", field: value}
+    content = kwargs.pop("content", "a memory")
+    with pytest.raises(InvalidInputError, match=field if field not in ("tags", "content") else
+                       ("tags must be a list" if field == "tags" else "content must not contain NUL")):
+        store.remember(content, **kwargs)
