@@ -229,3 +229,38 @@ def test_a_recall_while_another_writer_holds_the_lock_keeps_its_bookkeeping_for_
         rows = other._core.backend.execute("SELECT memory_id FROM memory_access_log WHERE access_type = 'query'"
                                            ).fetchall()
         assert [r[0] for r in rows] == [kept.id]  # no log row for the deleted memory
+
+
+def test_a_query_whose_words_match_nothing_still_finds_by_tags_with_a_zero_keyword_score(crowded):
+    s = crowded
+    target = s.remember("pods evicted under memory pressure", type="failure", agent_id="ops", tags=["eviction"])
+    hits = s.recall("zyxwvut qponml", agent_id="ops", tags=["eviction"], record=False)
+    assert [h.memory.id for h in hits][:1] == [target.id]
+    assert hits[0].breakdown.keyword == 0.0 and hits[0].breakdown.tags == 1.0
+
+
+def test_a_freshly_opened_store_scores_the_same_cosines(tmp_path, clock):
+    import numpy as np
+
+    path = tmp_path / "reopened.db"
+    with MemoryStore(path, clock=clock) as s:
+        s.remember_many(distractors(120))
+    with MemoryStore(path, clock=clock) as s:  # no write in this process: its vector index is not loaded
+        query = "deploy failed for the mailer service on node 3"
+        hits = s.recall(query, agent_id="ops", tags=["mailer"], limit=30, record=False)
+        vecs = s.embedder.embed_batch([query] + [h.memory.content for h in hits])
+        vecs = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+        for h, c in zip(hits, vecs[1:] @ vecs[0]):
+            assert h.breakdown.vector == pytest.approx(max(0.0, float(c)), abs=1e-4)
+        assert "mailer" in hits[0].memory.content and len({round(h.breakdown.vector, 6) for h in hits}) > 5
+
+
+def test_the_access_bookkeeping_is_written_at_once_when_the_lock_is_free(tmp_path, clock):
+    path = tmp_path / "shared.db"
+    with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
+        m = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
+        s.recall("gradle daemon heap", agent_id="a", task_id="t-9")
+        assert other.get(m.id).access_count == 1  # seen by another connection before this store closes
+        rows = other._core.backend.execute("SELECT access_type, task_id, duration_ms FROM memory_access_log "
+                                           "WHERE memory_id = ?", (m.id,)).fetchall()
+        assert [(r[0], r[1]) for r in rows] == [("query", "t-9")] and rows[0][2] >= 0
