@@ -185,9 +185,20 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
     tokens = dict(settings.api_tokens)
     single = settings.api_token
     admin = settings.api_admin_token
+    boards: list[FastAPI] = []  # the dashboard, mounted below
+
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
+        from .dashboard.app import warm_quietly
+
+        # the dashboard's summary figures are read once in the background: the first visitor does not wait
+        threads = [threading.Thread(target=warm_quietly, args=(b,), name="dashboard-warm-up", daemon=True)
+                   for b in boards]
+        for t in threads:
+            t.start()
         yield
+        for t in threads:
+            t.join(timeout=60)
         store.close()
 
     app = FastAPI(title="harness-memory", version="1", description=__doc__, lifespan=lifespan)
@@ -379,5 +390,5 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
 
     from .dashboard import mount  # issue 13: the dashboard's pages, same token rules (docs/dashboard.md)
 
-    mount(app, store, settings, lock)
+    boards.append(mount(app, store, settings, lock))
     return app

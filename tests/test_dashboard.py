@@ -400,6 +400,19 @@ def test_serve_mounts_the_dashboard_with_the_same_tokens(tmp_path):
         assert c.get(base + "/api/memory/stats").status_code == 401  # the API's own rules are unchanged
 
 
+def test_serve_reads_the_summary_pages_once_at_start_up(tmp_path):
+    path = tmp_path / "api.db"
+    with MemoryStore(path) as s:
+        s.remember("the deploy job failed: disk full", type="failure", agent_id="ci")
+    app = create_app(str(path), Settings(api_admin_token="adm-token"))
+    board = next(r.app for r in app.routes if getattr(r, "path", "") == "/dashboard")
+    with Server(app):  # no page is visited
+        deadline = time.monotonic() + 60
+        while not board.state.queries._cache and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert board.state.queries._cache  # filled by the warm-up, before any visitor
+
+
 def test_access_log_masks_the_token_of_a_link(db):
     path, _ = db
     st = Settings(api_token="s3cret-token")

@@ -421,6 +421,17 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
     return app
 
 
-def mount(app: FastAPI, store: Any, settings: Settings, lock: Any = None) -> None:
-    """Serve the dashboard under ``/dashboard`` of ``app`` (the REST server)."""
-    app.mount("/dashboard", create_dashboard(store, settings, lock=lock if lock is not None else nullcontext()))
+def warm_quietly(board: FastAPI) -> None:
+    """Fill the summary pages' caches (``board.state.warm``); a locked or unreadable database is
+    only logged: the pages say so when visited."""
+    try:
+        board.state.warm()
+    except HarnessMemoryError as exc:
+        log.warning("dashboard warm-up skipped: %s", type(exc).__name__)
+
+
+def mount(app: FastAPI, store: Any, settings: Settings, lock: Any = None) -> FastAPI:
+    """Serve the dashboard under ``/dashboard`` of ``app`` (the REST server); returns the dashboard's app."""
+    board = create_dashboard(store, settings, lock=lock if lock is not None else nullcontext())
+    app.mount("/dashboard", board)
+    return board

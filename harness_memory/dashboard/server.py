@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from pathlib import Path
 from urllib.parse import quote
@@ -10,13 +9,12 @@ from urllib.parse import quote
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 
-from ..errors import ConfigurationError, DatabaseOpenError, HarnessMemoryError
+from ..errors import ConfigurationError, DatabaseOpenError
 from ..settings import Settings
-from .app import LOOPBACK_HOSTS, create_dashboard
+from .app import LOOPBACK_HOSTS, create_dashboard, warm_quietly
 
 __all__ = ["build_app", "check_bind", "dashboard_url"]
 
-log = logging.getLogger("harness_memory.dashboard")
 
 
 def check_bind(host: str, settings: Settings) -> None:
@@ -49,15 +47,10 @@ def build_app(db: str | Path, settings: Settings, *, warm: bool = True) -> FastA
     store = MemoryStore(db, settings=settings)
     board = create_dashboard(store, settings)
 
-    def warm_up() -> None:
-        try:
-            board.state.warm()
-        except HarnessMemoryError as exc:  # a locked or unreadable database: the pages will say so
-            log.warning("dashboard warm-up skipped: %s", type(exc).__name__)
-
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
-        thread = threading.Thread(target=warm_up, name="dashboard-warm-up", daemon=True) if warm else None
+        thread = (threading.Thread(target=warm_quietly, args=(board,), name="dashboard-warm-up", daemon=True)
+                  if warm else None)
         if thread is not None:
             thread.start()
         yield
