@@ -247,3 +247,20 @@ def test_a_refused_remember_names_the_field(store, field, value):
     with pytest.raises(InvalidInputError, match=field if field not in ("tags", "content") else
                        ("tags must be a list" if field == "tags" else "content must not contain NUL")):
         store.remember(content, **kwargs)
+
+
+def test_messages_name_what_was_wrong():
+    with pytest.raises(InvalidInputError, match="tags must be valid Unicode text"):
+        v.tags(["\udc80"], max_tags=3, max_len=10)
+    with pytest.raises(InvalidInputError, match="metadata must be a dict"):
+        v.metadata([1])
+    with pytest.raises(InvalidInputError, match="^path must be a path"):
+        v.path(b"/tmp/x")
+    with pytest.raises(InvalidInputError, match="ttl must be at most 100 years"):
+        v.ttl_seconds(101 * 365 * 86400)
+    assert v.channels(["keyword", "signature"]) == frozenset({"keyword", "signature"})  # the default set
+
+
+def test_a_structure_of_too_many_containers_is_refused_without_recursing():
+    with pytest.raises(ContentTooLargeError, match="too many nested containers"):
+        v.nesting_depth({"k": [[]] * 1_000_001}, "metadata")  # one empty list, counted at each place
