@@ -303,3 +303,10 @@ def test_redaction_is_idempotent_on_every_rule():
     for _, text, _ in CONTEXT:
         once = redact_text(text)
         assert redact(once) == (once, [])
+
+
+def test_edges_of_the_context_rules():
+    assert is_secret_key("dbpasswd") == "password" and is_secret_key("rootpassword") == "password"
+    assert redact_text("password=Xk9pLm2") == "password=[REDACTED:secret_pair]"  # X is not a template sign
+    assert redact_text("tool --password abcd run") == "tool --password [REDACTED:cli_password] run"  # four: enough
+    assert redact_text("tool --password abc run") == "tool --password abc run"
