@@ -239,3 +239,21 @@ def test_linked_signatures_form_one_group(store):
     assert sorted(miner.group(t2.id)) == sorted([t1.id, t2.id]) == sorted(miner.group(t1.id))
     assert miner.group("err_unknown0000000") == ["err_unknown0000000"]
     assert miner.canonical(t1.id) == t1.id
+
+
+def test_a_checkers_finding_that_is_neither_compiled_nor_typed_is_a_test_failure():
+    assert categorize(extract("src/app.js:3:1: error  x is defined but never used")) == "test_failure"
+    assert categorize(extract("src/app.rb:3:1: E: Layout/Indent")) == "test_failure"
+
+
+def test_the_gap_of_a_variable_length_group_must_come_before_the_first_difference(store):
+    a = store.error_signature("cache miss red 11 12 on shard")  # cache miss red <*> <*> on shard
+    b = store.error_signature("cache miss blue 13 on shard")  # one variable less, but 'red' is not 'blue'
+    assert b.id != a.id
+
+
+def test_a_two_token_message_has_no_variable_length_neighbour_and_a_three_token_one_has(store):
+    two = store.error_signature("halt 1")
+    assert store.error_signature("halt 2 3").id == two.id  # three tokens: joins 'halt <*>'
+    three = store.error_signature("stop 1 2")
+    assert store.error_signature("stop 3").id != three.id  # two tokens: never a neighbour
