@@ -302,3 +302,25 @@ def test_a_patterns_summary_and_tags_are_bounded(db, clock):
         assert len(shared) == 8
         others = p.content.split("Also: ")[1].split(" | ")
         assert len(others) == 3 and all(len(o) == 160 for o in others)
+
+
+def test_a_memory_still_waiting_for_its_vector_is_left_out_not_a_failure(db, clock):
+    class Flaky(TopicEmbedder):
+        broken = False
+
+        def embed_batch(self, texts):
+            if self.broken:
+                raise ConnectionError("embedding service down")
+            return super().embed_batch(texts)
+
+    emb = Flaky()
+    with open_store(db, clock, embedder=emb) as s:
+        ids = [add(s, 1, j).id for j in range(3)]
+        emb.broken = True
+        pending = add(s, 1, 9)
+        assert pending.embedding_pending
+        emb.broken = False
+        run = s.run_job("consolidate")
+        assert run.status == "ok" and run.counts["patterns_created"] == 1 and run.counts["members_linked"] == 3
+        assert {s.get(i).consolidated_into for i in ids} != {None}
+        assert s.get(pending.id).consolidated_into is None
