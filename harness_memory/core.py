@@ -46,6 +46,7 @@ class Core:
     # and when the oldest was queued (time.monotonic); see recall.flush_access
     pending_access: list = field(default_factory=list)
     pending_since: float = 0.0
+    access_retry_at: float = 0.0  # (time.monotonic) no attempt before this after the lock was busy
 
     _miner: TemplateMiner | None = None
     _signed: dict = field(default_factory=dict)

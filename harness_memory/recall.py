@@ -220,11 +220,12 @@ def _similarities(core: Core, ids: list[int], qv: Sequence[float]) -> dict[int, 
 
 # The access bookkeeping of a recall (counts, last access, the relevance boost, a 'query' log row
 # per hit) is written when the write lock is free at that moment, and otherwise kept in the
-# process and written by a later recall or by close(): concurrent recalls
+# process and written by a later recall (not before ACCESS_RETRY_SECONDS) or by close(): concurrent recalls
 # never queue on the lock. It is also written, waiting for the lock, once this many rows are
 # pending or the oldest has waited this long. A process that crashes loses what was pending.
 ACCESS_FLUSH_ROWS = 512
 ACCESS_FLUSH_SECONDS = 2.0
+ACCESS_RETRY_SECONDS = 0.5  # after finding the lock busy, the next attempt without waiting
 
 
 def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, session_id: str | None,
@@ -242,7 +243,13 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
                     {"agent_id": agent_id, "session_id": session_id, "task_id": task_id,
                      "scores": [h.score for h in hits], "duration_ms": duration_ms}))
     rows = sum(len(p[1]) for p in pending)
-    flush_access(core, wait=rows >= ACCESS_FLUSH_ROWS or time.monotonic() - core.pending_since >= ACCESS_FLUSH_SECONDS)
+    t = time.monotonic()
+    if rows >= ACCESS_FLUSH_ROWS or t - core.pending_since >= ACCESS_FLUSH_SECONDS:
+        flush_access(core, wait=True)
+    elif t >= core.access_retry_at and not flush_access(core, wait=False):
+        # the lock is contended: batch this process's bookkeeping for a while instead of taking the
+        # lock on every recall (8 recallers did: two writers then starved in SQLite's busy waits)
+        core.access_retry_at = t + ACCESS_RETRY_SECONDS
     ts = datetime.fromtimestamp(now, tz=timezone.utc)
     out = []
     for h in hits:
