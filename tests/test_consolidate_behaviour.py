@@ -324,3 +324,17 @@ def test_a_memory_still_waiting_for_its_vector_is_left_out_not_a_failure(db, clo
         assert run.status == "ok" and run.counts["patterns_created"] == 1 and run.counts["members_linked"] == 3
         assert {s.get(i).consolidated_into for i in ids} != {None}
         assert s.get(pending.id).consolidated_into is None
+
+
+def test_a_dry_run_plans_a_join_with_the_pattern_it_would_join(db, clock):
+    with open_store(db, clock) as s:
+        for j in range(3):
+            add(s, 1, j)
+        s.run_job("consolidate")
+        (p,) = patterns(s)
+        new = add(s, 1, 8)
+        before = table_snapshot(s)
+        run = s.run_job("consolidate", dry_run=True)
+        assert run.counts["plan"] == [{"group": ["default", "a", "agent", "failure"], "pattern": p.id,
+                                       "join": [new.id]}]
+        assert run.counts["joined_existing"] == 0 and table_snapshot(s) == before
