@@ -52,9 +52,9 @@ from urllib.parse import quote
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import pct, table  # noqa: E402
+from _common import pct, table
 
-from harness_memory import HashingEmbedder, MemoryStore, Settings  # noqa: E402
+from harness_memory import HashingEmbedder, MemoryStore, Settings
 
 VERBS = "add fix refactor migrate upgrade remove document test deploy optimise rename split merge port".split()
 OBJS = ("retry logic|http client|payment webhook|user session cache|search index|build script|docker image|"
@@ -174,14 +174,19 @@ class _Baseline:
 
     def __init__(self, store: MemoryStore):
         b = store._core.backend
-        ids, blobs = [], []
-        for mid, blob in b.execute(f"SELECT memory_id, embedding FROM {b.VEC_TABLE}"):
-            ids.append(mid)
-            blobs.append(blob)
+        ids, vecs = [], []
+        if b.dialect == "sqlite":  # the vectors only (vec0 scans its metadata columns slowly)
+            for mid, blob in b.execute(f"SELECT memory_id, embedding FROM {b.VEC_TABLE}"):
+                ids.append(mid)
+                vecs.append(blob)
+        else:
+            for mid, *_, vec in b.iter_vectors():
+                ids.append(mid)
+                vecs.append(np.asarray(vec, dtype=np.float32).tobytes())
         meta = {r[0]: r[1:] for r in b.execute("SELECT id, agent_id, scope, archived, namespace FROM memories")}
         keep = [k for k, i in enumerate(ids) if i in meta and meta[i][3] == "default" and not meta[i][2]]
         self.ids = np.asarray([ids[k] for k in keep], dtype=np.int64)
-        self.mat = np.frombuffer(b"".join(blobs[k] for k in keep), dtype=np.float32).reshape(len(keep), -1)
+        self.mat = np.frombuffer(b"".join(vecs[k] for k in keep), dtype=np.float32).reshape(len(keep), -1)
         agents = np.asarray([meta[i][0] for i in self.ids.tolist()])
         is_global = np.asarray([meta[i][1] == "global" for i in self.ids.tolist()])
         self.masks = {a: (agents == a) | is_global for a in set(agents.tolist())}
