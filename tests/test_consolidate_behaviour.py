@@ -13,11 +13,10 @@ import re
 
 import numpy as np
 import pytest
+from conftest import table_snapshot
 
 from harness_memory import MemoryStore, Settings
 from harness_memory.settings import MaintenanceSettings
-
-from conftest import table_snapshot
 
 
 class TopicEmbedder:
@@ -85,6 +84,10 @@ def test_a_cluster_becomes_a_pattern_built_from_its_members(db, clock):
         assert p.task_signature == "task:build"
         assert p.metadata["source_type"] == "failure" and p.metadata["members"] == 4
         assert p.metadata["medoid"] in {m.id for m in members}
+        assert set(p.metadata) == {"source_type", "members", "medoid"}
+        assert not p.embedding_pending  # the pattern has its own vector: vector search finds it
+        hits = s.recall(p.content, agent_id="a", channels={"vector"}, limit=1, record=False)
+        assert hits[0].memory.id == p.id and hits[0].breakdown.vector == pytest.approx(1.0, abs=1e-4)
         for m in members:
             got = s.get(m.id)
             assert got.consolidated_into == p.id and got.relevance_score == pytest.approx(0.5)
@@ -338,3 +341,23 @@ def test_a_dry_run_plans_a_join_with_the_pattern_it_would_join(db, clock):
         assert run.counts["plan"] == [{"group": ["default", "a", "agent", "failure"], "pattern": p.id,
                                        "join": [new.id]}]
         assert run.counts["joined_existing"] == 0 and table_snapshot(s) == before
+
+
+def test_a_consolidation_stopped_mid_run_records_the_patterns_it_committed(db, clock):
+    import json
+
+    with open_store(db, clock) as s:
+        for agent in ("a", "b"):
+            for j in range(3):
+                add(s, 1, j, agent=agent)
+
+        def stop(done, total):
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            s.run_job("consolidate", progress=stop)
+        last = s.job_status()["last"]["consolidate"]
+        counts = json.loads(last["counts"]) if isinstance(last["counts"], str) else last["counts"]
+        assert last["status"] == "interrupted"
+        assert counts == {"patterns_created": 1, "members_linked": 3, "committed_before_stop": True}
+        assert s.run_job("consolidate", min_interval=0).counts["patterns_created"] == 1  # the other group
