@@ -6,12 +6,12 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from . import confidence, ranking
-from .core import Core
 from . import validation as v
+from .core import Core
 from .models import Memory, RecallHit
 from .sqlite_backend import query_terms
 
@@ -113,8 +113,13 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
             cands.update(dict.fromkeys(r[0] for r in core.backend.execute(
                 sql, (q.namespace, *sig_params, *params, n_cand))))
         if not cands:
-            return []
-        rows = _scoring_rows(core, list(cands), where, params)
+            rows = {}
+        else:
+            rows = _scoring_rows(core, list(cands), where, params)
+    if core.index is not None and use_vec:
+        core.index.save_if_due(core.backend)  # a first load's snapshot, written outside the read snapshot
+    if not rows:
+        return []
     if use_vec:
         missing = [i for i in rows if i not in vec]
         if missing:
@@ -250,7 +255,7 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
         # the lock is contended: batch this process's bookkeeping for a while instead of taking the
         # lock on every recall (8 recallers did: two writers then starved in SQLite's busy waits)
         core.access_retry_at = t + ACCESS_RETRY_SECONDS
-    ts = datetime.fromtimestamp(now, tz=timezone.utc)
+    ts = datetime.fromtimestamp(now, tz=UTC)
     out = []
     for h in hits:
         m: Memory = h.memory

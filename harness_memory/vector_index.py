@@ -148,6 +148,7 @@ class VectorIndex:
         self.since_snapshot = 0  # rows changed since the snapshot this index was read from (or written to)
         self.last_load = ""  # "snapshot" | "database": how the last full load happened (for benchmarks, tests)
         self.sql_below = SQL_EXACT_MAX_ROWS  # recall uses the exact SQL path below this many memories (unloaded)
+        self._save_due = False  # a snapshot should be written at the next sync outside a write transaction
         self.sql_seconds = 0.0  # spent in that path by this process; past sql_budget it loads the index instead
         self.sql_budget = SQL_EXACT_BUDGET_S
 
@@ -274,11 +275,15 @@ class VectorIndex:
     # -- synchronisation with the database -------------------------------------------------
     def sync(self, backend) -> None:
         """Apply the changes logged since the last sync (the first time: the persisted
-        snapshot plus the changes since it, or a full load from the database)."""
-        save = False
+        snapshot plus the changes since it, or a full load from the database).
+
+        The snapshot is (re)written after a full load from the database and once a tenth of its
+        rows changed, never inside a transaction (recall syncs inside its read snapshot, a write
+        inside its write transaction): then :meth:`save_if_due` writes it after the transaction."""
+        can_save = not backend.in_transaction
         with backend.read():
             lo, hi = backend.vector_change_seq()
-            if self.seq is not None and hi == self.seq:
+            if self.seq is not None and hi == self.seq and not (can_save and self._save_due):
                 return
             if self.seq is None or (lo > self.seq + 1) or hi < self.seq:
                 ident = _identity(backend)
@@ -286,18 +291,31 @@ class VectorIndex:
                     self._load_all(backend)
                     self.seq = hi
                     self.last_load = "database"
-                    save = len(self) >= SNAPSHOT_MIN_ROWS
+                    self._save_due = len(self) >= SNAPSHOT_MIN_ROWS
                 else:
                     self.last_load = "snapshot"
+                    self._save_due = False
             if self.seq != hi:
                 self._apply_changes(backend, self.seq)
                 self.seq = hi
-            if not save and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10) \
-                    and len(self) >= SNAPSHOT_MIN_ROWS:
-                save = True
+            if len(self) >= SNAPSHOT_MIN_ROWS and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10):
+                self._save_due = True
+            save = can_save and self._save_due
             ident = _identity(backend) if save else None
-        if save:
-            self.save(backend, ident)
+        if not save:
+            return
+        self._save_due = False
+        if self.save(backend, ident) is not None and self.n0 == 0 and self._n * self.dim * 4 > COPY_BASE_MAX_BYTES:
+            # loaded from the database and too large to hold: map the file just written instead
+            # (the process keeps ~140 MB of its own at 1M rather than 1.5 GB)
+            self.seq = None
+            self.sync(backend)
+            self.last_load = "database"
+
+    def save_if_due(self, backend) -> None:
+        """Write the snapshot a sync inside a transaction could not (call outside transactions)."""
+        if self.loaded and self._save_due and not backend.in_transaction:
+            self.sync(backend)
 
     def _apply_changes(self, backend, since: int) -> None:
         for mid, ns, agent, scope, mtype, archived, vec in backend.iter_vectors(since_seq=since):
@@ -307,39 +325,46 @@ class VectorIndex:
                 self.put(int(mid), ns, agent, scope, mtype, bool(archived), vec)
 
     def _load_all(self, backend) -> None:
-        """Bulk load (vectorised: one pass over the vec0 table, no per-row numpy work)."""
+        """Bulk load, streamed: the vectors in batches straight into the arrays (a list of a
+        million rows and their joined bytes made the peak 5 GB at 1M)."""
         import numpy as np
 
         self._reset()
         self.since_snapshot = 0
         # vec0 scans its metadata columns slowly (~1.6 s per 100k rows here): read only the
         # vectors from it, and the filter fields from the memories table (kept equal to vec0's).
-        vec_rows = backend.conn.execute(f"SELECT memory_id, embedding FROM {backend.VEC_TABLE}").fetchall()
-        n = len(vec_rows)
-        if n == 0:
-            return
         meta = {r[0]: r[1:] for r in backend.conn.execute(
             "SELECT id, namespace, agent_id, scope, memory_type, archived FROM memories")}
-        vec_rows = [r for r in vec_rows if r[0] in meta]
-        n = len(vec_rows)
         cap = 1024
-        while cap < n:
+        while cap < len(meta):
             cap *= 2
+        self.cap = 0
         self._alloc(cap)
-        ids, blobs = zip(*vec_rows) if n else ((), ())
-        self.ids[:n] = np.fromiter(ids, dtype=np.int64, count=n)
-        self.vecs[:n] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(n, self.dim)
-        self.codes[:, :n] = _codes(self.vecs[:n], self.words).T
         code = self._strings.code
-        rows = [meta[i] for i in ids]
-        self.ns[:n] = [code(r[0]) for r in rows]
-        self.agent[:n] = [code(r[1]) for r in rows]
-        self.is_global[:n] = [r[2] == "global" for r in rows]
-        self.mtype[:n] = [code(r[3]) for r in rows]
-        self.archived[:n] = [bool(r[4]) for r in rows]
+        cur = backend.conn.execute(f"SELECT memory_id, embedding FROM {backend.VEC_TABLE}")
+        n = 0
+        while batch := cur.fetchmany(65_536):
+            batch = [r for r in batch if r[0] in meta]
+            m = len(batch)
+            if not m:
+                continue
+            while self.cap < n + m:
+                self._n = n
+                self._alloc(self.cap * 2)
+            ids = [r[0] for r in batch]
+            self.ids[n : n + m] = ids
+            self.vecs[n : n + m] = np.frombuffer(b"".join(r[1] for r in batch), dtype=np.float32).reshape(m, self.dim)
+            rows = [meta[i] for i in ids]
+            self.ns[n : n + m] = [code(r[0]) for r in rows]
+            self.agent[n : n + m] = [code(r[1]) for r in rows]
+            self.is_global[n : n + m] = [r[2] == "global" for r in rows]
+            self.mtype[n : n + m] = [code(r[3]) for r in rows]
+            self.archived[n : n + m] = [bool(r[4]) for r in rows]
+            n += m
+        self.codes[:, :n] = _codes(self.vecs[:n], self.words).T
         self.alive[:n] = True
         self._n = n
-        self._row = {int(i): r for r, i in enumerate(ids)}
+        self._row = dict(zip(self.ids[:n].tolist(), range(n)))
 
     # -- the persisted snapshot --------------------------------------------------------------
     def _sidecar(self, backend) -> Path | None:
@@ -451,7 +476,7 @@ class VectorIndex:
         try:
             with open(tmp, "wb") as f:
                 f.write(_MAGIC + len(blob).to_bytes(8, "little") + blob)
-                for name, dtype, shape in plan:
+                for name, _dtype, _shape in plan:
                     f.seek(header["arrays"][name][0])
                     if name == "vecs":
                         for s in range(0, n, 65_536):

@@ -15,8 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from harness_memory import MemoryStore, Settings
-from harness_memory import vector_index as vi
+from harness_memory import MemoryStore, Settings, vector_index as vi
 from harness_memory.sqlite_backend import connect
 
 WORDS = ("build test deploy cache network retry timeout lockfile module import docker python rust go java "
@@ -85,6 +84,7 @@ def test_index_is_persisted_and_a_new_process_catches_up_from_it(tmp_path, small
         w.remember_many(_items(300))
         w._core.index.sync(w._core.backend)  # a full load from the database writes the snapshot
         assert w._core.index.last_load == "database"
+        assert (w._core.index._mm is not None) == mapped  # a large one is then mapped, not held
     side = vi.sidecar_path(path)
     assert side.exists()
     with MemoryStore(path) as w:  # changes after the snapshot: new, forgotten and archived memories
@@ -232,9 +232,9 @@ def _recaller(path: str, n: int, q) -> None:
             for _ in range(n):
                 try:
                     hits += len(s.recall(" ".join(rng.choice(WORDS, 4)), agent_id="a1", limit=3))
-                except Exception as exc:  # collected and asserted on in the parent
+                except Exception as exc:  # noqa: BLE001 - collected and asserted on in the parent
                     errors.append(repr(exc))
-    except Exception as exc:  # the close (its flush) failing is an error too
+    except Exception as exc:  # noqa: BLE001 - the close (its flush) failing is an error too
         errors.append(repr(exc))
     q.put(("recaller", hits, errors))
 
@@ -245,7 +245,7 @@ def _writer(path: str, n: int, q) -> None:
         for i, it in enumerate(_items(n, seed=99)):
             try:
                 s.remember(**{**it, "content": it["content"] + f" writer {i}"})
-            except Exception as exc:  # collected and asserted on in the parent
+            except Exception as exc:  # noqa: BLE001 - collected and asserted on in the parent
                 errors.append(repr(exc))
     q.put(("writer", n, errors))
 
@@ -277,8 +277,7 @@ def test_eight_recalling_processes_and_two_writers(tmp_path):
 def test_the_hashing_embedders_word_cache_survives_being_cleared(monkeypatch):
     """Found filling a million memories: once the word-hash cache was full it was cleared, and a
     word of the same call that had been cached before raised KeyError (embedding then failed)."""
-    from harness_memory import HashingEmbedder
-    from harness_memory import embedders
+    from harness_memory import HashingEmbedder, embedders
 
     monkeypatch.setattr(embedders, "_HASH_CACHE_MAX", 8)
     e = HashingEmbedder()
@@ -299,3 +298,18 @@ def test_a_long_lived_process_moves_from_the_sql_path_to_the_index(tmp_path):
         ix.sql_budget = ix.sql_seconds / 2  # as if it had answered many queries this way
         assert _vector_ids(r, "deploy cache retry", agent_id="a1") == first
         assert ix.loaded
+
+
+def test_a_process_that_only_recalls_writes_the_snapshot_after_its_first_load(tmp_path, small_snapshots):
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as w:
+        w.remember_many(_items(200))
+    vi.sidecar_path(path).unlink(missing_ok=True)
+    with MemoryStore(path) as r:
+        r._core.index.sql_below = 0
+        assert _vector_ids(r, "deploy cache retry", agent_id="a1")  # loads inside recall's read snapshot
+        assert r._core.index.last_load == "database"
+    assert vi.sidecar_path(path).exists()  # written after the read snapshot ended
+    with MemoryStore(path) as r:
+        r._core.index.sync(r._core.backend)
+        assert r._core.index.last_load == "snapshot"
