@@ -125,9 +125,33 @@ def __dir__() -> list[str]:
 
 if _typing.TYPE_CHECKING:
     from .documents import Document, DocumentReport
-    from .embedders import Embedder, HashingEmbedder, OpenAICompatibleEmbedder, SentenceTransformerEmbedder, embedder_from_name
+    from .embedders import (
+        Embedder,
+        HashingEmbedder,
+        OpenAICompatibleEmbedder,
+        SentenceTransformerEmbedder,
+        embedder_from_name,
+    )
     from .error_signatures import ErrorSignature
-    from .errors import ConfigurationError, ContentTooLargeError, DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, DatabaseTooNewError, EmbedderError, EmbedderMismatchError, FileAccessError, HarnessMemoryError, ImportFormatError, InvalidInputError, MemoryNotFoundError, SchemaError, StorageError, SummariserError, UnknownMemoryTypeError
+    from .errors import (
+        ConfigurationError,
+        ContentTooLargeError,
+        DatabaseLockedError,
+        DatabaseOpenError,
+        DatabaseReadOnlyError,
+        DatabaseTooNewError,
+        EmbedderError,
+        EmbedderMismatchError,
+        FileAccessError,
+        HarnessMemoryError,
+        ImportFormatError,
+        InvalidInputError,
+        MemoryNotFoundError,
+        SchemaError,
+        StorageError,
+        SummariserError,
+        UnknownMemoryTypeError,
+    )
     from .fixes import FixEvidence
     from .ledger import Attempt, TechniqueDecision, TechniqueEstimate
     from .memory_types import BUILTIN_TYPES

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -22,7 +23,7 @@ class _LazyConsole:
 
     def __init__(self, **kw: Any):
         self._kw = kw
-        self._console = None
+        self._console: Any = None
 
     def real(self) -> Any:
         """The Console itself (for rich objects that need one, e.g. a progress bar)."""
@@ -46,7 +47,7 @@ def escape(text: str) -> str:
     return _escape(text)
 
 
-def Table(*a: Any, **kw: Any):  # noqa: N802 - rich's Table, imported when a table is printed
+def Table(*a: Any, **kw: Any):
     from rich.table import Table as _Table
 
     return _Table(*a, **kw)
@@ -64,9 +65,9 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 memory``, ``2 memories``."""
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
-DbOpt = Annotated[Optional[str], typer.Option("--db", help="database: a file, sqlite:///path or postgresql://user@host/db (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")]
+DbOpt = Annotated[str | None, typer.Option("--db", help="database: a file, sqlite:///path or postgresql://user@host/db (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable JSON output")]
-NsOpt = Annotated[Optional[str], typer.Option("--namespace", "-n", help="namespace (default: settings)")]
+NsOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="namespace (default: settings)")]
 
 
 def _settings() -> Any:
@@ -143,13 +144,13 @@ def remember(
     agent: Annotated[str, typer.Option("--agent", "-a", help="agent id: the memory's owner (scope agent: only "
                                                                 "this agent recalls it; scope global: every agent)")],
     scope: Annotated[str, typer.Option(help="agent or global")] = "agent",
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="tag (repeatable)")] = None,
-    key: Annotated[Optional[str], typer.Option(help="upsert key")] = None,
-    task_signature: Annotated[Optional[str], typer.Option()] = None,
-    error: Annotated[Optional[str], typer.Option(help="raw error text")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="tag (repeatable)")] = None,
+    key: Annotated[str | None, typer.Option(help="upsert key")] = None,
+    task_signature: Annotated[str | None, typer.Option()] = None,
+    error: Annotated[str | None, typer.Option(help="raw error text")] = None,
     importance: Annotated[float, typer.Option()] = 0.5,
-    ttl_hours: Annotated[Optional[float], typer.Option(help="expire after this many hours")] = None,
-    metadata: Annotated[Optional[str], typer.Option(help="a JSON object stored with the memory")] = None,
+    ttl_hours: Annotated[float | None, typer.Option(help="expire after this many hours")] = None,
+    metadata: Annotated[str | None, typer.Option(help="a JSON object stored with the memory")] = None,
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Store a memory (duplicates reinforce the existing one); creates the database if needed."""
@@ -173,15 +174,15 @@ def remember(
 @app.command()
 def recall(
     query: str,
-    agent: Annotated[Optional[str], typer.Option("--agent", "-a", help="agent id: recall sees this agent's memories "
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="agent id: recall sees this agent's memories "
                                                                        "and global ones (default: global ones only)")] = None,
-    type: Annotated[Optional[list[str]], typer.Option("--type", "-t")] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag")] = None,
-    task_signature: Annotated[Optional[str], typer.Option()] = None,
-    error: Annotated[Optional[str], typer.Option()] = None,
+    type: Annotated[list[str] | None, typer.Option("--type", "-t")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    task_signature: Annotated[str | None, typer.Option()] = None,
+    error: Annotated[str | None, typer.Option()] = None,
     limit: Annotated[int, typer.Option("--limit", "-k")] = 10,
     explain: Annotated[bool, typer.Option(help="show each score component")] = False,
-    min_confidence: Annotated[Optional[float], typer.Option(
+    min_confidence: Annotated[float | None, typer.Option(
         help="keep only hits with at least this confidence (0-1; the injection gate is settings.confidence.inject_min)")] = None,
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
@@ -230,7 +231,7 @@ def _read_log(path: str) -> str:
 @app.command()
 def signature(
     file: Annotated[str, typer.Argument(help="the error text or whole log (- for standard input)")],
-    baseline: Annotated[Optional[str], typer.Option(help="log of the last passing run of the same job")] = None,
+    baseline: Annotated[str | None, typer.Option(help="log of the last passing run of the same job")] = None,
     db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Sign an error or a whole log: the decisive excerpt, its line span, category and signature."""
@@ -331,10 +332,10 @@ def jobs_status(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     t = Table(title="job runs (newest first)")
     for col in ("job", "status", "started", "seconds", "counts / error", "holder"):
         t.add_column(col, overflow="fold")
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     for r in st["runs"]:
-        started = datetime.fromtimestamp(r["started_at"], tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        started = datetime.fromtimestamp(r["started_at"], tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
         secs = "-" if r["finished_at"] is None else f"{r['finished_at'] - r['started_at']:.2f}"
         counts = r["counts"]
         if isinstance(counts, dict):
@@ -381,7 +382,7 @@ def jobs_run(
 @app.command()
 def scheduler(
     db: DbOpt = None,
-    only: Annotated[Optional[list[str]], typer.Option("--only", help="run only these jobs")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="run only these jobs")] = None,
 ) -> None:
     """Run the maintenance jobs on their schedules until SIGINT or SIGTERM."""
     import logging
@@ -396,7 +397,7 @@ def scheduler(
         shown = s.path  # a server's URL without its password
     sched = build_scheduler(path, settings, blocking=True, only=only)
 
-    def stop(signum, frame):  # noqa: ARG001
+    def stop(signum, frame):
         err.print(f"signal {signum}: stopping the scheduler")
         sched.shutdown(wait=False)
 
@@ -411,7 +412,7 @@ def scheduler(
 def export_(
     path: Path,
     format: Annotated[str, typer.Option("--format", "-f", help="jsonl or markdown")] = "jsonl",
-    agent: Annotated[Optional[str], typer.Option("--agent", "-a", help="agent (required for markdown)")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="agent (required for markdown)")] = None,
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Export memories as versioned JSONL, or one agent's MEMORY.md."""
@@ -432,7 +433,7 @@ def export_(
 def import_(
     path: Path,
     format: Annotated[str, typer.Option("--format", "-f", help="jsonl or markdown")] = "jsonl",
-    agent: Annotated[Optional[str], typer.Option("--agent", "-a")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", "-a")] = None,
     namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Import a JSONL export (idempotent) or apply an edited MEMORY.md; creates the database if needed."""
@@ -455,7 +456,7 @@ def import_(
 
 @app.command()
 def reembed(
-    embedder: Annotated[Optional[str], typer.Option(help="embedder name (default: settings)")] = None,
+    embedder: Annotated[str | None, typer.Option(help="embedder name (default: settings)")] = None,
     db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Re-embed every memory with the configured (new) embedder."""
@@ -628,7 +629,7 @@ def main(prog_name: str | None = None) -> None:
             raise
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         _fail(type(exc).__name__, f"{exc.strerror or exc}{where}", 2)
-    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback on --debug
+    except Exception as exc:
         if debug:
             raise
         from .sqlite_backend import DatabaseError  # imported here: a command that never opens one need not

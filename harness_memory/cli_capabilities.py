@@ -134,8 +134,8 @@ def register(app: typer.Typer) -> None:
         else:
             out.print(f"[green]indexed[/] {len(done)} document(s), {added} new chunk(s)"
                       + (f"; [red]{len(failed)} failed[/]" if failed else ""))
-            for f in failed:
-                out.print(f"  {escape(f['path'])}: {escape(f['error'])}")
+            for failure in failed:
+                out.print(f"  {escape(failure['path'])}: {escape(failure['error'])}")
         if failed and not done:
             raise SystemExit(2)
 

@@ -27,8 +27,10 @@ call in-process, no server started); only Linux has it (it needs ``SO_PEERCRED``
 
 from __future__ import annotations
 
+import io
 import os
 import sys
+from typing import NoReturn, cast
 
 __all__ = ["FAST_COMMANDS", "main", "manage", "serve", "socket_path"]
 
@@ -267,16 +269,16 @@ def _child(conn, header: dict, fds: list[int]) -> None:
     status = 1
     hard_exit = os._exit
 
-    def report_and_exit(code: int) -> None:
+    def report_and_exit(status: int) -> NoReturn:
         # a command that ends with os._exit (the hook does, to abandon a slow call) still tells the
         # caller its status; this process is the call's own, so patching os here touches nothing else
         try:
             sys.stdout.flush()
             sys.stderr.flush()
-            conn.sendall(int(code).to_bytes(4, "big", signed=True))
+            conn.sendall(int(status).to_bytes(4, "big", signed=True))
         except (OSError, ValueError):
             pass
-        hard_exit(code)
+        hard_exit(status)
 
     os._exit = report_and_exit
     try:
@@ -287,7 +289,7 @@ def _child(conn, header: dict, fds: list[int]) -> None:
         os.environ.update(header["env"])
         os.chdir(header["cwd"])
         for stream, fd in ((sys.stdout, 1), (sys.stderr, 2)):
-            stream.reconfigure(line_buffering=os.isatty(fd))  # the caller's terminal, or its pipe
+            cast(io.TextIOWrapper, stream).reconfigure(line_buffering=os.isatty(fd))  # the caller's terminal, or its pipe
         conn.sendall(os.getpid().to_bytes(4, "big"))
         try:
             _in_process(list(header["argv"]), str(header.get("prog") or "harness-memory"))
@@ -390,9 +392,7 @@ def serve(path: str, idle: float | None = None) -> None:
         while not stop and _now() - last < idle:
             try:
                 conn, _ = srv.accept()
-            except TimeoutError:
-                continue
-            except InterruptedError:
+            except (TimeoutError, InterruptedError):
                 continue
             last = _now()
             fds: list[int] = []
@@ -423,7 +423,7 @@ def serve(path: str, idle: float | None = None) -> None:
                         os.close(fd)
                     except OSError:
                         pass
-                conn.close()
+                conn.close()  # type: ignore[possibly-undefined]  # accept() bound it: its failures `continue`
     finally:
         try:
             if os.path.exists(path + ".pid") and _status_path_pid(path) == os.getpid():

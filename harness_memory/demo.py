@@ -11,6 +11,7 @@ and how confident recall is, applies the best one and credits it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 from rich.console import Console
 from rich.markup import escape
@@ -22,7 +23,22 @@ NAMESPACE = "demo"
 AGENT = "build-agent"
 TECHNIQUES = ["prompt_restructure", "add_context", "decomposition", "fresh_start", "escalate"]
 
-SCRIPT = [
+class _Task(TypedDict):
+    task_id: str
+    title: str
+    signature: str
+    tags: list[str]
+    error: str
+
+
+class _ScriptedTask(_Task):
+    failed: str
+    fix: str
+    tried: str
+    worked: str
+
+
+SCRIPT: list[_ScriptedTask] = [
     {
         "task_id": "T-101", "title": "Add retry with backoff to the HTTP client", "signature": "feature:http:client",
         "tags": ["python", "http", "dependencies"],
@@ -51,7 +67,7 @@ SCRIPT = [
     },
 ]
 
-NEW_TASK = {
+NEW_TASK: _Task = {
     "task_id": "T-201", "title": "Add retry to the HTTP downloader", "signature": "feature:http:downloader",
     "tags": ["python", "http"],
     "error": ("Traceback (most recent call last):\n  File \"/opt/build-7/app/http/client.py\", line 9, in <module>\n"

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from . import validation as v
-from . import writes
+from . import validation as v, writes
 from .core import Core, dumps
 from .errors import FileAccessError, InvalidInputError, MemoryNotFoundError
 

@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import validation as v
-from . import writes
+from . import validation as v, writes
 from .core import Core
 from .errors import InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
@@ -42,10 +41,10 @@ whose when where why how not no yes do does did done have has had having can cou
 must just very really also too more most much many some any all each every other such only own same than about into
 over after before again further once up down out off under above below between through during while both few nor
 oh ok okay hey hi hello thanks thank yeah yep wow lol great good nice cool sure well like get got go going went
-""".split())  # noqa: SIM905
+""".split())
 _OUTCOME = frozenset("""fixed fix fixes failed fails fail failure error errors resolved resolve worked works work broke
 broken succeeded success passed pass timeout timed decided decide decision because learned learn plan planned
-started finished won lost bought moved joined left""".split())  # noqa: SIM905
+started finished won lost bought moved joined left""".split())
 
 
 @dataclass
@@ -102,12 +101,12 @@ def extract(episodes: Sequence[tuple[int, str]], *, max_facts: int = MAX_FACTS) 
     if not sentences:
         return []
     scored = []
-    for pos, (eid, s, words, ents) in enumerate(sentences):
+    for pos, (_eid, _s, words, ents) in enumerate(sentences):
         uniq = set(words)
         shared = sum(math.log1p(df[w]) for w in uniq if df[w] >= 2) / math.sqrt(len(uniq))
-        recurring = sum(1 for e in ents if edf[e] >= 2)
+        n_recurring = sum(1 for e in ents if edf[e] >= 2)
         outcome = 0.5 if uniq & _OUTCOME else 0.0
-        scored.append((shared + recurring + outcome + 0.1 * min(len(ents), 3), pos))
+        scored.append((shared + n_recurring + outcome + 0.1 * min(len(ents), 3), pos))
     k = min(max_facts, max(1, round(math.sqrt(len(sentences)))))
     chosen: list[tuple[int, set[str], list[int]]] = []  # (position, words, sources)
     for _score, pos in sorted(scored, key=lambda x: (-x[0], x[1])):

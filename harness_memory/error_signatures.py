@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from .failure_excerpt import _EXC_NAME, Excerpt, extract
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .sqlite_backend import SQLiteBackend
+    from .backend import Backend
 
 __all__ = ["ErrorSignature", "Excerpt", "extract", "mask_params", "tokenize", "categorize", "TemplateMiner",
            "CATEGORIES", "ENVIRONMENT_CATEGORIES", "WILDCARD", "DEFAULT_THRESHOLD", "SIGNATURE_METHOD"]
@@ -278,9 +278,9 @@ def categorize(excerpt: Excerpt) -> str:
         m = _EXIT.search(excerpt.message)
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
-    cat = _by_text(excerpt.message)
-    if cat is not None:
-        return cat
+    by_text = _by_text(excerpt.message)
+    if by_text is not None:
+        return by_text
     if excerpt.kind == "diagnostic":
         where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
         if _COMPILED.search(where):
@@ -292,9 +292,9 @@ def categorize(excerpt: Excerpt) -> str:
     block = excerpt.block
     for more in (block if block != excerpt.message else "", excerpt.detail):
         if more:
-            cat = _by_text(more)
-            if cat is not None:
-                return cat
+            by_text = _by_text(more)
+            if by_text is not None:
+                return by_text
     m = _EXIT.search(excerpt.message)
     if m and m.group(1) in _EXIT_CATEGORY:
         return _EXIT_CATEGORY[m.group(1)]
@@ -307,7 +307,7 @@ def categorize(excerpt: Excerpt) -> str:
 class TemplateMiner:
     """Online template mining with its state in ``error_templates`` (see module docstring)."""
 
-    def __init__(self, backend: "SQLiteBackend", clock, *, threshold: float = DEFAULT_THRESHOLD):
+    def __init__(self, backend: Backend, clock, *, threshold: float = DEFAULT_THRESHOLD):
         self.backend = backend
         self.clock = clock
         self.threshold = threshold

@@ -290,6 +290,7 @@ def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
         return None
     start, first_frame = headers[-1]
     m = _EXC.match(lines[start].text.strip())
+    assert m is not None  # the header matched _EXC in the scan above
     frames, end = [], start
     for j in range(first_frame, hi):
         fm = _JAVA_FRAME.match(lines[j].text)
@@ -395,7 +396,7 @@ _ARROW = re.compile(r"^\s{0,12}--> \S{1,400}:\d{1,7}")  # a diagnostic's locatio
 _WARN_HEAD = re.compile(r"(?i)^(?:warning|note|help|info)\b")
 
 
-def _pick(lines: list[Line], baseline: "Baseline | None" = None) -> Excerpt | None:
+def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None:
     for k, ln in enumerate(lines):
         _classify(ln)
         if (ln.cls < 4 and not ln.boundary and ln.level != "warning" and k + 1 < len(lines)

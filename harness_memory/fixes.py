@@ -53,7 +53,7 @@ def fix_kind(text: str) -> str:
     return "fix_" + hashlib.sha256(" ".join(tokens).encode()).hexdigest()[:16]
 
 
-def link_text(signed: "ErrorSignature") -> str:
+def link_text(signed: ErrorSignature) -> str:
     """What a link keeps of its error, and what similar errors are compared by: the decisive
     line and its key frame."""
     return (signed.message or signed.excerpt) + (f" (at {signed.frame})" if signed.frame else "")
@@ -93,7 +93,7 @@ class FixEvidence(BaseModel):
                 f"score {self.score:.2f}")
 
 
-def link(core: "Core", memory_id: int, signature: str, category: str | None, excerpt: str | None, *,
+def link(core: Core, memory_id: int, signature: str, category: str | None, excerpt: str | None, *,
          worked: bool, now: float, bound: list[str] | None = None) -> None:
     """Add one worked / did-not-work observation to a link (caller holds the write transaction)."""
     core.backend.conn.execute(
@@ -106,7 +106,7 @@ def link(core: "Core", memory_id: int, signature: str, category: str | None, exc
          json.dumps(bound) if bound else None))
 
 
-def credit(core: "Core", memory_id: int, signature: str, aliases: list[str], category: str | None, helpful: bool,
+def credit(core: Core, memory_id: int, signature: str, aliases: list[str], category: str | None, helpful: bool,
            now: float) -> None:
     """An apply() credit on the link of ``memory_id`` to this error (or an alias of it); a fix
     credited for an error it was never linked to (shown as a similar error's fix) gets a link
@@ -138,7 +138,7 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namespace: str, limit: int = 5,
+def rank(core: Core, signed: ErrorSignature, *, agent_id: str | None, namespace: str, limit: int = 5,
          min_score: float = 0.5, similar_min: float | None = None) -> tuple[list[FixEvidence], list[FixEvidence]]:
     """``(fixes, did_not_work)`` for an error, best first (see the module docstring)."""
     aliases = core.miner.group(signed.id)
@@ -212,7 +212,8 @@ def rank(core: "Core", signed: "ErrorSignature", *, agent_id: str | None, namesp
         if order[levels[lid]] > order[k["level"]]:
             k["level"] = levels[lid]
         k["last"] = max(k["last"], last_at)
-    fixes, failed = [], []
+    fixes: list[dict[str, Any]] = []
+    failed = []  # (the loop above bound the name to a count)
     for kind, k in kinds.items():
         if k["level"] == "similar" and k["sim"] < SIMILAR_ALONE and k["errors"] < 2:
             continue  # one loosely similar error is not evidence enough

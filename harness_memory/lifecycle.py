@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from .error_signatures import ErrorSignature
 from . import fixes, validation as v
+from .error_signatures import ErrorSignature
 from .errors import InvalidInputError
 from .fixes import FixEvidence
 from .ledger import TechniqueDecision
@@ -99,7 +99,7 @@ def _section(title: str, blocks: list[str]) -> str:
     return f"### {title}\n" + "\n".join(blocks) if blocks else ""
 
 
-def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, budget_chars: int | None = None,
+def on_task_start(store: MemoryStore, task: Task | dict, *, limit: int = 8, budget_chars: int | None = None,
                   record: bool = True, documents: int = 0) -> TaskContext:
     """``documents``: also preload the top N document chunks for the task (a "Reference documents"
     section, dropped before dead ends when the budget is tight; docs/documents.md)."""
@@ -146,6 +146,7 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
     order = ["Current plan", "Latest feedback", "Relevant experience", "Dead ends to avoid", "Reference documents",
              "Discoveries from other agents"]
     kept = list(items)
+    prompt = ""
     while kept:
         sections = [_section(s, [b for sec, _, b in kept if sec == s]) for s in order]
         prompt = "## Memory\n" + _PREAMBLE + "\n\n" + "\n\n".join(x for x in sections if x)
@@ -164,7 +165,7 @@ def on_task_start(store: "MemoryStore", task: Task | dict, *, limit: int = 8, bu
                        dropped=len(items) - len(kept))
 
 
-def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techniques: list[str] | None = None,
+def on_task_error(store: MemoryStore, task: Task | dict, error: str, *, techniques: list[str] | None = None,
                   seed: int | None = None, limit: int = 3, baseline: str | None = None,
                   record: bool = True) -> Advice:
     """Advice for a failed attempt. The error is signed once (the signature travels to every
@@ -217,7 +218,7 @@ def on_task_error(store: "MemoryStore", task: Task | dict, error: str, *, techni
                   failures=failures, next=decision, failing_tools=tools, prompt=_PREAMBLE + "\n" + "\n".join(lines))
 
 
-def on_task_complete(store: "MemoryStore", task: Task | dict, result: TaskResult | dict, *,
+def on_task_complete(store: MemoryStore, task: Task | dict, result: TaskResult | dict, *,
                      context: TaskContext | None = None) -> dict[str, Any]:
     """Credit the injected memories, record the attempt or the outcome memory. Everything is
     validated before the first write: a refused call changes nothing."""
@@ -263,5 +264,6 @@ def on_task_complete(store: "MemoryStore", task: Task | dict, result: TaskResult
                                               task_category=task.category, task_signature=sig,
                                               namespace=task.namespace)
     else:
+        assert item is not None  # prepared above whenever there is no technique
         out["memory"] = writes.write_many(store._core, [item])[0]
     return out

@@ -43,7 +43,7 @@ def build_server(db: str, settings: Settings):
                 return fn(*a, **kw)
             except HarnessMemoryError as exc:  # a clear tool error, not a crash
                 return _ok({"error": type(exc).__name__, "detail": str(exc)})
-            except Exception as exc:  # noqa: BLE001 - a bug: logged, answered without the caller's data
+            except Exception as exc:
                 log.error("tool %s failed: %s", fn.__name__, type(exc).__name__, exc_info=exc)
                 return _ok({"error": "InternalError", "detail": f"internal error ({type(exc).__name__})"})
         run.__name__, run.__doc__ = fn.__name__, fn.__doc__

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,7 +12,12 @@ __all__ = ["Memory", "RecallHit", "ScoreBreakdown", "MEMORY_COLUMNS", "row_to_me
 
 
 def _dt(ts: float | None) -> datetime | None:
-    return None if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc)
+    return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
+
+
+def _dt_set(ts: float) -> datetime:
+    """A timestamp of a NOT NULL column."""
+    return datetime.fromtimestamp(ts, tz=UTC)
 
 
 class Memory(BaseModel):
@@ -75,7 +80,7 @@ def row_to_memory(r: tuple) -> Memory:
         task_signature=r[8], error_signature=r[9], error_template=r[10], tags=json.loads(r[11]),
         importance=r[12], relevance_score=r[13], access_count=r[14], last_accessed=_dt(r[15]),
         times_applied=r[16], times_successful=r[17], success_rate=r[18], session_id=r[19], task_id=r[20],
-        metadata=json.loads(r[21]), content_hash=r[22], created_at=_dt(r[23]), updated_at=_dt(r[24]),
+        metadata=json.loads(r[21]), content_hash=r[22], created_at=_dt_set(r[23]), updated_at=_dt_set(r[24]),
         expires_at=_dt(r[25]), archived=bool(r[26]), pinned=bool(r[27]), consolidated_into=r[28],
         embedding_pending=bool(r[29]), version=r[30], thread_id=r[31], reflected_at=_dt(r[32]),
     )

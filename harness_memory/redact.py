@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["redact", "redact_text", "redact_mapping", "is_secret_key", "REDACTION_PATTERNS"]
 
@@ -377,7 +378,7 @@ def redact_mapping(obj, found: list[str] | None = None):
 
     def one(value, key):
         if isinstance(value, str):
-            if key is not None and is_secret_key(key) and _plausible(value, is_secret_key(key), key, ""):
+            if key is not None and (cls := is_secret_key(key)) and _plausible(value, cls, key, ""):
                 found.append("secret_pair")
                 return "[REDACTED:secret_pair]"
             out, kinds = redact(value)
@@ -388,7 +389,7 @@ def redact_mapping(obj, found: list[str] | None = None):
     if not isinstance(obj, (dict, list)):
         return one(obj, None)
     root: list = [None]
-    stack = [(obj, root, 0)]
+    stack: list[tuple[Any, dict | list, Any]] = [(obj, root, 0)]
     while stack:
         src, parent, slot = stack.pop()
         if isinstance(src, dict):

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from typing import Annotated
 
 __all__ = ["Settings", "RankingWeights", "ConfidenceWeights", "MaintenanceSettings", "default_db_path"]
 

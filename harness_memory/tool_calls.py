@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, Field
 
@@ -103,6 +103,10 @@ class ToolFailure(BaseModel):
     last_error: str | None = Field(None, description="the most recent such error, redacted and bounded")
 
 
+@overload
+def _dt(ts: float) -> datetime: ...
+@overload
+def _dt(ts: float | None) -> datetime | None: ...
 def _dt(ts: float | None) -> datetime | None:
     return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
 
@@ -270,7 +274,8 @@ def _row_to_call(r: Sequence[Any]) -> ToolCall:
 
 def _where(namespace: str | None, agent_id: str | None, tool_name: str | None = None, task_id: str | None = None,
            success: bool | None = None, since: float | None = None) -> tuple[str, list[Any]]:
-    conds, params = [], []
+    conds: list[str] = []
+    params: list[Any] = []
     for col, val in (("namespace", namespace), ("agent_id", agent_id), ("tool_name", tool_name), ("task_id", task_id)):
         if val is not None:
             conds.append(f"{col} = ?")

@@ -8,9 +8,14 @@ import re
 import reprlib
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from .errors import ContentTooLargeError, InvalidInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pydantic import BaseModel
+
+_M = TypeVar("_M", bound="BaseModel")
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_ID_LEN = 200
@@ -51,6 +56,10 @@ def text(value: Any, field: str, *, max_bytes: int, allow_empty: bool = False) -
     return value
 
 
+@overload
+def ident(value: Any, field: str, *, optional: Literal[False] = False) -> str: ...
+@overload
+def ident(value: Any, field: str, *, optional: bool) -> str | None: ...
 def ident(value: Any, field: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
@@ -123,6 +132,7 @@ def nesting_depth(value: Any, field: str, *, max_depth: int = MAX_NESTING) -> No
     seen = 0
     while stack:
         obj, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(obj, dict):
             children = obj.values()
         elif isinstance(obj, (list, tuple)):
@@ -246,7 +256,7 @@ def path(value: Any, field: str = "path"):
     return p
 
 
-def model(cls: Any, value: Any, what: str) -> Any:
+def model(cls: type[_M], value: Any, what: str) -> _M:
     """``cls.model_validate(value)`` with pydantic's ValidationError wrapped in InvalidInputError.
 
     An instance of ``cls`` passes through unchanged. The message names the fields and the

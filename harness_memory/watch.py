@@ -102,7 +102,7 @@ class MarkdownWatcher:
         self._error: BaseException | None = None
 
     # -- control -------------------------------------------------------------------------------
-    def start(self, timeout: float = 30.0) -> MarkdownWatcher:
+    def start(self, timeout: float = 30.0) -> Self:
         """Start the thread; returns once the initial sync is done and changes are being watched."""
         self._thread.start()
         if not self._ready.wait(timeout) and self._error is None:

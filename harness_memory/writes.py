@@ -6,7 +6,7 @@ import json
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -114,6 +114,7 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
         vectors = core.embed([it.content for it in items]) if items else None
     elif vectors is NO_VECTORS:
         vectors = None
+    vectors = cast("np.ndarray | None", vectors)  # NO_VECTORS, the only other value, is gone
     ids: list[int] = []
     if core.index is not None and vectors is not None:
         core.index.sync(core.backend)  # catch up before the lock (a first load or a mass archive is slow)
@@ -164,8 +165,10 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
         if it.key is None and it.thread_id is None:
             groups[(it.namespace, it.agent_id, it.scope, it.type)].append(k)
     out: dict[int, tuple[int, float] | None] = {}
+    index = core.index
+    assert index is not None  # the caller searches only with an index
     for (ns, agent, scope, mtype), ks in groups.items():
-        rows = core.index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
+        rows = index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
         if len(rows) > BATCH_EXACT_LIMIT or (len(ks) == 1 and len(rows) > vector_index.EXACT_LIMIT):
             # too many to score exactly in one product (or for one write: at a million memories a
             # group of ~60k rows cost ~0.3 s per remember): per-item search, Hamming pre-selected
@@ -175,7 +178,7 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
             "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key IS NOT NULL "
             "UNION SELECT id FROM memories WHERE namespace = ? AND thread_id IS NOT NULL AND agent_id = ? "
             "AND memory_type = ?", (ns, agent, mtype, ns, agent, mtype))}
-        for k, best in zip(ks, core.index.best_matches(rows, vectors[ks], exclude=keyed)):
+        for k, best in zip(ks, index.best_matches(rows, vectors[ks], exclude=keyed)):
             out[k] = best
     return out
 

@@ -7,7 +7,8 @@ the schedules in ``Settings.maintenance.schedules`` with APScheduler 3.11.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .compact import compact
 from .consolidate import consolidate
@@ -23,7 +24,7 @@ __all__ = ["JOBS", "decay", "expire", "consolidate", "compact", "backfill", "con
            "reflect", "run_job", "job_status"]
 
 
-def backfill(store: "MemoryStore", *, dry_run: bool = False, **_: object) -> dict[str, int]:
+def backfill(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict[str, int]:
     """Embed memories stored without a vector (the embedder was down when they were written)."""
     if dry_run:
         n = store._core.backend.execute("SELECT COUNT(*) FROM memories WHERE embedding_pending = 1").fetchone()[0]
@@ -31,7 +32,7 @@ def backfill(store: "MemoryStore", *, dry_run: bool = False, **_: object) -> dic
     return {"embedded": store.backfill_embeddings()}
 
 
-def consolidate_growth(store: "MemoryStore", *, dry_run: bool = False, **kw: object) -> dict[str, int]:
+def consolidate_growth(store: MemoryStore, *, dry_run: bool = False, **kw: object) -> dict[str, int]:
     """Consolidate the namespaces that grew by ``consolidate_growth_trigger`` memories since their
     last consolidation (checked often, runs rarely)."""
     b = store._core.backend
@@ -47,7 +48,7 @@ def consolidate_growth(store: "MemoryStore", *, dry_run: bool = False, **kw: obj
     return out
 
 
-JOBS = {"decay": decay, "expire": expire, "consolidate": consolidate, "compact": compact, "backfill": backfill,
+JOBS: dict[str, Callable[..., dict[str, Any]]] = {"decay": decay, "expire": expire, "consolidate": consolidate, "compact": compact, "backfill": backfill,
         "consolidate_growth": consolidate_growth, "resign": resign, "reflect": reflect}
 
 from .runner import job_status, run_job  # noqa: E402

@@ -9,12 +9,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
 
-def vector_fill(store: "MemoryStore") -> tuple[int, int]:
+def vector_fill(store: MemoryStore) -> tuple[int, int]:
     """``(live rows, slots)`` of the vector table (sqlite-vec never frees deleted slots)."""
     return store._core.backend.vector_fill()
 
 
-def compact(store: "MemoryStore", *, dry_run: bool = False, force: bool = False, **_: object) -> dict:
+def compact(store: MemoryStore, *, dry_run: bool = False, force: bool = False, **_: object) -> dict:
     core = store._core
     b = core.backend
     m = store.settings.maintenance

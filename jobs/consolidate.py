@@ -79,7 +79,7 @@ def cluster(X: np.ndarray, similarity: float) -> np.ndarray:
     return out
 
 
-def _summary(members: list["Memory"], medoid: "Memory") -> str:
+def _summary(members: list[Memory], medoid: Memory) -> str:
     tags = [t for t, k in Counter(t for m in members for t in m.tags).most_common() if k >= max(2, len(members) // 2)]
     applied = sum(m.times_applied for m in members)
     ok = sum(m.times_successful for m in members)
@@ -92,7 +92,7 @@ def _summary(members: list["Memory"], medoid: "Memory") -> str:
     return "\n".join(lines)
 
 
-def consolidate(store: "MemoryStore", *, dry_run: bool = False, namespace: str | None = None,
+def consolidate(store: MemoryStore, *, dry_run: bool = False, namespace: str | None = None,
                 summariser: Summariser | None = None, progress: Callable[[int, int], None] | None = None,
                 **_: object) -> dict[str, Any]:
     core = store._core
@@ -106,7 +106,7 @@ def consolidate(store: "MemoryStore", *, dry_run: bool = False, namespace: str |
     groups = b.execute(f"SELECT namespace, agent_id, scope, memory_type, COUNT(*) FROM memories WHERE {cond} "
                        f"GROUP BY 1, 2, 3, 4 HAVING COUNT(*) >= 1", params).fetchall()
     plan: list[dict[str, Any]] = []
-    stats = {"groups": len(groups), "patterns_created": 0, "members_linked": 0, "joined_existing": 0}
+    stats: dict[str, Any] = {"groups": len(groups), "patterns_created": 0, "members_linked": 0, "joined_existing": 0}
     for gi, (ns, agent, scope, mtype, _n) in enumerate(groups):
         rows = b.execute(f"SELECT id, error_signature, task_signature FROM memories WHERE {cond} AND namespace = ? "
                          "AND agent_id = ? AND scope = ? AND memory_type = ? ORDER BY id",
@@ -205,7 +205,7 @@ def _summarise(summariser: Any, group: list, medoid: Any) -> str:
         return _summary(group, medoid)
 
 
-def _create_pattern(store: "MemoryStore", ns: str, agent: str, scope: str, mtype: str, members: list[int],
+def _create_pattern(store: MemoryStore, ns: str, agent: str, scope: str, mtype: str, members: list[int],
                     vecs: dict[int, np.ndarray], summariser: Summariser | None) -> int:
     from harness_memory import writes
 

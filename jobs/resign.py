@@ -100,7 +100,7 @@ def _move_links(c, old: str, new: str) -> None:
                       (new, mid, old))
 
 
-def resign(store: "MemoryStore", *, dry_run: bool = False, batch_size: int = 100, force: bool = False,
+def resign(store: MemoryStore, *, dry_run: bool = False, batch_size: int = 100, force: bool = False,
            **_: object) -> dict[str, int]:
     """Move stored signatures to the current signing method (see the module docstring)."""
     core = store._core
@@ -120,8 +120,8 @@ def resign(store: "MemoryStore", *, dry_run: bool = False, batch_size: int = 100
         message = basis["message"]
         if dry_run:
             continue
-        new, _, _ = core.sign_message(message, basis.get("frame"), basis.get("category") or "unknown",
-                                      basis.get("exception"))
+        new = core.sign_message(message, basis.get("frame"), basis.get("category") or "unknown",
+                                basis.get("exception"))[0]
         if new != sig:
             plan[sig] = new
     if dry_run:

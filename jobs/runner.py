@@ -88,7 +88,7 @@ def holder_gone(holder: str) -> bool:
 class _Heartbeat:
     """Renews a lease from a daemon thread on its own connection until stopped."""
 
-    def __init__(self, store: "MemoryStore", name: str, holder: str):
+    def __init__(self, store: MemoryStore, name: str, holder: str):
         m = store.settings.maintenance
         self.store, self.name, self.holder = store, name, holder
         self.lease = m.lease_seconds
@@ -98,7 +98,7 @@ class _Heartbeat:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"lease-{name}", daemon=True)
 
-    def start(self) -> "_Heartbeat":
+    def start(self) -> _Heartbeat:
         self._thread.start()
         return self
 
@@ -135,7 +135,7 @@ class _Heartbeat:
         self._thread.join()
 
 
-def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_interval: float | None = None,
+def run_job(store: MemoryStore, name: str, *, holder: str | None = None, min_interval: float | None = None,
             **kwargs: Any) -> JobRun:
     from . import JOBS
 
@@ -197,7 +197,7 @@ def run_job(store: "MemoryStore", name: str, *, holder: str | None = None, min_i
                   holder=holder)
 
 
-def job_status(store: "MemoryStore", limit: int = 20) -> dict[str, Any]:
+def job_status(store: MemoryStore, limit: int = 20) -> dict[str, Any]:
     b = store._core.backend
     runs = [dict(zip(("job", "status", "started_at", "finished_at", "counts", "error", "holder"), r))
             for r in b.execute("SELECT job, status, started_at, finished_at, counts, error, holder FROM job_runs "

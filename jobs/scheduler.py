@@ -65,7 +65,7 @@ def _run_scheduled(db: str, settings_json: str, name: str, min_interval: float, 
         log.exception("job %s failed", name)
 
 
-def build_scheduler(db: str | Path, settings: "Settings", *, blocking: bool = False, only: list[str] | None = None):
+def build_scheduler(db: str | Path, settings: Settings, *, blocking: bool = False, only: list[str] | None = None):
     from apscheduler.schedulers.background import BackgroundScheduler
     from apscheduler.schedulers.blocking import BlockingScheduler
 

@@ -99,8 +99,7 @@ def _shell_failure(payload: dict[str, Any]) -> str | None:
         resp.get("is_error") or resp.get("isError"))
     if not failed:
         return None
-    parts = [str(resp.get(k)) for k in ("stderr", "stdout", "error", "output") if isinstance(resp.get(k), str)
-             and resp.get(k).strip()]
+    parts = [val for k in ("stderr", "stdout", "error", "output") if isinstance(val := resp.get(k), str) and val.strip()]
     return "\n".join(parts) or f"command exited with status {code}"
 
 
@@ -240,14 +239,14 @@ def handle_event(store: Any, payload: dict[str, Any], *, agent: str = "claude-co
         s = _Session(store, payload, agent, namespace)
         if not s.state:
             return {}
-        from ..lifecycle import TaskContext
+        from ..lifecycle import Task, TaskContext
 
         task = s.task()
         error = s.state.get("error")
         fixed_by = s.state.get("fixed_by") or []
         resolved = bool(s.state.get("resolved"))
         injected = [i for i in s.state.get("injected", []) if isinstance(i, int) and not isinstance(i, bool)]
-        ctx = TaskContext(task=task, task_signature=store.task_signature(task), prompt="", injected=injected)
+        ctx = TaskContext(task=Task.model_validate(task), task_signature=store.task_signature(task), prompt="", injected=injected)
         failed = s.state.get("failed_command", "a command")
         if error and resolved and fixed_by:  # the commands run between the failure and its passing re-run
             summary = f"after `{failed}` failed: ran " + "; ".join(f"`{c}`" for c in fixed_by) + \

@@ -209,6 +209,7 @@ class HarnessMemoryStore(BaseStore):
 
     def _item(self, memory: Any, score: float | None = None, search: bool = False) -> Item:
         p = self._payload(memory)
+        assert p is not None  # the lookup and the search keep only memories that carry a payload
         kw = {"namespace": tuple(p["ns"]), "key": p["key"], "value": p["value"], "created_at": memory.created_at,
               "updated_at": memory.updated_at}
         return SearchItem(**kw, score=score) if search else Item(**kw)
