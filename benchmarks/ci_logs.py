@@ -32,10 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import table  # noqa: E402
-
-from harness_memory import MemoryStore  # noqa: E402
-from harness_memory.error_signatures import Excerpt, categorize  # noqa: E402
+from _common import table
+from harness_memory import MemoryStore
+from harness_memory.error_signatures import Excerpt, categorize
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ci_logs"
 ERROR_LOOKING = re.compile(

@@ -34,7 +34,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table
-
 from harness_memory import MemoryStore, Settings
 
 MODULES = ["billing", "orders", "auth", "search", "reports", "uploads", "payments", "users", "cache", "queue"]

@@ -28,10 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table
-from latency import ERRORS, synth
-
 from harness_memory import MemoryStore, Settings
 from harness_memory.testing import ManualClock
+from latency import ERRORS, synth
 
 TECHNIQUES = ["prompt_restructure", "decomposition", "fresh_start", "escalate"]
 WEEK = 7 * 86400

@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_dir, pct, table  # noqa: E402
-from locomo_recall import load  # noqa: E402
-
-from harness_memory import MemoryStore, Settings  # noqa: E402
+from _common import data_dir, pct, table
+from harness_memory import MemoryStore, Settings
+from locomo_recall import load
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +36,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d, MemoryStore(Path(d) / "docs.db", settings=Settings()) as s:
         questions = []
         n_mem = 0
-        for sample, turns, qs in load(data / "locomo" / "locomo-dev.json"):
+        for _sample, turns, qs in load(data / "locomo" / "locomo-dev.json"):
             s.remember_many([{"content": t, "type": "pattern", "agent_id": "reader"} for _, t in turns])
             n_mem += len(turns)
             questions += [q for q, _ in qs]

@@ -74,15 +74,14 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_dir, table  # noqa: E402
-from fix_streams import extract_failures, instance_number, load_runs, shape  # noqa: E402
-
-from harness_memory import MemoryStore  # noqa: E402
+from _common import data_dir, table
+from fix_streams import extract_failures, instance_number, load_runs, shape
+from harness_memory import MemoryStore
 
 AGENT = "harness"
 SESSIONS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "fix_streams" / "sessions.jsonl"
@@ -180,7 +179,7 @@ def d4j_source(path: Path) -> Source:
         traces = bugs[g]
         project = traces[0]["project"]
 
-        def case(i: int, r: dict, with_fix: bool) -> Case:
+        def case(i: int, r: dict, with_fix: bool, traces: list = traces, g: str = g, project: str = project) -> Case:
             cls = r["test"].split("::")[0]
             fix_cls = traces[0]["test"].split("::")[0]
             return Case(f"d4j-{g}-{i}", f"{project} failing test {cls.rsplit('.', 1)[-1]}", _cut(r["trace"]), cls,

@@ -58,9 +58,9 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 __all__ = ["Parsed", "Failure", "parse", "shape", "targets", "extract_failures", "load_runs", "instance_number",
            "truncate_output", "wrap_output"]

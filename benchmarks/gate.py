@@ -34,11 +34,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import data_dir, table
-from locomo_recall import load
-
 from harness_memory import MemoryStore, Settings
 from harness_memory.confidence import text_confidence
 from harness_memory.settings import ConfidenceWeights
+from locomo_recall import load
 
 FEATURES = ("unseen", "best_keyword", "best_vector", "vector")
 LIMIT = 8

@@ -53,7 +53,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import pct, table
-
 from harness_memory import HashingEmbedder, MemoryStore, Settings
 
 VERBS = "add fix refactor migrate upgrade remove document test deploy optimise rename split merge port".split()

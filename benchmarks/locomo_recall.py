@@ -18,9 +18,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_dir, pct, table  # noqa: E402
-
-from harness_memory import MemoryStore, RankingWeights, Settings  # noqa: E402
+from _common import data_dir, pct, table
+from harness_memory import MemoryStore, RankingWeights, Settings
 
 KS = (5, 10, 25)
 

@@ -23,12 +23,11 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_dir, table  # noqa: E402
-from latency import synth  # noqa: E402
+from sklearn.metrics import adjusted_rand_score
 
-from sklearn.metrics import adjusted_rand_score  # noqa: E402
-
-from harness_memory import MemoryStore  # noqa: E402
+from _common import data_dir, table
+from harness_memory import MemoryStore
+from latency import synth
 
 DAY = 86400.0
 
@@ -43,7 +42,7 @@ def bench_decay(path: Path, rows: int) -> list:
         for i in range(rows):
             created = now - rng.uniform(0, 400) * DAY
             batch.append((uuid.uuid4().hex, "bench", f"agent-{i % 16}", "agent", ("success", "failure", "decision")[i % 3],
-                          f"memory {i}", "h%d" % i, created, created, created + rng.uniform(0, 30) * DAY))
+                          f"memory {i}", f"h{i}", created, created, created + rng.uniform(0, 30) * DAY))
             if len(batch) == 50_000:
                 c.executemany("INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, content_hash, "
                               "created_at, updated_at, last_accessed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)

@@ -24,10 +24,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_dir, pct, table  # noqa: E402
-from locomo_recall import load  # noqa: E402
-
-from harness_memory import MemoryStore, Settings  # noqa: E402
+from _common import data_dir, pct, table
+from harness_memory import MemoryStore, Settings
+from locomo_recall import load
 
 K = 10
 

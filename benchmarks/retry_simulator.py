@@ -30,10 +30,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_dir, table  # noqa: E402
-
-from harness_memory import MemoryStore, Settings  # noqa: E402
-from harness_memory.error_signatures import categorize, extract  # noqa: E402
+from _common import data_dir, table
+from harness_memory import MemoryStore, Settings
+from harness_memory.error_signatures import categorize, extract
 
 TECHNIQUES = ["prompt_restructure", "decomposition", "fresh_start", "add_context", "rollback_and_retry",
               "switch_model"]

@@ -23,11 +23,10 @@ from itertools import combinations
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_dir, table  # noqa: E402
+from sklearn.metrics import adjusted_rand_score
 
-from sklearn.metrics import adjusted_rand_score  # noqa: E402
-
-from harness_memory import MemoryStore  # noqa: E402
+from _common import data_dir, table
+from harness_memory import MemoryStore
 
 SYSTEMS = ["Android", "Apache", "HDFS", "HealthApp", "Linux", "OpenSSH", "Spark", "Zookeeper"]
 

@@ -34,10 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import pct, table
-from latency import synth
-
 from harness_memory import MemoryStore
 from harness_memory.embedders import HashingEmbedder
+from latency import synth
 
 DAY = 86400.0
 

@@ -126,9 +126,8 @@ def _cli_servers():
     environment run in-process (HARNESS_MEMORY_CLI_SERVER=0); calls that drop the HARNESS_MEMORY_
     variables (the hook and ``run`` tests) use the servers, as a user's calls do."""
     import os
-    import signal
-
     import shutil
+    import signal
     import tempfile
     from pathlib import Path
 

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
-import secrets_corpus as corpus  # noqa: E402
+import secrets_corpus as corpus
 
 
 def measure(name, redact_fn):
@@ -49,7 +49,7 @@ def old_patterns():
     except (OSError, subprocess.CalledProcessError):
         return None
     ns: dict = {}
-    exec(compile(src.replace("from __future__ import annotations", ""), "redact_v01", "exec"), ns)  # noqa: S102
+    exec(compile(src.replace("from __future__ import annotations", ""), "redact_v01", "exec"), ns)
     return lambda t: ns["redact"](t)[0]
 
 

@@ -288,8 +288,7 @@ def test_any_input_gets_a_json_object_and_exit_0(tmp_path):
     """Hostile payloads (wrong types in every field) through main() in-process: always a JSON object."""
     import io
 
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, given, settings, strategies as st
 
     from harness_memory import errors
     from harness_memory.adapters.claude_code import main

@@ -251,8 +251,7 @@ def test_a_real_graph_reads_and_writes_memories_through_the_store(tmp_path):
 
 
 def test_hostile_puts_either_round_trip_or_are_refused_without_a_trace(tmp_path):
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, given, settings, strategies as st
 
     from harness_memory.errors import HarnessMemoryError
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import table_snapshot
 
+from conftest import table_snapshot
 from harness_memory import InvalidInputError, MemoryStore
 from harness_memory.adapters.run import BoundedLog, RunOptions, run_command
 

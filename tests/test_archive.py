@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import table_snapshot
 
+from conftest import table_snapshot
 from harness_memory import InvalidInputError, MemoryNotFoundError, MemoryStore
 from harness_memory.testing import ManualClock
 

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pgtestdb
 import pytest
 
+import pgtestdb
 from harness_memory import (
     ConfigurationError,
     DatabaseOpenError,

@@ -22,7 +22,7 @@ def _worker(path: str, worker: int, n: int, q) -> None:
                 s.remember(text, type="success", agent_id=f"agent-{worker}", tags=[f"w{worker}"])
                 if i % 50 == 0:
                     s.recall(text, agent_id=f"agent-{worker}", limit=3)
-            except Exception as exc:  # collected and asserted on in the parent
+            except Exception as exc:  # noqa: BLE001 - collected and asserted on in the parent
                 errors.append(repr(exc))
     q.put((worker, errors))
 
@@ -55,7 +55,7 @@ def _migrate_worker(path: str, q) -> None:
         with MemoryStore(path) as s:
             s.remember("hello from a racing opener", type="success", agent_id="x")
         q.put("ok")
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which asserts on it
         q.put(repr(exc))
 
 

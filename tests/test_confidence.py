@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import table_snapshot
 
+from conftest import table_snapshot
 from harness_memory import InvalidInputError, MemoryStore, Settings
 
 SUBJECTS = ["pip", "the wheel build", "pytest", "the docker image", "the CI runner", "mypy", "the lockfile",

@@ -13,8 +13,8 @@ import re
 
 import numpy as np
 import pytest
-from conftest import table_snapshot
 
+from conftest import table_snapshot
 from harness_memory import MemoryStore, Settings
 from harness_memory.settings import MaintenanceSettings
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
+
 from conftest import table_snapshot
 from dashboard_data import WEEK, fill_history
-
 from harness_memory import MemoryStore, Settings
 from harness_memory.api import create_app
 from harness_memory.dashboard import build_app, dashboard_url

@@ -19,10 +19,10 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
-from test_dashboard import PAGES, XSS, Server, history_db  # noqa: F401 - the session fixture
 
 from harness_memory import MemoryStore, Settings
 from harness_memory.dashboard import build_app
+from test_dashboard import PAGES, XSS, Server, history_db  # noqa: F401 - the session fixture
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import table_snapshot
 from harness_memory import MemoryStore, Settings
 from harness_memory.settings import MaintenanceSettings
-
-from conftest import table_snapshot
 
 DAY = 86400.0
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness_memory import MemoryStore, Settings
 from harness_memory.settings import MaintenanceSettings

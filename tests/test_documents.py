@@ -186,9 +186,9 @@ def test_clear_removes_a_namespaces_documents(store):
 
 def test_rest_documents_are_text_and_scoped(tmp_path):
     import httpx
-    from test_api import Server
 
     from harness_memory import Settings
+    from test_api import Server
 
     secret_file = tmp_path / "server-secret.md"
     secret_file.write_text("# server only\n\nnot for callers\n")

@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
+from conftest import table_counts, table_snapshot
 from harness_memory import (
     ConfigurationError,
     EmbedderError,
@@ -21,7 +22,6 @@ from harness_memory import (
 )
 from harness_memory.embedders import check_vectors
 from harness_memory.testing import FailingEmbedder, FakeEmbedder
-from conftest import table_counts, table_snapshot
 
 
 class _EmbeddingsHandler(BaseHTTPRequestHandler):
@@ -30,7 +30,7 @@ class _EmbeddingsHandler(BaseHTTPRequestHandler):
     backend = HashingEmbedder(48)
     seen_auth: list[str] = []
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen_auth.append(self.headers.get("Authorization", ""))
         if self.path != "/v1/embeddings":

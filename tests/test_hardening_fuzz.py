@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import math
 import reprlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -71,7 +71,7 @@ HOSTILE = st.one_of(
     st.sampled_from([_deep_dict(50), _deep_dict(3000), _deep_list(3000), {1: "int key"}, {"a": {1, 2}},
                      {"n": math.nan}, {"x": object()}, set(), frozenset({"keyword"}), (), ("a",), Weird(), object(),
                      timedelta(days=-1), timedelta(days=10**6), datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59),
-                     datetime(2026, 1, 1, tzinfo=timezone.utc), Path("relative"), lambda *a, **k: None, 123j,
+                     datetime(2026, 1, 1, tzinfo=UTC), Path("relative"), lambda *a, **k: None, 123j,
                      range(10**12), iter([1, 2, 3])]),
 )
 
@@ -106,7 +106,7 @@ def _value_for(param: str):
 
 def _public_methods():
     out = []
-    for name, fn in inspect.getmembers(MemoryStore, predicate=inspect.isfunction):
+    for name, _fn in inspect.getmembers(MemoryStore, predicate=inspect.isfunction):
         if name.startswith("_") or name in SKIP_METHODS:
             continue
         out.append(name)

@@ -10,18 +10,29 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 from pydantic import BaseModel
 
-from harness_memory import HarnessMemoryError, ImportFormatError, InvalidInputError, MemoryStore, Settings
-from harness_memory import validation as v
-from harness_memory.errors import (DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, FileAccessError,
-                                   StorageError)
-from harness_memory.sqlite_backend import connect
 from conftest import table_snapshot
+from harness_memory import (
+    HarnessMemoryError,
+    ImportFormatError,
+    InvalidInputError,
+    MemoryStore,
+    Settings,
+    validation as v,
+)
+from harness_memory.errors import (
+    DatabaseLockedError,
+    DatabaseOpenError,
+    DatabaseReadOnlyError,
+    FileAccessError,
+    StorageError,
+)
+from harness_memory.sqlite_backend import connect
 
 
 # -- opening ------------------------------------------------------------------------------------------
@@ -322,7 +333,7 @@ def _set_created(store, mid, when: datetime):
 
 def test_years_before_1000_keep_four_digits_both_ways(store, tmp_path):
     m = store.remember("an ancient lesson", type="decision", agent_id="a")
-    _set_created(store, m.id, datetime(999, 12, 31, 12, tzinfo=timezone.utc))
+    _set_created(store, m.id, datetime(999, 12, 31, 12, tzinfo=UTC))
     md = tmp_path / "MEMORY.md"
     store.export_markdown("a", md)
     assert "- [0999-12-31] (decision): an ancient lesson" in md.read_text()
@@ -349,7 +360,7 @@ def test_a_bad_bullet_names_its_line_and_imports_nothing(store, tmp_path, bad, l
 
 contents = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=60)
 dates = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)).map(
-    lambda d: d.replace(tzinfo=timezone.utc))
+    lambda d: d.replace(tzinfo=UTC))
 types = st.sampled_from(["success", "failure", "decision", "pattern", "preference"])
 
 

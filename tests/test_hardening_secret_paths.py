@@ -12,8 +12,8 @@ import json
 import pytest
 
 import secrets_corpus as corpus
-from harness_memory import MemoryStore
 from conftest import table_names
+from harness_memory import MemoryStore
 
 BROAD = corpus.broad_corpus()
 

@@ -9,8 +9,7 @@ import sys
 import numpy as np
 import pytest
 import sklearn.feature_extraction.text as sklearn_text
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from harness_memory.embedders import HashingEmbedder, murmur3_32
 

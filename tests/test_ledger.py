@@ -6,8 +6,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from harness_memory import InvalidInputError, MemoryStore, Settings
 from conftest import table_snapshot
+from harness_memory import InvalidInputError, MemoryStore, Settings
 
 IMPORT_ERR = "ModuleNotFoundError: No module named 'tenacity'"
 LADDER = ["prompt_restructure", "decomposition", "fresh_start", "escalate"]
@@ -175,7 +175,7 @@ def _record_worker(path, w, n, q):
             try:
                 s.record_outcome(f"w{w}-t{i}", "decomposition" if i % 2 else "fresh_start", i % 3 == 0,
                                  error=IMPORT_ERR, agent_id=f"agent{w}")
-            except Exception as exc:  # asserted on in the parent
+            except Exception as exc:  # noqa: BLE001 - asserted on in the parent
                 errors.append(repr(exc))
     q.put(errors)
 

@@ -5,8 +5,8 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from harness_memory import ImportFormatError, MemoryStore
 from conftest import table_snapshot
+from harness_memory import ImportFormatError, MemoryStore
 
 
 def _fill(s):

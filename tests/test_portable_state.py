@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from harness_memory import ImportFormatError, MemoryStore
 from harness_memory.testing import ManualClock
 

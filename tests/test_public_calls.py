@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from harness_memory import HarnessMemoryError, InvalidInputError, MemoryStore
 from conftest import table_snapshot
+from harness_memory import HarnessMemoryError, InvalidInputError, MemoryStore
 
 BAD = [
     ("get", (0,), {}), ("get", ("1",), {}), ("get", (True,), {}), ("get", (1,), {"agent_id": ""}),

@@ -5,7 +5,7 @@ docs/ranking.md)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -139,7 +139,7 @@ def test_filters_by_type_time_relevance_archive_and_thread(db, clock):
         assert set(ids(s.recall("cache warmup slow", until=t_mid, **q))) == {old.id, mid.id}
         as_float = t_mid.timestamp()
         assert set(ids(s.recall("cache warmup slow", since=as_float, until=as_float, **q))) == {mid.id}
-        assert set(ids(s.recall("cache warmup slow", since=datetime(2000, 1, 1, tzinfo=timezone.utc), **q))) == \
+        assert set(ids(s.recall("cache warmup slow", since=datetime(2000, 1, 1, tzinfo=UTC), **q))) == \
             {old.id, mid.id, new.id}
         with s._core.backend.write() as c:
             c.execute("UPDATE memories SET relevance_score = 0.2 WHERE id = ?", (old.id,))

@@ -52,6 +52,6 @@ def test_weekly_view_is_nearest_rank_over_each_weeks_recalls(db):
             weeks.setdefault((ts - 345_600) // WEEK * WEEK + 345_600, []).append(ms)
         view = b.execute("SELECT week_start, recalls, p50_ms, p95_ms, max_ms FROM v_recall_latency_by_week").fetchall()
         assert [(float(r[0]), r[1]) for r in view] == [(w, 7) for w in sorted(weeks)]
-        for w, n, p50, p95, mx in view:
+        for w, _n, p50, p95, mx in view:
             got = weeks[float(w)]
             assert (p50, p95, mx) == (_nearest_rank(got, 0.5), _nearest_rank(got, 0.95), max(got))

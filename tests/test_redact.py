@@ -168,7 +168,7 @@ def test_remember_stores_no_secret_of_the_corpus(tmp_path):
     """Through the real write path: content, error and metadata of every corpus text; then
     every text column of the memories table is searched for every secret."""
     with MemoryStore(tmp_path / "r.db") as s:
-        for i, (label, text, secrets) in enumerate(BROAD):
+        for i, (label, text, _secrets) in enumerate(BROAD):
             s.remember(f"{label}: {text}", type="failure", agent_id=f"agent-{i}", error=text[:4000],
                        metadata={"log": text, "n": i})
         cols = [r[1] for r in s._core.backend.execute("PRAGMA table_info(memories)")]

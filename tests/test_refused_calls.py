@@ -8,8 +8,8 @@ import hashlib
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from harness_memory import HarnessMemoryError
 from conftest import table_names
+from harness_memory import HarnessMemoryError
 
 ERR = "ModuleNotFoundError: No module named 'yaml'"
 TASK = {"id": "T-1", "title": "sync shards", "agent_id": "coder"}

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from conftest import table_counts, table_snapshot
 from harness_memory import (
     ContentTooLargeError,
     InvalidInputError,
@@ -13,7 +14,6 @@ from harness_memory import (
     Settings,
     UnknownMemoryTypeError,
 )
-from conftest import table_counts, table_snapshot
 
 
 def test_remember_returns_a_full_memory(store):

@@ -6,16 +6,14 @@ call must write nothing."""
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
-from harness_memory import ContentTooLargeError, InvalidInputError, MemoryStore
-from harness_memory import validation as v
-
 from conftest import table_snapshot
+from harness_memory import ContentTooLargeError, InvalidInputError, MemoryStore, validation as v
 
 CONTROL = [chr(c) for c in list(range(0, 9)) + [0x0B, 0x0C] + list(range(0x0E, 0x20)) + [0x7F]]
 
@@ -123,14 +121,14 @@ def test_limit_is_an_int_in_range():
 
 def test_timestamp_takes_an_aware_datetime_or_a_unix_time_within_years_1_to_9999():
     assert v.timestamp(None, "since") is None
-    dt = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    dt = datetime(2026, 1, 1, tzinfo=UTC)
     assert v.timestamp(dt, "since") == dt.timestamp()
     plus2 = datetime(2026, 1, 1, 2, tzinfo=timezone(timedelta(hours=2)))
     assert v.timestamp(plus2, "since") == dt.timestamp()  # the same instant
     assert v.timestamp(5, "since") == 5.0 and isinstance(v.timestamp(5, "since"), float)
     assert v.timestamp(v.MIN_TIMESTAMP, "since") == v.MIN_TIMESTAMP
     assert v.timestamp(v.MAX_TIMESTAMP, "since") == v.MAX_TIMESTAMP
-    assert v.timestamp(datetime(1, 1, 1, tzinfo=timezone.utc), "since") == v.MIN_TIMESTAMP
+    assert v.timestamp(datetime(1, 1, 1, tzinfo=UTC), "since") == v.MIN_TIMESTAMP
     with pytest.raises(InvalidInputError, match="naive datetime"):
         v.timestamp(datetime(2026, 1, 1), "since")
     for bad in (v.MIN_TIMESTAMP - 1, v.MAX_TIMESTAMP + 1, math.nan, math.inf, True, "2026-01-01", 10**400):
@@ -225,8 +223,8 @@ def test_a_refused_call_through_the_store_writes_nothing(db, clock):
         with pytest.raises(InvalidInputError):
             s.recall("q", agent_id="a", since=datetime(2026, 1, 1))
         assert table_snapshot(s) == before
-        assert s.recall("baseline", agent_id="a", since=datetime(2000, 1, 1, tzinfo=timezone.utc),
-                        until=datetime(9999, 1, 1, tzinfo=timezone.utc), record=False)[0].memory.content == \
+        assert s.recall("baseline", agent_id="a", since=datetime(2000, 1, 1, tzinfo=UTC),
+                        until=datetime(9999, 1, 1, tzinfo=UTC), record=False)[0].memory.content == \
             "baseline memory"
 
 

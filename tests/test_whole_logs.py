@@ -230,7 +230,7 @@ def test_resign_moves_stored_signatures_and_merges_the_ledger(store):
     current = m.error_signature
     b = store._core.backend
     with b.write() as c:  # as an older method would have left it: two old ids for one error
-        for k, old in enumerate(("err_0000000000000001", "err_0000000000000002")):
+        for _k, old in enumerate(("err_0000000000000001", "err_0000000000000002")):
             c.execute("INSERT INTO error_templates(sig, partition, tokens, category, exception, rev, created_at, "
                       "updated_at) VALUES (?, '5|ModuleNotFoundError:|', ?, 'import_error', 'ModuleNotFoundError', "
                       "90, 0, 0)", (old, json.dumps(["ModuleNotFoundError:", "No", "module", "named", "<*>"])))

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness_memory import MemoryStore, Settings
-
 from conftest import table_snapshot
+from harness_memory import MemoryStore, Settings
 
 DAY = 86400.0
 ERROR = "ModuleNotFoundError: No module named 'tenacity'"
