@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -217,7 +217,7 @@ def sites(source: str) -> list[Mutant]:
         out.append(Mutant(len(out), i, op, arg, line, getattr(node, "col_offset", 0), desc, lines[line - 1].strip() if line else "",
                           scope.get(id(node), "")))
 
-    for i, (node, parent, fld, idx) in enumerate(_walk(tree)):
+    for i, (node, parent, fld, _idx) in enumerate(_walk(tree)):
         if id(node) in skip:
             continue
         if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
