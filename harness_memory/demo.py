@@ -11,7 +11,7 @@ and how confident recall is, applies the best one and credits it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from rich.console import Console
 from rich.markup import escape
@@ -75,10 +75,10 @@ NEW_TASK: _Task = {
 }
 
 
-def run_demo(db: Path, *, console: Console | None = None, as_json: bool = False) -> dict:
+def run_demo(db: Path, *, console: Console | None = None, as_json: bool = False) -> dict[str, Any]:
     console = console or Console()
     say = (lambda *a, **k: None) if as_json else console.print
-    report: dict = {"db": str(db), "stored": [], "recalled": [], "applied": None}
+    report: dict[str, Any] = {"db": str(db), "stored": [], "recalled": [], "applied": None}
     with MemoryStore(db) as store:
         store.clear(NAMESPACE)  # re-runs start from the same state
         say(f"[bold]harness-memory demo[/] on {db} (embedder {store.embedder.name}, namespace {NAMESPACE!r})\n")

@@ -192,7 +192,7 @@ def reflect(store: MemoryStore, *, thread_id: str | None, namespace: str | None,
     rows = core.backend.execute(
         f"SELECT id, agent_id, scope, thread_id, content, created_at FROM memories WHERE {' AND '.join(conds)} "
         "ORDER BY thread_id, agent_id, scope, created_at, id", params).fetchall()
-    groups: dict[tuple[str, str, str], list[tuple]] = {}
+    groups: dict[tuple[str, str, str], list[tuple[Any, ...]]] = {}
     for r in rows:
         groups.setdefault((r[3], r[1], r[2]), []).append(r)
     now = core.now()

@@ -15,10 +15,14 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from .core import Core
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .backend import Connection
 
 __all__ = ["Attempt", "TechniqueEstimate", "TechniqueDecision", "record_attempt", "select", "attempts_of",
            "SUCCESS_RESULTS", "ESCALATE"]
@@ -59,7 +63,7 @@ class TechniqueDecision(BaseModel):
     candidates: list[TechniqueEstimate]
 
 
-def _ledger_row(c, technique: str, level: str, key: str) -> tuple[int, int]:
+def _ledger_row(c: Connection, technique: str, level: str, key: str) -> tuple[int, int]:
     r = c.execute("SELECT successes, failures FROM technique_effectiveness WHERE technique = ? AND level = ? "
                   "AND error_key = ?", (technique, level, key)).fetchone()
     return (r[0], r[1]) if r else (0, 0)

@@ -99,7 +99,7 @@ def _section(title: str, blocks: list[str]) -> str:
     return f"### {title}\n" + "\n".join(blocks) if blocks else ""
 
 
-def on_task_start(store: MemoryStore, task: Task | dict, *, limit: int = 8, budget_chars: int | None = None,
+def on_task_start(store: MemoryStore, task: Task | dict[str, Any], *, limit: int = 8, budget_chars: int | None = None,
                   record: bool = True, documents: int = 0) -> TaskContext:
     """``documents``: also preload the top N document chunks for the task (a "Reference documents"
     section, dropped before dead ends when the budget is tight; docs/documents.md)."""
@@ -165,7 +165,7 @@ def on_task_start(store: MemoryStore, task: Task | dict, *, limit: int = 8, budg
                        dropped=len(items) - len(kept))
 
 
-def on_task_error(store: MemoryStore, task: Task | dict, error: str, *, techniques: list[str] | None = None,
+def on_task_error(store: MemoryStore, task: Task | dict[str, Any], error: str, *, techniques: list[str] | None = None,
                   seed: int | None = None, limit: int = 3, baseline: str | None = None,
                   record: bool = True) -> Advice:
     """Advice for a failed attempt. The error is signed once (the signature travels to every
@@ -218,7 +218,7 @@ def on_task_error(store: MemoryStore, task: Task | dict, error: str, *, techniqu
                   failures=failures, next=decision, failing_tools=tools, prompt=_PREAMBLE + "\n" + "\n".join(lines))
 
 
-def on_task_complete(store: MemoryStore, task: Task | dict, result: TaskResult | dict, *,
+def on_task_complete(store: MemoryStore, task: Task | dict[str, Any], result: TaskResult | dict[str, Any], *,
                      context: TaskContext | None = None) -> dict[str, Any]:
     """Credit the injected memories, record the attempt or the outcome memory. Everything is
     validated before the first write: a refused call changes nothing."""

@@ -74,7 +74,7 @@ MEMORY_COLUMNS = (
 )
 
 
-def row_to_memory(r: tuple) -> Memory:
+def row_to_memory(r: tuple[Any, ...]) -> Memory:
     return Memory(
         id=r[0], uid=r[1], namespace=r[2], agent_id=r[3], scope=r[4], type=r[5], content=r[6], key=r[7],
         task_signature=r[8], error_signature=r[9], error_template=r[10], tags=json.loads(r[11]),

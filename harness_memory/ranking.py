@@ -17,7 +17,7 @@ def usefulness(times_applied: int, times_successful: int, w: RankingWeights) -> 
 
 
 def recency(age_seconds: float, w: RankingWeights) -> float:
-    return 0.5 ** (max(0.0, age_seconds) / 86400.0 / w.recency_half_life_days)
+    return float(0.5 ** (max(0.0, age_seconds) / 86400.0 / w.recency_half_life_days))
 
 
 def _clip(x: float) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -166,7 +166,7 @@ class Settings(BaseSettings):
 
     @field_validator("extra_types", "techniques", mode="before")
     @classmethod
-    def _split_types(cls, v):
+    def _split_types(cls, v: Any) -> Any:
         if isinstance(v, str):
             return [t.strip() for t in v.split(",") if t.strip()]
         return v

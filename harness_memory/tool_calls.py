@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +26,9 @@ from . import validation as v
 from .core import Core, dumps, error_text
 from .errors import InvalidInputError
 from .redact import redact_mapping, redact_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .backend import Connection
 
 __all__ = [
     "RECORD_KIND",
@@ -180,7 +183,7 @@ class ToolCallInput:
     error_category: str | None
     created_at: float
 
-    def row(self) -> tuple:
+    def row(self) -> tuple[Any, ...]:
         return (self.uid, self.namespace, self.agent_id, self.session_id, self.task_id, self.tool_type,
                 self.tool_name, self.parameters, self.parameters_bytes, self.result, self.result_bytes,
                 int(self.success), self.duration_ms, self.error, self.error_signature, self.error_category,
@@ -313,7 +316,7 @@ def metrics(core: Core, *, namespace: str | None = None, agent_id: str | None = 
     rows = core.backend.execute(
         f"SELECT tool_type, tool_name, success, duration_ms, created_at, error_signature, id FROM tool_calls "
         f"WHERE {where} ORDER BY tool_type, tool_name", params).fetchall()
-    groups: dict[tuple[str, str], list[tuple]] = {}
+    groups: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
     for r in rows:
         groups.setdefault((r[0], r[1]), []).append(r)
     out = []
@@ -426,7 +429,7 @@ def check_record(core: Core, rec: dict[str, Any]) -> ToolCallInput:
                          error_category=cat, created_at=created or 0.0)
 
 
-def import_records(conn, items: Sequence[ToolCallInput]) -> tuple[int, int]:
+def import_records(conn: Connection, items: Sequence[ToolCallInput]) -> tuple[int, int]:
     """Insert the tool calls not yet present (matched by uid; a log record never changes):
     ``(inserted, unchanged)``. Runs in the caller's transaction."""
     inserted = 0

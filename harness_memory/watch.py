@@ -196,7 +196,7 @@ class MarkdownWatcher:
                                             yield_on_timeout=True, raise_interrupt=False):
                 yield {Path(p) for _, p in changes}
             return
-        seen: dict[Path, tuple] = {}
+        seen: dict[Path, tuple[Any, ...]] = {}
         for p in self._files():
             seen[p] = self._stat(p)
         self._ready.set()
@@ -207,7 +207,7 @@ class MarkdownWatcher:
             yield changed
 
     @staticmethod
-    def _stat(p: Path) -> tuple:
+    def _stat(p: Path) -> tuple[Any, ...]:
         try:
             st = p.stat()
         except OSError:

@@ -124,7 +124,7 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
             if core.index is not None and vectors is not None:
                 core.index.sync(core.backend)  # only what other writers logged since: a few rows
                 pre = _batch_nearest(core, items, vectors)
-            added: dict[tuple, list[tuple[int, np.ndarray]]] = defaultdict(list)
+            added: dict[tuple[str, str, str, str], list[tuple[int, np.ndarray]]] = defaultdict(list)
             for k, it in enumerate(items):
                 vec = None if vectors is None else vectors[k]
                 group = (it.namespace, it.agent_id, it.scope, it.type)
@@ -160,7 +160,7 @@ BATCH_EXACT_LIMIT = 65_536
 
 def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) -> dict[int, tuple[int, float] | None]:
     """Nearest existing un-keyed memory per item, one matrix product per (namespace, agent, scope, type)."""
-    groups: dict[tuple, list[int]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
     for k, it in enumerate(items):
         if it.key is None and it.thread_id is None:
             groups[(it.namespace, it.agent_id, it.scope, it.type)].append(k)

@@ -3,7 +3,7 @@ the FTS index, ANALYZE, and VACUUM when much of the file is free pages."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
@@ -14,7 +14,7 @@ def vector_fill(store: MemoryStore) -> tuple[int, int]:
     return store._core.backend.vector_fill()
 
 
-def compact(store: MemoryStore, *, dry_run: bool = False, force: bool = False, **_: object) -> dict:
+def compact(store: MemoryStore, *, dry_run: bool = False, force: bool = False, **_: object) -> dict[str, Any]:
     core = store._core
     b = core.backend
     m = store.settings.maintenance

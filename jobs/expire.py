@@ -3,7 +3,7 @@ and old tool calls (``maintenance.access_log_retention_days``, ``maintenance.too
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness_memory import tool_calls
 
@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
 
-def expire(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict:
+def expire(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict[str, Any]:
     core = store._core
     now = core.now()
     m = store.settings.maintenance

@@ -28,7 +28,7 @@ def summariser_from_settings(settings: Any):
 
 
 def reflect(store: MemoryStore, *, dry_run: bool = False, namespace: str | None = None, summariser: Any = None,
-            **_: object) -> dict:
+            **_: object) -> dict[str, Any]:
     core = store._core
     idle = store.settings.maintenance.reflect_idle_minutes * 60
     cutoff = core.now() - idle
