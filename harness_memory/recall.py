@@ -7,13 +7,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from . import confidence, ranking
-from . import validation as v
+from . import confidence, ranking, validation as v
 from .core import Core
 from .models import Memory, RecallHit
 from .sqlite_backend import query_terms
+
+if TYPE_CHECKING:
+    from .sqlite_backend import SQLiteBackend
 
 __all__ = ["RecallQuery", "flush_access", "recall", "record_access"]
 
@@ -177,7 +179,7 @@ def _like_prefix(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def _vector_candidates(core: Core, q: RecallQuery, qv: Sequence[float], k: int, where: str | None = None,
+def _vector_candidates(core: Core, q: RecallQuery, qv: Any, k: int, where: str | None = None,
                        params: Sequence[Any] = ()) -> list[tuple[int, float]]:
     """The vector channel's ``(memory_id, cosine)`` candidates, best first.
 
@@ -192,7 +194,7 @@ def _vector_candidates(core: Core, q: RecallQuery, qv: Sequence[float], k: int, 
     if where is not None and _exact_sql(core):
         t0 = time.perf_counter()
         try:
-            return core.backend.vector_exact(qv, where, params, k)
+            return cast("SQLiteBackend", core.backend).vector_exact(qv, where, params, k)
         finally:
             core.index.sql_seconds += time.perf_counter() - t0
     core.index.sync(core.backend)
@@ -209,14 +211,14 @@ def _exact_sql(core: Core) -> bool:
     if ix is None or ix.loaded or ix.sql_seconds > ix.sql_budget or not hasattr(core.backend, "vector_exact"):
         return False
     size = core.backend.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
-    return size < core.index.sql_below
+    return bool(size < ix.sql_below)
 
 
-def _similarities(core: Core, ids: list[int], qv: Sequence[float]) -> dict[int, float]:
+def _similarities(core: Core, ids: list[int], qv: Any) -> dict[int, float]:
     if core.index is not None and core.index.loaded:
         return core.index.similarities(ids, qv)
     if hasattr(core.backend, "vector_similarities"):
-        return core.backend.vector_similarities(qv, ids)
+        return cast("SQLiteBackend", core.backend).vector_similarities(qv, ids)
     import numpy as np
 
     q = np.asarray(qv, dtype=np.float32)

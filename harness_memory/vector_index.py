@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import mmap
+
     import numpy as np
 
 __all__ = ["VectorIndex", "SQL_EXACT_BUDGET_S", "SQL_EXACT_MAX_ROWS", "sidecar_path"]
@@ -134,6 +136,20 @@ _META = ("ids", "codes", "ns", "agent", "is_global", "mtype", "archived", "alive
 
 class VectorIndex:
     """Constructing one is free (no numpy, no allocation): arrays appear on first use."""
+
+    # per-row arrays (allocated by _alloc), the mapped base and its mapping
+    ids: np.ndarray
+    codes: np.ndarray
+    ns: np.ndarray
+    agent: np.ndarray
+    is_global: np.ndarray
+    mtype: np.ndarray
+    archived: np.ndarray
+    alive: np.ndarray
+    vecs: np.ndarray
+    base: np.ndarray
+    _mm: mmap.mmap | None
+    _strings: _Interner
 
     def __init__(self, dimensions: int, path: str | os.PathLike | None = None):
         self.dim = dimensions
@@ -281,6 +297,7 @@ class VectorIndex:
         rows changed, never inside a transaction (recall syncs inside its read snapshot, a write
         inside its write transaction): then :meth:`save_if_due` writes it after the transaction."""
         can_save = not backend.in_transaction
+        ident: list | None
         with backend.read():
             lo, hi = backend.vector_change_seq()
             if self.seq is not None and hi == self.seq and not (can_save and self._save_due):
@@ -295,7 +312,7 @@ class VectorIndex:
                 else:
                     self.last_load = "snapshot"
                     self._save_due = False
-            if self.seq != hi:
+            if self.seq is not None and self.seq != hi:
                 self._apply_changes(backend, self.seq)
                 self.seq = hi
             if len(self) >= SNAPSHOT_MIN_ROWS and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10):
@@ -459,7 +476,7 @@ class VectorIndex:
         keep = keep[np.argsort(self.ids[keep], kind="stable")]  # by id: a reader finds rows by binary search
         n = len(keep)
         flags = (self.is_global[keep].astype(np.uint8) | (self.archived[keep].astype(np.uint8) << 1))
-        plan = [("ids", np.dtype(np.int64), (n,)), ("ns", np.dtype(np.int32), (n,)),
+        plan: list[tuple[str, np.dtype, tuple[int, ...]]] = [("ids", np.dtype(np.int64), (n,)), ("ns", np.dtype(np.int32), (n,)),
                 ("agent", np.dtype(np.int32), (n,)), ("mtype", np.dtype(np.int32), (n,)),
                 ("flags", np.dtype(np.uint8), (n,)), ("codes", np.dtype(np.uint64), (self.words, n)),
                 ("vecs", np.dtype(np.float32), (n, self.dim))]
@@ -535,7 +552,8 @@ class VectorIndex:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(self._mask(namespace, agent_id, include_global, types, include_archived, scope))
 
-    def best_matches(self, rows: np.ndarray, queries: np.ndarray, exclude: set[int] = frozenset()) -> list[tuple[int, float] | None]:
+    def best_matches(self, rows: np.ndarray, queries: np.ndarray,
+                     exclude: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, float] | None]:
         """For each query, the most similar vector among ``rows`` (exact cosine, one matrix product)."""
         import numpy as np
 
