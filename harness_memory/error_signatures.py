@@ -25,6 +25,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -307,7 +308,7 @@ def categorize(excerpt: Excerpt) -> str:
 class TemplateMiner:
     """Online template mining with its state in ``error_templates`` (see module docstring)."""
 
-    def __init__(self, backend: Backend, clock, *, threshold: float = DEFAULT_THRESHOLD):
+    def __init__(self, backend: Backend, clock: Callable[[], float], *, threshold: float = DEFAULT_THRESHOLD):
         self.backend = backend
         self.clock = clock
         self.threshold = threshold
@@ -340,7 +341,7 @@ class TemplateMiner:
             self._cache[part] = got
         return got
 
-    def _best(self, clusters, tokens: list[str]) -> tuple[str, list[str]] | None:
+    def _best(self, clusters: Iterable[tuple[str, list[str]]], tokens: list[str]) -> tuple[str, list[str]] | None:
         best, best_key = None, (-1.0, -1)
         n = max(1, len(tokens))
         for sig, tpl in clusters:

@@ -32,6 +32,7 @@ The method, in order (docs/signatures.md has the long form):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 __all__ = ["Baseline", "Excerpt", "Line", "WINDOW_CHARS", "clean_lines", "extract"]
@@ -479,7 +480,7 @@ class Baseline:
     """The lines of a passing run of the same job, normalised by ``key`` (the signer's masking):
     a line of the failing log that the passing log also printed is not the failure."""
 
-    def __init__(self, text: str, key):
+    def __init__(self, text: str, key: Callable[[str], str]):
         self.key = key
         start = text.rfind("\n", 0, max(0, len(text) - WINDOW_CHARS)) + 1 if len(text) > WINDOW_CHARS else 0
         self.keys = {key(ln.text) for ln in clean_lines(text[start:]) if ln.text.strip()}

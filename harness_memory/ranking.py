@@ -50,7 +50,10 @@ def score(*, vector: float | None, keyword: float | None, tags: float | None, si
     """Combine channel scores (each in [0, 1] or None when inactive) with the memory's prior."""
     final, match, prior, u, rec, rel, imp = compute(vector, keyword, tags, signature, relevance, age_seconds,
                                                     times_applied, times_successful, importance, w)
-    opt = lambda x: None if x is None else _clip(x)  # noqa: E731
+
+    def opt(x: float | None) -> float | None:
+        return None if x is None else _clip(x)
+
     return ScoreBreakdown(
         vector=opt(vector), keyword=opt(keyword), tags=opt(tags), signature=opt(signature),
         match=match, relevance=rel, recency=rec, usefulness=u, importance=imp, prior=prior, score=final,

@@ -10,9 +10,10 @@ from harness_memory import episodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
+    from harness_memory.summarisers import OpenAICompatibleSummariser
 
 
-def summariser_from_settings(settings: Any):
+def summariser_from_settings(settings: Any) -> OpenAICompatibleSummariser | None:
     """The summariser ``settings.summariser`` names (``openai:MODEL``), or None."""
     from harness_memory.errors import ConfigurationError
     from harness_memory.summarisers import OpenAICompatibleSummariser

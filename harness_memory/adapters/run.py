@@ -30,9 +30,12 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Self
+from typing import TYPE_CHECKING, Any, BinaryIO, Self
 
 from ..errors import InvalidInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..store import MemoryStore
 
 __all__ = ["BoundedLog", "RunOptions", "RunReport", "run_command"]
 
@@ -153,7 +156,7 @@ class _Forwarder:
     and remembers the first one received."""
 
     def __init__(self) -> None:
-        self.child: subprocess.Popen | None = None
+        self.child: subprocess.Popen[bytes] | None = None
         self.received: int | None = None
         self._old: dict[int, Any] = {}
         self._interactive = os.isatty(0)
@@ -217,7 +220,7 @@ def _spawn(command: list[str], env: dict[str, str], log: BoundedLog, fwd: _Forwa
     return rc, time.monotonic() - start
 
 
-def _open_store(db: str | Path | None):
+def _open_store(db: str | Path | None) -> MemoryStore:
     from ..store import MemoryStore
 
     return MemoryStore(db)
