@@ -274,8 +274,13 @@ _FLAG_RULES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     # curl -u user:password
     ("cli_password", ("curl", "wget", "http"), re.compile(
         r"\b(?:curl|wget|http)\b[^\n]{0,300}?[ \t](?:-u|--user|--http-user)[ \t=]{1,3}[^\s:\"']{1,128}:(?P<v>[^\s\"']{1,512})")),
-    # .netrc: machine HOST login USER password PASSWORD
-    ("netrc_password", ("login",), re.compile(r"\blogin[ \t]{1,3}\S{1,128}[ \t]{1,3}password[ \t]{1,3}(?P<v>\S{1,512})")),
+    # .netrc: machine HOST login USER password PASSWORD (or default login ...): any password after an entry's
+    # head; without one ("a login form; password reset"), only a value that looks made, not a word
+    ("netrc_password", ("login",), re.compile(
+        r"(?:\bmachine[ \t]{1,3}\S{1,253}|\bdefault)[ \t]{1,3}login[ \t]{1,3}\S{1,128}[ \t]{1,3}password[ \t]{1,3}"
+        r"(?P<v>\S{1,512})")),
+    ("netrc_password", ("login",), re.compile(
+        r"\blogin[ \t]{1,3}[^\s;,]{1,128}[ \t]{1,3}password[ \t]{1,3}(?P<v>(?=\S*(?:\d|[^\w\s]\S))\S{1,512})")),
     # SQL: IDENTIFIED BY 'password'
     ("sql_password", ("identified",), re.compile(r"\b(?i:identified)[ \t]{1,3}(?i:by)[ \t]{1,3}(?:PASSWORD[ \t]{0,3})?['\"](?P<v>[^'\"\n]{1,512})['\"]")),
 ]

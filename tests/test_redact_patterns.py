@@ -131,6 +131,10 @@ CONTEXT = [
     ("cli_password", "curl -u admin:hunter22 https://api.example.com", "hunter22"),
     ("cli_password", "wget --http-user=bob:hunter22 https://example.com/f", "hunter22"),
     ("netrc_password", "machine api.example.com login bob password hunter22", "hunter22"),
+    ("netrc_password", "machine api.example.com login bob password sunflower", "sunflower"),  # an entry: any word
+    ("netrc_password", "default login anonymous password sunflower", "sunflower"),
+    ("netrc_password", "login bob password S3cretPw", "S3cretPw"),  # no entry head: a made-up value
+    ("netrc_password", "login bob password pa$$word", "pa$$word"),
     ("sql_password", "CREATE USER app IDENTIFIED BY 'hunter22';", "hunter22"),
     ("sql_password", "alter user app identified by \"hunter22\"", "hunter22"),
 ]
@@ -156,6 +160,8 @@ LEFT_ALONE = [
     "Authorization: Bearer [REDACTED:bearer]", "Authorization: Bearer short1", "Authorization: Bearer Abcdefghijklmnop",
     "postgres://admin:[REDACTED:url_password]@db/app", "mysql -p",
     "monkey=1234567890abcdef", "keyboard=us", "tokenizer=wordpiece", "passenger=3",
+    # prose about logins is not a .netrc entry
+    "a login form; password reset mail sent", "after login users see password hints", "login alice password reset.",
 ]
 
 
