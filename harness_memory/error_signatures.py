@@ -40,7 +40,7 @@ __all__ = ["ErrorSignature", "Excerpt", "extract", "mask_params", "tokenize", "c
 
 WILDCARD = "<*>"
 DEFAULT_THRESHOLD = 0.7
-SIGNATURE_METHOD = 2  # bump when signing changes; the `resign` job moves stored signatures to it
+SIGNATURE_METHOD = 3  # bump when signing changes; the `resign` job moves stored signatures to it
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset({"import_error", "network", "timeout", "rate_limit", "out_of_memory",
                                     "context_overflow", "permission"})
@@ -103,7 +103,8 @@ _MASKS: list[re.Pattern[str]] = [
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),  # ipv4[:port]
     re.compile(r"\b0x[0-9a-fA-F]{1,32}\b"),  # hex / memory address
     re.compile(r"\b[0-9a-fA-F]{12,128}\b"),  # hashes
-    re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]{1,255}){2,64}[\\/]?(?::\d{1,7}){0,2}"),  # paths[:line[:col]]
+    # absolute paths[:line[:col]]: never from inside a word, so src/app/x.py is the relative rule's, whole
+    re.compile(r"(?<![\w.@+~-])(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]{1,255}){2,64}[\\/]?(?::\d{1,7}){0,2}"),
     re.compile(r"\b(?:[\w.@+~-]{1,255}[\\/]){1,64}[\w@+~-]{1,255}\.[A-Za-z]\w{0,7}\b(?::\d{1,7}){0,2}"),  # rel. file
     re.compile(r"\b(?:tmp|temp)[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"),  # temp names
     re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`"),  # quoted values

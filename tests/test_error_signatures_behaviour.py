@@ -257,3 +257,12 @@ def test_a_two_token_message_has_no_variable_length_neighbour_and_a_three_token_
     assert store.error_signature("halt 2 3").id == two.id  # three tokens: joins 'halt <*>'
     three = store.error_signature("stop 1 2")
     assert store.error_signature("stop 3").id != three.id  # two tokens: never a neighbour
+
+
+def test_a_relative_path_is_one_variable_whatever_its_first_folder():
+    # the same error in two files of a repository is one template: the path is masked whole
+    a, pa = mask_params("src/app/main.py:3: error: missing return statement")
+    b, pb = mask_params("lib/util/io.py:41: error: missing return statement")
+    assert a == b == "<*>: error: missing return statement"
+    assert pa == ["src/app/main.py:3"] and pb == ["lib/util/io.py:41"]
+    assert mask_params("cannot open /etc/app/config.yaml")[0] == mask_params("cannot open conf/app/config.yaml")[0]
