@@ -303,9 +303,9 @@ def main(*, db: str | Path | None = None, agent: str = "claude-code", namespace:
 
             def work() -> None:
                 try:
-                    from ..store import MemoryStore
+                    from ..cli import _open  # sqlite-vec's KNN, as a command: no whole vector index to load
 
-                    with MemoryStore(db) as store:
+                    with _open(db) as store:
                         box["answer"] = handle_event(store, payload, agent=agent, namespace=namespace,
                                                      budget_chars=budget_chars)
                 except BaseException as exc:  # noqa: BLE001 - reported below, never raised at the agent
