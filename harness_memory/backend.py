@@ -126,7 +126,12 @@ class Backend(Protocol):
     dialect: str                 # "sqlite" | "postgresql"
     local_vector_index: bool     # may an in-process VectorIndex copy the vectors (never stale)?
     VEC_TABLE: str
-    lock: AbstractContextManager  # held around a recall and its bookkeeping (a no-op where connections are per thread)
+
+    @property
+    def lock(self) -> AbstractContextManager[Any, Any]: ...  # held around a recall and its bookkeeping (a no-op
+    # where connections are per thread)
+    @property
+    def DatabaseError(self) -> type[Exception]: ...  # the driver's base error class
 
     def describe(self) -> str: ...   # the database for messages: a path or a password-free URL
     @property
@@ -172,6 +177,8 @@ class Backend(Protocol):
     def set_vectors_archived(self, memory_ids: Sequence[int], archived: bool) -> None: ...
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
     def iter_vectors(self, since_seq: int | None = None, batch: int = 5000) -> Iterator[tuple]: ...
+    def vector_fill(self) -> tuple[int, int]: ...  # (live rows, slots) of the vector table
+    def rebuild_vectors(self) -> int: ...  # rebuild the vector table (same vectors); the rows copied
     def vector_change_seq(self) -> tuple[int, int]: ...
     def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
                    scope: str | None = None, memory_type: str | None = None,
@@ -179,3 +186,7 @@ class Backend(Protocol):
     def vector_search(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None,
                       include_global: bool, types: Sequence[str] | None,
                       include_archived: bool) -> list[tuple[int, float]]: ...
+
+    # maintenance
+    def optimize(self) -> int: ...  # compact the keyword index and the file (1 if the file was rewritten)
+    def sqlalchemy_engine(self) -> Any: ...  # a SQLAlchemy engine on the same database

@@ -11,16 +11,23 @@ from typing import Any
 
 import numpy as np
 
+from .backend import Backend
 from .embedders import Embedder, check_vectors
-from .error_signatures import (ENVIRONMENT_CATEGORIES, ErrorSignature, TemplateMiner, categorize, extract,
-                               mask_params, tokenize)
-from .failure_excerpt import Baseline
+from .error_signatures import (
+    ENVIRONMENT_CATEGORIES,
+    ErrorSignature,
+    TemplateMiner,
+    categorize,
+    extract,
+    mask_params,
+    tokenize,
+)
 from .errors import EmbedderError, EmbedderMismatchError, InvalidInputError, MemoryNotFoundError
+from .failure_excerpt import Baseline
 from .memory_types import TypeRegistry
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 from .redact import redact
 from .settings import Settings
-from .backend import Backend
 from .vector_index import VectorIndex
 
 

@@ -7,9 +7,9 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from . import documents as _documents, portable_state as _state, tool_calls as _tool_calls, validation as v, writes
 from .core import Core, content_hash, dumps
@@ -255,7 +255,11 @@ def _loads(line: str, where: str) -> Any:
         raise ImportFormatError(f"{where}: unreadable JSON ({type(exc).__name__})") from exc
 
 
-def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_tool_calls.ToolCallInput]]:
+# what a file holds besides memories: tool calls, document records (dicts) and state records
+_Extra: TypeAlias = "_tool_calls.ToolCallInput | dict[str, Any] | _state.StateRecord"
+
+
+def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_Extra]]:
     lines = _read_text(path).split("\n")
     if not lines or not lines[0].strip():
         raise ImportFormatError(f"{path}:1: empty file or no header line")
@@ -266,7 +270,7 @@ def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_too
     if isinstance(ver, bool) or not isinstance(ver, int) or not 1 <= ver <= VERSION:
         raise ImportFormatError(f"{path}:1: format version {ver!r}; this version reads 1 to {VERSION}")
     records = []
-    calls: list[_tool_calls.ToolCallInput] = []
+    calls: list[_Extra] = []
     seen: dict[str, int] = {}
     for no, line in enumerate(lines[1:], start=2):
         if not line.strip():
@@ -495,7 +499,7 @@ def _parse_markdown(text: str, where: Path) -> list[tuple[int, float, str, str, 
             if not m:
                 raise ImportFormatError(f"{where}:{no}: bullets must read `- [YYYY-MM-DD] (type): text`")
             try:
-                day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=timezone.utc)
+                day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=UTC)
             except ValueError as exc:
                 raise ImportFormatError(f"{where}:{no}: bad date {m.group(1)}-{m.group(2)}-{m.group(3)}: {exc}") from exc
             entries.append([no, day.timestamp(), m.group(4), [m.group(5)]])
@@ -553,7 +557,7 @@ def import_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
                 if m is None:
                     mid = writes._insert(core, it, vec, now, None)
                     # the bullet's date is the creation date, unless it is today's (keep the exact time)
-                    if datetime.fromtimestamp(now, tz=timezone.utc).date() != datetime.fromtimestamp(created, tz=timezone.utc).date():
+                    if datetime.fromtimestamp(now, tz=UTC).date() != datetime.fromtimestamp(created, tz=UTC).date():
                         c.execute("UPDATE memories SET created_at = ? WHERE id = ?", (created, mid))
                     if uid:
                         c.execute("UPDATE memories SET uid = ? WHERE id = ?", (uid, mid))

@@ -26,7 +26,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from . import validation as v
 from .core import Core, content_hash, dumps
@@ -177,6 +177,10 @@ def _basis(value: Any) -> str | None:
     return dumps(value)
 
 
+@overload
+def _redacted(core: Core, text: str) -> str: ...
+@overload
+def _redacted(core: Core, text: str | None) -> str | None: ...
 def _redacted(core: Core, text: str | None) -> str | None:
     return text if text is None or not core.settings.redact_secrets else redact_text(text)
 

@@ -193,20 +193,22 @@ class PostgresBackend:
         self._sql_cache: dict[str, str] = {}
         self._vectors_seen = False
         try:
-            self._secret = conninfo_to_dict(url).get("password") or None
+            password = conninfo_to_dict(url).get("password")
+            self._secret = str(password) if password else None
         except psycopg.ProgrammingError as exc:
             raise InvalidInputError(f"invalid PostgreSQL URL {self.display}: {_message(exc, None)}") from None
         self._owner = _pool is None
         if _pool is not None:
             self.pool, self._lock_key = _pool, _lock_key
             return
-        kwargs = {"autocommit": True, "connect_timeout": self.connect_timeout}
+        kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": self.connect_timeout}
         try:  # one direct connection first: a clear error for bad credentials or an unreachable host
             probe = psycopg.connect(url, **kwargs)
         except psycopg.OperationalError as exc:
             raise self._open_error(exc) from None
         try:
-            schema = probe.execute("SELECT current_schema()").fetchone()[0]
+            row = probe.execute("SELECT current_schema()").fetchone()
+            schema = row[0] if row is not None else None
             if schema is None:
                 raise SchemaError(f"{self.display}: no schema to create tables in (check search_path)")
             self._lock_key = zlib.crc32(f"harness-memory:{schema}".encode()) - 2**31
@@ -451,7 +453,8 @@ class PostgresBackend:
             return []
         min_id = 0
         if posting_budget is not None and size > posting_budget:
-            kept, total = [], 0
+            kept: list[str] = []
+            total = 0
             for t in sorted(terms, key=lambda t: df[t]):
                 if kept and total + df[t] > posting_budget:
                     break
@@ -516,6 +519,7 @@ class PostgresBackend:
     def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
                    archived: bool, vector: np.ndarray, *, new: bool = False) -> None:
         c = self.conn
+        assert isinstance(c, _Conn)  # called inside write(): a transaction's connection
         self._vector_ready(c.pg)
         # one round trip: the row and its change-log entry
         c.execute(f"WITH v AS (INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, "
@@ -617,7 +621,8 @@ class PostgresBackend:
                       include_global: bool, types: Sequence[str] | None,
                       include_archived: bool) -> list[tuple[int, float]]:
         """One search with "own or global" and the types inside it."""
-        conds, params = ["namespace = ?"], [namespace]
+        conds = ["namespace = ?"]
+        params: list[Any] = [namespace]
         if agent_id is None:
             conds.append("scope = 'global'")
         elif include_global:

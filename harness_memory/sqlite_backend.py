@@ -62,6 +62,7 @@ def connect(path: str | Path, *, busy_timeout_ms: int = 30_000) -> sqlean.Connec
     # Switching a new file to WAL needs an exclusive lock and can fail at once with "locked"
     # while other processes open the same new file: retry within the busy timeout.
     deadline = time.monotonic() + max(busy_timeout_ms / 1000, 1.0)
+    mode = ""
     while True:
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -438,7 +439,8 @@ class SQLiteBackend:
                 cached = self._df[stem] = (r[0] if r else 0, size)
             df[t] = cached[0]
         ranked = sorted(terms, key=lambda t: df[t])
-        kept, total = [], 0
+        kept: list[str] = []
+        total = 0
         for t in ranked:
             if kept and total + df[t] > budget:
                 break
@@ -553,8 +555,9 @@ class SQLiteBackend:
             branches.append({"agent_id": agent_id})
         if include_global or agent_id is None:
             branches.append({"scope": "global"})
+        memory_types: Sequence[str | None] = types or [None]
         for br in branches:
-            for t in (types or [None]):
+            for t in memory_types:
                 for mid, sim in self.vector_knn(vector, namespace=namespace, k=k, memory_type=t,
                                                 include_archived=include_archived, **br):
                     out[mid] = sim
@@ -627,7 +630,9 @@ class SQLiteBackend:
         with self.write() as c:
             rows = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
                              f"FROM {self.VEC_TABLE}").fetchall()
-            self.create_vector_table(self.vector_dimensions())
+            dims = self.vector_dimensions()
+            assert dims is not None  # the table being rebuilt exists
+            self.create_vector_table(dims)
             c.executemany(f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, "
                           "embedding) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         return len(rows)

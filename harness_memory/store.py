@@ -10,30 +10,39 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import recall as _recall, validation as v, writes
-from .tasks import task_signature as _task_signature
+from .backend import open_backend, parse_target
 from .core import Core, error_text, signature_basis
 from .embedders import Embedder, check_vectors, embedder_from_name
-from .errors import (ConfigurationError, DatabaseLockedError, DatabaseOpenError, DatabaseReadOnlyError, EmbedderMismatchError,
-                     EmbedderError, InvalidInputError, MemoryNotFoundError, StorageError)
+from .error_signatures import ErrorSignature
+from .errors import (
+    ConfigurationError,
+    DatabaseLockedError,
+    DatabaseOpenError,
+    DatabaseReadOnlyError,
+    EmbedderError,
+    EmbedderMismatchError,
+    InvalidInputError,
+    MemoryNotFoundError,
+    StorageError,
+)
 from .memory_types import TypeRegistry
-from .redact import redact
 from .migrate import migrate
 from .models import MEMORY_COLUMNS, Memory, RecallHit, row_to_memory
+from .redact import redact
 from .settings import Settings
-from .error_signatures import ErrorSignature
-from .backend import open_backend, parse_target
 from .sqlite_backend import DatabaseError
+from .tasks import task_signature as _task_signature
 from .vector_index import VectorIndex
 
 if TYPE_CHECKING:
-    from . import tool_calls as _tool_calls
+    from . import portability, tool_calls as _tool_calls
     from .fixes import FixEvidence
     from .ledger import Attempt, TechniqueDecision
 
 __all__ = ["MemoryStore"]
 
 
-def _storage_error(exc: BaseException, path: Path) -> StorageError:
+def _storage_error(exc: BaseException, path: Path | str) -> StorageError:
     """The typed error for a driver or OS error met while opening ``path``."""
     msg = str(exc)
     low = msg.lower()
@@ -87,7 +96,7 @@ class MemoryStore:
                  embedder: Embedder | None = None, clock: Callable[[], float] | None = None,
                  allow_embedder_change: bool = False):
         self._closed = True  # until fully open: close() is then a no-op
-        self._scheduler = None
+        self._scheduler: Any = None  # an APScheduler BackgroundScheduler once started
         self._watchers: list = []
         if settings is None:
             settings = _settings_from_environment()
@@ -292,7 +301,7 @@ class MemoryStore:
         resumes it from that moment."""
         memory_id = v.memory_id(memory_id)
         c = self._core
-        pinned = int(v.boolean(pinned, "pinned"))
+        pinned_flag = int(v.boolean(pinned, "pinned"))
         from .jobs.decay import current_relevance
 
         cur, cur_params = current_relevance(self.settings, c.backend)
@@ -300,10 +309,10 @@ class MemoryStore:
             c.get(memory_id)
             now = c.now()
             conn.execute(f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, pinned = ? WHERE id = ?",
-                         (*cur_params, now, now, pinned, memory_id))
+                         (*cur_params, now, now, pinned_flag, memory_id))
         return c.get(memory_id)
 
-    def __enter__(self) -> "MemoryStore":
+    def __enter__(self) -> MemoryStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -444,8 +453,8 @@ class MemoryStore:
                          "WHERE id = ?", (int(helpful), int(helpful), memory_id))
             c.log([memory_id], "applied", agent_id=agent_id, session_id=session_id, task_id=task_id,
                   was_helpful=helpful, outcome=outcome)
-            if signed is not None or advised is not None:
-                sig = signed.id if signed is not None else advised
+            sig = signed.id if signed is not None else advised
+            if sig is not None:
                 fixes.credit(c, memory_id, sig, c.miner.group(sig),
                              signed.category if signed is not None else None, helpful, c.now())
         return c.get(memory_id)

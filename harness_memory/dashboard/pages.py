@@ -176,7 +176,7 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
     out.append(_data_table(["week", "recalls", "p50", "p95", "max"],
                            [(svg.week_label(w), n, _ms(a), _ms(b), _ms(c)) for w, n, a, b, c in lat], (1, 2, 3, 4)))
 
-    for by, rows, title in (("type", by_type, "Memories created per week, by type"),
+    for _by, rows, title in (("type", by_type, "Memories created per week, by type"),
                             ("agent", by_agent, "Memories created per week, by agent")):
         out.append(f"<h2>{e(title)}</h2>")
         out.append(_stacked_weeks(rows, xs, label=title.lower()))
@@ -186,7 +186,7 @@ def overview(q: Queries, root: str, weeks: int = DEFAULT_WEEKS) -> tuple[str, st
 def _stacked_weeks(rows: list[tuple[float, str, int]], xs: list[float], *, label: str, top: int = 6) -> str:
     totals: dict[str, int] = defaultdict(int)
     cell: dict[tuple[float, str], int] = defaultdict(int)
-    for w, k, n in rows:
+    for _w, k, n in rows:
         totals[k] += n
     keep = [k for k, _ in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[:top]]
     for w, k, n in rows:
@@ -558,7 +558,8 @@ def maintenance(q: Queries, store: Any, root: str, weeks: int = DEFAULT_WEEKS) -
     per_week: dict[float, int] = defaultdict(int)
     for w, _t, _a, n in created:
         per_week[w] += n
-    cum, run = [], before
+    cum: list[tuple[float, float | None]] = []
+    run = before
     for w in xs:
         run += per_week.get(w, 0)
         cum.append((w, run))
@@ -580,7 +581,7 @@ def maintenance(q: Queries, store: Any, root: str, weeks: int = DEFAULT_WEEKS) -
            "</div>",
            ("<h2>Decay: relevance of stored memories</h2><p class=\"lead\">Decay lowers relevance over time; access "
            "raises it; the lowest are archived (hatched: archived).</p>"),
-           svg.stacked_bars([lo for lo, _hi, _l, _a in hist], [("live", [l for *_x, l, _a in hist]),
+           svg.stacked_bars([lo for lo, _hi, _l, _a in hist], [("live", [live for *_x, live, _a in hist]),
                                                                 ("archived", [a for *_x, a in hist])],
                             label="memories by relevance score", x_fmt=lambda v: f"{v:.1f}"),
            "<h2>Growth</h2>",

@@ -124,7 +124,7 @@ class Queries:
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         return self._b.execute(sql, tuple(params)).fetchall()
 
-    def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:  # a row, or None (an aggregate always has one)
         return self._b.execute(sql, tuple(params)).fetchone()
 
     def snapshot(self):
@@ -369,7 +369,8 @@ class Queries:
 
     def browse(self, f: MemoryFilter, *, before: int | None = None, limit: int = 50) -> list[Memory]:
         """Memories matching the filter, newest first, ``limit`` at a time (keyset: ``id < before``)."""
-        conds, params = [], []
+        conds: list[str] = []
+        params: list[Any] = []
         for col, val in (("m.agent_id", f.agent_id), ("m.memory_type", f.memory_type), ("m.scope", f.scope),
                          ("m.namespace", f.namespace)):
             if val is not None:

@@ -165,7 +165,7 @@ def stacked_bars(xs: Sequence[float], stacks: Sequence[tuple[str, Sequence[float
         out.append(f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{fmt_num(v)}</text>')
     step = max(1, math.ceil(len(xs) / 8))
     for i, x in enumerate(xs):
-        base = tp + ph
+        base: float = tp + ph
         for j, (name, vals) in enumerate(stacks):
             v = vals[i]
             if not v:
