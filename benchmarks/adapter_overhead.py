@@ -51,32 +51,60 @@ def main() -> None:
     env["CLAUDE_PROJECT_DIR"] = str(work)
     ns = project_namespace({"cwd": str(work)})
     with MemoryStore(db) as s:
-        s.remember_many([{"content": f"note {i}: the flaky test {i % 17} needs fixture reset number {i}",
-                          "type": "success", "agent_id": "claude-code", "namespace": ns}
-                         for i in range(args.memories)])
+        s.remember_many(
+            [
+                {
+                    "content": f"note {i}: the flaky test {i % 17} needs fixture reset number {i}",
+                    "type": "success",
+                    "agent_id": "claude-code",
+                    "namespace": ns,
+                }
+                for i in range(args.memories)
+            ]
+        )
     common = {"session_id": "bench", "transcript_path": "/dev/null", "cwd": str(work), "permission_mode": "default"}
     events = {
-        "PreToolUse": dict(common, hook_event_name="PreToolUse", tool_name="Bash", tool_input={"command": "ls"},
-                           tool_use_id="t"),
-        "PostToolUse (Bash passed)": dict(common, hook_event_name="PostToolUse", tool_name="Bash",
-                                          tool_input={"command": "ls"}, tool_use_id="t",
-                                          tool_response={"stdout": "a", "stderr": "", "interrupted": False}),
+        "PreToolUse": dict(
+            common, hook_event_name="PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t"
+        ),
+        "PostToolUse (Bash passed)": dict(
+            common,
+            hook_event_name="PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "ls"},
+            tool_use_id="t",
+            tool_response={"stdout": "a", "stderr": "", "interrupted": False},
+        ),
         "UserPromptSubmit": dict(common, hook_event_name="UserPromptSubmit", prompt="fix the flaky test in conftest"),
-        "PostToolUseFailure (Bash)": dict(common, hook_event_name="PostToolUseFailure", tool_name="Bash",
-                                          tool_input={"command": "pytest"}, tool_use_id="t",
-                                          error="Exit code 1\nE   AssertionError: assert 3 == 4", is_interrupt=False),
+        "PostToolUseFailure (Bash)": dict(
+            common,
+            hook_event_name="PostToolUseFailure",
+            tool_name="Bash",
+            tool_input={"command": "pytest"},
+            tool_use_id="t",
+            error="Exit code 1\nE   AssertionError: assert 3 == 4",
+            is_interrupt=False,
+        ),
     }
-    rows = [("python -c pass", [sys.executable, "-c", "pass"], None),
-            ("import harness_memory", [sys.executable, "-c", "import harness_memory"], None),
-            ("import harness_memory.cli", [sys.executable, "-c", "import harness_memory.cli"], None)]
-    rows += [(f"hook: {name}", [hm, "hook", "claude-code", "--db", str(db), "--budget-ms", "60000"],
-              json.dumps(p).encode()) for name, p in events.items()]
-    rows += [("recall (for comparison)", [hm, "recall", "flaky test", "--db", str(db), "-a", "claude-code", "-n", ns],
-              None),
-             ("true", ["true"], None),
-             ("run -- true", [hm, "run", "--db", str(db), "--task", "bench-ok", "--", "true"], None),
-             ("run -- failing sh", [hm, "run", "--db", str(db), "--task", "bench-fail", "--", "sh", "-c",
-                                    "echo 'E: boom' >&2; exit 1"], None)]
+    rows = [
+        ("python -c pass", [sys.executable, "-c", "pass"], None),
+        ("import harness_memory", [sys.executable, "-c", "import harness_memory"], None),
+        ("import harness_memory.cli", [sys.executable, "-c", "import harness_memory.cli"], None),
+    ]
+    rows += [
+        (f"hook: {name}", [hm, "hook", "claude-code", "--db", str(db), "--budget-ms", "60000"], json.dumps(p).encode())
+        for name, p in events.items()
+    ]
+    rows += [
+        ("recall (for comparison)", [hm, "recall", "flaky test", "--db", str(db), "-a", "claude-code", "-n", ns], None),
+        ("true", ["true"], None),
+        ("run -- true", [hm, "run", "--db", str(db), "--task", "bench-ok", "--", "true"], None),
+        (
+            "run -- failing sh",
+            [hm, "run", "--db", str(db), "--task", "bench-fail", "--", "sh", "-c", "echo 'E: boom' >&2; exit 1"],
+            None,
+        ),
+    ]
     print(f"load average {os.getloadavg()[0]:.1f}; median of {args.runs} runs")
     print(f"{'process':34s} {'CPU':>8s} {'wall':>8s}")
     for name, cmd, data in rows:
@@ -87,8 +115,9 @@ def main() -> None:
     subprocess.run(big, stdout=subprocess.DEVNULL, check=False)
     direct = time.perf_counter() - t
     t = time.perf_counter()
-    subprocess.run([hm, "run", "--db", str(db), "--task", "bench-big", "--", *big], stdout=subprocess.DEVNULL,
-                   env=env, check=False)
+    subprocess.run(
+        [hm, "run", "--db", str(db), "--task", "bench-big", "--", *big], stdout=subprocess.DEVNULL, env=env, check=False
+    )
     through = time.perf_counter() - t
     print(f"200 MB of output: {direct:.2f} s directly, {through:.2f} s through run")
     shutil.rmtree(work, ignore_errors=True)

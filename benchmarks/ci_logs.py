@@ -39,7 +39,8 @@ from harness_memory.error_signatures import Excerpt, categorize
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ci_logs"
 ERROR_LOOKING = re.compile(
     r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|traceback|timed out|timeout|denied|refused|"
-    r"not found|cannot|can't|unable|killed|abort(?:ed)?)\b|npm ERR!")
+    r"not found|cannot|can't|unable|killed|abort(?:ed)?)\b|npm ERR!"
+)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\(B")
 TARGET_HIT = TARGET_CAT = 0.85
 MARGIN = 0.15  # "well above" the better baseline
@@ -112,23 +113,53 @@ def run(corpus: Path, labels: dict, store: MemoryStore) -> list[Result]:
             span, fallback = locate(sig.excerpt, lines), True
         first, first_cat = baseline(lines, last=False)
         last, last_cat = baseline(lines, last=True)
-        out.append(Result(rel, lab["family"], lab["wrapper"], lab["split"], lab["category"],
-                          [tuple(s) for s in lab["lines"]], len(lines), len(text.encode("utf-8")), dt, span, sig.category, fallback, sig.excerpt,
-                          first, first_cat, last, last_cat))
+        out.append(
+            Result(
+                rel,
+                lab["family"],
+                lab["wrapper"],
+                lab["split"],
+                lab["category"],
+                [tuple(s) for s in lab["lines"]],
+                len(lines),
+                len(text.encode("utf-8")),
+                dt,
+                span,
+                sig.category,
+                fallback,
+                sig.excerpt,
+                first,
+                first_cat,
+                last,
+                last_cat,
+            )
+        )
     return out
 
 
 def rates(rs: list[Result]) -> list:
     n = len(rs)
-    return [n,
-            sum(r.hit(r.lib_span) for r in rs) / n, sum(r.hit(r.first_span) for r in rs) / n,
-            sum(r.hit(r.last_span) for r in rs) / n,
-            sum(r.lib_cat == r.truth for r in rs) / n, sum(r.first_cat == r.truth for r in rs) / n,
-            sum(r.last_cat == r.truth for r in rs) / n]
+    return [
+        n,
+        sum(r.hit(r.lib_span) for r in rs) / n,
+        sum(r.hit(r.first_span) for r in rs) / n,
+        sum(r.hit(r.last_span) for r in rs) / n,
+        sum(r.lib_cat == r.truth for r in rs) / n,
+        sum(r.first_cat == r.truth for r in rs) / n,
+        sum(r.last_cat == r.truth for r in rs) / n,
+    ]
 
 
-HEADER = ["", "logs", "hit: library", "hit: first err line", "hit: last err line",
-          "cat: library", "cat: first err line", "cat: last err line"]
+HEADER = [
+    "",
+    "logs",
+    "hit: library",
+    "hit: first err line",
+    "hit: last err line",
+    "cat: library",
+    "cat: first err line",
+    "cat: last err line",
+]
 
 
 def report(title: str, rs: list[Result]) -> None:
@@ -144,9 +175,11 @@ def report(title: str, rs: list[Result]) -> None:
         print(table(f"{title}: by {name}", [name] + HEADER[1:], rows))
     _, hit, hit_first, hit_last, cat, *_ = rates(rs)
     ok_hit = hit >= TARGET_HIT and hit >= max(hit_first, hit_last) + MARGIN
-    print(f"{title}: excerpt hit {hit:.3f} (target >= {TARGET_HIT} and well above baselines "
-          f"{hit_first:.3f} / {hit_last:.3f}: {'met' if ok_hit else 'NOT met'}); "
-          f"category {cat:.3f} (target >= {TARGET_CAT}: {'met' if cat >= TARGET_CAT else 'NOT met'})\n")
+    print(
+        f"{title}: excerpt hit {hit:.3f} (target >= {TARGET_HIT} and well above baselines "
+        f"{hit_first:.3f} / {hit_last:.3f}: {'met' if ok_hit else 'NOT met'}); "
+        f"category {cat:.3f} (target >= {TARGET_CAT}: {'met' if cat >= TARGET_CAT else 'NOT met'})\n"
+    )
 
 
 def fifty_mib(corpus: Path, labels: dict, size_mib: int) -> None:
@@ -158,7 +191,7 @@ def fifty_mib(corpus: Path, labels: dict, size_mib: int) -> None:
 
     rel = max(labels, key=lambda r: (corpus / r).stat().st_size)
     text = read_log(corpus / rel)
-    head, tail = text[: len(text) * 9 // 10], text[len(text) * 9 // 10:]
+    head, tail = text[: len(text) * 9 // 10], text[len(text) * 9 // 10 :]
     head = head[: head.rfind("\n") + 1]
     reps = max(1, (size_mib * 2**20 - len(tail)) // max(1, len(head)))
     big = head * reps + tail
@@ -172,16 +205,22 @@ def fifty_mib(corpus: Path, labels: dict, size_mib: int) -> None:
         big.splitlines()
         base.append(time.perf_counter() - t0)
     t, b = statistics.median(times), statistics.median(base)
-    print(f"\n{len(big) / 2**20:.1f} MiB log ({rel} x{reps} + its ending, {big.count(chr(10)):,} lines): signed in "
-          f"{t:.2f} s (target < 2 s) = {len(big) / 2**20 / t:.0f} MiB/s; baseline str.splitlines() {b:.2f} s; "
-          f"ratio {t / b:.2f}x; excerpt lines {sig.excerpt_lines}, category {sig.category}")
+    print(
+        f"\n{len(big) / 2**20:.1f} MiB log ({rel} x{reps} + its ending, {big.count(chr(10)):,} lines): signed in "
+        f"{t:.2f} s (target < 2 s) = {len(big) / 2**20 / t:.0f} MiB/s; baseline str.splitlines() {b:.2f} s; "
+        f"ratio {t / b:.2f}x; excerpt lines {sig.excerpt_lines}, category {sig.category}"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder holding labels.json and the logs")
-    ap.add_argument("--split", choices=["dev", "heldout", "heldout2", "all"], default="all",
-                    help="all (default) prints dev, heldout, heldout2 and all separately")
+    ap.add_argument(
+        "--split",
+        choices=["dev", "heldout", "heldout2", "all"],
+        default="all",
+        help="all (default) prints dev, heldout, heldout2 and all separately",
+    )
     ap.add_argument("--misses", action="store_true", help="list the logs whose excerpt or category is wrong")
     ap.add_argument("--size-mib", type=int, default=50, help="also time one log of this size (0: skip)")
     args = ap.parse_args()
@@ -197,8 +236,10 @@ def main() -> None:
         rs = run(corpus, labels, store)
 
     if any(r.lib_fallback for r in rs):
-        print("NOTE: ErrorSignature has no `excerpt_lines` yet; the library's span is located by searching the "
-              "log for the excerpt's first line (fallback).\n")
+        print(
+            "NOTE: ErrorSignature has no `excerpt_lines` yet; the library's span is located by searching the "
+            "log for the excerpt's first line (fallback).\n"
+        )
     splits = ["dev", "heldout", "heldout2"] if args.split == "all" else [args.split]
     for sp in splits:
         report(sp, [r for r in rs if r.split == sp])
@@ -208,8 +249,10 @@ def main() -> None:
     total_mib = sum(r.size for r in rs) / 2**20
     total_s = sum(r.seconds for r in rs)
     big = max(rs, key=lambda r: r.size)
-    print(f"signing throughput: {total_mib:.2f} MiB in {total_s:.2f} s = {total_mib / max(total_s, 1e-9):.2f} MiB/s; "
-          f"largest log {big.path} ({big.size / 2**20:.2f} MiB, {big.lines} lines): {big.seconds:.3f} s")
+    print(
+        f"signing throughput: {total_mib:.2f} MiB in {total_s:.2f} s = {total_mib / max(total_s, 1e-9):.2f} MiB/s; "
+        f"largest log {big.path} ({big.size / 2**20:.2f} MiB, {big.lines} lines): {big.seconds:.3f} s"
+    )
 
     if args.size_mib:
         fifty_mib(corpus, labels, args.size_mib)
@@ -219,8 +262,10 @@ def main() -> None:
         for r in rs:
             if not r.hit(r.lib_span) or r.lib_cat != r.truth:
                 ex = ANSI.sub("", r.excerpt.split("\n")[0])[:100]
-                print(f"  [{r.split}] {r.path}: marked {r.spans} truth={r.truth} | got {r.lib_span} {r.lib_cat}"
-                      f"{' (fallback span)' if r.lib_fallback else ''}: {ex!r}")
+                print(
+                    f"  [{r.split}] {r.path}: marked {r.spans} truth={r.truth} | got {r.lib_span} {r.lib_cat}"
+                    f"{' (fallback span)' if r.lib_fallback else ''}: {ex!r}"
+                )
 
 
 if __name__ == "__main__":

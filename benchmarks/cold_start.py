@@ -37,10 +37,21 @@ from _common import table
 from harness_memory import MemoryStore, Settings
 
 MODULES = ["billing", "orders", "auth", "search", "reports", "uploads", "payments", "users", "cache", "queue"]
-ERRORS = ["TimeoutError: request timed out after {n}s", "KeyError: '{w}'", "ModuleNotFoundError: No module named '{w}'",
-          "AssertionError: expected {n} rows, got {m}", "ConnectionRefusedError: [Errno 111] port {n}"]
-FIXES = ["pin the dependency", "raise the timeout", "add the missing key to the fixture", "retry with backoff",
-         "install the package in the image", "split the batch"]
+ERRORS = [
+    "TimeoutError: request timed out after {n}s",
+    "KeyError: '{w}'",
+    "ModuleNotFoundError: No module named '{w}'",
+    "AssertionError: expected {n} rows, got {m}",
+    "ConnectionRefusedError: [Errno 111] port {n}",
+]
+FIXES = [
+    "pin the dependency",
+    "raise the timeout",
+    "add the missing key to the fixture",
+    "retry with backoff",
+    "install the package in the image",
+    "split the batch",
+]
 
 
 def build(path: Path, n: int) -> None:
@@ -51,9 +62,14 @@ def build(path: Path, n: int) -> None:
             for i in range(start, min(n, start + 1000)):
                 mod, fix = rnd.choice(MODULES), rnd.choice(FIXES)
                 err = rnd.choice(ERRORS).format(n=rnd.randint(1, 999), m=rnd.randint(0, 9), w=rnd.choice(MODULES))
-                items.append({"content": f"task {i} on the {mod} module failed with {err}: {fix}",
-                              "type": rnd.choice(["failure", "success"]), "agent_id": f"agent-{i % 8}",
-                              "scope": "global" if i % 4 == 0 else "agent"})
+                items.append(
+                    {
+                        "content": f"task {i} on the {mod} module failed with {err}: {fix}",
+                        "type": rnd.choice(["failure", "success"]),
+                        "agent_id": f"agent-{i % 8}",
+                        "scope": "global" if i % 4 == 0 else "agent",
+                    }
+                )
             s.remember_many(items)
 
 
@@ -88,24 +104,42 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         runtime = Path(d) / "runtime"
         runtime.mkdir(mode=0o700)
-        modes = {"in-process": {**base, "HARNESS_MEMORY_CLI_SERVER": "0"},
-                 "served": {**base, "HARNESS_MEMORY_CLI_SERVER": "1", "HARNESS_MEMORY_RUNTIME_DIR": str(runtime)}}
+        modes = {
+            "in-process": {**base, "HARNESS_MEMORY_CLI_SERVER": "0"},
+            "served": {**base, "HARNESS_MEMORY_CLI_SERVER": "1", "HARNESS_MEMORY_RUNTIME_DIR": str(runtime)},
+        }
         try:
             for n in args.sizes:
                 db = Path(d) / f"s{n}.db"
                 t0 = time.perf_counter()
                 build(db, n)
                 print(f"built {n} memories in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-                prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": d,
-                                     "prompt": "the billing module times out on large batches"})
-                pre = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": d, "tool_name": "Bash",
-                                  "tool_input": {"command": "ls"}})
+                prompt = json.dumps(
+                    {
+                        "hook_event_name": "UserPromptSubmit",
+                        "session_id": "s1",
+                        "cwd": d,
+                        "prompt": "the billing module times out on large batches",
+                    }
+                )
+                pre = json.dumps(
+                    {
+                        "hook_event_name": "PreToolUse",
+                        "session_id": "s1",
+                        "cwd": d,
+                        "tool_name": "Bash",
+                        "tool_input": {"command": "ls"},
+                    }
+                )
                 cases = [
                     ("python -c pass (floor)", [sys.executable, "-c", "pass"], None),
                     ("--version", exe + ["--version"], None),
                     ("recall", exe + ["recall", "billing timeout", "-a", "agent-1", "--db", str(db)], None),
-                    ("recall --json", exe + ["recall", "billing timeout", "-a", "agent-1", "--db", str(db), "--json"],
-                     None),
+                    (
+                        "recall --json",
+                        exe + ["recall", "billing timeout", "-a", "agent-1", "--db", str(db), "--json"],
+                        None,
+                    ),
                     ("hook: UserPromptSubmit", exe + ["hook", "claude-code", "--db", str(db)], prompt),
                     ("hook: PreToolUse", exe + ["hook", "claude-code", "--db", str(db)], pre),
                 ]
@@ -127,13 +161,27 @@ def main() -> None:
                             cpus.append(c)
                         p50[mode] = float(np.median(walls))
                         ratio = p50[mode] / p50["in-process"] if mode == "served" else None
-                        rows.append([n, name, mode, p50[mode], float(np.percentile(walls, 90)), float(np.median(cpus)),
-                                     "" if ratio is None else f"{ratio:.2f}x"])
+                        rows.append(
+                            [
+                                n,
+                                name,
+                                mode,
+                                p50[mode],
+                                float(np.percentile(walls, 90)),
+                                float(np.median(cpus)),
+                                "" if ratio is None else f"{ratio:.2f}x",
+                            ]
+                        )
         finally:
             stop_servers(runtime)
-    print(table(f"Cold start: one command as a fresh process ({args.runs} runs each; seconds). cpu is the calling "
-                "process's own (a served call's work runs in the server's child, counted in wall only)",
-                ["memories", "command", "mode", "wall p50", "wall p90", "cpu p50", "served / in-process"], rows))
+    print(
+        table(
+            f"Cold start: one command as a fresh process ({args.runs} runs each; seconds). cpu is the calling "
+            "process's own (a served call's work runs in the server's child, counted in wall only)",
+            ["memories", "command", "mode", "wall p50", "wall p90", "cpu p50", "served / in-process"],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -68,20 +68,42 @@ def main() -> None:
         only_docs = lat(["document"])
         no_docs = lat(["pattern"])
         hits = s.recall("how does the tool-call log bound results", types=["document"], limit=3, record=False)
-    print(table(f"Documents: {len(files)} files, {total_bytes / 1024:.0f} KiB -> {chunks} chunks, beside {n_mem} "
-                "memories (hashing embedder, 2-core machine)",
-                ["measure", "value"],
-                [["add (first time), s", add_s], ["add throughput, chunks/s", chunks / add_s],
-                 ["add throughput, KiB/s", total_bytes / 1024 / add_s],
-                 [f"re-add unchanged ({skipped} skipped), s", readd_s],
-                 [f"re-add one edited file ({rep.added} added, {rep.unchanged} kept), ms", edit_ms]]))
-    rows = [[name, pct(x, 50), pct(x, 95)] for name, x in
-            (("memories only, before documents", before), ("all types, documents mixed in", mixed),
-             ("types=[pattern] (documents present)", no_docs), ("types=[document]", only_docs))]
-    print(table(f"recall latency of {len(questions)} LoCoMo questions, ms (question embedding included)",
-                ["recall", "p50", "p95"], rows))
-    print("top chunk for 'how does the tool-call log bound results':",
-          hits[0].memory.metadata.get("title") if hits else None, "/", hits[0].memory.metadata.get("heading") if hits else None)
+    print(
+        table(
+            f"Documents: {len(files)} files, {total_bytes / 1024:.0f} KiB -> {chunks} chunks, beside {n_mem} "
+            "memories (hashing embedder, 2-core machine)",
+            ["measure", "value"],
+            [
+                ["add (first time), s", add_s],
+                ["add throughput, chunks/s", chunks / add_s],
+                ["add throughput, KiB/s", total_bytes / 1024 / add_s],
+                [f"re-add unchanged ({skipped} skipped), s", readd_s],
+                [f"re-add one edited file ({rep.added} added, {rep.unchanged} kept), ms", edit_ms],
+            ],
+        )
+    )
+    rows = [
+        [name, pct(x, 50), pct(x, 95)]
+        for name, x in (
+            ("memories only, before documents", before),
+            ("all types, documents mixed in", mixed),
+            ("types=[pattern] (documents present)", no_docs),
+            ("types=[document]", only_docs),
+        )
+    ]
+    print(
+        table(
+            f"recall latency of {len(questions)} LoCoMo questions, ms (question embedding included)",
+            ["recall", "p50", "p95"],
+            rows,
+        )
+    )
+    print(
+        "top chunk for 'how does the tool-call log bound results':",
+        hits[0].memory.metadata.get("title") if hits else None,
+        "/",
+        hits[0].memory.metadata.get("heading") if hits else None,
+    )
 
 
 if __name__ == "__main__":

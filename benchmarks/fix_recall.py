@@ -132,7 +132,12 @@ def command_answer_shape(text: str, known: dict[str, str]) -> str:
         return known[t]
     best = None
     for rep, shp in known.items():
-        if len(rep) > 2 and t.endswith(rep) and t[: -len(rep)].endswith(": ") and (best is None or len(rep) > len(best[0])):
+        if (
+            len(rep) > 2
+            and t.endswith(rep)
+            and t[: -len(rep)].endswith(": ")
+            and (best is None or len(rep) > len(best[0]))
+        ):
             best = (rep, shp)
     return best[1] if best else shape(t)
 
@@ -146,9 +151,18 @@ def runs_source(name: str, runs: list[dict]) -> Source:
         rs = sorted(by_repo[repo], key=lambda r: instance_number(r["instance_id"]))
         n_teach = int(round(TEACH_SHARE * len(rs)))
         for k, r in enumerate(rs):
-            cases = [Case(f.run_id, r["instance_id"], f.output or "(no output)", f.failed_shape, f.repair,
-                          f.repair_shape, changed=f.repair is not None and f.repair_shape != f.failed_shape)
-                     for f in extract_failures(r, k)]
+            cases = [
+                Case(
+                    f.run_id,
+                    r["instance_id"],
+                    f.output or "(no output)",
+                    f.failed_shape,
+                    f.repair,
+                    f.repair_shape,
+                    changed=f.repair is not None and f.repair_shape != f.failed_shape,
+                )
+                for f in extract_failures(r, k)
+            ]
             tasks.append(Task(repo, (repo, k), cases, teach=k < n_teach))
     return Source(name, tasks, command_answer_shape, sorted(by_repo))
 
@@ -162,7 +176,11 @@ def d4j_answer_shape(text: str, known: dict[str, str]) -> str:
 
 
 def _cut(text: str, keep: int = 5000) -> str:
-    return text if len(text) <= 2 * keep + 100 else f"{text[:keep]}\n[... {len(text) - 2 * keep} characters cut ...]\n{text[-keep:]}"
+    return (
+        text
+        if len(text) <= 2 * keep + 100
+        else f"{text[:keep]}\n[... {len(text) - 2 * keep} characters cut ...]\n{text[-keep:]}"
+    )
 
 
 def d4j_source(path: Path) -> Source:
@@ -182,8 +200,14 @@ def d4j_source(path: Path) -> Source:
         def case(i: int, r: dict, with_fix: bool, traces: list = traces, g: str = g, project: str = project) -> Case:
             cls = r["test"].split("::")[0]
             fix_cls = traces[0]["test"].split("::")[0]
-            return Case(f"d4j-{g}-{i}", f"{project} failing test {cls.rsplit('.', 1)[-1]}", _cut(r["trace"]), cls,
-                        f"patch {g}: {fix_cls}" if with_fix else None, f"patch {g}" if with_fix else None)
+            return Case(
+                f"d4j-{g}-{i}",
+                f"{project} failing test {cls.rsplit('.', 1)[-1]}",
+                _cut(r["trace"]),
+                cls,
+                f"patch {g}: {fix_cls}" if with_fix else None,
+                f"patch {g}" if with_fix else None,
+            )
 
         if g in held:  # never taught: all traces asked, none has a taught repair
             asked_tasks.append(Task(project, (1, k), [case(i, r, True) for i, r in enumerate(traces)]))
@@ -191,8 +215,9 @@ def d4j_source(path: Path) -> Source:
             taught_tasks.append(Task(project, (0, k), [case(0, traces[0], True)], teach=True))
             if len(traces) > 1:
                 asked_tasks.append(Task(project, (1, k), [case(i, r, True) for i, r in enumerate(traces) if i]))
-    return Source("defects4j", taught_tasks + asked_tasks, d4j_answer_shape,
-                  sorted({t.group for t in taught_tasks + asked_tasks}))
+    return Source(
+        "defects4j", taught_tasks + asked_tasks, d4j_answer_shape, sorted({t.group for t in taught_tasks + asked_tasks})
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,8 +314,10 @@ class Teacher:
             elif self.mode == "learn_error":
                 s.learn_error(AGENT, c.error, c.repair)
             elif self.mode == "on_task_complete":
-                s.on_task_complete({"id": c.case_id, "title": c.title, "agent_id": AGENT},
-                                   {"success": True, "summary": c.repair, "error": c.error})
+                s.on_task_complete(
+                    {"id": c.case_id, "title": c.title, "agent_id": AGENT},
+                    {"success": True, "summary": c.repair, "error": c.error},
+                )
             elif self.mode == "learn_fix":
                 s.learn_fix(c.error, c.repair, agent_id=AGENT, worked=True)
             else:  # pragma: no cover - argparse restricts the choices
@@ -329,8 +356,9 @@ SETTINGS: dict = {}  # Settings fields for the store under test (--fix-similar-m
 def replay(src: Source, mode: str, *, credit: bool, online: bool, db_dir: Path) -> tuple[list[Asked], dict]:
     from harness_memory import Settings
 
-    store = MemoryStore(db_dir / f"{src.name}-{mode}-{'online' if online else 'static'}.db",
-                        settings=Settings(**SETTINGS))
+    store = MemoryStore(
+        db_dir / f"{src.name}-{mode}-{'online' if online else 'static'}.db", settings=Settings(**SETTINGS)
+    )
     teach = Teacher(store, mode)
     bm25, freq = BM25(), MostFrequent()
     known: dict[str, str] = {}
@@ -367,8 +395,11 @@ def replay(src: Source, mode: str, *, credit: bool, online: bool, db_dir: Path) 
                 fixes = []
             shapes = [src.answer_shape(m.content, known) for m in fixes]
             seen = c.repair_shape is not None and c.repair_shape in taught_shapes
-            answers = {"on_task_error": shapes, "BM25 nearest failure": bm25.answer(c.error),
-                       "most frequent repair": freq.answer(c.failed_key)}
+            answers = {
+                "on_task_error": shapes,
+                "BM25 nearest failure": bm25.answer(c.error),
+                "most frequent repair": freq.answer(c.failed_key),
+            }
             out = {m: _score(a, c.repair_shape) for m, a in answers.items()}
             asked.append(Asked(c, t.group, seen, out, answers))
             if credit:
@@ -393,8 +424,19 @@ def replay(src: Source, mode: str, *, credit: bool, online: bool, db_dir: Path) 
 # figures
 
 METHODS = ["on_task_error", "BM25 nearest failure", "most frequent repair"]
-HEADER = ["group", "answer", "pairs", "seen", "hit@1 seen", "hit@3 seen", "hit@1 all", "hit@3 all", "answered",
-          "false adv. unseen", "false adv. no repair"]
+HEADER = [
+    "group",
+    "answer",
+    "pairs",
+    "seen",
+    "hit@1 seen",
+    "hit@3 seen",
+    "hit@1 all",
+    "hit@3 all",
+    "answered",
+    "false adv. unseen",
+    "false adv. no repair",
+]
 
 
 def _rate(xs: list[bool]) -> float | str:
@@ -408,13 +450,37 @@ def rows_for(label: str, asked: list[Asked]) -> list[list]:
     norep = [a for a in asked if a.case.repair is None]
     rows = []
     for m in METHODS:
-        rows.append([label, m, len(pairs), len(seen), _rate([a.out[m].hit1 for a in seen]),
-                     _rate([a.out[m].hit3 for a in seen]), _rate([a.out[m].hit1 for a in pairs]),
-                     _rate([a.out[m].hit3 for a in pairs]), _rate([a.out[m].answered for a in asked]),
-                     _rate([a.out[m].answered for a in unseen]), _rate([a.out[m].answered for a in norep])])
+        rows.append(
+            [
+                label,
+                m,
+                len(pairs),
+                len(seen),
+                _rate([a.out[m].hit1 for a in seen]),
+                _rate([a.out[m].hit3 for a in seen]),
+                _rate([a.out[m].hit1 for a in pairs]),
+                _rate([a.out[m].hit3 for a in pairs]),
+                _rate([a.out[m].answered for a in asked]),
+                _rate([a.out[m].answered for a in unseen]),
+                _rate([a.out[m].answered for a in norep]),
+            ]
+        )
     best = _rate([a.seen for a in pairs])
-    rows.append([label, "best possible", len(pairs), len(seen), 1.0 if seen else "-", 1.0 if seen else "-", best, best,
-                 "-", "-", "-"])
+    rows.append(
+        [
+            label,
+            "best possible",
+            len(pairs),
+            len(seen),
+            1.0 if seen else "-",
+            1.0 if seen else "-",
+            best,
+            best,
+            "-",
+            "-",
+            "-",
+        ]
+    )
     return rows
 
 
@@ -433,12 +499,14 @@ def report(src: Source, asked: list[Asked], stats: dict, title: str) -> str:
     n_seen = sum(a.seen for a in asked)
     n_norep = n_fail - n_pairs
     lines = [table(title, HEADER, rows)]
-    lines.append(f"asked failures {n_fail}: pairs {n_pairs} (seen {n_seen}, unseen {n_pairs - n_seen}), "
-                 f"without repair {n_norep}; taught pairs {stats.get('taught', 0)}"
-                 + (f" (+{stats['taught_online']} online)" if stats.get("taught_online") else "")
-                 + f", teach errors {stats.get('teach_errors', 0)}, ask errors {stats.get('ask_errors', 0)}, "
-                 f"credits {stats.get('credits', 0)}; "
-                 f"teach {stats.get('teach_s', 0):.1f} s, ask {stats.get('ask_s', 0):.1f} s")
+    lines.append(
+        f"asked failures {n_fail}: pairs {n_pairs} (seen {n_seen}, unseen {n_pairs - n_seen}), "
+        f"without repair {n_norep}; taught pairs {stats.get('taught', 0)}"
+        + (f" (+{stats['taught_online']} online)" if stats.get("taught_online") else "")
+        + f", teach errors {stats.get('teach_errors', 0)}, ask errors {stats.get('ask_errors', 0)}, "
+        f"credits {stats.get('credits', 0)}; "
+        f"teach {stats.get('teach_s', 0):.1f} s, ask {stats.get('ask_s', 0):.1f} s"
+    )
     pooled = {r[1]: r for r in rows_for("pooled", asked)}
     lib, bm, best = pooled["on_task_error"], pooled["BM25 nearest failure"], pooled["best possible"]
 
@@ -446,11 +514,13 @@ def report(src: Source, asked: list[Asked], stats: dict, title: str) -> str:
         return f"{x:.2f}" if isinstance(x, float) else str(x)
 
     fa = [x for x in (lib[9], lib[10]) if isinstance(x, float)]
-    lines.append("targets (issue 19): on_task_error hit@3 all pairs ≥ 0.6 where best is ~0.7 → "
-                 f"{f(lib[7])} (best {f(best[7])}) {'met' if isinstance(lib[7], float) and lib[7] >= 0.6 else 'NOT met'}; "
-                 f"above BM25 hit@3 {f(bm[7])} → {'met' if isinstance(lib[7], float) and isinstance(bm[7], float) and lib[7] > bm[7] else 'NOT met'}; "
-                 f"false advice ≤ 0.1 → unseen {f(lib[9])}, no repair {f(lib[10])} "
-                 f"{'met' if fa and max(fa) <= 0.1 else 'NOT met' if fa else ''}")
+    lines.append(
+        "targets (issue 19): on_task_error hit@3 all pairs ≥ 0.6 where best is ~0.7 → "
+        f"{f(lib[7])} (best {f(best[7])}) {'met' if isinstance(lib[7], float) and lib[7] >= 0.6 else 'NOT met'}; "
+        f"above BM25 hit@3 {f(bm[7])} → {'met' if isinstance(lib[7], float) and isinstance(bm[7], float) and lib[7] > bm[7] else 'NOT met'}; "
+        f"false advice ≤ 0.1 → unseen {f(lib[9])}, no repair {f(lib[10])} "
+        f"{'met' if fa and max(fa) <= 0.1 else 'NOT met' if fa else ''}"
+    )
     return "\n".join(lines)
 
 
@@ -459,9 +529,11 @@ def details(asked: list[Asked]) -> str:
     for a in asked:
         lib = a.answers.get("on_task_error", [])
         mark = "HIT" if a.out["on_task_error"].hit3 else ("-" if not lib else "miss")
-        lines.append(f"{mark:4} {a.case.case_id} [{'seen' if a.seen else 'unseen' if a.case.repair else 'no repair'}] "
-                     f"truth={a.case.repair_shape!r} on_task_error={lib[:3]!r} "
-                     f"bm25={a.answers.get('BM25 nearest failure', [])[:1]!r}")
+        lines.append(
+            f"{mark:4} {a.case.case_id} [{'seen' if a.seen else 'unseen' if a.case.repair else 'no repair'}] "
+            f"truth={a.case.repair_shape!r} on_task_error={lib[:3]!r} "
+            f"bm25={a.answers.get('BM25 nearest failure', [])[:1]!r}"
+        )
     return "\n".join(lines)
 
 
@@ -490,14 +562,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=None, help="benchmark data folder (default ../shared/data)")
     ap.add_argument("--sessions", type=Path, default=SESSIONS, help="scripted sessions (JSON lines)")
     ap.add_argument("--teach", choices=TEACH_MODES, default="learn_success")
-    ap.add_argument("--credit", action=argparse.BooleanOptionalAction, default=True,
-                    help="apply(helpful=hit) to the fixes shown after each answer (default on)")
+    ap.add_argument(
+        "--credit",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="apply(helpful=hit) to the fixes shown after each answer (default on)",
+    )
     ap.add_argument("--online", action="store_true", help="also replay teaching each asked run's pairs after it")
     ap.add_argument("--details", action="store_true", help="list every asked failure and the answers' shapes")
-    ap.add_argument("--sources", nargs="+", default=["agent-runs", "scripted", "defects4j"],
-                    choices=["agent-runs", "scripted", "defects4j"])
-    ap.add_argument("--fix-similar-min", type=float, default=None,
-                    help="Settings.fix_similar_min of the store under test (default: the library's default, off)")
+    ap.add_argument(
+        "--sources",
+        nargs="+",
+        default=["agent-runs", "scripted", "defects4j"],
+        choices=["agent-runs", "scripted", "defects4j"],
+    )
+    ap.add_argument(
+        "--fix-similar-min",
+        type=float,
+        default=None,
+        help="Settings.fix_similar_min of the store under test (default: the library's default, off)",
+    )
     args = ap.parse_args(argv)
     if args.fix_similar_min is not None:
         SETTINGS["fix_similar_min"] = args.fix_similar_min
@@ -509,8 +593,10 @@ def main(argv: list[str] | None = None) -> int:
     t_all = time.perf_counter()
     import harness_memory
 
-    print(f"fix recall replay: teach={args.teach} credit={'on' if args.credit else 'off'}"
-          f"{' online' if args.online else ''}; library {Path(harness_memory.__file__).parent}\n")
+    print(
+        f"fix recall replay: teach={args.teach} credit={'on' if args.credit else 'off'}"
+        f"{' online' if args.online else ''}; library {Path(harness_memory.__file__).parent}\n"
+    )
     with tempfile.TemporaryDirectory(prefix="fix-recall-") as tmp:
         for src in sources:
             asked, stats = replay(src, args.teach, credit=args.credit, online=False, db_dir=Path(tmp))
@@ -521,8 +607,11 @@ def main(argv: list[str] | None = None) -> int:
                 print()
             if args.online and src.name != "defects4j":  # one task per bug: online teaching only adds distractors
                 asked, stats = replay(src, args.teach, credit=args.credit, online=True, db_dir=Path(tmp))
-                print(report(src, asked, stats, f"{src.name} — teach {args.teach}, online: asked runs taught after "
-                                                "they end"))
+                print(
+                    report(
+                        src, asked, stats, f"{src.name} — teach {args.teach}, online: asked runs taught after they end"
+                    )
+                )
                 print()
     print(f"total {time.perf_counter() - t_all:.1f} s")
     return 0

@@ -62,8 +62,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Parsed", "Failure", "parse", "shape", "targets", "extract_failures", "load_runs", "instance_number",
-           "truncate_output", "wrap_output"]
+__all__ = [
+    "Parsed",
+    "Failure",
+    "parse",
+    "shape",
+    "targets",
+    "extract_failures",
+    "load_runs",
+    "instance_number",
+    "truncate_output",
+    "wrap_output",
+]
 
 # ---------------------------------------------------------------------------------------------
 # lexing
@@ -104,7 +114,7 @@ def _lex(cmd: str) -> list[_Tok]:
         if c == "'":
             j = cmd.find("'", i + 1)
             j = n if j < 0 else j
-            buf.append(cmd[i + 1:j])
+            buf.append(cmd[i + 1 : j])
             in_word = True
             i = j + 1
             continue
@@ -133,7 +143,7 @@ def _lex(cmd: str) -> list[_Tok]:
             for delim, strip_tabs in pending_heredocs:  # skip the bodies
                 while i < n:
                     j = cmd.find("\n", i)
-                    line = cmd[i:(n if j < 0 else j)]
+                    line = cmd[i : (n if j < 0 else j)]
                     i = n if j < 0 else j + 1
                     if (line.lstrip("\t") if strip_tabs else line).strip() == delim:
                         break
@@ -164,7 +174,7 @@ def _lex(cmd: str) -> list[_Tok]:
                     q = cmd[j]
                     k = cmd.find(q, j + 1)
                     k = n if k < 0 else k
-                    word.append(cmd[j + 1:k])
+                    word.append(cmd[j + 1 : k])
                     j = k + 1
                     continue
                 word.append(cmd[j])
@@ -195,31 +205,194 @@ def _lex(cmd: str) -> list[_Tok]:
 # ---------------------------------------------------------------------------------------------
 # segments
 
-EDIT = {"cat", "sed", "grep", "egrep", "fgrep", "rg", "ag", "ls", "find", "echo", "printf", "head", "tail", "nl",
-        "wc", "diff", "cmp", "touch", "mkdir", "rmdir", "rm", "cp", "mv", "patch", "tee", "awk", "gawk", "less",
-        "more", "stat", "file", "which", "whereis", "pwd", "true", "false", ":", "chmod", "chown", "ln", "sort",
-        "uniq", "cut", "tr", "git", "vi", "vim", "nano", "ed", "tree", "du", "df", "ps", "kill", "sleep", "whoami",
-        "id", "type", "command", "readlink", "realpath", "basename", "dirname", "xargs", "date", "hostname", "uname",
-        "clear", "history", "test", "[", "[[", "od", "xxd", "hexdump", "strings", "md5sum", "sha256sum", "tar",
-        "unzip", "zip", "gzip", "gunzip", "curl", "wget", "jq", "column", "fold", "fmt", "rev", "seq", "yes",
-        "applypatch", "dos2unix", "locate", "man", "help", "alias", "exit", "return", "wait", "jobs", "read",
-        "printenv", "cd", "pushd", "popd", "dirs"}
-SETUP = {"export", "source", ".", "set", "unset", "pip", "pip3", "apt-get", "apt", "conda", "mamba", "micromamba",
-         "brew", "ulimit", "umask", "shopt", "trap", "declare", "local", "eval"}
+EDIT = {
+    "cat",
+    "sed",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ls",
+    "find",
+    "echo",
+    "printf",
+    "head",
+    "tail",
+    "nl",
+    "wc",
+    "diff",
+    "cmp",
+    "touch",
+    "mkdir",
+    "rmdir",
+    "rm",
+    "cp",
+    "mv",
+    "patch",
+    "tee",
+    "awk",
+    "gawk",
+    "less",
+    "more",
+    "stat",
+    "file",
+    "which",
+    "whereis",
+    "pwd",
+    "true",
+    "false",
+    ":",
+    "chmod",
+    "chown",
+    "ln",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "git",
+    "vi",
+    "vim",
+    "nano",
+    "ed",
+    "tree",
+    "du",
+    "df",
+    "ps",
+    "kill",
+    "sleep",
+    "whoami",
+    "id",
+    "type",
+    "command",
+    "readlink",
+    "realpath",
+    "basename",
+    "dirname",
+    "xargs",
+    "date",
+    "hostname",
+    "uname",
+    "clear",
+    "history",
+    "test",
+    "[",
+    "[[",
+    "od",
+    "xxd",
+    "hexdump",
+    "strings",
+    "md5sum",
+    "sha256sum",
+    "tar",
+    "unzip",
+    "zip",
+    "gzip",
+    "gunzip",
+    "curl",
+    "wget",
+    "jq",
+    "column",
+    "fold",
+    "fmt",
+    "rev",
+    "seq",
+    "yes",
+    "applypatch",
+    "dos2unix",
+    "locate",
+    "man",
+    "help",
+    "alias",
+    "exit",
+    "return",
+    "wait",
+    "jobs",
+    "read",
+    "printenv",
+    "cd",
+    "pushd",
+    "popd",
+    "dirs",
+}
+SETUP = {
+    "export",
+    "source",
+    ".",
+    "set",
+    "unset",
+    "pip",
+    "pip3",
+    "apt-get",
+    "apt",
+    "conda",
+    "mamba",
+    "micromamba",
+    "brew",
+    "ulimit",
+    "umask",
+    "shopt",
+    "trap",
+    "declare",
+    "local",
+    "eval",
+}
 WRAPPERS = {"env", "time", "nohup", "sudo", "nice", "command", "exec"}
 FEEDERS = {"echo", "printf", "yes", "cat"}
 TEST_RUNNER_MODULES = {"pytest", "unittest", "django", "nose", "nose2", "tox", "green", "xmlrunner"}
-TEST_RUNNER_PROGS = {"pytest", "py.test", "nosetests", "nose2", "tox", "runtests.py", "runtests", "manage.py",
-                     "bin/test", "test"}  # "test" only as a path (bin/test), see _is_runner_prog
+TEST_RUNNER_PROGS = {
+    "pytest",
+    "py.test",
+    "nosetests",
+    "nose2",
+    "tox",
+    "runtests.py",
+    "runtests",
+    "manage.py",
+    "bin/test",
+    "test",
+}  # "test" only as a path (bin/test), see _is_runner_prog
 _PY = re.compile(r"^(?:.*/)?python(\d(?:\.\d+)?)?[mw]?$")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
 _PY_VALUE_FLAGS = {"-W", "-X", "-Q"}
-_RUNNER_VALUE_FLAGS = {"-k", "-m", "-W", "-p", "-c", "-o", "--tb", "-n", "--settings", "--parallel", "--verbosity",
-                       "-r", "--maxfail", "--durations", "--timeout", "--rootdir", "--deselect", "--ignore",
-                       "--junitxml", "--basetemp", "--log-level", "--color", "--import-mode", "--confcutdir",
-                       "--capture", "-x-", "--exclude-tag", "--tag", "--pattern", "-P", "--start-at", "--start-after",
-                       "--top-level-directory", "-t", "-s"}
+_RUNNER_VALUE_FLAGS = {
+    "-k",
+    "-m",
+    "-W",
+    "-p",
+    "-c",
+    "-o",
+    "--tb",
+    "-n",
+    "--settings",
+    "--parallel",
+    "--verbosity",
+    "-r",
+    "--maxfail",
+    "--durations",
+    "--timeout",
+    "--rootdir",
+    "--deselect",
+    "--ignore",
+    "--junitxml",
+    "--basetemp",
+    "--log-level",
+    "--color",
+    "--import-mode",
+    "--confcutdir",
+    "--capture",
+    "-x-",
+    "--exclude-tag",
+    "--tag",
+    "--pattern",
+    "-P",
+    "--start-at",
+    "--start-after",
+    "--top-level-directory",
+    "-t",
+    "-s",
+}
 SELECTOR_FLAGS = {"-k"}
 
 
@@ -296,8 +469,10 @@ def _segments(cmd: str) -> list[Segment]:
         end_element()
         if pipeline:
             # the first element that is not a feeder (echo ... | python); else the first
-            chosen = next((p for p in pipeline if _strip_wrappers(p[0])[:1] and _strip_wrappers(p[0])[0] not in FEEDERS),
-                          pipeline[0])
+            chosen = next(
+                (p for p in pipeline if _strip_wrappers(p[0])[:1] and _strip_wrappers(p[0])[0] not in FEEDERS),
+                pipeline[0],
+            )
             words = _strip_wrappers(chosen[0])
             w_file = any(p[1] for p in pipeline)
             hd = any(p[2] for p in pipeline)
@@ -437,7 +612,7 @@ def _args(words: list[str], start: int, runner: bool, targets: set[int], selecto
 def _norm_key(word: str, cd: str | None) -> str:
     w = word.strip()
     if cd and w.startswith(cd.rstrip("/") + "/"):
-        w = w[len(cd.rstrip("/")) + 1:]
+        w = w[len(cd.rstrip("/")) + 1 :]
     while w.startswith("./"):
         w = w[2:]
     w = w.rstrip("/")
@@ -460,7 +635,7 @@ def _norm_prog(word: str, cd: str | None) -> str:
         return f"python{ver}" if ver and "." in ver else "python"
     w = word
     if cd and w.startswith(cd.rstrip("/") + "/"):
-        w = w[len(cd.rstrip("/")) + 1:]
+        w = w[len(cd.rstrip("/")) + 1 :]
     while w.startswith("./"):
         w = w[2:]
     return w
@@ -498,8 +673,20 @@ def parse(command: str) -> Parsed:
     for k, s in enumerate(segs):
         if s.kind in ("cd", "edit") or not s.words:
             continue
-        if s.kind == "setup" and s.words[0] in ("export", "set", "unset", "source", ".", "ulimit", "umask", "shopt",
-                                                 "trap", "declare", "local", "eval"):
+        if s.kind == "setup" and s.words[0] in (
+            "export",
+            "set",
+            "unset",
+            "source",
+            ".",
+            "ulimit",
+            "umask",
+            "shopt",
+            "trap",
+            "declare",
+            "local",
+            "eval",
+        ):
             continue
         if k == main:
             t_here, s_here = tpos, spos
@@ -560,8 +747,17 @@ def extract_failures(run: dict, order: int = 0) -> list[Failure]:
     for i, (s, p) in enumerate(zip(steps, parsed)):
         if s.get("returncode", 0) == 0 or p.kind != "run":
             continue
-        f = Failure(f"{run['instance_id']}#{i}", run["instance_id"], run.get("repo", ""), order, i, s["command"],
-                    s.get("output") or "", p.shape, p.targets)
+        f = Failure(
+            f"{run['instance_id']}#{i}",
+            run["instance_id"],
+            run.get("repo", ""),
+            order,
+            i,
+            s["command"],
+            s.get("output") or "",
+            p.shape,
+            p.targets,
+        )
         if p.targets:
             for j in range(i + 1, len(steps)):
                 q = parsed[j]
@@ -587,11 +783,13 @@ def load_runs(path: Path | str) -> list[dict]:
 # ---------------------------------------------------------------------------------------------
 # outputs as the agent harness shows them (used to record scripted sessions)
 
-_WARNING = ("<warning>\nThe output of your last command was too long.\nPlease try a different command that produces "
-            "less output.\nIf you're looking at a file you can try use head, tail or sed to view a smaller number of "
-            "lines selectively.\nIf you're using grep or find and it produced too much output, you can use a more "
-            "selective search pattern.\nIf you really need to see something from the full command's output, you can "
-            "redirect output to a file and then search in that file.\n</warning>")
+_WARNING = (
+    "<warning>\nThe output of your last command was too long.\nPlease try a different command that produces "
+    "less output.\nIf you're looking at a file you can try use head, tail or sed to view a smaller number of "
+    "lines selectively.\nIf you're using grep or find and it produced too much output, you can use a more "
+    "selective search pattern.\nIf you really need to see something from the full command's output, you can "
+    "redirect output to a file and then search in that file.\n</warning>"
+)
 
 
 def truncate_output(text: str, limit: int = 10_000, keep: int = 5_000) -> str:
@@ -599,8 +797,10 @@ def truncate_output(text: str, limit: int = 10_000, keep: int = 5_000) -> str:
     (the format of mini-swe-agent, the agent of the agent-runs data)."""
     if len(text) < limit:
         return f"<output>\n{text}</output>"
-    return (f"{_WARNING}<output_head>\n{text[:keep]}\n</output_head>\n<elided_chars>\n{len(text) - 2 * keep} "
-            f"characters elided\n</elided_chars>\n<output_tail>\n{text[-keep:]}\n</output_tail>")
+    return (
+        f"{_WARNING}<output_head>\n{text[:keep]}\n</output_head>\n<elided_chars>\n{len(text) - 2 * keep} "
+        f"characters elided\n</elided_chars>\n<output_tail>\n{text[-keep:]}\n</output_tail>"
+    )
 
 
 wrap_output = truncate_output

@@ -64,15 +64,17 @@ def collect(path: Path):
                         hits = s.recall(question, agent_id="reader", limit=LIMIT, record=False)
                         for h in hits:
                             share = (len(by_id[h.memory.id] & evidence) / len(evidence)) if qsample == ssample else 0.0
-                            rows.append((qsample, ssample, qi, [h.evidence[f] for f in FEATURES], share, h.score,
-                                         h.confidence))
+                            rows.append(
+                                (qsample, ssample, qi, [h.evidence[f] for f in FEATURES], share, h.score, h.confidence)
+                            )
                         if not hits:
                             rows.append((qsample, ssample, qi, None, 0.0, 0.0, 0.0))
         finally:
             for s, _ in stores.values():
                 s.close()
-    print(f"collected {len(rows)} hits of {len(convs)} conversations in {time.perf_counter() - t0:.0f} s",
-          file=sys.stderr)
+    print(
+        f"collected {len(rows)} hits of {len(convs)} conversations in {time.perf_counter() - t0:.0f} s", file=sys.stderr
+    )
     return rows
 
 
@@ -125,8 +127,9 @@ def choose(data: Data, p: np.ndarray, mask: np.ndarray, target: float) -> float:
 
 def weights_of(model) -> ConfidenceWeights:
     c = model.coef_[0]
-    return ConfidenceWeights(intercept=round(float(model.intercept_[0]), 2),
-                             **{f: round(float(x), 2) for f, x in zip(FEATURES, c)})
+    return ConfidenceWeights(
+        intercept=round(float(model.intercept_[0]), 2), **{f: round(float(x), 2) for f, x in zip(FEATURES, c)}
+    )
 
 
 def probs(data: Data, w: ConfidenceWeights) -> np.ndarray:
@@ -136,8 +139,12 @@ def probs(data: Data, w: ConfidenceWeights) -> np.ndarray:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", help="folder holding locomo/locomo-dev.json (default ../shared/data)")
-    ap.add_argument("--target", type=float, default=0.92,
-                    help="share of the ungated top 8's evidence recall the gate must keep on the fitting set")
+    ap.add_argument(
+        "--target",
+        type=float,
+        default=0.92,
+        help="share of the ungated top 8's evidence recall the gate must keep on the fitting set",
+    )
     args = ap.parse_args()
     path = data_dir(args.data) / "locomo" / "locomo-dev.json"
     if not path.exists():
@@ -153,8 +160,10 @@ def main() -> None:
         top_conf[t] = max(top_conf.get(t, 0.0), c)
         top_rel[t] = r
     keys = list(top_rel)
-    print(f"ROC AUC, related vs unrelated task: top hit's score {roc_auc_score([top_rel[k] for k in keys], [top_score[k] for k in keys]):.3f}, "
-          f"top hit's confidence (shipped weights) {roc_auc_score([top_rel[k] for k in keys], [top_conf[k] for k in keys]):.3f}")
+    print(
+        f"ROC AUC, related vs unrelated task: top hit's score {roc_auc_score([top_rel[k] for k in keys], [top_score[k] for k in keys]):.3f}, "
+        f"top hit's confidence (shipped weights) {roc_auc_score([top_rel[k] for k in keys], [top_conf[k] for k in keys]):.3f}"
+    )
 
     rows = []
     shipped = Settings().confidence
@@ -169,8 +178,11 @@ def main() -> None:
     p = probs(data, w)
     tau = choose(data, p, everything, args.target)
     rows.append(["in-sample", "all", tau, *data.figures(p, tau, everything)])
-    print("fitted on all: " + ", ".join(f"{k} {v}" for k, v in w.model_dump().items()
-                                        if k in ("intercept", *FEATURES)) + f", inject_min {tau}")
+    print(
+        "fitted on all: "
+        + ", ".join(f"{k} {v}" for k, v in w.model_dump().items() if k in ("intercept", *FEATURES))
+        + f", inject_min {tau}"
+    )
     held = []
     for c in sorted(set(data.q)):
         train = (data.q != c) & (data.st != c)
@@ -181,11 +193,25 @@ def main() -> None:
         figs = data.figures(pc, tc, test)
         held.append(figs)
         rows.append([f"held-out {c}", c, tc, *figs])
-    rows.append(["held-out mean", "-", float("nan"), float(np.mean([h[0] for h in held])),
-                 float(np.mean([h[1] for h in held])), sum(h[2] for h in held), sum(h[3] for h in held)])
-    print(table(f"Injection gate on LoCoMo (top {LIMIT}; kept = evidence recall kept vs ungated; quiet = unrelated "
-                "tasks with nothing injected)", ["setting", "conversation", "inject_min", "kept", "quiet",
-                                                 "related tasks", "unrelated tasks"], rows))
+    rows.append(
+        [
+            "held-out mean",
+            "-",
+            float("nan"),
+            float(np.mean([h[0] for h in held])),
+            float(np.mean([h[1] for h in held])),
+            sum(h[2] for h in held),
+            sum(h[3] for h in held),
+        ]
+    )
+    print(
+        table(
+            f"Injection gate on LoCoMo (top {LIMIT}; kept = evidence recall kept vs ungated; quiet = unrelated "
+            "tasks with nothing injected)",
+            ["setting", "conversation", "inject_min", "kept", "quiet", "related tasks", "unrelated tasks"],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -56,31 +56,44 @@ from _common import pct, table
 from harness_memory import HashingEmbedder, MemoryStore, Settings
 
 VERBS = "add fix refactor migrate upgrade remove document test deploy optimise rename split merge port".split()
-OBJS = ("retry logic|http client|payment webhook|user session cache|search index|build script|docker image|"
-        "database migration|rate limiter|auth middleware|csv exporter|pdf renderer|queue consumer|feature flag|"
-        "logging config|metrics endpoint|graphql schema|s3 uploader|cron scheduler|email templates").split("|")
+OBJS = (
+    "retry logic|http client|payment webhook|user session cache|search index|build script|docker image|"
+    "database migration|rate limiter|auth middleware|csv exporter|pdf renderer|queue consumer|feature flag|"
+    "logging config|metrics endpoint|graphql schema|s3 uploader|cron scheduler|email templates"
+).split("|")
 MODULES = "api core billing auth search ingest worker web cli infra reports notify sync admin mobile".split()
-ERRORS = ("ModuleNotFoundError: No module named|TypeError: unsupported operand type|AssertionError: expected|"
-          "TimeoutError: operation timed out after|ConnectionRefusedError: connection refused on port|"
-          "KeyError: missing key|PermissionError: permission denied for|npm ERR! code ERESOLVE|"
-          "error[E0308]: mismatched types|java.lang.NullPointerException at|"
-          "OOMKilled: container exceeded memory limit|429 Too Many Requests from").split("|")
-FIXES = ("pin the dependency version|add a fake clock to the test|increase the pool size|guard against None|"
-         "split the task into smaller steps|regenerate the lockfile|retry with exponential backoff|"
-         "cache the token between calls|run the migration before the tests|use a streaming parser|"
-         "raise the memory limit and stream rows|start from a fresh clone").split("|")
+ERRORS = (
+    "ModuleNotFoundError: No module named|TypeError: unsupported operand type|AssertionError: expected|"
+    "TimeoutError: operation timed out after|ConnectionRefusedError: connection refused on port|"
+    "KeyError: missing key|PermissionError: permission denied for|npm ERR! code ERESOLVE|"
+    "error[E0308]: mismatched types|java.lang.NullPointerException at|"
+    "OOMKilled: container exceeded memory limit|429 Too Many Requests from"
+).split("|")
+FIXES = (
+    "pin the dependency version|add a fake clock to the test|increase the pool size|guard against None|"
+    "split the task into smaller steps|regenerate the lockfile|retry with exponential backoff|"
+    "cache the token between calls|run the migration before the tests|use a streaming parser|"
+    "raise the memory limit and stream rows|start from a fresh clone"
+).split("|")
 TAGS = "python rust go java node docker ci tests flaky deps network db perf security".split()
 
 
 def synth(rng: random.Random, i: int) -> dict:
     v, o, m, e, f = rng.choice(VERBS), rng.choice(OBJS), rng.choice(MODULES), rng.choice(ERRORS), rng.choice(FIXES)
     kind = rng.random()
-    content = (f"Task T-{i}: {v} the {o} in {m}. First attempt failed with {e} {rng.randint(1, 9999)}; "
-               f"what worked: {f}." if kind < 0.6 else
-               f"Task T-{i}: {v} {o} ({m}) - {f} did not help against {e}; escalate or {rng.choice(FIXES)}.")
-    return {"content": content, "type": "success" if kind < 0.6 else "failure", "agent_id": f"agent-{i % 8}",
-            "scope": "global" if i % 4 == 0 else "agent", "tags": rng.sample(TAGS, 2),
-            "task_signature": f"{v}:{m}"}
+    content = (
+        f"Task T-{i}: {v} the {o} in {m}. First attempt failed with {e} {rng.randint(1, 9999)}; what worked: {f}."
+        if kind < 0.6
+        else f"Task T-{i}: {v} {o} ({m}) - {f} did not help against {e}; escalate or {rng.choice(FIXES)}."
+    )
+    return {
+        "content": content,
+        "type": "success" if kind < 0.6 else "failure",
+        "agent_id": f"agent-{i % 8}",
+        "scope": "global" if i % 4 == 0 else "agent",
+        "tags": rng.sample(TAGS, 2),
+        "task_signature": f"{v}:{m}",
+    }
 
 
 def _fresh_targets(specs: list[str], tmp: Path) -> list[tuple[str, str, callable]]:
@@ -110,6 +123,7 @@ def _fresh_targets(specs: list[str], tmp: Path) -> list[tuple[str, str, callable
             def drop(spec=spec, schema=schema):
                 with psycopg.connect(spec, autocommit=True) as c:
                     c.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
             out.append(("postgresql", target, drop))
             continue
         out.append(("sqlite", spec, lambda: None))
@@ -158,9 +172,21 @@ def _overlap(store: MemoryStore, queries, k: int = 50) -> float:
     for text, agent in queries:
         qv = np.asarray(store.embedder.embed_batch([text])[0], dtype=np.float32)
         exact = set(base.top(qv, agent, k))
-        q = RecallQuery(text=text, namespace="default", agent_id=agent, types=None, tags=[], task_signature=None,
-                        error=None, include_global=True, include_archived=False, min_relevance=None, since=None,
-                        until=None, limit=k)
+        q = RecallQuery(
+            text=text,
+            namespace="default",
+            agent_id=agent,
+            types=None,
+            tags=[],
+            task_signature=None,
+            error=None,
+            include_global=True,
+            include_archived=False,
+            min_relevance=None,
+            since=None,
+            until=None,
+            limit=k,
+        )
         where, params = _where(core, q, core.now())
         with core.backend.lock:
             got = {mid for mid, _ in _vector_candidates(core, q, qv, k, where, params)}
@@ -260,8 +286,9 @@ def _fresh_process(target: str, vs: str, queries) -> dict:
     import json
     import subprocess
 
-    out = subprocess.run([sys.executable, "-c", _CHILD, target, vs, json.dumps(queries)], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, target, vs, json.dumps(queries)], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -324,8 +351,11 @@ def _mixed(target: str, recallers: int, writers: int, seconds: float) -> tuple[f
     errors = [e for _, _, errs in got for e in errs]
     for e in errors[:3]:
         print("concurrent error:", e, file=sys.stderr)
-    return (sum(n for k, n, _ in got if k == "r") / seconds, sum(n for k, n, _ in got if k == "w") / seconds,
-            len(errors))
+    return (
+        sum(n for k, n, _ in got if k == "r") / seconds,
+        sum(n for k, n, _ in got if k == "w") / seconds,
+        len(errors),
+    )
 
 
 def main() -> None:
@@ -338,11 +368,19 @@ def main() -> None:
     ap.add_argument("--per-writer", type=int, default=200)
     ap.add_argument("--overlap-queries", type=int, default=50)
     ap.add_argument("--vector-search", choices=["memory", "vec0"], default="memory")
-    ap.add_argument("--db", action="append", default=None,
-                    help="sqlite | PATH | sqlite:///PATH | postgresql://URL | pgserver (repeatable; default sqlite)")
+    ap.add_argument(
+        "--db",
+        action="append",
+        default=None,
+        help="sqlite | PATH | sqlite:///PATH | postgresql://URL | pgserver (repeatable; default sqlite)",
+    )
     ap.add_argument("--db-dir", default=None)
-    ap.add_argument("--reuse", default=None, metavar="DIR",
-                    help="keep one SQLite database per size in DIR and measure it again on later runs")
+    ap.add_argument(
+        "--reuse",
+        default=None,
+        metavar="DIR",
+        help="keep one SQLite database per size in DIR and measure it again on later runs",
+    )
     ap.add_argument("--fill", choices=["remember", "insert"], default="remember")
     ap.add_argument("--fresh-queries", type=int, default=100, help="recalls in the fresh process (0: skip it)")
     ap.add_argument("--concurrent", type=int, nargs=2, default=None, metavar=("RECALLERS", "WRITERS"))
@@ -360,23 +398,78 @@ def main() -> None:
                     _measure(args, label, target, rows, thr_rows, conc_rows, fresh_rows, mixed_rows)
                 finally:
                     cleanup()
-    print(table("remember throughput (full write path unless the phase says insert)",
-                ["backend", "phase", "rows in db", "batched memories/s (phase)", "batched (last batch)",
-                 "one at a time /s"], thr_rows))
-    print(table("recall end to end in ms (query embedding included) vs an exact numpy search in the same run",
-                ["backend", "memories", "vector path", "p50", "p95", "p50 no-log", "p95 no-log", "numpy p50",
-                 "numpy p95", "p95 / numpy p95", "vector overlap@50"], rows))
+    print(
+        table(
+            "remember throughput (full write path unless the phase says insert)",
+            [
+                "backend",
+                "phase",
+                "rows in db",
+                "batched memories/s (phase)",
+                "batched (last batch)",
+                "one at a time /s",
+            ],
+            thr_rows,
+        )
+    )
+    print(
+        table(
+            "recall end to end in ms (query embedding included) vs an exact numpy search in the same run",
+            [
+                "backend",
+                "memories",
+                "vector path",
+                "p50",
+                "p95",
+                "p50 no-log",
+                "p95 no-log",
+                "numpy p50",
+                "numpy p95",
+                "p95 / numpy p95",
+                "vector overlap@50",
+            ],
+            rows,
+        )
+    )
     if fresh_rows:
-        print(table("a fresh process: open + first recall (imports apart), then more recalls; resident memory",
-                    ["backend", "memories", "index from", "import s", "open s", "first recall s", "open+first s",
-                     "p50 ms", "p95 ms", "RSS MB", "peak RSS MB", "anon MB", "file-backed MB"], fresh_rows))
+        print(
+            table(
+                "a fresh process: open + first recall (imports apart), then more recalls; resident memory",
+                [
+                    "backend",
+                    "memories",
+                    "index from",
+                    "import s",
+                    "open s",
+                    "first recall s",
+                    "open+first s",
+                    "p50 ms",
+                    "p95 ms",
+                    "RSS MB",
+                    "peak RSS MB",
+                    "anon MB",
+                    "file-backed MB",
+                ],
+                fresh_rows,
+            )
+        )
     if mixed_rows:
-        print(table(f"recallers beside writers, {args.concurrent_seconds:.0f} s (recall = one MemoryStore.recall "
-                    "with bookkeeping)", ["backend", "memories", "recallers", "writers", "recalls/s", "x one recaller",
-                                         "writes/s", "errors"], mixed_rows))
+        print(
+            table(
+                f"recallers beside writers, {args.concurrent_seconds:.0f} s (recall = one MemoryStore.recall "
+                "with bookkeeping)",
+                ["backend", "memories", "recallers", "writers", "recalls/s", "x one recaller", "writes/s", "errors"],
+                mixed_rows,
+            )
+        )
     if conc_rows:
-        print(table(f"{args.writers} concurrent writer processes (remember one at a time)",
-                    ["backend", "rows before", "memories/s (all writers)", "errors"], conc_rows))
+        print(
+            table(
+                f"{args.writers} concurrent writer processes (remember one at a time)",
+                ["backend", "rows before", "memories/s (all writers)", "errors"],
+                conc_rows,
+            )
+        )
 
 
 def _queries(rng: random.Random, n_rows: int, count: int) -> list[tuple[str, str]]:
@@ -406,8 +499,19 @@ def _recall_rows(args, label: str, store: MemoryStore, path: str, count: int, qu
         base_lat.append((time.perf_counter() - t0) * 1000)
     del base
     overlap = _overlap(store, queries[: args.overlap_queries]) if args.overlap_queries else float("nan")
-    return [label, count, path, pct(lat, 50), pct(lat, 95), pct(lat_nr, 50), pct(lat_nr, 95), pct(base_lat, 50),
-            pct(base_lat, 95), pct(lat, 95) / pct(base_lat, 95), overlap]
+    return [
+        label,
+        count,
+        path,
+        pct(lat, 50),
+        pct(lat, 95),
+        pct(lat_nr, 50),
+        pct(lat_nr, 95),
+        pct(base_lat, 50),
+        pct(base_lat, 95),
+        pct(lat, 95) / pct(base_lat, 95),
+        overlap,
+    ]
 
 
 def _after_size(args, label, target, store, count, queries, rows, fresh_rows, mixed_rows, path) -> None:
@@ -419,16 +523,31 @@ def _after_size(args, label, target, store, count, queries, rows, fresh_rows, mi
             if not snapshot:
                 sidecar_path(target).unlink(missing_ok=True)
             f = _fresh_process(target, args.vector_search, queries[: args.fresh_queries + 1])
-            fresh_rows.append([label, count, f["load"], f["import"], f["open"], f["first"], f["open"] + f["first"],
-                               pct(f["lat"], 50), pct(f["lat"], 95), round(f["rss"]), round(f["hwm"]),
-                               round(f["anon"]), round(f["file"])])
+            fresh_rows.append(
+                [
+                    label,
+                    count,
+                    f["load"],
+                    f["import"],
+                    f["open"],
+                    f["first"],
+                    f["open"] + f["first"],
+                    pct(f["lat"], 50),
+                    pct(f["lat"], 95),
+                    round(f["rss"]),
+                    round(f["hwm"]),
+                    round(f["anon"]),
+                    round(f["file"]),
+                ]
+            )
     if args.concurrent:
         r, w = args.concurrent
         one, _, e1 = _mixed(target, 1, 0, args.concurrent_seconds)
         mixed_rows.append([label, count, 1, 0, round(one, 1), 1.0, 0, e1])
         many, wr, e = _mixed(target, r, w, args.concurrent_seconds)
-        mixed_rows.append([label, count, r, w, round(many, 1), round(many / one, 2) if one else float("nan"),
-                           round(wr, 1), e])
+        mixed_rows.append(
+            [label, count, r, w, round(many, 1), round(many / one, 2) if one else float("nan"), round(wr, 1), e]
+        )
 
 
 def _measure_reused(args, size: int, rows, thr_rows, fresh_rows, mixed_rows) -> None:
@@ -438,36 +557,56 @@ def _measure_reused(args, size: int, rows, thr_rows, fresh_rows, mixed_rows) -> 
     target = d / f"latency-{size}.db"
     rng = random.Random(7 + size)
     if not target.exists():
-        smaller = sorted((int(p.stem.split("-")[1]), p) for p in d.glob("latency-*.db") if int(p.stem.split("-")[1]) < size)
+        smaller = sorted(
+            (int(p.stem.split("-")[1]), p) for p in d.glob("latency-*.db") if int(p.stem.split("-")[1]) < size
+        )
         if smaller:
             shutil.copyfile(smaller[-1][1], target)
     with MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(embed_failure="raise")) as store:
         n = store.stats()["memories"]
         if n < size:  # new, or a fill that was interrupted: grow it
             written, dt, last = _fill(store, rng, n, size, args.batch, args.fill)
-            thr_rows.append(["sqlite", f"{args.fill}: {written} new, {n} -> {size}", store.stats()["memories"],
-                             round(written / dt) if dt else 0, round(last), ""])
+            thr_rows.append(
+                [
+                    "sqlite",
+                    f"{args.fill}: {written} new, {n} -> {size}",
+                    store.stats()["memories"],
+                    round(written / dt) if dt else 0,
+                    round(last),
+                    "",
+                ]
+            )
             store._core.backend.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store = MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(vector_search=args.vector_search))
     try:
         n = store._core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0]
         queries = _queries(rng, n, args.queries)
         count = store.stats()["memories"]
-        _after_size(args, "sqlite", str(target), store, count, queries, rows, fresh_rows, mixed_rows,
-                    args.vector_search)
+        _after_size(
+            args, "sqlite", str(target), store, count, queries, rows, fresh_rows, mixed_rows, args.vector_search
+        )
         if args.single:
             singles = [synth(rng, 60_000_000 + count + k) for k in range(args.single)]
             t0 = time.perf_counter()
             for it in singles:
                 store.remember(**it)
-            thr_rows.append(["sqlite", f"reused, at {count}", count + args.single, "", "",
-                             round(args.single / (time.perf_counter() - t0))])
+            thr_rows.append(
+                [
+                    "sqlite",
+                    f"reused, at {count}",
+                    count + args.single,
+                    "",
+                    "",
+                    round(args.single / (time.perf_counter() - t0)),
+                ]
+            )
     finally:
         store.close()
 
 
-def _measure(args, label: str, target: str, rows: list, thr_rows: list, conc_rows: list, fresh_rows: list,
-             mixed_rows: list) -> None:
+def _measure(
+    args, label: str, target: str, rows: list, thr_rows: list, conc_rows: list, fresh_rows: list, mixed_rows: list
+) -> None:
     rng = random.Random(7)
     store = MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(vector_search=args.vector_search))
     path = args.vector_search if label == "sqlite" else "hnsw"
@@ -482,10 +621,19 @@ def _measure(args, label: str, target: str, rows: list, thr_rows: list, conc_row
         single_rate = args.single / (time.perf_counter() - t0) if args.single else 0.0
         n += args.single
         count = store.stats()["memories"]
-        thr_rows.append([label, f"{written} new, up to {size}", count, round(written / t_write),
-                         round(last_batch_rate), round(single_rate)])
-        _after_size(args, label, target, store, count, _queries(rng, n, args.queries), rows, fresh_rows, mixed_rows,
-                    path)
+        thr_rows.append(
+            [
+                label,
+                f"{written} new, up to {size}",
+                count,
+                round(written / t_write),
+                round(last_batch_rate),
+                round(single_rate),
+            ]
+        )
+        _after_size(
+            args, label, target, store, count, _queries(rng, n, args.queries), rows, fresh_rows, mixed_rows, path
+        )
     if args.writers:
         rate, errors = _concurrent(target, args.writers, args.per_writer)
         conc_rows.append([label, n, round(rate), errors])

@@ -68,20 +68,25 @@ def run(data: Path, variants: dict[str, tuple[set[str], RankingWeights]], db: st
     with tempfile.TemporaryDirectory() as d:
         for name, (channels, weights) in variants.items():
             st = Settings(ranking=weights, near_duplicate_threshold=1.0)
-            ((_, target, cleanup),) = _fresh_targets([db], Path(d) / "variant") if db != "sqlite" else (
-                ("sqlite", Path(d) / f"{name}.db", lambda: None),)
+            ((_, target, cleanup),) = (
+                _fresh_targets([db], Path(d) / "variant")
+                if db != "sqlite"
+                else (("sqlite", Path(d) / f"{name}.db", lambda: None),)
+            )
             with MemoryStore(target, settings=st) as s:
                 for sample, turns, qs in load(data / "locomo" / "locomo-dev.json"):
                     ns = f"locomo-{sample}"
-                    mems = s.remember_many([{"content": t, "type": "pattern", "agent_id": "reader", "namespace": ns}
-                                            for _, t in turns])
+                    mems = s.remember_many(
+                        [{"content": t, "type": "pattern", "agent_id": "reader", "namespace": ns} for _, t in turns]
+                    )
                     by_id: dict[int, set[str]] = {}
                     for (dia, _), m in zip(turns, mems):  # exact repeats fold into one memory
                         by_id.setdefault(m.id, set()).add(dia)
                     for question, evidence in qs:
                         t0 = time.perf_counter()
-                        hits = s.recall(question, agent_id="reader", namespace=ns, limit=max(KS), channels=channels,
-                                        record=False)
+                        hits = s.recall(
+                            question, agent_id="reader", namespace=ns, limit=max(KS), channels=channels, record=False
+                        )
                         lat[name].append((time.perf_counter() - t0) * 1000)
                         for k in KS:
                             found = set().union(*(by_id[h.memory.id] for h in hits[:k])) if hits else set()
@@ -94,8 +99,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
     ap.add_argument("--grid", action="store_true", help="also score alternative keyword/vector weights")
-    ap.add_argument("--db", default="sqlite", help="sqlite (default) | pgserver | postgresql://URL (a throwaway schema "
-                                                   "per variant)")
+    ap.add_argument(
+        "--db", default="sqlite", help="sqlite (default) | pgserver | postgresql://URL (a throwaway schema per variant)"
+    )
     args = ap.parse_args()
     data = data_dir(args.data)
     default = RankingWeights()
@@ -106,16 +112,23 @@ def main() -> None:
     }
     if args.grid:
         for kw, vec in ((0.5, 0.5), (0.6, 0.4), (0.8, 0.2), (0.9, 0.1)):
-            variants[f"hybrid kw {kw}, vec {vec}"] = ({"keyword", "vector"},
-                                                      default.model_copy(update={"keyword": kw, "vector": vec}))
+            variants[f"hybrid kw {kw}, vec {vec}"] = (
+                {"keyword", "vector"},
+                default.model_copy(update={"keyword": kw, "vector": vec}),
+            )
     results, lat = run(data, variants, args.db)
     rows = []
     for name in variants:
         n = len(results[name][5])
         rows.append([name, n] + [100 * sum(results[name][k]) / n for k in KS] + [pct(lat[name], 50)])
-    print(table(f"LoCoMo (dev: 5 conversations) recall@k in % on {args.db.split('://')[0]}, question embedding "
-                "included in latency",
-                ["variant", "questions", "R@5", "R@10", "R@25", "p50 ms"], rows))
+    print(
+        table(
+            f"LoCoMo (dev: 5 conversations) recall@k in % on {args.db.split('://')[0]}, question embedding "
+            "included in latency",
+            ["variant", "questions", "R@5", "R@10", "R@25", "p50 ms"],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -41,15 +41,33 @@ def bench_decay(path: Path, rows: int) -> list:
         batch = []
         for i in range(rows):
             created = now - rng.uniform(0, 400) * DAY
-            batch.append((uuid.uuid4().hex, "bench", f"agent-{i % 16}", "agent", ("success", "failure", "decision")[i % 3],
-                          f"memory {i}", f"h{i}", created, created, created + rng.uniform(0, 30) * DAY))
+            batch.append(
+                (
+                    uuid.uuid4().hex,
+                    "bench",
+                    f"agent-{i % 16}",
+                    "agent",
+                    ("success", "failure", "decision")[i % 3],
+                    f"memory {i}",
+                    f"h{i}",
+                    created,
+                    created,
+                    created + rng.uniform(0, 30) * DAY,
+                )
+            )
             if len(batch) == 50_000:
-                c.executemany("INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, content_hash, "
-                              "created_at, updated_at, last_accessed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+                c.executemany(
+                    "INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, content_hash, "
+                    "created_at, updated_at, last_accessed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    batch,
+                )
                 batch = []
         if batch:
-            c.executemany("INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, content_hash, "
-                          "created_at, updated_at, last_accessed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+            c.executemany(
+                "INSERT INTO memories(uid, namespace, agent_id, scope, memory_type, content, content_hash, "
+                "created_at, updated_at, last_accessed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                batch,
+            )
         c.execute("COMMIT")
         out = []
         for label in ("first run (up to 400 days of decay)", "second run (idempotent, ~0 s elapsed)"):
@@ -64,8 +82,13 @@ def _consolidate_child(path: str, q) -> None:
         t0 = time.perf_counter()
         run = s.run_job("consolidate")
         dt = time.perf_counter() - t0
-    q.put((dt, {k: v for k, v in run.counts.items() if k != "plan"},
-           resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+    q.put(
+        (
+            dt,
+            {k: v for k, v in run.counts.items() if k != "plan"},
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        )
+    )
 
 
 def bench_consolidate(path: Path, rows: int) -> list:
@@ -100,14 +123,30 @@ def bench_quality(data: Path, tmp: Path) -> list:
     aris = []
     for project, rs in sorted(by_project.items()):
         with MemoryStore(tmp / f"q-{project}.db") as s:
-            mems = s.remember_many([{"content": f"{r['test']} failed: {s.error_signature(r['trace']).excerpt}",
-                                     "type": "failure", "agent_id": "ci", "error": r["trace"][:30000]} for r in rs])
+            mems = s.remember_many(
+                [
+                    {
+                        "content": f"{r['test']} failed: {s.error_signature(r['trace']).excerpt}",
+                        "type": "failure",
+                        "agent_id": "ci",
+                        "error": r["trace"][:30000],
+                    }
+                    for r in rs
+                ]
+            )
             s.run_job("consolidate")
             pred = _labels(s, [m.id for m in mems])
             ari = adjusted_rand_score([r["group"] for r in rs], pred)
             aris.append(ari)
-            rows.append([f"Defects4J {project}", len(rs), len({r['group'] for r in rs}),
-                         len({p for p in pred if p.startswith('p')}), ari])
+            rows.append(
+                [
+                    f"Defects4J {project}",
+                    len(rs),
+                    len({r["group"] for r in rs}),
+                    len({p for p in pred if p.startswith("p")}),
+                    ari,
+                ]
+            )
     rows.append(["Defects4J mean", "", "", "", sum(aris) / len(aris)])
     return rows
 
@@ -122,15 +161,31 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         if "decay" not in args.skip:
-            print(table("decay job", ["run", "memories", "seconds", "decayed", "archived"],
-                        bench_decay(tmp / "decay.db", args.decay_rows)), flush=True)
+            print(
+                table(
+                    "decay job",
+                    ["run", "memories", "seconds", "decayed", "archived"],
+                    bench_decay(tmp / "decay.db", args.decay_rows),
+                ),
+                flush=True,
+            )
         if "consolidate" not in args.skip:
-            print(table("consolidate job (child process)", ["memories", "seconds", "groups", "patterns",
-                                                             "members linked", "peak RSS MB"],
-                        bench_consolidate(tmp / "cons.db", args.consolidate_rows)), flush=True)
+            print(
+                table(
+                    "consolidate job (child process)",
+                    ["memories", "seconds", "groups", "patterns", "members linked", "peak RSS MB"],
+                    bench_consolidate(tmp / "cons.db", args.consolidate_rows),
+                ),
+                flush=True,
+            )
         if "quality" not in args.skip:
-            print(table("consolidation quality vs labels (members -> their pattern, others singletons)",
-                        ["set", "memories", "true groups", "patterns", "ARI"], bench_quality(data_dir(args.data), tmp)))
+            print(
+                table(
+                    "consolidation quality vs labels (members -> their pattern, others singletons)",
+                    ["set", "memories", "true groups", "patterns", "ARI"],
+                    bench_quality(data_dir(args.data), tmp),
+                )
+            )
 
 
 if __name__ == "__main__":

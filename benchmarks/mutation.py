@@ -54,29 +54,56 @@ EQUIVALENT = OUT / "equivalent.json"
 # matches the file name, so a module's own test file runs whole).
 MODULES: dict[str, tuple[str, list[str], str]] = {
     "redact": ("harness_memory/redact.py", ["tests/test_redact.py", "tests/test_redact_patterns.py"], ""),
-    "consolidate": ("jobs/consolidate.py", ["tests/test_maintenance.py", "tests/test_consolidate_behaviour.py"],
-                    "consolidat"),
-    "decay": ("jobs/decay.py", ["tests/test_decay_rule.py", "tests/test_maintenance.py",
-                                "tests/test_decay_behaviour.py"], "decay or archive"),
-    "writes": ("harness_memory/writes.py", ["tests/test_remember.py", "tests/test_hardening_inputs.py",
-                                            "tests/test_writes_behaviour.py"], ""),
+    "consolidate": (
+        "jobs/consolidate.py",
+        ["tests/test_maintenance.py", "tests/test_consolidate_behaviour.py"],
+        "consolidat",
+    ),
+    "decay": (
+        "jobs/decay.py",
+        ["tests/test_decay_rule.py", "tests/test_maintenance.py", "tests/test_decay_behaviour.py"],
+        "decay or archive",
+    ),
+    "writes": (
+        "harness_memory/writes.py",
+        ["tests/test_remember.py", "tests/test_hardening_inputs.py", "tests/test_writes_behaviour.py"],
+        "",
+    ),
     "ranking": ("harness_memory/ranking.py", ["tests/test_recall.py", "tests/test_ranking_direction.py"], ""),
     "ledger": ("harness_memory/ledger.py", ["tests/test_ledger.py", "tests/test_ledger_levels.py"], ""),
-    "error_signatures": ("harness_memory/error_signatures.py", ["tests/test_error_signatures.py",
-                                                                "tests/test_whole_logs.py",
-                                                                "tests/test_error_signatures_behaviour.py"], ""),
+    "error_signatures": (
+        "harness_memory/error_signatures.py",
+        ["tests/test_error_signatures.py", "tests/test_whole_logs.py", "tests/test_error_signatures_behaviour.py"],
+        "",
+    ),
     "recall": ("harness_memory/recall.py", ["tests/test_recall.py", "tests/test_recall_channels.py"], ""),
-    "validation": ("harness_memory/validation.py", ["tests/test_hardening_inputs.py", "tests/test_refused_calls.py",
-                                                    "tests/test_times.py", "tests/test_validation_behaviour.py"], ""),
+    "validation": (
+        "harness_memory/validation.py",
+        [
+            "tests/test_hardening_inputs.py",
+            "tests/test_refused_calls.py",
+            "tests/test_times.py",
+            "tests/test_validation_behaviour.py",
+        ],
+        "",
+    ),
 }
 # The test files written for issue 18. By default they run first (they are the fastest to fail). With
 # --old-first they run after the module's older test files, so one run measures both scores: "before"
 # counts only the mutants an older file kills (-x stops at the first failing test, in file order).
-ROUND_TESTS = frozenset({
-    "tests/test_redact_patterns.py", "tests/test_consolidate_behaviour.py", "tests/test_decay_behaviour.py",
-    "tests/test_writes_behaviour.py", "tests/test_ranking_direction.py", "tests/test_ledger_levels.py",
-    "tests/test_error_signatures_behaviour.py", "tests/test_recall_channels.py", "tests/test_validation_behaviour.py",
-})
+ROUND_TESTS = frozenset(
+    {
+        "tests/test_redact_patterns.py",
+        "tests/test_consolidate_behaviour.py",
+        "tests/test_decay_behaviour.py",
+        "tests/test_writes_behaviour.py",
+        "tests/test_ranking_direction.py",
+        "tests/test_ledger_levels.py",
+        "tests/test_error_signatures_behaviour.py",
+        "tests/test_recall_channels.py",
+        "tests/test_validation_behaviour.py",
+    }
+)
 CORE = list(MODULES)
 # Deselected in every run: the PostgreSQL half (it needs the session's server and these modules'
 # SQL is exercised by the SQLite half; run it with --keyword "" to include it), and tests that
@@ -85,40 +112,93 @@ KEYWORD = "not postgres and not time_grows_linearly and not redacted_quickly"
 
 # Heavy third-party imports done once in the parent, so each forked child starts warm. Never
 # harness_memory itself: a child must import the mutant.
-PRELOAD = ["pytest", "_pytest.python", "_pytest.assertion.rewrite", "hypothesis", "hypothesis.strategies",
-           "numpy", "sqlean", "sqlite_vec", "pydantic", "pydantic_settings", "apscheduler", "httpx", "psycopg",
-           "langsmith.testing", "schemathesis"]
+PRELOAD = [
+    "pytest",
+    "_pytest.python",
+    "_pytest.assertion.rewrite",
+    "hypothesis",
+    "hypothesis.strategies",
+    "numpy",
+    "sqlean",
+    "sqlite_vec",
+    "pydantic",
+    "pydantic_settings",
+    "apscheduler",
+    "httpx",
+    "psycopg",
+    "langsmith.testing",
+    "schemathesis",
+]
 
-BINOPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
-          ast.Mod: ast.Mult, ast.Pow: ast.Mult, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
-          ast.LShift: ast.RShift, ast.RShift: ast.LShift}
-CMPOPS = {ast.Lt: [ast.LtE, ast.Gt], ast.LtE: [ast.Lt, ast.GtE], ast.Gt: [ast.GtE, ast.Lt],
-          ast.GtE: [ast.Gt, ast.LtE], ast.Eq: [ast.NotEq], ast.NotEq: [ast.Eq], ast.In: [ast.NotIn],
-          ast.NotIn: [ast.In], ast.Is: [ast.IsNot], ast.IsNot: [ast.Is]}
-SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-          ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.LShift: "<<", ast.RShift: ">>", ast.Lt: "<",
-          ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.In: "in",
-          ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not", ast.And: "and", ast.Or: "or"}
-DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Continue, ast.Break,
-             ast.Delete)
+BINOPS = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Mod: ast.Mult,
+    ast.Pow: ast.Mult,
+    ast.BitAnd: ast.BitOr,
+    ast.BitOr: ast.BitAnd,
+    ast.LShift: ast.RShift,
+    ast.RShift: ast.LShift,
+}
+CMPOPS = {
+    ast.Lt: [ast.LtE, ast.Gt],
+    ast.LtE: [ast.Lt, ast.GtE],
+    ast.Gt: [ast.GtE, ast.Lt],
+    ast.GtE: [ast.Gt, ast.LtE],
+    ast.Eq: [ast.NotEq],
+    ast.NotEq: [ast.Eq],
+    ast.In: [ast.NotIn],
+    ast.NotIn: [ast.In],
+    ast.Is: [ast.IsNot],
+    ast.IsNot: [ast.Is],
+}
+SYMBOL = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.And: "and",
+    ast.Or: "or",
+}
+DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Continue, ast.Break, ast.Delete)
 
 
 @dataclass
 class Mutant:
-    index: int          # position in the module's full list of sites (stable for unchanged source)
-    node: int           # the node's position in walk order
-    op: str             # which operator
-    arg: str            # the operator's choice (e.g. the replacement comparison)
+    index: int  # position in the module's full list of sites (stable for unchanged source)
+    node: int  # the node's position in walk order
+    op: str  # which operator
+    arg: str  # the operator's choice (e.g. the replacement comparison)
     line: int
     col: int
     desc: str
-    source: str         # the original line, stripped
-    scope: str          # enclosing qualname
+    source: str  # the original line, stripped
+    scope: str  # enclosing qualname
     fingerprint: str = ""
-    status: str = ""    # killed | timeout | survived | equivalent | (empty: not run)
+    status: str = ""  # killed | timeout | survived | equivalent | (empty: not run)
     killed_by: str = ""
     seconds: float = 0.0
-    reason: str = ""    # why equivalent
+    reason: str = ""  # why equivalent
 
 
 def _walk(tree: ast.AST):
@@ -149,8 +229,12 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.returns:
                 mark(node.returns)
-            for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs + \
-                    [x for x in (node.args.vararg, node.args.kwarg) if x]:
+            for a in (
+                node.args.args
+                + node.args.kwonlyargs
+                + node.args.posonlyargs
+                + [x for x in (node.args.vararg, node.args.kwarg) if x]
+            ):
                 if a.annotation:
                     mark(a.annotation)
             for d in node.decorator_list:
@@ -159,8 +243,11 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
             mark(node.annotation)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 mark(first)
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             mark(node)
@@ -214,8 +301,19 @@ def sites(source: str) -> list[Mutant]:
 
     def add(i, node, op, arg, desc):
         line = getattr(node, "lineno", 0)
-        out.append(Mutant(len(out), i, op, arg, line, getattr(node, "col_offset", 0), desc, lines[line - 1].strip() if line else "",
-                          scope.get(id(node), "")))
+        out.append(
+            Mutant(
+                len(out),
+                i,
+                op,
+                arg,
+                line,
+                getattr(node, "col_offset", 0),
+                desc,
+                lines[line - 1].strip() if line else "",
+                scope.get(id(node), ""),
+            )
+        )
 
     for i, (node, parent, fld, _idx) in enumerate(_walk(tree)):
         if id(node) in skip:
@@ -237,11 +335,18 @@ def sites(source: str) -> list[Mutant]:
             new, desc = _const_change(node.value)
             if desc:
                 add(i, node, "const", "", desc)
-        if isinstance(node, ast.Return) and node.value is not None and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
+        if (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+        ):
             add(i, node, "return", "", "return None")
-        if isinstance(node, DELETABLE) and isinstance(parent, ast.AST) and fld in ("body", "orelse", "finalbody") \
-                and parent is not tree:
+        if (
+            isinstance(node, DELETABLE)
+            and isinstance(parent, ast.AST)
+            and fld in ("body", "orelse", "finalbody")
+            and parent is not tree
+        ):
             add(i, node, "delete", "", f"delete {type(node).__name__.lower()} statement")
     # fingerprints: independent of line numbers, stable while the line and its scope are unchanged
     seen: dict[str, int] = {}
@@ -298,8 +403,12 @@ def load_equivalent() -> dict[str, dict]:
 
 def prepare_tree(work: Path) -> None:
     """Copy the working tree's files (tracked, and untracked ones git does not ignore) to ``work``."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           check=True, capture_output=True).stdout
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
     for rel in files.decode().split("\0"):
         if not rel or rel.startswith(("benchmarks/mutation/", ".git")):
             continue
@@ -321,6 +430,7 @@ def preload() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import importlib
     from importlib.metadata import entry_points
+
     plugins = [e.value.split(":")[0] for e in entry_points(group="pytest11") if not e.value.startswith("xdist")]
     for name in PRELOAD + plugins:
         try:
@@ -329,11 +439,22 @@ def preload() -> None:
             continue
 
 
-def run_tests(work: Path, tests: list[str], timeout: float, log: Path, keyword: str = KEYWORD
-              ) -> tuple[str, float, str]:
+def run_tests(
+    work: Path, tests: list[str], timeout: float, log: Path, keyword: str = KEYWORD
+) -> tuple[str, float, str]:
     """Fork a child that runs pytest on ``tests`` in ``work``: ('pass'|'fail'|'timeout', seconds, first failure)."""
-    args = ["-o", "addopts=", "-p", "no:xdist", "-p", "no:cacheprovider", "-x", "-q",
-            *(["-k", keyword] if keyword else []), *[t for t in tests if (work / t).exists()]]
+    args = [
+        "-o",
+        "addopts=",
+        "-p",
+        "no:xdist",
+        "-p",
+        "no:cacheprovider",
+        "-x",
+        "-q",
+        *(["-k", keyword] if keyword else []),
+        *[t for t in tests if (work / t).exists()],
+    ]
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:  # child
@@ -344,6 +465,7 @@ def run_tests(work: Path, tests: list[str], timeout: float, log: Path, keyword: 
             os.dup2(fd, 1)
             os.dup2(fd, 2)
             import pytest
+
             code = int(pytest.main(args))
         finally:
             os._exit(code)
@@ -371,9 +493,18 @@ def run_tests(work: Path, tests: list[str], timeout: float, log: Path, keyword: 
     return ("pass" if code == 0 else "fail"), took, first
 
 
-def run_module(name: str, work: Path, *, max_mutants: int, seed: int, only: list[str] | None,
-               factor: float, keyword: str = KEYWORD, skip_tests: tuple[str, ...] = (),
-               old_first: bool = False) -> dict:
+def run_module(
+    name: str,
+    work: Path,
+    *,
+    max_mutants: int,
+    seed: int,
+    only: list[str] | None,
+    factor: float,
+    keyword: str = KEYWORD,
+    skip_tests: tuple[str, ...] = (),
+    old_first: bool = False,
+) -> dict:
     rel, tests, narrow = MODULES[name]
     tests = [t for t in tests if t not in skip_tests]
     if not old_first:
@@ -394,8 +525,7 @@ def run_module(name: str, work: Path, *, max_mutants: int, seed: int, only: list
     if status != "pass":
         raise SystemExit(f"{name}: the unmutated tests fail ({first}); see {log}")
     timeout = base * factor + 10
-    print(f"{name}: {len(chosen)} of {len(everything)} mutants; tests {base:.1f}s, timeout {timeout:.0f}s",
-          flush=True)
+    print(f"{name}: {len(chosen)} of {len(everything)} mutants; tests {base:.1f}s, timeout {timeout:.0f}s", flush=True)
     try:
         for n, m in enumerate(chosen, 1):
             eq = equivalent.get(f"{name}:{m.fingerprint}")
@@ -405,20 +535,38 @@ def run_module(name: str, work: Path, *, max_mutants: int, seed: int, only: list
             target.write_text(mutate(original, m))
             result, m.seconds, m.killed_by = run_tests(work, tests, timeout, log, keyword)
             m.status = {"pass": "survived", "fail": "killed", "timeout": "timeout"}[result]
-            print(f"  [{n}/{len(chosen)}] {m.status:8} L{m.line}:{m.col} {m.desc}  ({m.seconds:.1f}s) {m.killed_by}",
-                  flush=True)
+            print(
+                f"  [{n}/{len(chosen)}] {m.status:8} L{m.line}:{m.col} {m.desc}  ({m.seconds:.1f}s) {m.killed_by}",
+                flush=True,
+            )
     finally:
         target.write_text(original)
-    return {"module": name, "file": rel, "tests": tests, "old_first": old_first, "keyword": keyword,
-            "total_sites": len(everything),
-            "seed": seed,
-            "baseline_seconds": round(base, 2), "mutants": [asdict(m) for m in chosen]}
+    return {
+        "module": name,
+        "file": rel,
+        "tests": tests,
+        "old_first": old_first,
+        "keyword": keyword,
+        "total_sites": len(everything),
+        "seed": seed,
+        "baseline_seconds": round(base, 2),
+        "mutants": [asdict(m) for m in chosen],
+    }
 
 
 # The scores issue 18 reports for the tests of its day (an independent driver, 515 mutants over these nine
 # modules): shown beside this driver's score for context, not as the same measurement.
-ISSUE_18_SCORES = {"redact": 23, "consolidate": 45, "decay": 47, "writes": 53, "ranking": 57, "ledger": 58,
-                   "error_signatures": 68, "recall": 73, "validation": 75}
+ISSUE_18_SCORES = {
+    "redact": 23,
+    "consolidate": 45,
+    "decay": 47,
+    "writes": 53,
+    "ranking": 57,
+    "ledger": 58,
+    "error_signatures": 68,
+    "recall": 73,
+    "validation": 75,
+}
 
 
 def _killed_before(m: dict) -> bool:
@@ -451,36 +599,46 @@ def write_report() -> None:
         killed, survived, eq, n, pct = score(r)
         before = score(r, before=True)[4] if r.get("old_first") else None
         issue = ISSUE_18_SCORES.get(name)
-        rows.append(f"| {name} | `{r['file']}` | {'' if issue is None else f'{issue}%'} | "
-                    f"{'n/m' if before is None else f'{before:.1f}%'} | **{pct:.1f}%** | "
-                    f"{n} of {r['total_sites']} | {killed} | {survived} | {eq} | {r['baseline_seconds']:.1f} s |")
+        rows.append(
+            f"| {name} | `{r['file']}` | {'' if issue is None else f'{issue}%'} | "
+            f"{'n/m' if before is None else f'{before:.1f}%'} | **{pct:.1f}%** | "
+            f"{n} of {r['total_sites']} | {killed} | {survived} | {eq} | {r['baseline_seconds']:.1f} s |"
+        )
         surv = [m for m in r["mutants"] if m["status"] == "survived"]
         eqs = [m for m in r["mutants"] if m["status"] == "equivalent"]
         if surv or eqs:
             detail.append(f"\n### {name}\n")
         if surv:
             detail.append("Survivors (a wrong line no test notices):\n")
-            detail += [f"- L{m['line']}:{m['col']} `{m['scope'] or '<module>'}`: {m['desc']} in `{m['source'][:90]}`"
-                       for m in surv]
+            detail += [
+                f"- L{m['line']}:{m['col']} `{m['scope'] or '<module>'}`: {m['desc']} in `{m['source'][:90]}`"
+                for m in surv
+            ]
         if eqs:
             detail.append("\nEquivalent (excluded from the score):\n")
-            detail += [f"- L{m['line']}:{m['col']} `{m['scope'] or '<module>'}`: {m['desc']} in `{m['source'][:90]}`: "
-                       f"{m['reason']}" for m in eqs]
+            detail += [
+                f"- L{m['line']}:{m['col']} `{m['scope'] or '<module>'}`: {m['desc']} in `{m['source'][:90]}`: "
+                f"{m['reason']}"
+                for m in eqs
+            ]
     header = [
-        "# Mutation report", "",
+        "# Mutation report",
+        "",
         "Generated by `benchmarks/mutation.py` (see docs/development.md). Each sampled mutant (seed 18, the",
         "sample size in the table) is run against the module's test files (SQLite half, `-p no:xdist -x -q`, timed tests",
         "deselected); a timeout counts as killed; equivalent mutants (benchmarks/mutation/equivalent.json) are",
         "excluded. Score = killed / (killed + survived). *Before*: the share killed by the test files older than",
         "issue 18's, measured when the run put them first (`--old-first`; n/m: not measured). *Issue 18*: the",
-        "score the issue reports for the tests of its day (another driver and sample: context, not a baseline).", "",
+        "score the issue reports for the tests of its day (another driver and sample: context, not a baseline).",
+        "",
         "| module | file | issue 18 | before | score | mutants (sampled of sites) | killed | survived | equivalent "
         "| tests |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "REPORT.md").write_text("\n".join(header + rows + ["", "## Survivors and equivalent mutants"] + detail)
-                                   + "\n")
+    (OUT / "REPORT.md").write_text(
+        "\n".join(header + rows + ["", "## Survivors and equivalent mutants"] + detail) + "\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -494,10 +652,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report", action="store_true", help="only rewrite REPORT.md from the saved results")
     p.add_argument("--work", type=Path, help="scratch tree (default: a new temporary directory)")
     p.add_argument("--keyword", default=KEYWORD, help=f"pytest -k expression (default {KEYWORD!r})")
-    p.add_argument("--skip-test", action="append", default=[], metavar="FILE",
-                   help="leave this test file out (e.g. to measure the score before it was written)")
-    p.add_argument("--old-first", action="store_true",
-                   help="run the older test files before this round's (slower; measures the 'before' score too)")
+    p.add_argument(
+        "--skip-test",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="leave this test file out (e.g. to measure the score before it was written)",
+    )
+    p.add_argument(
+        "--old-first",
+        action="store_true",
+        help="run the older test files before this round's (slower; measures the 'before' score too)",
+    )
     p.add_argument("--out", type=Path, default=OUT, help="where results go (default benchmarks/mutation)")
     p.add_argument("--no-save", action="store_true", help="do not write results (a trial run)")
     a = p.parse_args(argv)
@@ -529,8 +695,17 @@ def main(argv: list[str] | None = None) -> int:
             prev = json.loads((a.out / f"{n}.json").read_text())
             only = [m["fingerprint"] for m in prev["mutants"] if m["status"] == "survived"]
         started = time.monotonic()
-        result = run_module(n, work, max_mutants=a.max, seed=a.seed, only=only, factor=a.factor,
-                            keyword=a.keyword, skip_tests=tuple(a.skip_test), old_first=a.old_first)
+        result = run_module(
+            n,
+            work,
+            max_mutants=a.max,
+            seed=a.seed,
+            only=only,
+            factor=a.factor,
+            keyword=a.keyword,
+            skip_tests=tuple(a.skip_test),
+            old_first=a.old_first,
+        )
         result["seconds"] = round(time.monotonic() - started, 1)
         if a.survivors:  # merge: the re-run decides the survivors' status, the rest stay as measured
             prev = json.loads((a.out / f"{n}.json").read_text())

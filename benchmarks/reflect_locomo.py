@@ -36,8 +36,11 @@ def main() -> None:
     ap.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
     args = ap.parse_args()
     data = data_dir(args.data)
-    variants = {"turns only": ["episode"], "turns + facts": ["episode", "fact", "pattern"],
-                "facts only": ["fact", "pattern"]}
+    variants = {
+        "turns only": ["episode"],
+        "turns + facts": ["episode", "fact", "pattern"],
+        "facts only": ["fact", "pattern"],
+    }
     scores: dict[str, list[float]] = {name: [] for name in variants}
     lat: dict[str, list[float]] = {name: [] for name in variants}
     n_turns = n_facts = n_sessions = 0
@@ -45,8 +48,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d, MemoryStore(Path(d) / "r.db", settings=Settings()) as s:
         for sample, turns, qs in load(data / "locomo" / "locomo-dev.json"):
             ns = f"locomo-{sample}"
-            items = [{"content": t, "type": "episode", "agent_id": "reader", "namespace": ns,
-                      "thread_id": f"session-{dia.split(':')[0][1:]}"} for dia, t in turns]
+            items = [
+                {
+                    "content": t,
+                    "type": "episode",
+                    "agent_id": "reader",
+                    "namespace": ns,
+                    "thread_id": f"session-{dia.split(':')[0][1:]}",
+                }
+                for dia, t in turns
+            ]
             mems = s.remember_many(items)
             dia_of = {m.id: dia for (dia, _), m in zip(turns, mems)}
             n_turns += len(turns)
@@ -64,11 +75,17 @@ def main() -> None:
                     lat[name].append((time.perf_counter() - t0) * 1000)
                     got = set().union(*(found_by.get(h.memory.id, set()) for h in hits)) if hits else set()
                     scores[name].append(len(got & evidence) / len(evidence))
-    rows = [[name, len(scores[name]), 100 * sum(scores[name]) / len(scores[name]), pct(lat[name], 50)]
-            for name in variants]
-    print(table(f"LoCoMo dev: {n_turns} turns in {n_sessions} sessions reflected into {n_facts} facts/patterns "
-                f"in {reflect_s:.1f} s (extractive); recall@{K} of the evidence turns in %",
-                ["variant", "questions", f"R@{K}", "p50 ms"], rows))
+    rows = [
+        [name, len(scores[name]), 100 * sum(scores[name]) / len(scores[name]), pct(lat[name], 50)] for name in variants
+    ]
+    print(
+        table(
+            f"LoCoMo dev: {n_turns} turns in {n_sessions} sessions reflected into {n_facts} facts/patterns "
+            f"in {reflect_s:.1f} s (extractive); recall@{K} of the evidence turns in %",
+            ["variant", "questions", f"R@{K}", "p50 ms"],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,7 @@ from _common import data_dir, table
 from harness_memory import MemoryStore, Settings
 from harness_memory.error_signatures import categorize, extract
 
-TECHNIQUES = ["prompt_restructure", "decomposition", "fresh_start", "add_context", "rollback_and_retry",
-              "switch_model"]
+TECHNIQUES = ["prompt_restructure", "decomposition", "fresh_start", "add_context", "rollback_and_retry", "switch_model"]
 MAX_ATTEMPTS = 5
 
 
@@ -83,8 +82,11 @@ class Greedy(Ladder):
 
     def choose(self, task, cls, tried):
         sig = task["sig"]
-        rated = [(self.stats[(sig, t)][0] / self.stats[(sig, t)][1], t) for t in TECHNIQUES
-                 if t not in tried and self.stats[(sig, t)][1] > 0]
+        rated = [
+            (self.stats[(sig, t)][0] / self.stats[(sig, t)][1], t)
+            for t in TECHNIQUES
+            if t not in tried and self.stats[(sig, t)][1] > 0
+        ]
         rated.sort(key=lambda x: -x[0])
         if rated and rated[0][0] > 0:
             return rated[0][1]
@@ -104,8 +106,9 @@ class Selector(Ladder):
         self.rng = random.Random(seed)
 
     def choose(self, task, cls, tried):
-        d = self.store.select_technique(task["id"], task["error"], techniques=TECHNIQUES + ["escalate"],
-                                        seed=self.rng.randrange(2**31))
+        d = self.store.select_technique(
+            task["id"], task["error"], techniques=TECHNIQUES + ["escalate"], seed=self.rng.randrange(2**31)
+        )
         return None if d.escalate else d.technique
 
     def record(self, task, cls, tech, ok):
@@ -168,31 +171,57 @@ def main() -> None:
                 for i in range(args.tasks):
                     c = rng.choices(range(len(classes)), weights)[0]
                     text = rng.choice(classes[c]["texts"])[:20000]
-                    tasks.append({"id": f"s{seed}-t{i}", "cls": c, "error": text,
-                                  "sig": sig_store.error_signature(text).id,
-                                  "draws": {t: rng.random() for t in TECHNIQUES}})
+                    tasks.append(
+                        {
+                            "id": f"s{seed}-t{i}",
+                            "cls": c,
+                            "error": text,
+                            "sig": sig_store.error_signature(text).id,
+                            "draws": {t: rng.random() for t in TECHNIQUES},
+                        }
+                    )
                 results["fixed ladder"].append(simulate(Ladder(), tasks, classes, rng))
                 results["greedy (observed rate)"].append(simulate(Greedy(sig_store), tasks, classes, rng))
                 results["oracle"].append(simulate(Oracle(), tasks, classes, rng))
             with MemoryStore(Path(d) / "sel.db", settings=Settings(max_retries=MAX_ATTEMPTS)) as store:
                 results["selector (harness-memory)"].append(simulate(Selector(store, seed), tasks, classes, rng))
-        print(f"seed {seed}: " + ", ".join(f"{k} {v[-1]['failed_per_task']:.3f}" for k, v in results.items()),
-              file=sys.stderr)
+        print(
+            f"seed {seed}: " + ", ".join(f"{k} {v[-1]['failed_per_task']:.3f}" for k, v in results.items()),
+            file=sys.stderr,
+        )
     rows = []
     for name in ("fixed ladder", "greedy (observed rate)", "selector (harness-memory)", "oracle"):
         rs = results[name]
         mean = {k: sum(r[k] for r in rs) / len(rs) for k in rs[0]}
-        rows.append([name, mean["failed_per_task"], mean["escalation_rate"], mean["regret"],
-                     " ".join(f"{r['failed_per_task']:.2f}" for r in rs)])
-    print(table(f"retry simulator: {args.tasks} tasks x {args.seeds} seeds, {args.classes} error classes, "
-                f"{len(TECHNIQUES)} techniques, <= {MAX_ATTEMPTS} attempts",
-                ["policy", "failed attempts/task", "escalation rate", "cumulative regret", "failed/task per seed"], rows))
-    ladder, greedy, ours = (sum(r["failed_per_task"] for r in results[k]) / args.seeds for k in
-                            ("fixed ladder", "greedy (observed rate)", "selector (harness-memory)"))
-    g_reg, o_reg = (sum(r["regret"] for r in results[k]) / args.seeds for k in
-                    ("greedy (observed rate)", "selector (harness-memory)"))
-    print(f"selector vs ladder: {100 * (1 - ours / ladder):.1f}% fewer failed attempts; "
-          f"selector regret / greedy regret = {o_reg / g_reg:.2f}")
+        rows.append(
+            [
+                name,
+                mean["failed_per_task"],
+                mean["escalation_rate"],
+                mean["regret"],
+                " ".join(f"{r['failed_per_task']:.2f}" for r in rs),
+            ]
+        )
+    print(
+        table(
+            f"retry simulator: {args.tasks} tasks x {args.seeds} seeds, {args.classes} error classes, "
+            f"{len(TECHNIQUES)} techniques, <= {MAX_ATTEMPTS} attempts",
+            ["policy", "failed attempts/task", "escalation rate", "cumulative regret", "failed/task per seed"],
+            rows,
+        )
+    )
+    ladder, greedy, ours = (
+        sum(r["failed_per_task"] for r in results[k]) / args.seeds
+        for k in ("fixed ladder", "greedy (observed rate)", "selector (harness-memory)")
+    )
+    g_reg, o_reg = (
+        sum(r["regret"] for r in results[k]) / args.seeds
+        for k in ("greedy (observed rate)", "selector (harness-memory)")
+    )
+    print(
+        f"selector vs ladder: {100 * (1 - ours / ladder):.1f}% fewer failed attempts; "
+        f"selector regret / greedy regret = {o_reg / g_reg:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -101,7 +101,9 @@ def _variants():
             def undo():
                 es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, es.TemplateMiner._neighbour = saved
                 es._MASK_GUARDS[:] = guards
+
             return undo
+
         return apply
 
     hosts = lambda: {es._HOST.pattern, es._HOST_PORT.pattern}  # noqa: E731 - host names and host:port
@@ -164,8 +166,17 @@ def defects4j(data: Path, tmp: Path):
             truth = [r["group"] for r in rs]
             all_pred += [f"{project}/{i}" for i in ids]
             all_truth += truth
-            rows.append([project, len(rs), len(set(truth)), len(set(ids)), grouping_accuracy(ids, truth),
-                         pairwise_f1(ids, truth), adjusted_rand_score(truth, ids)])
+            rows.append(
+                [
+                    project,
+                    len(rs),
+                    len(set(truth)),
+                    len(set(ids)),
+                    grouping_accuracy(ids, truth),
+                    pairwise_f1(ids, truth),
+                    adjusted_rand_score(truth, ids),
+                ]
+            )
             # recall: one failure memory per bug, queried with the bug's other traces
             first: dict[str, dict] = {}
             for r in rs:
@@ -175,23 +186,54 @@ def defects4j(data: Path, tmp: Path):
                 trace = r["trace"][:30000]
                 sig = s.error_signature(trace)
                 # what a harness would store: the failing test, the failure excerpt, where it failed
-                m = s.remember(f"{r['test']} failed: {sig.excerpt} (at {sig.frame})", type="failure",
-                               agent_id="ci", namespace=project, error=trace, metadata={"group": g})
+                m = s.remember(
+                    f"{r['test']} failed: {sig.excerpt} (at {sig.frame})",
+                    type="failure",
+                    agent_id="ci",
+                    namespace=project,
+                    error=trace,
+                    metadata={"group": g},
+                )
                 memory_of.setdefault(m.id, g)
             for r in rs:
                 if first[r["group"]] is r:
                     continue
                 sig = s.error_signature(r["trace"][:30000])
-                hits = s.recall(f"{r['test']} failed: {sig.excerpt} (at {sig.frame})", agent_id="ci", namespace=project,
-                                error=r["trace"][:30000], types=["failure"], limit=5, record=False)
+                hits = s.recall(
+                    f"{r['test']} failed: {sig.excerpt} (at {sig.frame})",
+                    agent_id="ci",
+                    namespace=project,
+                    error=r["trace"][:30000],
+                    types=["failure"],
+                    limit=5,
+                    record=False,
+                )
                 got = [memory_of.get(h.memory.id) for h in hits]
                 queries += 1
                 hit1 += bool(got) and got[0] == r["group"]
                 rec5 += r["group"] in got
-    rows.append(["mean of projects", "", "", "", sum(r[4] for r in rows) / len(rows), sum(r[5] for r in rows) / len(rows),
-                 sum(r[6] for r in rows) / len(rows)])
-    rows.append(["all (pooled)", len(recs), len(set(all_truth)), len(set(all_pred)), grouping_accuracy(all_pred, all_truth),
-                 pairwise_f1(all_pred, all_truth), adjusted_rand_score(all_truth, all_pred)])
+    rows.append(
+        [
+            "mean of projects",
+            "",
+            "",
+            "",
+            sum(r[4] for r in rows) / len(rows),
+            sum(r[5] for r in rows) / len(rows),
+            sum(r[6] for r in rows) / len(rows),
+        ]
+    )
+    rows.append(
+        [
+            "all (pooled)",
+            len(recs),
+            len(set(all_truth)),
+            len(set(all_pred)),
+            grouping_accuracy(all_pred, all_truth),
+            pairwise_f1(all_pred, all_truth),
+            adjusted_rand_score(all_truth, all_pred),
+        ]
+    )
     return rows, (queries, hit1 / max(1, queries), rec5 / max(1, queries))
 
 
@@ -204,17 +246,43 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         if args.loo:
-            print(table("loghub-2k leave-one-system-out: settings chosen on the other 7 systems, scored on this one "
-                        "(in-sample = the shipped configuration t=0.7, all masks)",
-                        ["held-out system", "chosen on the other 7", "GA held-out", "GA in-sample (shipped)",
-                         "best for this system alone", "its GA"], leave_one_system_out(data, tmp)))
-        print(table("loghub-2k grouping accuracy (one configuration, online, file order)",
-                    ["system", "lines", "true groups", "signatures", "GA", "messages/s"], loghub(data, tmp)))
+            print(
+                table(
+                    "loghub-2k leave-one-system-out: settings chosen on the other 7 systems, scored on this one "
+                    "(in-sample = the shipped configuration t=0.7, all masks)",
+                    [
+                        "held-out system",
+                        "chosen on the other 7",
+                        "GA held-out",
+                        "GA in-sample (shipped)",
+                        "best for this system alone",
+                        "its GA",
+                    ],
+                    leave_one_system_out(data, tmp),
+                )
+            )
+        print(
+            table(
+                "loghub-2k grouping accuracy (one configuration, online, file order)",
+                ["system", "lines", "true groups", "signatures", "GA", "messages/s"],
+                loghub(data, tmp),
+            )
+        )
         rows, (n, h1, r5) = defects4j(data, tmp)
-        print(table("Defects4J trace signatures vs bug groups", ["project", "traces", "bugs", "signatures", "GA",
-                                                              "pairwise F1", "ARI"], rows))
-        print(table("Defects4J same-bug recall (failure memory per bug, query = another trace)",
-                    ["queries", "hit@1", "recall@5"], [[n, h1, r5]]))
+        print(
+            table(
+                "Defects4J trace signatures vs bug groups",
+                ["project", "traces", "bugs", "signatures", "GA", "pairwise F1", "ARI"],
+                rows,
+            )
+        )
+        print(
+            table(
+                "Defects4J same-bug recall (failure memory per bug, query = another trace)",
+                ["queries", "hit@1", "recall@5"],
+                [[n, h1, r5]],
+            )
+        )
 
 
 if __name__ == "__main__":

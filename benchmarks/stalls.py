@@ -66,8 +66,12 @@ def probe(path: str, stop: str, out: str, period: float = 0.02) -> None:
         while not Path(stop).exists():
             t0 = time.time()
             try:
-                s.remember(f"probe write {i}: the deploy of service {i % 97} went fine", type="success",
-                           agent_id="probe", ttl=3600.0)
+                s.remember(
+                    f"probe write {i}: the deploy of service {i % 97} went fine",
+                    type="success",
+                    agent_id="probe",
+                    ttl=3600.0,
+                )
                 ok = True
             except Exception as exc:  # noqa: BLE001 - an error is a result here: counted, not raised
                 ok = f"{type(exc).__name__}: {exc}"[:200]
@@ -109,8 +113,13 @@ def phases(path: Path, delay: float) -> list[tuple[str, float, float, dict]]:
 
         def outcomes():
             for i in range(60):
-                s.record_outcome(f"stall-task-{i}", "retry_with_context", i % 3 != 0,
-                                 error=f"TimeoutError: upstream build-{i % 7} did not answer in 30s", agent_id="bench")
+                s.record_outcome(
+                    f"stall-task-{i}",
+                    "retry_with_context",
+                    i % 3 != 0,
+                    error=f"TimeoutError: upstream build-{i % 7} did not answer in 30s",
+                    agent_id="bench",
+                )
             return {"calls": 60}
 
         timed("record_outcome x60", outcomes)
@@ -156,9 +165,19 @@ def measure(rows: int, delay_ms: float, tmp: Path) -> list[list]:
         if idle_p99 is None:
             idle_p99 = p99
         shown = ", ".join(f"{k} {v}" for k, v in counts.items() if isinstance(v, (int, float)) and v)[:60]
-        rows_out.append([f"{delay_ms:g} ms", name, round(b - a, 2), len(waits),
-                         round(pct(waits, 50), 1) if waits else "-", round(p99, 1), round(max(waits), 1) if waits else "-",
-                         round(p99 / idle_p99, 1) if idle_p99 else "-", shown])
+        rows_out.append(
+            [
+                f"{delay_ms:g} ms",
+                name,
+                round(b - a, 2),
+                len(waits),
+                round(pct(waits, 50), 1) if waits else "-",
+                round(p99, 1),
+                round(max(waits), 1) if waits else "-",
+                round(p99 / idle_p99, 1) if idle_p99 else "-",
+                shown,
+            ]
+        )
     note = f"(build {rows:,} rows: {build_s:.0f} s; probe calls {len(calls)}, errors {len(errors)})"
     rows_out.append([f"{delay_ms:g} ms", note, "", "", "", "", "", "", ""])
     return rows_out
@@ -173,11 +192,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         for ms in args.embed_ms:
             rows += measure(args.rows, ms, Path(d))
-    print(table(f"Writer waits in another process while each phase runs ({args.rows:,} memories)",
-                ["embedder", "phase", "phase s", "probe calls", "p50 ms", "p99 ms", "worst ms", "p99 / idle p99",
-                 "counts"], rows))
-    print("targets (issue 17): writer p99 <= 250 ms and worst <= 1000 ms during every phase; "
-          "a bulk delete of 80k rows < 30 s (the clear row)")
+    print(
+        table(
+            f"Writer waits in another process while each phase runs ({args.rows:,} memories)",
+            ["embedder", "phase", "phase s", "probe calls", "p50 ms", "p99 ms", "worst ms", "p99 / idle p99", "counts"],
+            rows,
+        )
+    )
+    print(
+        "targets (issue 17): writer p99 <= 250 ms and worst <= 1000 ms during every phase; "
+        "a bulk delete of 80k rows < 30 s (the clear row)"
+    )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ Security model:
   ``{"error": type, "detail": message}`` with a proper status code.
 """
 
-
 import contextlib
 import hashlib
 import hmac
@@ -72,8 +71,13 @@ class RecallIn(BaseModel):
     error: str | None = Field(None, max_length=262_144)
     include_global: bool = True
     min_relevance: float | None = Field(None, ge=0, le=1)
-    min_confidence: float | None = Field(None, ge=0, le=1, description="keep only hits with at least this "
-                                         "calibrated confidence (the injection gate is settings.confidence.inject_min)")
+    min_confidence: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="keep only hits with at least this "
+        "calibrated confidence (the injection gate is settings.confidence.inject_min)",
+    )
     limit: int = Field(10, ge=1, le=100)
     thread_id: str | None = Field(None, max_length=200, description="only this thread's memories")
 
@@ -192,8 +196,9 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         from .dashboard.app import warm_quietly
 
         # the dashboard's summary figures are read once in the background: the first visitor does not wait
-        threads = [threading.Thread(target=warm_quietly, args=(b,), name="dashboard-warm-up", daemon=True)
-                   for b in boards]
+        threads = [
+            threading.Thread(target=warm_quietly, args=(b,), name="dashboard-warm-up", daemon=True) for b in boards
+        ]
         for t in threads:
             t.start()
         yield
@@ -233,8 +238,11 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError):
-        return _error(422, "ValidationError", [
-            {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in exc.errors()])
+        return _error(
+            422,
+            "ValidationError",
+            [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in exc.errors()],
+        )
 
     @app.exception_handler(StarletteHTTPException)  # FastAPI's and Starlette's (400 unreadable body, 404, 405)
     async def http_error(_: Request, exc: StarletteHTTPException):
@@ -245,8 +253,9 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         log.error("internal error: %s", type(exc).__name__, exc_info=exc)
         return _error(500, "InternalError", "internal error")
 
-    def caller(authorization: str | None = Header(None),
-               x_agent_id: str | None = Header(None, pattern=AGENT_ID)) -> Caller:
+    def caller(
+        authorization: str | None = Header(None), x_agent_id: str | None = Header(None, pattern=AGENT_ID)
+    ) -> Caller:
         if tokens or single or admin:
             if not authorization or authorization[:7].lower() != "bearer ":  # the scheme is case-insensitive
                 raise HTTPException(401, "a bearer token is required")
@@ -289,15 +298,27 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
     def remember(body: Remember, agent_id: str = Depends(agent)) -> dict[str, Any]:
         d = body.model_dump()
         ttl = d.pop("ttl_seconds")
-        m = run(store.remember, d.pop("content"), agent_id=agent_id,
-                ttl=None if ttl is None else timedelta(seconds=ttl), **d)
+        m = run(
+            store.remember,
+            d.pop("content"),
+            agent_id=agent_id,
+            ttl=None if ttl is None else timedelta(seconds=ttl),
+            **d,
+        )
         return m.model_dump(mode="json")
 
     @app.post(f"{p}/recall")
     def recall(body: Recall, agent_id: str = Depends(agent)) -> list[dict[str, Any]]:
         hits = run(store.recall, body.query, agent_id=agent_id, **body.model_dump(exclude={"query"}))
-        return [{"score": h.score, "confidence": h.confidence, "explain": h.explain(),
-                 "memory": h.memory.model_dump(mode="json")} for h in hits]
+        return [
+            {
+                "score": h.score,
+                "confidence": h.confidence,
+                "explain": h.explain(),
+                "memory": h.memory.model_dump(mode="json"),
+            }
+            for h in hits
+        ]
 
     @app.get(f"{p}/stats")
     def stats(who: Caller = Depends(caller)) -> dict[str, Any]:
@@ -345,8 +366,9 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         d = body.model_dump()
         task_id = d.pop("task_id")
         scoped = _scoped(who, task_id)
-        got = run(store.record_outcome, scoped, d.pop("technique"), d.pop("success"), agent_id=who.agent_id,
-                  **d).model_dump()
+        got = run(
+            store.record_outcome, scoped, d.pop("technique"), d.pop("success"), agent_id=who.agent_id, **d
+        ).model_dump()
         return _unscoped(who, scoped, task_id, got)
 
     @app.post("/api/tool-calls", status_code=201)
@@ -355,15 +377,32 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         return run(store.log_tool_call, d.pop("tool_name"), agent_id=agent_id, **d).model_dump(mode="json")
 
     @app.get("/api/tool-calls")
-    def list_tool_calls(tool_name: str | None = None, task_id: str | None = None, success: bool | None = None,
-                        since: float | None = None, namespace: str | None = None, agent_id: str | None = None,
-                        limit: int = 100, who: Caller = Depends(caller)) -> list[dict[str, Any]]:
+    def list_tool_calls(
+        tool_name: str | None = None,
+        task_id: str | None = None,
+        success: bool | None = None,
+        since: float | None = None,
+        namespace: str | None = None,
+        agent_id: str | None = None,
+        limit: int = 100,
+        who: Caller = Depends(caller),
+    ) -> list[dict[str, Any]]:
         # an agent lists its own calls; the admin token any agent's (or every agent's)
         if not who.admin:
             agent_id = who.agent_id
-        return [c.model_dump(mode="json") for c in run(store.tool_calls, agent_id=agent_id, tool_name=tool_name,
-                                                       task_id=task_id, success=success, since=since,
-                                                       namespace=namespace, limit=min(max(limit, 1), 1000))]
+        return [
+            c.model_dump(mode="json")
+            for c in run(
+                store.tool_calls,
+                agent_id=agent_id,
+                tool_name=tool_name,
+                task_id=task_id,
+                success=success,
+                since=since,
+                namespace=namespace,
+                limit=min(max(limit, 1), 1000),
+            )
+        ]
 
     @app.post("/api/documents", status_code=201)
     def add_document(body: DocumentIn, agent_id: str = Depends(agent)) -> dict[str, Any]:
@@ -374,10 +413,13 @@ def create_app(db: str, settings: Settings | None = None) -> FastAPI:
         return rep.model_dump(mode="json")
 
     @app.get("/api/documents")
-    def list_documents(namespace: str | None = None, limit: int = 100,
-                       agent_id: str = Depends(agent)) -> list[dict[str, Any]]:
-        return [d.model_dump(mode="json") for d in run(store.documents, namespace=namespace, agent_id=agent_id,
-                                                         limit=min(max(limit, 1), 1000))]
+    def list_documents(
+        namespace: str | None = None, limit: int = 100, agent_id: str = Depends(agent)
+    ) -> list[dict[str, Any]]:
+        return [
+            d.model_dump(mode="json")
+            for d in run(store.documents, namespace=namespace, agent_id=agent_id, limit=min(max(limit, 1), 1000))
+        ]
 
     @app.delete("/api/documents/{document_id}")
     def forget_document(document_id: int, agent_id: str = Depends(agent)) -> dict[str, Any]:

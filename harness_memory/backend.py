@@ -61,15 +61,18 @@ def parse_target(value: Any, field: str = "db") -> Target:
             if scheme in ("postgresql", "postgres"):
                 if "\x00" in raw:
                     raise InvalidInputError(f"{field} must not contain NUL characters")
-                return Target("postgresql", url="postgresql://" + raw[m.end():])
+                return Target("postgresql", url="postgresql://" + raw[m.end() :])
             if scheme == "sqlite":
-                rest = raw[m.end():]
+                rest = raw[m.end() :]
                 if not rest.startswith("/") or rest == "/":
-                    raise InvalidInputError(f"{field}: a SQLite URL is sqlite:///relative/path or "
-                                            "sqlite:////absolute/path")
+                    raise InvalidInputError(
+                        f"{field}: a SQLite URL is sqlite:///relative/path or sqlite:////absolute/path"
+                    )
                 return Target("sqlite", path=v.path(rest[1:], field))
-            raise InvalidInputError(f"{field}: unsupported database URL scheme {scheme!r}; use a file path, "
-                                    "sqlite:///path or postgresql://user@host/dbname")
+            raise InvalidInputError(
+                f"{field}: unsupported database URL scheme {scheme!r}; use a file path, "
+                "sqlite:///path or postgresql://user@host/dbname"
+            )
     p = v.path(value, field)
     return Target("sqlite", path=p)
 
@@ -85,21 +88,28 @@ def safe_url(url: str) -> str:
             userinfo, host = netloc.rsplit("@", 1)
             user = userinfo.split(":", 1)[0]
             netloc = f"{user}@{host}" if user else host
-        query = urlencode([(k, "***" if k.lower() == "password" else val)
-                           for k, val in parse_qsl(parts.query, keep_blank_values=True)], safe="/,=")
+        query = urlencode(
+            [
+                (k, "***" if k.lower() == "password" else val)
+                for k, val in parse_qsl(parts.query, keep_blank_values=True)
+            ],
+            safe="/,=",
+        )
         return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
     except ValueError:
         return "postgresql://(unparseable URL)"
 
 
-def open_backend(target: Target, *, busy_timeout_ms: int = 30_000, connect_timeout: float = 10.0,
-                 pool_size: int = 8) -> Backend:
+def open_backend(
+    target: Target, *, busy_timeout_ms: int = 30_000, connect_timeout: float = 10.0, pool_size: int = 8
+) -> Backend:
     """The backend for ``target`` (PostgreSQL's driver is imported only here, only for such a URL)."""
     if target.kind == "postgresql":
         from .postgres_backend import PostgresBackend
 
-        return PostgresBackend(target.url or "", busy_timeout_ms=busy_timeout_ms, connect_timeout=connect_timeout,
-                               pool_size=pool_size)
+        return PostgresBackend(
+            target.url or "", busy_timeout_ms=busy_timeout_ms, connect_timeout=connect_timeout, pool_size=pool_size
+        )
     from .sqlite_backend import SQLiteBackend
 
     return SQLiteBackend(target.path or Path(os.devnull), busy_timeout_ms=busy_timeout_ms)
@@ -123,8 +133,8 @@ class Connection(Protocol):
 class Backend(Protocol):
     """Everything the package asks of a database engine (SQLite and PostgreSQL implement it)."""
 
-    dialect: str                 # "sqlite" | "postgresql"
-    local_vector_index: bool     # may an in-process VectorIndex copy the vectors (never stale)?
+    dialect: str  # "sqlite" | "postgresql"
+    local_vector_index: bool  # may an in-process VectorIndex copy the vectors (never stale)?
     VEC_TABLE: str
 
     @property
@@ -133,13 +143,13 @@ class Backend(Protocol):
     @property
     def DatabaseError(self) -> type[Exception]: ...  # the driver's base error class
 
-    def describe(self) -> str: ...   # the database for messages: a path or a password-free URL
+    def describe(self) -> str: ...  # the database for messages: a path or a password-free URL
     @property
     def conn(self) -> Connection: ...  # the current transaction's connection (statements outside one autocommit)
     @property
     def in_transaction(self) -> bool: ...
     def write(self) -> AbstractContextManager[Connection]: ...  # one write transaction, writers serialised
-    def read(self) -> AbstractContextManager[Connection]: ...   # a consistent snapshot (joins an enclosing write)
+    def read(self) -> AbstractContextManager[Connection]: ...  # a consistent snapshot (joins an enclosing write)
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor: ...
     def close(self) -> None: ...
     def fork(self) -> Backend: ...  # a handle another thread may use while this one is in a transaction
@@ -164,15 +174,26 @@ class Backend(Protocol):
     # keyword search
     def index_text(self, memory_id: int, content: str, tags: Sequence[str], *, new: bool = False) -> None: ...
     def unindex_text(self, memory_ids: Sequence[int]) -> None: ...
-    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
-                       posting_budget: int | None = None) -> list[tuple[int, float]]: ...
+    def keyword_search(
+        self, text: str, where: str, params: Sequence[Any], limit: int, posting_budget: int | None = None
+    ) -> list[tuple[int, float]]: ...
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]: ...
 
     # vectors
     def create_vector_table(self, dimensions: int) -> None: ...
     def vector_dimensions(self) -> int | None: ...
-    def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
-                   archived: bool, vector: np.ndarray, *, new: bool = False) -> None: ...
+    def put_vector(
+        self,
+        memory_id: int,
+        namespace: str,
+        agent_id: str,
+        scope: str,
+        memory_type: str,
+        archived: bool,
+        vector: np.ndarray,
+        *,
+        new: bool = False,
+    ) -> None: ...
     def remove_vectors(self, memory_ids: Sequence[int]) -> None: ...
     def set_vectors_archived(self, memory_ids: Sequence[int], archived: bool) -> None: ...
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
@@ -180,12 +201,28 @@ class Backend(Protocol):
     def vector_fill(self) -> tuple[int, int]: ...  # (live rows, slots) of the vector table
     def rebuild_vectors(self) -> int: ...  # rebuild the vector table (same vectors); the rows copied
     def vector_change_seq(self) -> tuple[int, int]: ...
-    def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
-                   scope: str | None = None, memory_type: str | None = None,
-                   include_archived: bool = False) -> list[tuple[int, float]]: ...
-    def vector_search(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None,
-                      include_global: bool, types: Sequence[str] | None,
-                      include_archived: bool) -> list[tuple[int, float]]: ...
+    def vector_knn(
+        self,
+        vector: np.ndarray,
+        *,
+        namespace: str,
+        k: int,
+        agent_id: str | None = None,
+        scope: str | None = None,
+        memory_type: str | None = None,
+        include_archived: bool = False,
+    ) -> list[tuple[int, float]]: ...
+    def vector_search(
+        self,
+        vector: np.ndarray,
+        *,
+        namespace: str,
+        k: int,
+        agent_id: str | None,
+        include_global: bool,
+        types: Sequence[str] | None,
+        include_archived: bool,
+    ) -> list[tuple[int, float]]: ...
 
     # maintenance
     def optimize(self) -> int: ...  # compact the keyword index and the file (1 if the file was rewritten)

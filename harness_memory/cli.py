@@ -13,9 +13,14 @@ import typer
 from .errors import HarnessMemoryError
 
 # plain help (no console markup: "[api]" stays in the text), -h as --help
-app = typer.Typer(help="harness-memory: the learning memory of a task harness.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  context_settings={"help_option_names": ["-h", "--help"]})
+app = typer.Typer(
+    help="harness-memory: the learning memory of a task harness.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
 class _LazyConsole:
@@ -57,15 +62,23 @@ def _progress(label: str, *, disable: bool):
     """A progress bar with done/total (the total is set by the first progress callback)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err.real(),
-                    disable=disable)
+    return Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err.real(), disable=disable
+    )
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 memory``, ``2 memories``."""
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
-DbOpt = Annotated[str | None, typer.Option("--db", help="database: a file, sqlite:///path or postgresql://user@host/db (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)")]
+
+DbOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="database: a file, sqlite:///path or postgresql://user@host/db (default: $HARNESS_MEMORY_DB, then ~/.local/share/harness-memory/memory.db)",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable JSON output")]
 NsOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="namespace (default: settings)")]
 
@@ -94,7 +107,7 @@ def _db_file(db: str | Path | None) -> Path | None:
     """The file a --db value (or the settings' default) names; None for a server database URL."""
     raw = str(db if db is not None else _settings().db)
     if raw.startswith("sqlite:///"):
-        raw = raw[len("sqlite:///"):]
+        raw = raw[len("sqlite:///") :]
     elif "://" in raw:
         return None
     return Path(raw).expanduser()
@@ -106,8 +119,10 @@ def _open_existing(db: str | Path | None, **kw: Any):
 
     path = _db_file(db)
     if path is not None and not path.exists():
-        raise DatabaseOpenError(f"no database at {path}: create one with `harness-memory init --db {path}` "
-                                "(or pass the --db of an existing one)")
+        raise DatabaseOpenError(
+            f"no database at {path}: create one with `harness-memory init --db {path}` "
+            "(or pass the --db of an existing one)"
+        )
     return _open(db, **kw)
 
 
@@ -141,8 +156,14 @@ def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 def remember(
     content: str,
     type: Annotated[str, typer.Option("--type", "-t", help="memory type")],
-    agent: Annotated[str, typer.Option("--agent", "-a", help="agent id: the memory's owner (scope agent: only "
-                                                                "this agent recalls it; scope global: every agent)")],
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            "-a",
+            help="agent id: the memory's owner (scope agent: only this agent recalls it; scope global: every agent)",
+        ),
+    ],
     scope: Annotated[str, typer.Option(help="agent or global")] = "agent",
     tag: Annotated[list[str] | None, typer.Option("--tag", help="tag (repeatable)")] = None,
     key: Annotated[str | None, typer.Option(help="upsert key")] = None,
@@ -151,7 +172,9 @@ def remember(
     importance: Annotated[float, typer.Option()] = 0.5,
     ttl_hours: Annotated[float | None, typer.Option(help="expire after this many hours")] = None,
     metadata: Annotated[str | None, typer.Option(help="a JSON object stored with the memory")] = None,
-    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+    namespace: NsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Store a memory (duplicates reinforce the existing one); creates the database if needed."""
     meta = None
@@ -163,43 +186,85 @@ def remember(
         except ValueError as exc:
             raise InvalidInputError(f"--metadata must be a JSON object: {exc}") from None
         if not isinstance(meta, dict):
-            raise InvalidInputError("--metadata must be a JSON object, e.g. '{\"ticket\": \"OPS-12\"}'")
+            raise InvalidInputError('--metadata must be a JSON object, e.g. \'{"ticket": "OPS-12"}\'')
     with _open_creating(db) as s:
-        m = s.remember(content, type=type, agent_id=agent, scope=scope, tags=tag or (), key=key, metadata=meta,
-                       task_signature=task_signature, error=error, importance=importance, namespace=namespace,
-                       ttl=None if ttl_hours is None else ttl_hours * 3600.0)  # seconds: checked by the store
-    _emit(_mem_dict(m)) if as_json else out.print(f"[green]stored[/] #{m.id} ({m.type}, {m.scope}) {escape(m.content[:80])}")
+        m = s.remember(
+            content,
+            type=type,
+            agent_id=agent,
+            scope=scope,
+            tags=tag or (),
+            key=key,
+            metadata=meta,
+            task_signature=task_signature,
+            error=error,
+            importance=importance,
+            namespace=namespace,
+            ttl=None if ttl_hours is None else ttl_hours * 3600.0,
+        )  # seconds: checked by the store
+    _emit(_mem_dict(m)) if as_json else out.print(
+        f"[green]stored[/] #{m.id} ({m.type}, {m.scope}) {escape(m.content[:80])}"
+    )
 
 
 @app.command()
 def recall(
     query: str,
-    agent: Annotated[str | None, typer.Option("--agent", "-a", help="agent id: recall sees this agent's memories "
-                                                                       "and global ones (default: global ones only)")] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            "-a",
+            help="agent id: recall sees this agent's memories and global ones (default: global ones only)",
+        ),
+    ] = None,
     type: Annotated[list[str] | None, typer.Option("--type", "-t")] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
     task_signature: Annotated[str | None, typer.Option()] = None,
     error: Annotated[str | None, typer.Option()] = None,
     limit: Annotated[int, typer.Option("--limit", "-k")] = 10,
     explain: Annotated[bool, typer.Option(help="show each score component")] = False,
-    min_confidence: Annotated[float | None, typer.Option(
-        help="keep only hits with at least this confidence (0-1; the injection gate is settings.confidence.inject_min)")] = None,
-    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+    min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            help="keep only hits with at least this confidence (0-1; the injection gate is settings.confidence.inject_min)"
+        ),
+    ] = None,
+    namespace: NsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Search what an agent may see (its own memories and global ones)."""
     with _open_existing(db) as s:
-        hits = s.recall(query, agent_id=agent, types=type, tags=tag, task_signature=task_signature, error=error,
-                        limit=limit, namespace=namespace, min_confidence=min_confidence)
+        hits = s.recall(
+            query,
+            agent_id=agent,
+            types=type,
+            tags=tag,
+            task_signature=task_signature,
+            error=error,
+            limit=limit,
+            namespace=namespace,
+            min_confidence=min_confidence,
+        )
         hidden = _others_memories(s, agent, namespace) if not hits else 0
     if as_json:
-        _emit([{"score": h.score, "confidence": h.confidence, "explain": h.explain(), "memory": _mem_dict(h.memory)}
-               for h in hits])
+        _emit(
+            [
+                {"score": h.score, "confidence": h.confidence, "explain": h.explain(), "memory": _mem_dict(h.memory)}
+                for h in hits
+            ]
+        )
         return
     print_hits(hits, explain=explain)
     if hidden:
         who = f"agent {agent!r}" if agent else "global scope (no --agent)"
-        err.print(f"note: nothing visible to {who}, but this namespace holds {plural(hidden, 'memory', 'memories')} "
-                  "of other agents: pass --agent/-a", markup=False, highlight=False)
+        err.print(
+            f"note: nothing visible to {who}, but this namespace holds {plural(hidden, 'memory', 'memories')} "
+            "of other agents: pass --agent/-a",
+            markup=False,
+            highlight=False,
+        )
 
 
 def _others_memories(s, agent: str | None, namespace: str | None) -> int:
@@ -232,7 +297,8 @@ def _read_log(path: str) -> str:
 def signature(
     file: Annotated[str, typer.Argument(help="the error text or whole log (- for standard input)")],
     baseline: Annotated[str | None, typer.Option(help="log of the last passing run of the same job")] = None,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Sign an error or a whole log: the decisive excerpt, its line span, category and signature."""
     text = _read_log(file)
@@ -273,18 +339,24 @@ def forget(memory_id: int, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     _emit({"deleted": memory_id}) if as_json else out.print(f"[green]deleted[/] #{memory_id}")
 
 
-VIEWS = [("v_memories_by_agent_type", "memories by agent and type"),
-         ("v_effective_memories", "most effective memories (applied 3+ times)"),
-         ("v_technique_summary", "technique effectiveness"),
-         ("v_access_by_day", "memory access by day (last 30 days)"),
-         ("v_recall_to_success", "recall to success"),
-         ("v_job_runs", "job runs"),
-         ("v_tool_metrics", "tool calls per tool")]
+VIEWS = [
+    ("v_memories_by_agent_type", "memories by agent and type"),
+    ("v_effective_memories", "most effective memories (applied 3+ times)"),
+    ("v_technique_summary", "technique effectiveness"),
+    ("v_access_by_day", "memory access by day (last 30 days)"),
+    ("v_recall_to_success", "recall to success"),
+    ("v_job_runs", "job runs"),
+    ("v_tool_metrics", "tool calls per tool"),
+]
 
 
 @app.command()
-def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
-          rows: Annotated[int, typer.Option(help="rows per view", min=0, max=10_000)] = 15) -> None:
+def stats(
+    namespace: NsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+    rows: Annotated[int, typer.Option(help="rows per view", min=0, max=10_000)] = 15,
+) -> None:
     """Counts, pending embeddings, the embedder, and the metrics views."""
     with _open_existing(db) as s:
         st = s.stats(namespace=namespace)
@@ -296,9 +368,11 @@ def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
     if as_json:
         _emit({**st, "views": views})
         return
-    out.print(f"{plural(st['memories'], 'memory', 'memories')} in {plural(st['namespaces'], 'namespace')}; "
-              f"embedder {st['embedder']['name']}; "
-              f"{st['pending_embeddings']} pending embeddings; {st['archived']} archived")
+    out.print(
+        f"{plural(st['memories'], 'memory', 'memories')} in {plural(st['namespaces'], 'namespace')}; "
+        f"embedder {st['embedder']['name']}; "
+        f"{st['pending_embeddings']} pending embeddings; {st['archived']} archived"
+    )
     for name, title in VIEWS:
         data = views[name]
         if not data:
@@ -307,7 +381,9 @@ def stats(namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
         for col in data[0]:
             t.add_column(col, overflow="fold")
         for r in data:
-            t.add_row(*["-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))[:80] for v in r.values()])
+            t.add_row(
+                *["-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))[:80] for v in r.values()]
+            )
         out.print(t)
 
 
@@ -350,7 +426,9 @@ def jobs_status(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 def jobs_run(
     name: str,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan, change nothing")] = False,
-    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+    namespace: NsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Run one job now (under its lease), with a progress bar."""
     from .errors import InvalidInputError
@@ -372,10 +450,14 @@ def jobs_run(
         _emit(run.model_dump())
         return
     colour = {"ok": "green", "skipped": "yellow", "dry_run": "cyan"}.get(run.status, "red")
-    out.print(f"[{colour}]{run.status}[/] {name}: " + (run.error or ", ".join(
-        f"{k} {v}" for k, v in run.counts.items() if k != "plan")))
+    out.print(
+        f"[{colour}]{run.status}[/] {name}: "
+        + (run.error or ", ".join(f"{k} {v}" for k, v in run.counts.items() if k != "plan"))
+    )
     for step in run.counts.get("plan", []):
-        what = f"join pattern #{step['pattern']}: {step['join']}" if step["pattern"] else f"new pattern: {step['members']}"
+        what = (
+            f"join pattern #{step['pattern']}: {step['join']}" if step["pattern"] else f"new pattern: {step['members']}"
+        )
         out.print(f"  {'/'.join(map(str, step['group']))}: {what}")
 
 
@@ -413,7 +495,9 @@ def export_(
     path: Path,
     format: Annotated[str, typer.Option("--format", "-f", help="jsonl or markdown")] = "jsonl",
     agent: Annotated[str | None, typer.Option("--agent", "-a", help="agent (required for markdown)")] = None,
-    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+    namespace: NsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Export memories as versioned JSONL, or one agent's MEMORY.md."""
     with _open_existing(db) as s:
@@ -426,7 +510,8 @@ def export_(
         else:
             raise typer.BadParameter("format must be jsonl or markdown")
     _emit({"exported": n, "path": str(path)}) if as_json else out.print(
-        f"[green]exported[/] {plural(n, 'memory', 'memories')} to {escape(str(path))}")
+        f"[green]exported[/] {plural(n, 'memory', 'memories')} to {escape(str(path))}"
+    )
 
 
 @app.command("import")
@@ -434,7 +519,9 @@ def import_(
     path: Path,
     format: Annotated[str, typer.Option("--format", "-f", help="jsonl or markdown")] = "jsonl",
     agent: Annotated[str | None, typer.Option("--agent", "-a")] = None,
-    namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+    namespace: NsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Import a JSONL export (idempotent) or apply an edited MEMORY.md; creates the database if needed."""
     with _open_creating(db) as s:
@@ -446,18 +533,31 @@ def import_(
             r = s.import_markdown(agent, path, namespace=namespace)
         else:
             raise typer.BadParameter("format must be jsonl or markdown")
-    rep = {"inserted": r.inserted, "updated": r.updated, "unchanged": r.unchanged, "deleted": r.deleted,
-           "skipped_file": r.skipped_file}
+    rep = {
+        "inserted": r.inserted,
+        "updated": r.updated,
+        "unchanged": r.unchanged,
+        "deleted": r.deleted,
+        "skipped_file": r.skipped_file,
+    }
     if format == "jsonl":  # the records after the memories (docs/backends.md, moving data)
-        rep.update(tool_calls=r.tool_calls, documents=r.documents, history=r.state.history, access_log=r.state.access,
-                   attempts=r.state.attempts, techniques=r.state.techniques, templates=r.state.templates)
+        rep.update(
+            tool_calls=r.tool_calls,
+            documents=r.documents,
+            history=r.state.history,
+            access_log=r.state.access,
+            attempts=r.state.attempts,
+            techniques=r.state.techniques,
+            templates=r.state.templates,
+        )
     _emit(rep) if as_json else out.print(", ".join(f"{k} {v}" for k, v in rep.items()))
 
 
 @app.command()
 def reembed(
     embedder: Annotated[str | None, typer.Option(help="embedder name (default: settings)")] = None,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Re-embed every memory with the configured (new) embedder."""
     from .embedders import embedder_from_name
@@ -469,7 +569,8 @@ def reembed(
             task = prog.add_task("reembed", total=None)
             n = s.reembed(progress=lambda done, total: prog.update(task, completed=done, total=total))
     _emit({"reembedded": n, "embedder": e.name}) if as_json else out.print(
-        f"[green]re-embedded[/] {plural(n, 'memory', 'memories')} with {escape(e.name)}")
+        f"[green]re-embedded[/] {plural(n, 'memory', 'memories')} with {escape(e.name)}"
+    )
 
 
 @app.command()
@@ -492,8 +593,10 @@ def serve(
     """Serve the REST API (extra [api]). A non-loopback address needs HARNESS_MEMORY_API_TOKEN(S)."""
     settings = _settings()
     if host not in ("127.0.0.1", "::1", "localhost") and not (settings.api_token or settings.api_tokens):
-        err.print(f"[red]error:[/] refusing to serve on {host} without a token: set HARNESS_MEMORY_API_TOKEN "
-                  "or HARNESS_MEMORY_API_TOKENS")
+        err.print(
+            f"[red]error:[/] refusing to serve on {host} without a token: set HARNESS_MEMORY_API_TOKEN "
+            "or HARNESS_MEMORY_API_TOKENS"
+        )
         raise SystemExit(2)
     _open_existing(db).close()  # a mistyped --db is refused here, not created
     try:
@@ -583,9 +686,12 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(debug: Annotated[bool, typer.Option("--debug", help="show the full traceback of an error")] = False,
-          version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="print the version and exit")] = False) -> None:
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="show the full traceback of an error")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version and exit")
+    ] = False,
+) -> None:
     """harness-memory: the learning memory of a task harness."""
     _state["debug"] = debug
 

@@ -2,7 +2,6 @@
 MEMORY.md watch), registered on the ``harness-memory`` app by :func:`register`. Thin: each parses
 options and calls the facade."""
 
-
 from typing import Annotated
 
 import typer
@@ -18,28 +17,42 @@ def register(app: typer.Typer) -> None:
         agent: Annotated[str | None, typer.Option("--agent", "-a", help="agent id")] = None,
         tool: Annotated[str | None, typer.Option("--tool", help="tool name")] = None,
         task: Annotated[str | None, typer.Option("--task", help="task id")] = None,
-        failed: Annotated[bool | None, typer.Option("--failed/--succeeded", help="only failed / successful calls",
-                                                       show_default=False)] = None,
+        failed: Annotated[
+            bool | None, typer.Option("--failed/--succeeded", help="only failed / successful calls", show_default=False)
+        ] = None,
         limit: Annotated[int, typer.Option("--limit", "-k", min=1)] = 50,
         metrics: Annotated[bool, typer.Option("--metrics", help="per-tool metrics instead of the calls")] = False,
-        namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+        namespace: NsOpt = None,
+        db: DbOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """List logged tool calls (newest first), or per-tool metrics with --metrics."""
         with _open_existing(db) as s:
             if metrics:
                 rows = [m.model_dump(mode="json") for m in s.tool_metrics(namespace=namespace, agent_id=agent)]
             else:
-                rows = [c.model_dump(mode="json") for c in s.tool_calls(
-                    agent_id=agent, tool_name=tool, task_id=task, success=None if failed is None else not failed,
-                    namespace=namespace, limit=limit)]
+                rows = [
+                    c.model_dump(mode="json")
+                    for c in s.tool_calls(
+                        agent_id=agent,
+                        tool_name=tool,
+                        task_id=task,
+                        success=None if failed is None else not failed,
+                        namespace=namespace,
+                        limit=limit,
+                    )
+                ]
         if as_json:
             _emit(rows)
             return
         if not rows:
             out.print("[yellow]no tool calls[/]")
             return
-        cols = (["tool_type", "tool_name", "calls", "success_rate", "p50_ms", "p95_ms", "last_failure_at"] if metrics
-                else ["id", "created_at", "agent_id", "tool_name", "success", "duration_ms", "error_signature"])
+        cols = (
+            ["tool_type", "tool_name", "calls", "success_rate", "p50_ms", "p95_ms", "last_failure_at"]
+            if metrics
+            else ["id", "created_at", "agent_id", "tool_name", "success", "duration_ms", "error_signature"]
+        )
         t = Table(title="tool metrics" if metrics else "tool calls")
         for c in cols:
             t.add_column(c, overflow="fold")
@@ -59,7 +72,9 @@ def register(app: typer.Typer) -> None:
         duration_ms: Annotated[float | None, typer.Option("--duration-ms")] = None,
         task: Annotated[str | None, typer.Option("--task", help="task id")] = None,
         session: Annotated[str | None, typer.Option("--session", help="session id")] = None,
-        namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+        namespace: NsOpt = None,
+        db: DbOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Log one tool call (for shell harnesses)."""
         import json
@@ -73,14 +88,26 @@ def register(app: typer.Typer) -> None:
             except json.JSONDecodeError as exc:
                 raise InvalidInputError(f"--params is not JSON ({exc.msg} at column {exc.colno})") from None
         with _open_creating(db) as s:
-            c = s.log_tool_call(tool, agent_id=agent, success=ok, tool_type=tool_type, parameters=parameters,
-                                result=result, error=error, duration_ms=duration_ms, task_id=task, session_id=session,
-                                namespace=namespace)
+            c = s.log_tool_call(
+                tool,
+                agent_id=agent,
+                success=ok,
+                tool_type=tool_type,
+                parameters=parameters,
+                result=result,
+                error=error,
+                duration_ms=duration_ms,
+                task_id=task,
+                session_id=session,
+                namespace=namespace,
+            )
         if as_json:
             _emit(c.model_dump(mode="json"))
         else:
-            out.print(f"[green]logged[/] tool call #{c.id} {escape(c.tool_name)} "
-                      + ("ok" if c.success else f"failed {c.error_signature or ''}"))
+            out.print(
+                f"[green]logged[/] tool call #{c.id} {escape(c.tool_name)} "
+                + ("ok" if c.success else f"failed {c.error_signature or ''}")
+            )
 
     @app.command("add-doc")
     def add_doc(
@@ -88,7 +115,9 @@ def register(app: typer.Typer) -> None:
         agent: Annotated[str | None, typer.Option("--agent", "-a", help="owner (default: documents)")] = None,
         scope: Annotated[str, typer.Option(help="global or agent")] = "global",
         tag: Annotated[list[str] | None, typer.Option("--tag", help="tag (repeatable)")] = None,
-        namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+        namespace: NsOpt = None,
+        db: DbOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Index documents for recall (markdown, code and text files), re-indexing only changed chunks."""
         import glob
@@ -99,15 +128,25 @@ def register(app: typer.Typer) -> None:
         from .documents import CODE_SUFFIXES, MARKDOWN_SUFFIXES
         from .errors import HarnessMemoryError, InvalidInputError
 
-        wanted = CODE_SUFFIXES | MARKDOWN_SUFFIXES | {".txt", ".text", ".rst", ".adoc", ".csv", ".json", ".yaml",
-                                                     ".yml", ".toml", ".ini", ".cfg"}
+        wanted = (
+            CODE_SUFFIXES
+            | MARKDOWN_SUFFIXES
+            | {".txt", ".text", ".rst", ".adoc", ".csv", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg"}
+        )
         files: list[Path] = []
         for p in paths:
-            found = [Path(x) for x in sorted(glob.glob(p, recursive=True))] if any(ch in p for ch in "*?[") else [Path(p)]
+            found = (
+                [Path(x) for x in sorted(glob.glob(p, recursive=True))] if any(ch in p for ch in "*?[") else [Path(p)]
+            )
             for f in found:
                 if f.is_dir():
-                    files += sorted(x for x in f.rglob("*") if x.is_file() and x.suffix.lower() in wanted
-                                    and not any(part.startswith(".") for part in x.relative_to(f).parts))
+                    files += sorted(
+                        x
+                        for x in f.rglob("*")
+                        if x.is_file()
+                        and x.suffix.lower() in wanted
+                        and not any(part.startswith(".") for part in x.relative_to(f).parts)
+                    )
                 elif f.is_file():
                     files.append(f)
         files = list(dict.fromkeys(files))
@@ -115,16 +154,31 @@ def register(app: typer.Typer) -> None:
             raise InvalidInputError("no files to add: " + ", ".join(paths)[:300])
         done, failed = [], []
         added = 0
-        with _open_creating(db) as s, Progress(TextColumn("{task.description}"), BarColumn(),
-                                      TextColumn("{task.completed}/{task.total}"), disable=as_json) as prog:
+        with (
+            _open_creating(db) as s,
+            Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                disable=as_json,
+            ) as prog,
+        ):
             task = prog.add_task("indexing", total=len(files))
             for f in files:
                 prog.update(task, description=escape(f.name[:40]))
                 try:
                     rep = s.add_document(f, agent_id=agent, scope=scope, tags=tag or (), namespace=namespace)
-                    done.append({"id": rep.document.id, "source": rep.document.source, "chunks": rep.document.chunks,
-                                 "added": rep.added, "unchanged": rep.unchanged, "removed": rep.removed,
-                                 "skipped": rep.skipped})
+                    done.append(
+                        {
+                            "id": rep.document.id,
+                            "source": rep.document.source,
+                            "chunks": rep.document.chunks,
+                            "added": rep.added,
+                            "unchanged": rep.unchanged,
+                            "removed": rep.removed,
+                            "skipped": rep.skipped,
+                        }
+                    )
                     added += rep.added
                 except (HarnessMemoryError, OSError) as exc:  # one bad file does not stop the others
                     failed.append({"path": str(f), "error": f"{type(exc).__name__}: {exc}"[:300]})
@@ -132,8 +186,10 @@ def register(app: typer.Typer) -> None:
         if as_json:
             _emit({"documents": done, "failed": failed, "chunks_added": added})
         else:
-            out.print(f"[green]indexed[/] {len(done)} document(s), {added} new chunk(s)"
-                      + (f"; [red]{len(failed)} failed[/]" if failed else ""))
+            out.print(
+                f"[green]indexed[/] {len(done)} document(s), {added} new chunk(s)"
+                + (f"; [red]{len(failed)} failed[/]" if failed else "")
+            )
             for failure in failed:
                 out.print(f"  {escape(failure['path'])}: {escape(failure['error'])}")
         if failed and not done:
@@ -141,13 +197,21 @@ def register(app: typer.Typer) -> None:
 
     @app.command("watch")
     def watch(
-        directory: Annotated[str, typer.Option("--dir", help="the folder of DIR/<agent_id>/MEMORY.md files")] = "agents",
+        directory: Annotated[
+            str, typer.Option("--dir", help="the folder of DIR/<agent_id>/MEMORY.md files")
+        ] = "agents",
         debounce: Annotated[float | None, typer.Option(help="seconds a file must be quiet (default: settings)")] = None,
         poll: Annotated[bool, typer.Option("--poll", help="poll the folder instead of file-system events")] = False,
-        write_back: Annotated[bool | None, typer.Option("--write-back/--no-write-back",
-                                                        help="write memories changed through the API back to the files",
-                                                        show_default=False)] = None,
-        namespace: NsOpt = None, db: DbOpt = None,
+        write_back: Annotated[
+            bool | None,
+            typer.Option(
+                "--write-back/--no-write-back",
+                help="write memories changed through the API back to the files",
+                show_default=False,
+            ),
+        ] = None,
+        namespace: NsOpt = None,
+        db: DbOpt = None,
     ) -> None:
         """Watch each agent's MEMORY.md and re-import it on change, until SIGINT or SIGTERM."""
         import signal
@@ -158,8 +222,13 @@ def register(app: typer.Typer) -> None:
         stop = threading.Event()
 
         def report(ev) -> None:
-            what = {"imported": "imported", "skipped": "unchanged", "removed": "removed (memories kept)",
-                    "exported": "written back", "error": "not imported"}.get(ev.kind, ev.kind)
+            what = {
+                "imported": "imported",
+                "skipped": "unchanged",
+                "removed": "removed (memories kept)",
+                "exported": "written back",
+                "error": "not imported",
+            }.get(ev.kind, ev.kind)
             detail = ev.detail.get("error") or ", ".join(f"{k} {n}" for k, n in ev.detail.items())
             err.print(f"{escape(ev.path)}: {what}" + (f" ({escape(str(detail))})" if detail else ""), highlight=False)
 
@@ -169,11 +238,19 @@ def register(app: typer.Typer) -> None:
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
         with _open_creating(db) as s:
-            w = s.watch(directory, namespace=namespace, debounce=debounce, poll=True if poll else None,
-                        write_back=write_back, on_event=report)
-            err.print(f"watching {escape(str(w.directory))} ({'polling' if w.poll else 'file-system events'}, "
-                      f"debounce {w.debounce:g} s{', write-back' if w.write_back else ''}); Ctrl-C stops",
-                      highlight=False)
+            w = s.watch(
+                directory,
+                namespace=namespace,
+                debounce=debounce,
+                poll=True if poll else None,
+                write_back=write_back,
+                on_event=report,
+            )
+            err.print(
+                f"watching {escape(str(w.directory))} ({'polling' if w.poll else 'file-system events'}, "
+                f"debounce {w.debounce:g} s{', write-back' if w.write_back else ''}); Ctrl-C stops",
+                highlight=False,
+            )
             while not stop.wait(0.5):
                 if not w.running:
                     raise SystemExit(1)
@@ -183,8 +260,12 @@ def register(app: typer.Typer) -> None:
     def reflect(
         thread: Annotated[str | None, typer.Option("--thread", help="one thread (default: every thread)")] = None,
         agent: Annotated[str | None, typer.Option("--agent", "-a", help="one agent's episodes")] = None,
-        offline: Annotated[bool, typer.Option("--offline", help="extractive even when a summariser is configured")] = False,
-        namespace: NsOpt = None, db: DbOpt = None, as_json: JsonOpt = False,
+        offline: Annotated[
+            bool, typer.Option("--offline", help="extractive even when a summariser is configured")
+        ] = False,
+        namespace: NsOpt = None,
+        db: DbOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Turn unreflected episodes into durable facts and patterns (docs/episodes.md)."""
         from .jobs.reflect import summariser_from_settings

@@ -35,17 +35,31 @@ from typing import NoReturn, cast
 __all__ = ["FAST_COMMANDS", "main", "manage", "serve", "socket_path"]
 
 #: Short commands a server runs; the rest (servers, watchers, ``run``, maintenance, exports) run in-process.
-FAST_COMMANDS = frozenset({
-    "apply", "forget", "has-seen", "hook", "log-tool-call", "outcome", "recall", "remember", "select-technique",
-    "show", "signature", "stats", "tool-calls",
-})
+FAST_COMMANDS = frozenset(
+    {
+        "apply",
+        "forget",
+        "has-seen",
+        "hook",
+        "log-tool-call",
+        "outcome",
+        "recall",
+        "remember",
+        "select-technique",
+        "show",
+        "signature",
+        "stats",
+        "tool-calls",
+    }
+)
 _DEFAULT_IDLE = 600.0
 _MAX_HEADER = 1 << 24
 
 
 def _enabled() -> bool:
-    return (sys.platform.startswith("linux") and
-            os.environ.get("HARNESS_MEMORY_CLI_SERVER", "1").strip().lower() not in ("0", "off", "false", "no"))
+    return sys.platform.startswith("linux") and os.environ.get(
+        "HARNESS_MEMORY_CLI_SERVER", "1"
+    ).strip().lower() not in ("0", "off", "false", "no")
 
 
 def _runtime_dir() -> str | None:
@@ -53,8 +67,11 @@ def _runtime_dir() -> str | None:
     base = os.environ.get("HARNESS_MEMORY_RUNTIME_DIR")
     if not base:
         xdg = os.environ.get("XDG_RUNTIME_DIR")
-        base = (os.path.join(xdg, "harness-memory") if xdg and os.path.isdir(xdg)
-                else os.path.join(os.environ.get("TMPDIR") or "/tmp", f"harness-memory-{os.getuid()}"))
+        base = (
+            os.path.join(xdg, "harness-memory")
+            if xdg and os.path.isdir(xdg)
+            else os.path.join(os.environ.get("TMPDIR") or "/tmp", f"harness-memory-{os.getuid()}")
+        )
     try:
         os.makedirs(base, mode=0o700, exist_ok=True)
         st = os.lstat(base)
@@ -168,9 +185,15 @@ def _spawn_server(path: str) -> None:
         os.close(fd)
         return  # a server holds it
     os.close(fd)  # released: the server takes it itself
-    subprocess.Popen([sys.executable, "-m", "harness_memory.cli_server", "--serve", path],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True, cwd="/")
+    subprocess.Popen(
+        [sys.executable, "-m", "harness_memory.cli_server", "--serve", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+        cwd="/",
+    )
 
 
 def _prog_name() -> str:
@@ -178,7 +201,7 @@ def _prog_name() -> str:
     main_module = sys.modules.get("__main__")
     spec = getattr(main_module, "__spec__", None)
     if getattr(main_module, "__package__", None) and spec is not None:
-        name = spec.name[:-len(".__main__")] if spec.name.endswith(".__main__") else spec.name
+        name = spec.name[: -len(".__main__")] if spec.name.endswith(".__main__") else spec.name
         return f"python -m {name}"
     return os.path.basename(sys.argv[0])
 
@@ -219,9 +242,11 @@ def manage(args: list[str]) -> int:
     """``harness-memory cli-server status|stop``."""
     what = args[0] if args else "status"
     if what in ("-h", "--help") or what not in ("status", "stop"):
-        print("usage: harness-memory cli-server [status|stop]\n\n"
-              "The background server that makes short commands start fast (docs/configuration.md).",
-              file=sys.stdout if what in ("-h", "--help") else sys.stderr)
+        print(
+            "usage: harness-memory cli-server [status|stop]\n\n"
+            "The background server that makes short commands start fast (docs/configuration.md).",
+            file=sys.stdout if what in ("-h", "--help") else sys.stderr,
+        )
         return 0 if what in ("-h", "--help") else 2
     path = socket_path()
     pid = _status_path_pid(path) if path else None
@@ -235,7 +260,9 @@ def manage(args: list[str]) -> int:
     if what == "status":
         if not _enabled():
             print("cli server: off (HARNESS_MEMORY_CLI_SERVER=0, or not Linux)")
-        print(f"cli server: {'running, pid ' + str(pid) if alive else 'not running'} ({path or 'no private runtime folder'})")
+        print(
+            f"cli server: {'running, pid ' + str(pid) if alive else 'not running'} ({path or 'no private runtime folder'})"
+        )
         return 0
     if alive and pid is not None:
         import signal
@@ -289,7 +316,9 @@ def _child(conn, header: dict, fds: list[int]) -> None:
         os.environ.update(header["env"])
         os.chdir(header["cwd"])
         for stream, fd in ((sys.stdout, 1), (sys.stderr, 2)):
-            cast(io.TextIOWrapper, stream).reconfigure(line_buffering=os.isatty(fd))  # the caller's terminal, or its pipe
+            cast(io.TextIOWrapper, stream).reconfigure(
+                line_buffering=os.isatty(fd)
+            )  # the caller's terminal, or its pipe
         conn.sendall(os.getpid().to_bytes(4, "big"))
         try:
             _in_process(list(header["argv"]), str(header.get("prog") or "harness-memory"))
@@ -317,11 +346,28 @@ def _child(conn, header: dict, fds: list[int]) -> None:
 #: What the short commands import as they run (found by listing a served call's new modules):
 #: imported once here, a forked child finds them loaded instead of importing them on every call.
 _WARM_MODULES = (
-    "harness_memory.cli", "harness_memory.store", "harness_memory.adapters.claude_code", "harness_memory.recall",
-    "harness_memory.writes", "harness_memory.ledger", "harness_memory.fixes", "harness_memory.tool_calls",
-    "harness_memory.settings", "harness_memory.sqlite_backend", "harness_memory.embedders",
-    "harness_memory.episodes", "harness_memory.summarisers", "harness_memory.lifecycle", "harness_memory.jobs.decay",
-    "numpy.ma", "mmap", "urllib.request", "typer._adapters", "rich.console", "rich.markup", "rich.table",
+    "harness_memory.cli",
+    "harness_memory.store",
+    "harness_memory.adapters.claude_code",
+    "harness_memory.recall",
+    "harness_memory.writes",
+    "harness_memory.ledger",
+    "harness_memory.fixes",
+    "harness_memory.tool_calls",
+    "harness_memory.settings",
+    "harness_memory.sqlite_backend",
+    "harness_memory.embedders",
+    "harness_memory.episodes",
+    "harness_memory.summarisers",
+    "harness_memory.lifecycle",
+    "harness_memory.jobs.decay",
+    "numpy.ma",
+    "mmap",
+    "urllib.request",
+    "typer._adapters",
+    "rich.console",
+    "rich.markup",
+    "rich.table",
     "rich.progress",
 )
 

@@ -73,14 +73,25 @@ def _sigmoid(x: float) -> float:
 
 def text_confidence(evidence: dict[str, float], w: ConfidenceWeights) -> float:
     """``p_text``: the logistic function of the text features."""
-    z = (w.intercept + w.unseen * evidence["unseen"] + w.best_keyword * evidence["best_keyword"]
-         + w.best_vector * evidence["best_vector"] + w.vector * evidence["vector"])
+    z = (
+        w.intercept
+        + w.unseen * evidence["unseen"]
+        + w.best_keyword * evidence["best_keyword"]
+        + w.best_vector * evidence["best_vector"]
+        + w.vector * evidence["vector"]
+    )
     return _sigmoid(z)
 
 
-def assess(core: Core, text: str, keyword: dict[int, float], vector: dict[int, float],
-           ids: list[int], signature: dict[int, float | None],
-           tags: dict[int, float | None] | None = None) -> dict[int, tuple[float, dict[str, float]]]:
+def assess(
+    core: Core,
+    text: str,
+    keyword: dict[int, float],
+    vector: dict[int, float],
+    ids: list[int],
+    signature: dict[int, float | None],
+    tags: dict[int, float | None] | None = None,
+) -> dict[int, tuple[float, dict[str, float]]]:
     """``{memory id: (confidence, evidence)}`` for the hits ``ids`` of one recall.
 
     ``keyword`` holds the raw BM25 of every keyword candidate, ``vector`` the cosine of every
@@ -98,8 +109,12 @@ def assess(core: Core, text: str, keyword: dict[int, float], vector: dict[int, f
     best_vec = max(vector.values(), default=0.0)
     out = {}
     for mid in ids:
-        ev = {"unseen": round(unseen, 4), "best_keyword": round(min(best_kw, 4.0), 4),
-              "best_vector": round(max(best_vec, 0.0), 4), "vector": round(max(vector.get(mid, 0.0), 0.0), 4)}
+        ev = {
+            "unseen": round(unseen, 4),
+            "best_keyword": round(min(best_kw, 4.0), 4),
+            "best_vector": round(max(best_vec, 0.0), 4),
+            "vector": round(max(vector.get(mid, 0.0), 0.0), 4),
+        }
         p_text = text_confidence(ev, w) if (terms or vector) else 0.0
         ev["text"] = round(p_text, 4)
         doubt = 1.0 - p_text

@@ -97,12 +97,21 @@ class Core:
             ex.block = ex.message if same else redact(ex.block)[0]
         category = categorize(ex)
         sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception)
-        return ErrorSignature(id=sig, template=" ".join(tpl), category=category, params=params,
-                              exception=ex.exception, frame=ex.frame, excerpt=ex.block or ex.message[:2000],
-                              excerpt_lines=ex.lines, message=ex.message[:2000])
+        return ErrorSignature(
+            id=sig,
+            template=" ".join(tpl),
+            category=category,
+            params=params,
+            exception=ex.exception,
+            frame=ex.frame,
+            excerpt=ex.block or ex.message[:2000],
+            excerpt_lines=ex.lines,
+            message=ex.message[:2000],
+        )
 
-    def sign_message(self, message: str, frame: str | None, category: str,
-                     exception: str | None) -> tuple[str, list[str], list[str]]:
+    def sign_message(
+        self, message: str, frame: str | None, category: str, exception: str | None
+    ) -> tuple[str, list[str], list[str]]:
         """``(signature id, template tokens, params)`` of a decisive message already cut out."""
         masked, params = mask_params(message[:2000])
         # an error about the environment (a missing module, a refused connection, a timeout) is
@@ -139,7 +148,8 @@ class Core:
             raise EmbedderMismatchError(
                 f"the database was re-embedded with {row[0]!r} ({row[1]} dimensions) since this store opened it "
                 f"with {self.embedder_record[0]!r} ({self.embedder_record[1]}): reopen the MemoryStore (with the "
-                "new embedder configured, or none to use the recorded one)")
+                "new embedder configured, or none to use the recorded one)"
+            )
 
     def put_vector(self, m: Memory | tuple, vector: np.ndarray) -> None:
         if isinstance(m, Memory):
@@ -162,7 +172,9 @@ class Core:
     def get(self, memory_id: int, agent_id: str | None = None) -> Memory:
         m = self.fetch([memory_id]).get(memory_id)
         if m is None or (agent_id is not None and m.scope != "global" and m.agent_id != agent_id):
-            raise MemoryNotFoundError(f"no memory with id {memory_id}" + (f" visible to agent {agent_id!r}" if agent_id else ""))
+            raise MemoryNotFoundError(
+                f"no memory with id {memory_id}" + (f" visible to agent {agent_id!r}" if agent_id else "")
+            )
         return m
 
     def visibility(self, agent_id: str | None, include_global: bool) -> tuple[str, list[Any]]:
@@ -187,19 +199,43 @@ class Core:
             c.execute(f"DELETE FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk)
         return len(ids)
 
-    def log(self, memory_ids: Sequence[int], access_type: str, *, agent_id: str | None = None,
-            session_id: str | None = None, task_id: str | None = None, was_helpful: bool | None = None,
-            outcome: str | None = None, scores: Sequence[float] | None = None,
-            error_signature: str | None = None, duration_ms: float | None = None) -> None:
+    def log(
+        self,
+        memory_ids: Sequence[int],
+        access_type: str,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        was_helpful: bool | None = None,
+        outcome: str | None = None,
+        scores: Sequence[float] | None = None,
+        error_signature: str | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
         """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only."""
         now = self.now()
-        rows = [(mid, agent_id, session_id, task_id, access_type,
-                 None if was_helpful is None else int(was_helpful), outcome,
-                 None if scores is None else scores[k], now, error_signature, duration_ms if k == 0 else None)
-                for k, mid in enumerate(memory_ids)]
+        rows = [
+            (
+                mid,
+                agent_id,
+                session_id,
+                task_id,
+                access_type,
+                None if was_helpful is None else int(was_helpful),
+                outcome,
+                None if scores is None else scores[k],
+                now,
+                error_signature,
+                duration_ms if k == 0 else None,
+            )
+            for k, mid in enumerate(memory_ids)
+        ]
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
-            "outcome, score, timestamp, error_signature, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "outcome, score, timestamp, error_signature, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
 
 def _text_key(text: str, baseline: str | None) -> tuple:
@@ -214,8 +250,15 @@ def _line_key(line: str) -> str:
 
 def signature_basis(signed: ErrorSignature) -> str:
     """What a signature was made from, as stored JSON: enough to re-sign it with a later method."""
-    return dumps({"message": signed.message, "frame": signed.frame, "exception": signed.exception,
-                  "category": signed.category, "excerpt": signed.excerpt[:2000]})
+    return dumps(
+        {
+            "message": signed.message,
+            "frame": signed.frame,
+            "exception": signed.exception,
+            "category": signed.category,
+            "excerpt": signed.excerpt[:2000],
+        }
+    )
 
 
 def error_text(value: Any, field: str = "error") -> str:

@@ -31,19 +31,53 @@ from .errors import FileAccessError, InvalidInputError, MemoryNotFoundError
 if TYPE_CHECKING:  # pragma: no cover
     from .store import MemoryStore
 
-__all__ = ["Chunk", "Document", "DocumentReport", "add_document", "chunk_text", "forget_document", "list_documents",
-           "read_source"]
+__all__ = [
+    "Chunk",
+    "Document",
+    "DocumentReport",
+    "add_document",
+    "chunk_text",
+    "forget_document",
+    "list_documents",
+    "read_source",
+]
 
 MAX_DOCUMENT_BYTES = 16 << 20
-CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".hpp",
-                 ".cs", ".rb", ".php", ".swift", ".scala", ".sh", ".bash", ".lua", ".r", ".sql"}
+CODE_SUFFIXES = {
+    ".py",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".go",
+    ".rs",
+    ".java",
+    ".kt",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".cs",
+    ".rb",
+    ".php",
+    ".swift",
+    ".scala",
+    ".sh",
+    ".bash",
+    ".lua",
+    ".r",
+    ".sql",
+}
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx", ".rst"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # a top-level definition starts a code chunk (decorators and comments just above it go with it)
-_DEF = re.compile(r"^(?:async\s+def|def|class|function|func|fn|pub\s+fn|impl|struct|enum|interface|type|const|"
-                  r"export\s+(?:default\s+)?(?:function|class|const|interface|type)|public|private|protected|static|"
-                  r"module|trait|CREATE|package|import\s*\()\b")
+_DEF = re.compile(
+    r"^(?:async\s+def|def|class|function|func|fn|pub\s+fn|impl|struct|enum|interface|type|const|"
+    r"export\s+(?:default\s+)?(?:function|class|const|interface|type)|public|private|protected|static|"
+    r"module|trait|CREATE|package|import\s*\()\b"
+)
 
 
 class Document(BaseModel):
@@ -258,15 +292,30 @@ def read_source(value: Any) -> tuple[str, str | None]:
     return text, str(path.resolve())
 
 
-_DOC_COLUMNS = ("id, uid, namespace, agent_id, scope, source, title, kind, content_hash, chunks, bytes, tags, metadata, "
-                "created_at, updated_at")
+_DOC_COLUMNS = (
+    "id, uid, namespace, agent_id, scope, source, title, kind, content_hash, chunks, bytes, tags, metadata, "
+    "created_at, updated_at"
+)
 
 
 def _row_to_doc(r) -> Document:
-    return Document(id=r[0], uid=r[1], namespace=r[2], agent_id=r[3], scope=r[4], source=r[5], title=r[6], kind=r[7],
-                    content_hash=r[8], chunks=r[9], bytes=r[10], tags=json.loads(r[11]), metadata=json.loads(r[12]),
-                    created_at=datetime.fromtimestamp(r[13], tz=UTC),
-                    updated_at=datetime.fromtimestamp(r[14], tz=UTC))
+    return Document(
+        id=r[0],
+        uid=r[1],
+        namespace=r[2],
+        agent_id=r[3],
+        scope=r[4],
+        source=r[5],
+        title=r[6],
+        kind=r[7],
+        content_hash=r[8],
+        chunks=r[9],
+        bytes=r[10],
+        tags=json.loads(r[11]),
+        metadata=json.loads(r[12]),
+        created_at=datetime.fromtimestamp(r[13], tz=UTC),
+        updated_at=datetime.fromtimestamp(r[14], tz=UTC),
+    )
 
 
 def _title(text: str, source: str | None) -> str:
@@ -280,9 +329,19 @@ def _title(text: str, source: str | None) -> str:
     return first[:80]
 
 
-def add_document(store: MemoryStore, text_or_path: Any, *, title: Any = None, source: Any = None, namespace: Any = None,
-                 agent_id: Any = None, scope: Any = "global", tags: Any = (), metadata: Any = None,
-                 text_only: bool = False) -> DocumentReport:
+def add_document(
+    store: MemoryStore,
+    text_or_path: Any,
+    *,
+    title: Any = None,
+    source: Any = None,
+    namespace: Any = None,
+    agent_id: Any = None,
+    scope: Any = "global",
+    tags: Any = (),
+    metadata: Any = None,
+    text_only: bool = False,
+) -> DocumentReport:
     """``text_only``: ``text_or_path`` is text even when it names a file (REST: never read the server's files)."""
     core: Core = store._core
     s = core.settings
@@ -317,11 +376,18 @@ def add_document(store: MemoryStore, text_or_path: Any, *, title: Any = None, so
     if not chunks:
         raise InvalidInputError("the document has no text to index")
     b = core.backend
-    existing = b.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE namespace = ? AND agent_id = ? AND source = ?",
-                         (ns, agent, source)).fetchone()
+    existing = b.execute(
+        f"SELECT {_DOC_COLUMNS} FROM documents WHERE namespace = ? AND agent_id = ? AND source = ?", (ns, agent, source)
+    ).fetchone()
     doc = _row_to_doc(existing) if existing else None
-    if doc is not None and doc.content_hash == doc_hash and doc.title == title and doc.tags == tag_list \
-            and doc.scope == sc and doc.metadata == meta:
+    if (
+        doc is not None
+        and doc.content_hash == doc_hash
+        and doc.title == title
+        and doc.tags == tag_list
+        and doc.scope == sc
+        and doc.metadata == meta
+    ):
         return DocumentReport(document=doc, unchanged=doc.chunks, skipped=True)
     uid = doc.uid if doc else uuid.uuid4().hex
     # (hash, occurrence) identifies a chunk across versions: an unchanged chunk keeps its memory
@@ -332,31 +398,78 @@ def add_document(store: MemoryStore, text_or_path: Any, *, title: Any = None, so
         occ[c.hash] += 1
     old: dict[tuple[str, int], int] = {}
     if doc is not None:
-        for mid, chash, n in b.execute("SELECT memory_id, chunk_hash, occurrence FROM document_chunks WHERE document_id = ?",
-                                       (doc.id,)):
+        for mid, chash, n in b.execute(
+            "SELECT memory_id, chunk_hash, occurrence FROM document_chunks WHERE document_id = ?", (doc.id,)
+        ):
             old[(chash, n)] = mid
     keep_scope = doc is not None and doc.scope == sc and doc.tags == tag_list
     new_idx = [k for k, key in enumerate(keys) if not (keep_scope and key in old)]
-    items = [writes.prepare(core, chunks[k].text, type="document", agent_id=agent, scope=sc, namespace=ns,
-                            key=f"doc:{uid}:{keys[k][0][:24]}:{keys[k][1]}", tags=tag_list, importance=0.5,
-                            metadata={"document": uid, "title": title[:200], "source": source[:500],
-                                      "position": k, "heading": chunks[k].heading}) for k in new_idx]
+    items = [
+        writes.prepare(
+            core,
+            chunks[k].text,
+            type="document",
+            agent_id=agent,
+            scope=sc,
+            namespace=ns,
+            key=f"doc:{uid}:{keys[k][0][:24]}:{keys[k][1]}",
+            tags=tag_list,
+            importance=0.5,
+            metadata={
+                "document": uid,
+                "title": title[:200],
+                "source": source[:500],
+                "position": k,
+                "heading": chunks[k].heading,
+            },
+        )
+        for k in new_idx
+    ]
     vectors = core.embed([it.content for it in items]) if items else None  # never embed holding the lock
     now = core.now()
     report_added = report_unchanged = report_removed = 0
     with b.write() as conn:
         if doc is None:
-            doc_id = int(conn.execute(
-                "INSERT INTO documents(uid, namespace, agent_id, scope, source, title, kind, content_hash, chunks, bytes, "
-                "tags, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (uid, ns, agent, sc, source, title, kind, doc_hash, len(chunks), len(text.encode("utf-8")),
-                 dumps(tag_list), dumps(meta), now, now)).fetchone()[0])
+            doc_id = int(
+                conn.execute(
+                    "INSERT INTO documents(uid, namespace, agent_id, scope, source, title, kind, content_hash, chunks, bytes, "
+                    "tags, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (
+                        uid,
+                        ns,
+                        agent,
+                        sc,
+                        source,
+                        title,
+                        kind,
+                        doc_hash,
+                        len(chunks),
+                        len(text.encode("utf-8")),
+                        dumps(tag_list),
+                        dumps(meta),
+                        now,
+                        now,
+                    ),
+                ).fetchone()[0]
+            )
         else:
             doc_id = doc.id
-            conn.execute("UPDATE documents SET scope = ?, title = ?, kind = ?, content_hash = ?, chunks = ?, bytes = ?, "
-                         "tags = ?, metadata = ?, updated_at = ? WHERE id = ?",
-                         (sc, title, kind, doc_hash, len(chunks), len(text.encode("utf-8")), dumps(tag_list), dumps(meta),
-                          now, doc_id))
+            conn.execute(
+                "UPDATE documents SET scope = ?, title = ?, kind = ?, content_hash = ?, chunks = ?, bytes = ?, "
+                "tags = ?, metadata = ?, updated_at = ? WHERE id = ?",
+                (
+                    sc,
+                    title,
+                    kind,
+                    doc_hash,
+                    len(chunks),
+                    len(text.encode("utf-8")),
+                    dumps(tag_list),
+                    dumps(meta),
+                    now,
+                    doc_id,
+                ),
+            )
         written = writes.write_many(core, items, writes.NO_VECTORS if vectors is None else vectors) if items else []
         mem_of = dict(zip(new_idx, (m.id for m in written)))
         reused = {k: old[keys[k]] for k in range(len(chunks)) if k not in mem_of}
@@ -369,15 +482,31 @@ def add_document(store: MemoryStore, text_or_path: Any, *, title: Any = None, so
             mid = mem_of.get(k, reused.get(k))
             rows.append((doc_id, k, mid, keys[k][0], keys[k][1], c.heading))
             if k in reused:
-                conn.execute("UPDATE memories SET metadata = ? WHERE id = ?",
-                             (dumps({"document": uid, "title": title[:200], "source": source[:500], "position": k,
-                                     "heading": c.heading}), mid))
-        conn.executemany("INSERT INTO document_chunks(document_id, position, memory_id, chunk_hash, occurrence, heading) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", rows)
+                conn.execute(
+                    "UPDATE memories SET metadata = ? WHERE id = ?",
+                    (
+                        dumps(
+                            {
+                                "document": uid,
+                                "title": title[:200],
+                                "source": source[:500],
+                                "position": k,
+                                "heading": c.heading,
+                            }
+                        ),
+                        mid,
+                    ),
+                )
+        conn.executemany(
+            "INSERT INTO document_chunks(document_id, position, memory_id, chunk_hash, occurrence, heading) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
         report_added, report_unchanged, report_removed = len(mem_of), len(reused), len(gone)
         got = conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ?", (doc_id,)).fetchone()
-    return DocumentReport(document=_row_to_doc(got), added=report_added, unchanged=report_unchanged,
-                          removed=report_removed)
+    return DocumentReport(
+        document=_row_to_doc(got), added=report_added, unchanged=report_unchanged, removed=report_removed
+    )
 
 
 def list_documents(core: Core, *, namespace: str | None, agent_id: str | None, limit: int) -> list[Document]:
@@ -389,8 +518,10 @@ def list_documents(core: Core, *, namespace: str | None, agent_id: str | None, l
         conds.append("(agent_id = ? OR scope = 'global')")
         params.append(agent_id)
     where = " AND ".join(conds) or "1 = 1"
-    rows = core.backend.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE {where} ORDER BY updated_at DESC, id DESC "
-                                "LIMIT ?", (*params, limit)).fetchall()
+    rows = core.backend.execute(
+        f"SELECT {_DOC_COLUMNS} FROM documents WHERE {where} ORDER BY updated_at DESC, id DESC LIMIT ?",
+        (*params, limit),
+    ).fetchall()
     return [_row_to_doc(r) for r in rows]
 
 
@@ -399,8 +530,12 @@ def forget_document(core: Core, document_id: int, *, agent_id: str | None) -> in
     with core.backend.write() as conn:
         row = conn.execute("SELECT agent_id, scope FROM documents WHERE id = ?", (document_id,)).fetchone()
         if row is None or (agent_id is not None and row[0] != agent_id):
-            raise MemoryNotFoundError(f"no document with id {document_id}" + (f" of agent {agent_id!r}" if agent_id else ""))
-        ids = [r[0] for r in conn.execute("SELECT memory_id FROM document_chunks WHERE document_id = ?", (document_id,))]
+            raise MemoryNotFoundError(
+                f"no document with id {document_id}" + (f" of agent {agent_id!r}" if agent_id else "")
+            )
+        ids = [
+            r[0] for r in conn.execute("SELECT memory_id FROM document_chunks WHERE document_id = ?", (document_id,))
+        ]
         conn.execute("DELETE FROM document_chunks WHERE document_id = ?", (document_id,))
         n = core.delete(ids)
         conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
@@ -409,8 +544,22 @@ def forget_document(core: Core, document_id: int, *, agent_id: str | None) -> in
 
 # -- export / import ------------------------------------------------------------------------------
 RECORD_KIND = "document"  # the "record" field of a document's line in a JSONL export
-_RECORD_FIELDS = ("uid", "namespace", "agent_id", "scope", "source", "title", "kind", "content_hash", "chunks",
-                  "bytes", "tags", "metadata", "created_at", "updated_at")
+_RECORD_FIELDS = (
+    "uid",
+    "namespace",
+    "agent_id",
+    "scope",
+    "source",
+    "title",
+    "kind",
+    "content_hash",
+    "chunks",
+    "bytes",
+    "tags",
+    "metadata",
+    "created_at",
+    "updated_at",
+)
 
 
 def export_records(core: Core, *, namespace: str | None, agent_id: str | None) -> list[dict[str, Any]]:
@@ -430,9 +579,14 @@ def export_records(core: Core, *, namespace: str | None, agent_id: str | None) -
         rec = dict(zip(("id", *_RECORD_FIELDS), r))
         doc_id = rec.pop("id")
         rec["tags"], rec["metadata"] = json.loads(rec["tags"]), json.loads(rec["metadata"])
-        rec["chunk_links"] = [list(x) for x in core.backend.execute(
-            "SELECT c.position, m.uid, c.chunk_hash, c.occurrence, c.heading FROM document_chunks c "
-            "JOIN memories m ON m.id = c.memory_id WHERE c.document_id = ? ORDER BY c.position", (doc_id,))]
+        rec["chunk_links"] = [
+            list(x)
+            for x in core.backend.execute(
+                "SELECT c.position, m.uid, c.chunk_hash, c.occurrence, c.heading FROM document_chunks c "
+                "JOIN memories m ON m.id = c.memory_id WHERE c.document_id = ? ORDER BY c.position",
+                (doc_id,),
+            )
+        ]
         out.append({"record": RECORD_KIND, **rec})
     return out
 
@@ -447,14 +601,22 @@ def check_record(rec: dict[str, Any]) -> dict[str, Any]:
         raise InvalidInputError(f"missing fields {missing}")
     if not isinstance(rec["uid"], str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", rec["uid"]):
         raise InvalidInputError("uid must be 1-64 characters of [A-Za-z0-9_-]")
-    out = {"uid": rec["uid"], "namespace": v.ident(rec["namespace"], "namespace"),
-           "agent_id": v.ident(rec["agent_id"], "agent_id"), "scope": v.scope(rec["scope"]), "source": v.text(rec["source"], "source", max_bytes=4096),
-           "title": v.text(rec["title"], "title", max_bytes=4096), "kind": rec["kind"],
-           "content_hash": v.text(rec["content_hash"], "content_hash", max_bytes=128),
-           "chunks": v.count(rec["chunks"], "chunks"), "bytes": v.count(rec["bytes"], "bytes"),
-           "tags": v.tags(rec["tags"], max_tags=1000, max_len=1000), "metadata": v.metadata(rec["metadata"]),
-           "created_at": v.timestamp(rec["created_at"], "created_at"),
-           "updated_at": v.timestamp(rec["updated_at"], "updated_at")}
+    out = {
+        "uid": rec["uid"],
+        "namespace": v.ident(rec["namespace"], "namespace"),
+        "agent_id": v.ident(rec["agent_id"], "agent_id"),
+        "scope": v.scope(rec["scope"]),
+        "source": v.text(rec["source"], "source", max_bytes=4096),
+        "title": v.text(rec["title"], "title", max_bytes=4096),
+        "kind": rec["kind"],
+        "content_hash": v.text(rec["content_hash"], "content_hash", max_bytes=128),
+        "chunks": v.count(rec["chunks"], "chunks"),
+        "bytes": v.count(rec["bytes"], "bytes"),
+        "tags": v.tags(rec["tags"], max_tags=1000, max_len=1000),
+        "metadata": v.metadata(rec["metadata"]),
+        "created_at": v.timestamp(rec["created_at"], "created_at"),
+        "updated_at": v.timestamp(rec["updated_at"], "updated_at"),
+    }
     if out["kind"] not in ("markdown", "code", "text"):
         raise InvalidInputError("kind must be 'markdown', 'code' or 'text'")
     links = rec.get("chunk_links") or []
@@ -462,11 +624,23 @@ def check_record(rec: dict[str, Any]) -> dict[str, Any]:
         raise InvalidInputError("chunk_links must be a list")
     checked = []
     for ln in links:
-        if not (isinstance(ln, list) and len(ln) == 5 and isinstance(ln[1], str) and isinstance(ln[2], str)
-                and (ln[4] is None or isinstance(ln[4], str))):
+        if not (
+            isinstance(ln, list)
+            and len(ln) == 5
+            and isinstance(ln[1], str)
+            and isinstance(ln[2], str)
+            and (ln[4] is None or isinstance(ln[4], str))
+        ):
             raise InvalidInputError("a chunk link is [position, memory uid, chunk hash, occurrence, heading]")
-        checked.append((v.count(ln[0], "position"), ln[1], ln[2][:128], v.count(ln[3], "occurrence"),
-                        None if ln[4] is None else ln[4][:1000]))
+        checked.append(
+            (
+                v.count(ln[0], "position"),
+                ln[1],
+                ln[2][:128],
+                v.count(ln[3], "occurrence"),
+                None if ln[4] is None else ln[4][:1000],
+            )
+        )
     out["chunk_links"] = checked
     return out
 
@@ -482,13 +656,19 @@ def import_records(conn, records: list[dict[str, Any]]) -> int:
         if row is not None and row[1] == r["updated_at"]:
             continue
         if row is None:
-            clash = conn.execute("SELECT uid FROM documents WHERE namespace = ? AND agent_id = ? AND source = ?",
-                                 (r["namespace"], r["agent_id"], r["source"])).fetchone()
+            clash = conn.execute(
+                "SELECT uid FROM documents WHERE namespace = ? AND agent_id = ? AND source = ?",
+                (r["namespace"], r["agent_id"], r["source"]),
+            ).fetchone()
             if clash is not None:
                 raise InvalidInputError(f"document {r['uid']} has source {r['source']!r}, already used by {clash[0]}")
             cols = ", ".join(_RECORD_FIELDS)
-            doc_id = int(conn.execute(f"INSERT INTO documents({cols}) VALUES ({', '.join('?' * len(_RECORD_FIELDS))}) "
-                                      "RETURNING id", (r["uid"], *values)).fetchone()[0])
+            doc_id = int(
+                conn.execute(
+                    f"INSERT INTO documents({cols}) VALUES ({', '.join('?' * len(_RECORD_FIELDS))}) RETURNING id",
+                    (r["uid"], *values),
+                ).fetchone()[0]
+            )
         else:
             doc_id = row[0]
             sets = ", ".join(f"{f} = ?" for f in _RECORD_FIELDS[1:])
@@ -497,8 +677,10 @@ def import_records(conn, records: list[dict[str, Any]]) -> int:
         for position, uid, chunk_hash, occurrence, heading in r["chunk_links"]:
             m = conn.execute("SELECT id FROM memories WHERE uid = ?", (uid,)).fetchone()
             if m is not None:
-                conn.execute("INSERT INTO document_chunks(document_id, position, memory_id, chunk_hash, occurrence, "
-                             "heading) VALUES (?, ?, ?, ?, ?, ?)", (doc_id, position, m[0], chunk_hash, occurrence,
-                                                                   heading))
+                conn.execute(
+                    "INSERT INTO document_chunks(document_id, position, memory_id, chunk_hash, occurrence, "
+                    "heading) VALUES (?, ?, ?, ?, ?, ?)",
+                    (doc_id, position, m[0], chunk_hash, occurrence, heading),
+                )
         done += 1
     return done

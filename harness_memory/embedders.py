@@ -221,8 +221,16 @@ class OpenAICompatibleEmbedder:
     another size are rejected.
     """
 
-    def __init__(self, model: str, *, dimensions: int, base_url: str = "https://api.openai.com/v1",
-                 api_key: str | None = None, timeout: float = 30.0, batch_size: int = 64):
+    def __init__(
+        self,
+        model: str,
+        *,
+        dimensions: int,
+        base_url: str = "https://api.openai.com/v1",
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        batch_size: int = 64,
+    ):
         if dimensions <= 0:
             raise ConfigurationError("dimensions must be positive")
         self.model = model
@@ -238,7 +246,11 @@ class OpenAICompatibleEmbedder:
         out: list[list[float]] = []
         for i in range(0, len(texts), self.batch_size):
             out.extend(self._post(texts[i : i + self.batch_size]))
-        return np.asarray(out, dtype=np.float32).reshape(len(texts), -1) if out else np.zeros((0, self.dimensions), np.float32)
+        return (
+            np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+            if out
+            else np.zeros((0, self.dimensions), np.float32)
+        )
 
     def _post(self, batch: list[str]) -> list[list[float]]:
         import urllib.error  # here, not at import: http.client and ssl cost every CLI call ~0.1 s
@@ -282,10 +294,9 @@ def embedder_from_name(name: str, *, base_url: str | None = None, api_key: str |
         model, _, dim = rest.rpartition(":")
         if not model or not dim.isdigit():
             raise ConfigurationError(f"openai embedder name must be openai:MODEL:DIMENSIONS, got {name!r}")
-        return OpenAICompatibleEmbedder(model, dimensions=int(dim), base_url=base_url or "https://api.openai.com/v1",
-                                        api_key=api_key)
+        return OpenAICompatibleEmbedder(
+            model, dimensions=int(dim), base_url=base_url or "https://api.openai.com/v1", api_key=api_key
+        )
     raise ConfigurationError(
         f"unknown embedder {name!r}; use hashing[:DIM], sentence-transformers:MODEL or openai:MODEL:DIM"
     )
-
-

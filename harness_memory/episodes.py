@@ -35,16 +35,20 @@ log = logging.getLogger("harness_memory.episodes")
 MAX_FACTS = 8
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’_-]*|\d[\d.,:/-]*")
-_STOP = frozenset("""a an the and or but if then so of to in on at by for with from as is are was were be been being am
+_STOP = frozenset(
+    """a an the and or but if then so of to in on at by for with from as is are was were be been being am
 i me my we our you your he him his she her it its they them their this that these those there here what which who whom
 whose when where why how not no yes do does did done have has had having can could will would shall should may might
 must just very really also too more most much many some any all each every other such only own same than about into
 over after before again further once up down out off under above below between through during while both few nor
 oh ok okay hey hi hello thanks thank yeah yep wow lol great good nice cool sure well like get got go going went
-""".split())
-_OUTCOME = frozenset("""fixed fix fixes failed fails fail failure error errors resolved resolve worked works work broke
+""".split()
+)
+_OUTCOME = frozenset(
+    """fixed fix fixes failed fails fail failure error errors resolved resolve worked works work broke
 broken succeeded success passed pass timeout timed decided decide decision because learned learn plan planned
-started finished won lost bought moved joined left""".split())
+started finished won lost bought moved joined left""".split()
+)
 
 
 @dataclass
@@ -142,10 +146,12 @@ def extract(episodes: Sequence[tuple[int, str]], *, max_facts: int = MAX_FACTS) 
     return out
 
 
-_INSTRUCTION = ("Below are the numbered events of one conversation or run. Write the durable facts worth "
-                "remembering from them: one per line, each a self-contained sentence that names the people and "
-                "things it is about, at most {n} lines. Start a line with 'PATTERN: ' when it states something "
-                "that recurs across several events. No other text.")
+_INSTRUCTION = (
+    "Below are the numbered events of one conversation or run. Write the durable facts worth "
+    "remembering from them: one per line, each a self-contained sentence that names the people and "
+    "things it is about, at most {n} lines. Start a line with 'PATTERN: ' when it states something "
+    "that recurs across several events. No other text."
+)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 
 
@@ -157,7 +163,7 @@ def _from_summary(answer: str, sources: list[int], max_facts: int) -> list[Fact]
             continue
         kind = "fact"
         if line.upper().startswith("PATTERN:"):
-            kind, line = "pattern", line[len("PATTERN:"):].strip()
+            kind, line = "pattern", line[len("PATTERN:") :].strip()
         if len(_content_words(line)) >= 2:
             facts.append(Fact(text=line, sources=list(sources), type=kind))
         if len(facts) == max_facts:
@@ -172,16 +178,28 @@ def _cap(text: str, max_bytes: int) -> str:
     return text if len(data) <= max_bytes else data[:max_bytes].decode("utf-8", "ignore").rstrip() + "…"
 
 
-def reflect(store: MemoryStore, *, thread_id: str | None, namespace: str | None, agent_id: str | None,
-            summariser: Summariser | None, idle_seconds: float | None = None,
-            max_facts: int = MAX_FACTS) -> list[Memory]:
+def reflect(
+    store: MemoryStore,
+    *,
+    thread_id: str | None,
+    namespace: str | None,
+    agent_id: str | None,
+    summariser: Summariser | None,
+    idle_seconds: float | None = None,
+    max_facts: int = MAX_FACTS,
+) -> list[Memory]:
     """Reflect the unreflected episodes of one thread (or of every thread of the namespace, or only
     threads idle for ``idle_seconds``), per agent and scope. Returns the memories written (a fact
     equal to an existing one reinforces it and is returned too)."""
     core: Core = store._core
     ns = namespace or core.settings.namespace
-    conds = ["namespace = ?", "memory_type = 'episode'", "thread_id IS NOT NULL", "reflected_at IS NULL",
-             "archived = 0"]
+    conds = [
+        "namespace = ?",
+        "memory_type = 'episode'",
+        "thread_id IS NOT NULL",
+        "reflected_at IS NULL",
+        "archived = 0",
+    ]
     params: list[Any] = [ns]
     if thread_id is not None:
         conds.append("thread_id = ?")
@@ -191,7 +209,9 @@ def reflect(store: MemoryStore, *, thread_id: str | None, namespace: str | None,
         params.append(agent_id)
     rows = core.backend.execute(
         f"SELECT id, agent_id, scope, thread_id, content, created_at FROM memories WHERE {' AND '.join(conds)} "
-        "ORDER BY thread_id, agent_id, scope, created_at, id", params).fetchall()
+        "ORDER BY thread_id, agent_id, scope, created_at, id",
+        params,
+    ).fetchall()
     groups: dict[tuple[str, str, str], list[tuple[Any, ...]]] = {}
     for r in rows:
         groups.setdefault((r[3], r[1], r[2]), []).append(r)
@@ -211,20 +231,33 @@ def reflect(store: MemoryStore, *, thread_id: str | None, namespace: str | None,
                 facts = _from_summary(answer, [e for e, _ in episodes], max_facts)
                 method = "summariser"
             except SummariserError as exc:
-                log.warning("reflect: the summariser failed (%s); thread %r reflected extractively instead", exc,
-                            thread)
+                log.warning(
+                    "reflect: the summariser failed (%s); thread %r reflected extractively instead", exc, thread
+                )
             except Exception as exc:  # noqa: BLE001 - a summariser is user code: any failure falls back
-                log.warning("reflect: the summariser raised %s; thread %r reflected extractively instead",
-                            type(exc).__name__, thread)
+                log.warning(
+                    "reflect: the summariser raised %s; thread %r reflected extractively instead",
+                    type(exc).__name__,
+                    thread,
+                )
         if not facts:
             facts = extract(episodes, max_facts=max_facts)
         items = []
         for f in facts:
             tags = [e.lower()[:64] for e in f.entities if not e[0].isdigit()][:5]
-            items.append(writes.prepare(
-                core, _cap(f.text, core.settings.max_content_bytes), type=f.type, agent_id=agent, scope=scope,
-                namespace=ns, tags=tags, importance=0.6 if f.type == "fact" else 0.7,
-                metadata={"thread_id": thread, "reflected_from": len(f.sources), "method": method}))
+            items.append(
+                writes.prepare(
+                    core,
+                    _cap(f.text, core.settings.max_content_bytes),
+                    type=f.type,
+                    agent_id=agent,
+                    scope=scope,
+                    namespace=ns,
+                    tags=tags,
+                    importance=0.6 if f.type == "fact" else 0.7,
+                    metadata={"thread_id": thread, "reflected_from": len(f.sources), "method": method},
+                )
+            )
         plans.append(([e for e, _ in episodes], items, [f.sources for f in facts]))
     if not plans:
         return []
@@ -237,28 +270,34 @@ def reflect(store: MemoryStore, *, thread_id: str | None, namespace: str | None,
             vecs = None if vectors is None else vectors[offset : offset + len(items)]
             offset += len(items)
             marks = ",".join("?" * len(episode_ids))
-            still = c.execute(f"SELECT COUNT(*) FROM memories WHERE id IN ({marks}) AND reflected_at IS NULL",
-                              episode_ids).fetchone()[0]
+            still = c.execute(
+                f"SELECT COUNT(*) FROM memories WHERE id IN ({marks}) AND reflected_at IS NULL", episode_ids
+            ).fetchone()[0]
             if still != len(episode_ids):
                 continue  # another process reflected (or someone deleted) some of them meanwhile: leave it
             written = writes.write_many(core, items, writes.NO_VECTORS if vecs is None else vecs) if items else []
             now = core.now()
             for m, srcs in zip(written, sources):
-                c.executemany("INSERT INTO memory_sources(memory_id, source_id, kind, added_at) VALUES (?, ?, ?, ?) "
-                              "ON CONFLICT (memory_id, source_id) DO NOTHING",
-                              [(m.id, s, "reflection", now) for s in srcs])
+                c.executemany(
+                    "INSERT INTO memory_sources(memory_id, source_id, kind, added_at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (memory_id, source_id) DO NOTHING",
+                    [(m.id, s, "reflection", now) for s in srcs],
+                )
             c.execute(f"UPDATE memories SET reflected_at = ? WHERE id IN ({marks})", (now, *episode_ids))
             out.extend(written)
     return out
 
 
-def thread_memories(core: Core, thread_id: str, *, namespace: str, agent_id: str | None, include_global: bool,
-                    limit: int) -> list[Memory]:
+def thread_memories(
+    core: Core, thread_id: str, *, namespace: str, agent_id: str | None, include_global: bool, limit: int
+) -> list[Memory]:
     """The memories of a thread visible to ``agent_id``, oldest first."""
     vis, params = core.visibility(agent_id, include_global) if agent_id is not None else ("TRUE", [])
     rows = core.backend.execute(
         f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.namespace = ? AND m.thread_id = ? AND {vis} "
-        "ORDER BY m.created_at, m.id LIMIT ?", (namespace, thread_id, *params, limit)).fetchall()
+        "ORDER BY m.created_at, m.id LIMIT ?",
+        (namespace, thread_id, *params, limit),
+    ).fetchall()
     return [row_to_memory(r) for r in rows]
 
 
@@ -266,7 +305,9 @@ def sources_of(core: Core, memory_id: int) -> list[Memory]:
     """The episodes a reflected memory came from, oldest first."""
     rows = core.backend.execute(
         f"SELECT {MEMORY_COLUMNS} FROM memories m JOIN memory_sources s ON s.source_id = m.id "
-        "WHERE s.memory_id = ? ORDER BY m.created_at, m.id", (memory_id,)).fetchall()
+        "WHERE s.memory_id = ? ORDER BY m.created_at, m.id",
+        (memory_id,),
+    ).fetchall()
     return [row_to_memory(r) for r in rows]
 
 

@@ -35,17 +35,43 @@ from .failure_excerpt import _EXC_NAME, Excerpt, extract
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
 
-__all__ = ["ErrorSignature", "Excerpt", "extract", "mask_params", "tokenize", "categorize", "TemplateMiner",
-           "CATEGORIES", "ENVIRONMENT_CATEGORIES", "WILDCARD", "DEFAULT_THRESHOLD", "SIGNATURE_METHOD"]
+__all__ = [
+    "ErrorSignature",
+    "Excerpt",
+    "extract",
+    "mask_params",
+    "tokenize",
+    "categorize",
+    "TemplateMiner",
+    "CATEGORIES",
+    "ENVIRONMENT_CATEGORIES",
+    "WILDCARD",
+    "DEFAULT_THRESHOLD",
+    "SIGNATURE_METHOD",
+]
 
 WILDCARD = "<*>"
 DEFAULT_THRESHOLD = 0.7
 SIGNATURE_METHOD = 3  # bump when signing changes; the `resign` job moves stored signatures to it
 # errors about the environment rather than the code: signed without their key frame
-ENVIRONMENT_CATEGORIES = frozenset({"import_error", "network", "timeout", "rate_limit", "out_of_memory",
-                                    "context_overflow", "permission"})
-CATEGORIES = ("compile_error", "type_error", "import_error", "test_failure", "assertion", "timeout", "network",
-              "rate_limit", "out_of_memory", "context_overflow", "permission", "not_found", "unknown")
+ENVIRONMENT_CATEGORIES = frozenset(
+    {"import_error", "network", "timeout", "rate_limit", "out_of_memory", "context_overflow", "permission"}
+)
+CATEGORIES = (
+    "compile_error",
+    "type_error",
+    "import_error",
+    "test_failure",
+    "assertion",
+    "timeout",
+    "network",
+    "rate_limit",
+    "out_of_memory",
+    "context_overflow",
+    "permission",
+    "not_found",
+    "unknown",
+)
 
 
 class ErrorSignature(BaseModel):
@@ -59,14 +85,17 @@ class ErrorSignature(BaseModel):
     frame: str | None = Field(None, description="the application stack frame the signature keys on")
     excerpt: str = Field(description="the failure block cut from the input (decisive line plus its detail)")
     excerpt_lines: tuple[int, int] | None = Field(
-        None, description="1-based inclusive line span of the excerpt in the input (only \\n ends a line)")
+        None, description="1-based inclusive line span of the excerpt in the input (only \\n ends a line)"
+    )
     message: str = Field("", description="the decisive line that was signed")
 
 
 # -- masking ------------------------------------------------------------------------------------
 # Bounded, linear patterns only (no nested quantifiers): they run on untrusted text.
-_TLD = (r"(?:com|org|net|edu|gov|mil|int|io|dev|app|ai|co|cloud|info|biz|me|us|uk|de|fr|jp|cn|hk|ru|nl|eu|ca|au|"
-        r"in|br|es|it|ch|se|no|kr|tw|local|internal|lan|localdomain|example|test|invalid)")
+_TLD = (
+    r"(?:com|org|net|edu|gov|mil|int|io|dev|app|ai|co|cloud|info|biz|me|us|uk|de|fr|jp|cn|hk|ru|nl|eu|ca|au|"
+    r"in|br|es|it|ch|se|no|kr|tw|local|internal|lan|localdomain|example|test|invalid)"
+)
 _TLDS = frozenset(_TLD[3:-1].split("|"))
 _HOST = re.compile(r"\b(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b(?![.\w-])")
 
@@ -88,8 +117,10 @@ def _is_host_port(name: str) -> bool:
 
 
 # the values an assertion compares are data: "expected:<a> but was:<b>" (JUnit), "expected X, got Y"
-_COMPARED = re.compile(r"(?i)(?P<e>expected:?\s{0,3})(?:<.{0,2000}?>|\[.{0,2000}?\]|\S{1,400}?)(?P<b>,?\s{1,3}"
-                       r"(?:but was|but got|got|but found|actual|was):?\s{0,3})(?:<.{0,2000}>|\[.{0,2000}\]|\S{1,400})$")
+_COMPARED = re.compile(
+    r"(?i)(?P<e>expected:?\s{0,3})(?:<.{0,2000}?>|\[.{0,2000}?\]|\S{1,400}?)(?P<b>,?\s{1,3}"
+    r"(?:but was|but got|got|but found|actual|was):?\s{0,3})(?:<.{0,2000}>|\[.{0,2000}\]|\S{1,400})$"
+)
 
 _HOST_PORT = re.compile(r"\b(?P<name>[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):\d{1,5}\b")
 
@@ -108,19 +139,41 @@ _MASKS: list[re.Pattern[str]] = [
     re.compile(r"\b(?:[\w.@+~-]{1,255}[\\/]){1,64}[\w@+~-]{1,255}\.[A-Za-z]\w{0,7}\b(?::\d{1,7}){0,2}"),  # rel. file
     re.compile(r"\b(?:tmp|temp)[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"),  # temp names
     re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`"),  # quoted values
-    re.compile(r"(?<![\w.])<?[-+]?\d{1,40}(?:[.,:]\d{1,40}){0,3}\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|"
-               r"minutes?|h|hrs?|hours?|days?|[kKMGTP]i?B|[kKMGT]B?/s|bytes?|B|%)(?![\w])"),  # durations, sizes
+    re.compile(
+        r"(?<![\w.])<?[-+]?\d{1,40}(?:[.,:]\d{1,40}){0,3}\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|"
+        r"minutes?|h|hrs?|hours?|days?|[kKMGTP]i?B|[kKMGT]B?/s|bytes?|B|%)(?![\w])"
+    ),  # durations, sizes
     re.compile(r"(?<![A-Za-z_])[-+]?\d{1,40}(?:\.\d{1,40})?(?:[eE][-+]?\d{1,4})?"),  # numbers
 ]
 _DIGITS = tuple("0123456789")
 _HAS_DIGIT = re.compile(r"\d").search
 # what a text must hold for a mask to apply at all (cheap substring checks before each regex)
-_MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(zip(_MASKS, [
-    ("-",), ("://",), ("@",), ("-",), (":",), (".",), (".",), ("0x", "0X"), None, ("/", "\\"), ("/", "\\"),
-    ("tmp", "temp", "pytest-"), ('"', "'", "`"), _DIGITS, _DIGITS], strict=True))
-_OPTIONAL = re.compile(r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]")  # parts of variables only
-
-
+_MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(
+    zip(
+        _MASKS,
+        [
+            ("-",),
+            ("://",),
+            ("@",),
+            ("-",),
+            (":",),
+            (".",),
+            (".",),
+            ("0x", "0X"),
+            None,
+            ("/", "\\"),
+            ("/", "\\"),
+            ("tmp", "temp", "pytest-"),
+            ('"', "'", "`"),
+            _DIGITS,
+            _DIGITS,
+        ],
+        strict=True,
+    )
+)
+_OPTIONAL = re.compile(
+    r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]"
+)  # parts of variables only
 
 
 def mask_params(text: str) -> tuple[str, list[str]]:
@@ -141,13 +194,16 @@ def mask_params(text: str) -> tuple[str, list[str]]:
     if "xpected" in text or "XPECTED" in text:
         m = _COMPARED.search(text)
         if m:
-            params.append(text[m.end("e"):m.start("b")])
-            params.append(text[m.end("b"):m.end()])
-            text = text[:m.end("e")] + WILDCARD + m.group("b") + WILDCARD
+            params.append(text[m.end("e") : m.start("b")])
+            params.append(text[m.end("b") : m.end()])
+            text = text[: m.end("e")] + WILDCARD + m.group("b") + WILDCARD
 
     for pattern, needs in _MASK_GUARDS:
-        if needs is None or (needs is _DIGITS and _HAS_DIGIT(text)) or (
-                needs is not _DIGITS and any(k in text for k in needs)):
+        if (
+            needs is None
+            or (needs is _DIGITS and _HAS_DIGIT(text))
+            or (needs is not _DIGITS and any(k in text for k in needs))
+        ):
             text = pattern.sub(sub_host if pattern is _HOST else sub_host_port if pattern is _HOST_PORT else sub, text)
     text = _OPTIONAL.sub("", text)
     return " ".join(text.split()), params
@@ -162,8 +218,7 @@ def tokenize(masked: str) -> list[str]:
     literal rest (``uid=<*>``)."""
     out = []
     for t in masked.split():
-        if t != WILDCARD and _HAS_DIGIT(t) and not (
-                _QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":"))):
+        if t != WILDCARD and _HAS_DIGIT(t) and not (_QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":"))):
             t = WILDCARD
         out.append(t)
     return out
@@ -174,48 +229,101 @@ def tokenize(masked: str) -> list[str]:
 
 # -- category -----------------------------------------------------------------------------------
 _BY_EXCEPTION = [
-    ("import_error", re.compile(r"^(?:ImportError|ModuleNotFoundError|ClassNotFoundException|NoClassDefFoundError|"
-                                r"LinkageError|UnsatisfiedLinkError)$")),
+    (
+        "import_error",
+        re.compile(
+            r"^(?:ImportError|ModuleNotFoundError|ClassNotFoundException|NoClassDefFoundError|"
+            r"LinkageError|UnsatisfiedLinkError)$"
+        ),
+    ),
     ("type_error", re.compile(r"^(?:TypeError|ClassCastException|InvalidCastException)$")),
     ("compile_error", re.compile(r"^(?:SyntaxError|IndentationError|TabError|CompileError|CompilationError)$")),
-    ("assertion", re.compile(r"^(?:AssertionError|AssertionFailedError|ComparisonFailure|AssertionFailure|"
-                             r"MultipleFailuresError)$")),
+    (
+        "assertion",
+        re.compile(
+            r"^(?:AssertionError|AssertionFailedError|ComparisonFailure|AssertionFailure|"
+            r"MultipleFailuresError)$"
+        ),
+    ),
     ("timeout", re.compile(r"Timeout|TimedOut")),
     ("out_of_memory", re.compile(r"^(?:MemoryError|OutOfMemoryError)$")),
     ("permission", re.compile(r"^(?:PermissionError|AccessDeniedException|SecurityException|AccessControlException)$")),
-    ("not_found", re.compile(r"^(?:FileNotFoundError|FileNotFoundException|NoSuchFileException|KeyError|"
-                             r"NoSuchElementException|NoSuchMethodError|NoSuchFieldError)$")),
+    (
+        "not_found",
+        re.compile(
+            r"^(?:FileNotFoundError|FileNotFoundException|NoSuchFileException|KeyError|"
+            r"NoSuchElementException|NoSuchMethodError|NoSuchFieldError)$"
+        ),
+    ),
     ("network", re.compile(r"Connection|Socket|UnknownHost|SSL|Network|HTTPError|URLError|ProtocolError")),
 ]
 _BY_TEXT = [
-    ("context_overflow", re.compile(r"(?i)context (?:length|window|limit)|maximum context|too many tokens|"
-                                    r"token limit|prompt is too long")),
+    (
+        "context_overflow",
+        re.compile(
+            r"(?i)context (?:length|window|limit)|maximum context|too many tokens|"
+            r"token limit|prompt is too long"
+        ),
+    ),
     ("rate_limit", re.compile(r"(?i)rate.?limit|too many requests|\b429\b|quota exceeded|throttl")),
     ("out_of_memory", re.compile(r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit")),
     ("timeout", re.compile(r"(?i)timed? ?out|timeout|deadline exceeded")),
-    ("permission", re.compile(r"(?i)permission denied|access denied|\bEACCES\b|forbidden|\b40[13]\b|unauthori[sz]ed|"
-                              r"not permitted")),
-    ("import_error", re.compile(r"(?i)no module named|cannot find module|unresolved import|could not resolve|"
-                                r"cannot import name|package .{1,100} does not exist|library stub|"
-                                r"no matching distribution|could not find a version that satisfies|"
-                                r"module not found|unable to import|import error|no required module provides|"
-                                r"cannot find package|npm (?:err!|error) (?:code )?e?404\b")),
-    ("type_error", re.compile(r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
-                              r"\berror TS\d+|has no attribute|not callable|expected type")),
-    ("compile_error", re.compile(r"(?i)syntax ?error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
-                                 r"cannot find symbol|undefined reference|unexpected token|build failed")),
-    ("network", re.compile(r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
-                           r"name or service not known|getaddrinfo|temporary failure in name resolution|"
-                           r"broken pipe|ssl|tls handshake|\b50[234]\b")),
-    ("not_found", re.compile(r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
-                             r"no rule to make target")),
+    (
+        "permission",
+        re.compile(
+            r"(?i)permission denied|access denied|\bEACCES\b|forbidden|\b40[13]\b|unauthori[sz]ed|"
+            r"not permitted"
+        ),
+    ),
+    (
+        "import_error",
+        re.compile(
+            r"(?i)no module named|cannot find module|unresolved import|could not resolve|"
+            r"cannot import name|package .{1,100} does not exist|library stub|"
+            r"no matching distribution|could not find a version that satisfies|"
+            r"module not found|unable to import|import error|no required module provides|"
+            r"cannot find package|npm (?:err!|error) (?:code )?e?404\b"
+        ),
+    ),
+    (
+        "type_error",
+        re.compile(
+            r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
+            r"\berror TS\d+|has no attribute|not callable|expected type"
+        ),
+    ),
+    (
+        "compile_error",
+        re.compile(
+            r"(?i)syntax ?error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
+            r"cannot find symbol|undefined reference|unexpected token|build failed"
+        ),
+    ),
+    (
+        "network",
+        re.compile(
+            r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
+            r"name or service not known|getaddrinfo|temporary failure in name resolution|"
+            r"broken pipe|ssl|tls handshake|\b50[234]\b"
+        ),
+    ),
+    (
+        "not_found",
+        re.compile(
+            r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
+            r"no rule to make target"
+        ),
+    ),
     ("assertion", re.compile(r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b")),
     ("test_failure", re.compile(r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure")),
 ]
 
 
-_COMPILED = re.compile(r"\.(?:c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|scala|rs|go|cs|fs|swift|zig|f90|f|hs|ml|d|"
-                       r"nim|v|sv|vhd|cob|pas|ada|adb|ads)(?=[:(\[])", re.I)
+_COMPILED = re.compile(
+    r"\.(?:c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|scala|rs|go|cs|fs|swift|zig|f90|f|hs|ml|d|"
+    r"nim|v|sv|vhd|cob|pas|ada|adb|ads)(?=[:(\[])",
+    re.I,
+)
 _TYPED = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)(?=[:(\[]).{0,40}\berror\b", re.I)
 _LOCATED = re.compile(r"\.\w{1,6}[:(\[]\d")
 _TYPED_FILE = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)[:(\[]\d", re.I)
@@ -238,14 +346,45 @@ _TEXT_KEYS = {
     "out_of_memory": ("out of memory", "oom", "cannot allocate memory", "heap space", "memory limit"),
     "timeout": ("time", "deadline"),
     "permission": ("permission", "access denied", "eacces", "forbidden", "401", "403", "unauthori", "not permitted"),
-    "import_error": ("module", "unresolved import", "could not resolve", "cannot import name", "does not exist",
-                     "library stub", "no matching distribution", "could not find a version", "unable to import",
-                     "import error", "no required module", "cannot find package", "npm err"),
+    "import_error": (
+        "module",
+        "unresolved import",
+        "could not resolve",
+        "cannot import name",
+        "does not exist",
+        "library stub",
+        "no matching distribution",
+        "could not find a version",
+        "unable to import",
+        "import error",
+        "no required module",
+        "cannot find package",
+        "npm err",
+    ),
     "type_error": ("type", "is not assignable", "error ts", "has no attribute", "not callable"),
-    "compile_error": ("syntax", "compil", "error[e", "cannot find symbol", "undefined reference", "unexpected token",
-                      "build failed"),
-    "network": ("connection", "econn", "network is unreachable", "name or service not known", "getaddrinfo",
-                "name resolution", "broken pipe", "ssl", "tls handshake", "502", "503", "504"),
+    "compile_error": (
+        "syntax",
+        "compil",
+        "error[e",
+        "cannot find symbol",
+        "undefined reference",
+        "unexpected token",
+        "build failed",
+    ),
+    "network": (
+        "connection",
+        "econn",
+        "network is unreachable",
+        "name or service not known",
+        "getaddrinfo",
+        "name resolution",
+        "broken pipe",
+        "ssl",
+        "tls handshake",
+        "502",
+        "503",
+        "504",
+    ),
     "not_found": ("not found", "no such file", "enoent", "does not exist", "404", "missing", "no rule to make"),
     "assertion": ("assert", "expected", ", want"),
     "test_failure": ("fail",),
@@ -287,8 +426,9 @@ def categorize(excerpt: Excerpt) -> str:
         where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
         if _COMPILED.search(where):
             return "compile_error"
-        if _TYPED.search(excerpt.message) or (where is not excerpt.message and _TYPED_FILE.search(where)
-                                               and re.match(r"(?i)error\b", excerpt.message)):
+        if _TYPED.search(excerpt.message) or (
+            where is not excerpt.message and _TYPED_FILE.search(where) and re.match(r"(?i)error\b", excerpt.message)
+        ):
             return "type_error"
         return "test_failure"
     block = excerpt.block
@@ -300,7 +440,9 @@ def categorize(excerpt: Excerpt) -> str:
     m = _EXIT.search(excerpt.message)
     if m and m.group(1) in _EXIT_CATEGORY:
         return _EXIT_CATEGORY[m.group(1)]
-    if excerpt.kind in ("pytest", "failure", "trailer") and re.search(r"(?i)\btests?\b|\bFAIL", block or excerpt.message):
+    if excerpt.kind in ("pytest", "failure", "trailer") and re.search(
+        r"(?i)\btests?\b|\bFAIL", block or excerpt.message
+    ):
         return "test_failure"
     return "unknown"
 
@@ -337,8 +479,12 @@ class TemplateMiner:
     def _clusters(self, part: str) -> list[tuple[str, list[str]]]:
         got = self._cache.get(part)
         if got is None:
-            got = [(r[0], json.loads(r[1])) for r in self.backend.execute(
-                "SELECT sig, tokens FROM error_templates WHERE partition = ? ORDER BY id", (part,))]
+            got = [
+                (r[0], json.loads(r[1]))
+                for r in self.backend.execute(
+                    "SELECT sig, tokens FROM error_templates WHERE partition = ? ORDER BY id", (part,)
+                )
+            ]
             self._cache[part] = got
         return got
 
@@ -360,6 +506,7 @@ class TemplateMiner:
     @staticmethod
     def _covers_with_gap(longer: list[str], shorter: list[str], template_is_longer: bool) -> bool:
         """Whether deleting one ``<*>`` of ``longer`` makes the template cover the message."""
+
         def covers(tpl_tok: str, msg_tok: str) -> bool:
             return tpl_tok == WILDCARD or tpl_tok == msg_tok
 
@@ -373,7 +520,7 @@ class TemplateMiner:
         # the gap is at or before the first position that does not cover (a template's <*> covers any
         # token, so the scan can run past it); try deleting each <*> of longer[:i + 1]
         for j in range(min(i + 1, len(longer))):
-            if longer[j] == WILDCARD and all(ok(a, b) for a, b in zip(longer[j + 1:], shorter[j:])):
+            if longer[j] == WILDCARD and all(ok(a, b) for a, b in zip(longer[j + 1 :], shorter[j:])):
                 return True
         return False
 
@@ -417,26 +564,36 @@ class TemplateMiner:
                 sig, merged = best[0], self._merge(best[1], tokens)
                 if merged == best[1]:
                     return best
-                c.execute("UPDATE error_templates SET tokens = ?, rev = ?, updated_at = ?, seen = seen + 1 "
-                          "WHERE sig = ?", (json.dumps(merged), rev, now, sig))
+                c.execute(
+                    "UPDATE error_templates SET tokens = ?, rev = ?, updated_at = ?, seen = seen + 1 WHERE sig = ?",
+                    (json.dumps(merged), rev, now, sig),
+                )
                 for other, tpl in clusters:  # a template this one now subsumes is the same group: link it
                     if other != sig and all(a == WILDCARD or a == b for a, b in zip(merged, tpl)):
                         c.execute("DELETE FROM error_templates WHERE sig = ?", (other,))
                         c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (sig, other))
-                        c.execute("INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
-                                  "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, "
-                                  "linked_at = excluded.linked_at", (other, sig, now))
+                        c.execute(
+                            "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
+                            "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, "
+                            "linked_at = excluded.linked_at",
+                            (other, sig, now),
+                        )
             else:
                 merged = list(tokens)
                 base = hashlib.sha256(f"{part}\x00{' '.join(tokens)}".encode()).hexdigest()
                 sig, k = f"err_{base[:16]}", 0
-                while c.execute("SELECT 1 FROM error_templates WHERE sig = ? UNION ALL "
-                                "SELECT 1 FROM error_signature_links WHERE sig = ?", (sig, sig)).fetchone():
+                while c.execute(
+                    "SELECT 1 FROM error_templates WHERE sig = ? UNION ALL "
+                    "SELECT 1 FROM error_signature_links WHERE sig = ?",
+                    (sig, sig),
+                ).fetchone():
                     k += 1
                     sig = f"err_{hashlib.sha256(f'{base}{k}'.encode()).hexdigest()[:16]}"
-                c.execute("INSERT INTO error_templates(sig, partition, tokens, category, exception, rev, created_at, "
-                          "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                          (sig, part, json.dumps(merged), category, exception, rev, now, now))
+                c.execute(
+                    "INSERT INTO error_templates(sig, partition, tokens, category, exception, rev, created_at, "
+                    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (sig, part, json.dumps(merged), category, exception, rev, now, now),
+                )
             self._cache.clear()
             self._rev = rev
             return sig, merged
@@ -449,8 +606,9 @@ class TemplateMiner:
 
     def aliases(self, sig: str) -> list[str]:
         """``sig`` and every signature linked to it."""
-        return [sig] + [r[0] for r in self.backend.execute(
-            "SELECT sig FROM error_signature_links WHERE canonical = ?", (sig,))]
+        return [sig] + [
+            r[0] for r in self.backend.execute("SELECT sig FROM error_signature_links WHERE canonical = ?", (sig,))
+        ]
 
     def canonical(self, sig: str) -> str:
         r = self.backend.execute("SELECT canonical FROM error_signature_links WHERE sig = ?", (sig,)).fetchone()

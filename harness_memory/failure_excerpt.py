@@ -79,11 +79,23 @@ _PREFIXES = [
 ]
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 _ANNOTATION = re.compile(r"^##\[(\w{1,20})\]|^::(error|warning|notice|debug|group|endgroup)(?:\s[^:]{0,500})?::")
-_LEVEL = re.compile(r"^\[(ERROR|FATAL|SEVERE|WARN|WARNING|INFO|DEBUG|TRACE|NOTE|CRITICAL)\]\s?|"
-                    r"^(ERROR|FATAL|CRITICAL|SEVERE|WARN|WARNING|INFO|DEBUG)(?::\s|\s-\s|\s{2,})")
+_LEVEL = re.compile(
+    r"^\[(ERROR|FATAL|SEVERE|WARN|WARNING|INFO|DEBUG|TRACE|NOTE|CRITICAL)\]\s?|"
+    r"^(ERROR|FATAL|CRITICAL|SEVERE|WARN|WARNING|INFO|DEBUG)(?::\s|\s-\s|\s{2,})"
+)
 _LEVEL_FIRST = frozenset("[EFCSWIDTN")
-_LEVEL_NAMES = {"ERROR": "error", "FATAL": "error", "SEVERE": "error", "CRITICAL": "error", "WARN": "warning",
-                "WARNING": "warning", "INFO": "info", "DEBUG": "info", "TRACE": "info", "NOTE": "info"}
+_LEVEL_NAMES = {
+    "ERROR": "error",
+    "FATAL": "error",
+    "SEVERE": "error",
+    "CRITICAL": "error",
+    "WARN": "warning",
+    "WARNING": "warning",
+    "INFO": "info",
+    "DEBUG": "info",
+    "TRACE": "info",
+    "NOTE": "info",
+}
 
 
 def _clean(raw: str) -> tuple[str, str | None, str | None]:
@@ -103,19 +115,19 @@ def _clean(raw: str) -> tuple[str, str | None, str | None]:
         m = _PREFIX.match(text)
         if m is None or not m.end():
             break
-        text = text[m.end():]
+        text = text[m.end() :]
     annotation = None
     if text.startswith(("##[", "::")):
         m = _ANNOTATION.match(text)
         if m:
             annotation = (m.group(1) or m.group(2)).lower()
-            text = text[m.end():]
+            text = text[m.end() :]
     level = "error" if annotation == "error" else "warning" if annotation == "warning" else None
     if text[:1] in _LEVEL_FIRST:
         m = _LEVEL.match(text)
         if m:
             level = _LEVEL_NAMES[(m.group(1) or m.group(2))]
-            text = text[m.end():]
+            text = text[m.end() :]
     return text.rstrip(), level, annotation
 
 
@@ -132,14 +144,18 @@ def clean_lines(text: str, first_no: int = 1) -> list[Line]:
 _PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):?\s*$")
 _PY_FRAME = re.compile(r'^\s*File "([^"]{1,1000})", line (\d{1,9})(?:, in (\S{1,300}))?')
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[\w$]{0,40}$")
-_EXC = re.compile(r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: )?(?:[A-Z]\s{1,8})?"
-                  r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$")
+_EXC = re.compile(
+    r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: )?(?:[A-Z]\s{1,8})?"
+    r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$"
+)
 _JAVA_FRAME = re.compile(r"^\s*at ([\w$.<>/-]{1,500})\(([^)]{0,300})\)")
 _PYTEST_E = re.compile(r"^E\s{1,80}\S")
 
-_ECHO = re.compile(r"^(?:\+{1,4} \S|\$ \S|> (?:git|cd|npm|yarn|pnpm|node|make|mvn|gradle|python|pip|cargo|go|sh|bash)\b|"
-                   r"\[command\]|\[Pipeline\] |Run [\w./-]|section_(?:start|end):\d|Step \d{1,4}/\d{1,4} : |"
-                   r"Running command |Executing |> Task :\S+\s*$)")
+_ECHO = re.compile(
+    r"^(?:\+{1,4} \S|\$ \S|> (?:git|cd|npm|yarn|pnpm|node|make|mvn|gradle|python|pip|cargo|go|sh|bash)\b|"
+    r"\[command\]|\[Pipeline\] |Run [\w./-]|section_(?:start|end):\d|Step \d{1,4}/\d{1,4} : |"
+    r"Running command |Executing |> Task :\S+\s*$)"
+)
 _MARKUP = re.compile(r"^</?[A-Za-z_][\w.-]{0,40}(?:\s[^<>]{0,200})?/?>$")
 _STEP_ANNOTATIONS = {"group", "endgroup", "command", "section"}
 
@@ -147,19 +163,25 @@ _NOT_FAILURE = re.compile(
     r"(?i)\b0 (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[:=]\s?0\b|\bno (?:errors?|failures?)\b|"
     r"\bwithout errors?\b|-Werror|errorprone|error_?prone|--fail-fast|\bfail-fast\b|\bon-?error\b|"
     r"# timeout=|\btimeout[=:]\s?\d|\b(?:passed|succeeded|success(?:ful(?:ly)?)?|ok)\b.{0,40}\b0 failed|"
-    r"\bBUILD SUCCESS|\bSuccessfully\b|\bdeprecat|warning:|\bwarn(?:ing)?s?\b(?!.{0,40}\berror)")
+    r"\bBUILD SUCCESS|\bSuccessfully\b|\bdeprecat|warning:|\bwarn(?:ing)?s?\b(?!.{0,40}\berror)"
+)
 
 _FLAGS = re.compile(r"(?<!\S)-{1,2}[A-Za-z][\w.-]{0,60}(?:=\S{0,200})?")
-_C5 = re.compile(r"(?:^|\s)panicked at\b|^panic: |^fatal error: (?!.{0,200}\.\w{1,5}: )|^Segmentation fault|"
-                 r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b")
+_C5 = re.compile(
+    r"(?:^|\s)panicked at\b|^panic: |^fatal error: (?!.{0,200}\.\w{1,5}: )|^Segmentation fault|"
+    r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b"
+)
 _C4 = re.compile(
     r"^(?:In file included from )?[\w./\\~@+-]{0,400}\.\w{1,8}(?::\d{1,7}(?::\d{1,5})?:|\(\d{1,7}(?:,\d{1,5})?\):|"
     r":\[\d{1,7},\d{1,5}\])\s{0,3}(?:(?:fatal )?error\b|\S)(?<!warning)|"
     r"\berror\[E\d{1,5}\]|\berror TS\d{1,6}\b|\bundefined reference to\b|\bcannot find symbol\b|"
-    r"\berror CS\d{1,5}\b|^ld(?:\.\w+)?: .{0,200}\berror\b")
+    r"\berror CS\d{1,5}\b|^ld(?:\.\w+)?: .{0,200}\berror\b"
+)
 _ERROR_PREFIX = re.compile(r"^(?:fatal )?error(?:\[[\w-]{1,20}\])?: [\w`'\"<(\[]")  # unindented: rustc, gcc, ...
-_C4_NOT = re.compile(r"(?i)^\S{0,400}?:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:warning|note|info|hint|help)\b|"
-                     r"^\S+:\d+:\d+:\s{0,3}(?:in|from|required from)\b")
+_C4_NOT = re.compile(
+    r"(?i)^\S{0,400}?:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:warning|note|info|hint|help)\b|"
+    r"^\S+:\d+:\d+:\s{0,3}(?:in|from|required from)\b"
+)
 _C3 = re.compile(
     r"^(?:FAILED|FAIL|ERROR)(?::|\s)\s{0,3}\S|^--- FAIL: |^not ok \d|^\s{0,8}(?:✗|✕|×|✖)\s|"
     r"\bTests run: \d{1,9}, Failures: \d{1,9}, Errors: \d{1,9}.{0,200}<<< (?:FAILURE|ERROR)!|"
@@ -171,9 +193,12 @@ _C3 = re.compile(
     r"No matching distribution found|Cannot find module|Module not found|ModuleNotFoundError|ImportError|"
     r"Missing script|cannot open|could not open|unable to (?:open|find|resolve|locate|access|connect)|"
     r"Out of memory|out of memory|Cannot allocate memory|timed out|Timed out|Timeout exceeded)\b|"
-    r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b")
-_C2 = re.compile(r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
-                 r"not found|aborted|killed|invalid|unexpected|undefined|missing)\b")
+    r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b"
+)
+_C2 = re.compile(
+    r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
+    r"not found|aborted|killed|invalid|unexpected|undefined|missing)\b"
+)
 _C1 = re.compile(
     r"^make(?:\[\d{1,4}\])?: \*\*\* .{0,400}\bError \d{1,4}|\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status) -?\d{1,4}\b|"
     r"\breturned (?:a )?non-zero exit (?:code|status)\b|\bscript returned exit code\b|"
@@ -185,17 +210,66 @@ _C1 = re.compile(
     r"^Found \d{1,9} errors?\b|\bTests? failed\b|^Test failed\.|^(?:\d{1,9} )?errors? generated\.|"
     r"\bsubprocess-exited-with-error\b|\bErrors? (?:occurred|were found)\b|^Execution failed for task|"
     r"^> Task \S+ FAILED|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
-    r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed")
+    r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed"
+)
 
 
 # a cheap filter before the classes: a line holding none of these cannot be anything but plain
-_ANY_WORDS = ("err", "fail", "exception", "panic", "traceback", "fatal", "denied", "refused", "not found", "no such",
-              "cannot", "can't", "unable", "kill", "abort", "exit", "timed out", "time out", "timeout", "assert",
-              "missing", "invalid", "undefined", "unexpected", "segmentation", "core dumped", "not ok", "caused by",
-              "not recognized", "out of memory", "could not", "cannot allocate", "***", "no rule", "-->",
-              "✗", "✕", "×", "✖")
-_ANY_START = ("e ", "e\t", "+ ", "$ ", "> ", "run ", "[command", "[pipeline", "section_", "step ", "running command",
-              "executing ")
+_ANY_WORDS = (
+    "err",
+    "fail",
+    "exception",
+    "panic",
+    "traceback",
+    "fatal",
+    "denied",
+    "refused",
+    "not found",
+    "no such",
+    "cannot",
+    "can't",
+    "unable",
+    "kill",
+    "abort",
+    "exit",
+    "timed out",
+    "time out",
+    "timeout",
+    "assert",
+    "missing",
+    "invalid",
+    "undefined",
+    "unexpected",
+    "segmentation",
+    "core dumped",
+    "not ok",
+    "caused by",
+    "not recognized",
+    "out of memory",
+    "could not",
+    "cannot allocate",
+    "***",
+    "no rule",
+    "-->",
+    "✗",
+    "✕",
+    "×",
+    "✖",
+)
+_ANY_START = (
+    "e ",
+    "e\t",
+    "+ ",
+    "$ ",
+    "> ",
+    "run ",
+    "[command",
+    "[pipeline",
+    "section_",
+    "step ",
+    "running command",
+    "executing ",
+)
 _DIGITISH = re.compile(r"[:(\[]\d")
 
 
@@ -250,11 +324,15 @@ def _classify(ln: Line) -> None:
 
 
 # -- tracebacks (unchanged rules: the root cause and its application frames) -------------------------
-_LIB_PY = re.compile(r"site-packages|dist-packages|[\\/]lib[\\/]python\d|<frozen|[\\/]_pytest[\\/]|[\\/]pluggy[\\/]|"
-                     r"[\\/]unittest[\\/]|<string>")
-_LIB_JAVA = re.compile(r"^(?:java|javax|jdk|sun|com\.sun|junit|org\.junit|org\.apache\.tools\.ant|org\.hamcrest|"
-                       r"org\.easymock|org\.mockito|org\.gradle|org\.apache\.maven|kotlin|scala|groovy|"
-                       r"org\.codehaus\.groovy|net\.bytebuddy|worker\.org\.gradle)\.")
+_LIB_PY = re.compile(
+    r"site-packages|dist-packages|[\\/]lib[\\/]python\d|<frozen|[\\/]_pytest[\\/]|[\\/]pluggy[\\/]|"
+    r"[\\/]unittest[\\/]|<string>"
+)
+_LIB_JAVA = re.compile(
+    r"^(?:java|javax|jdk|sun|com\.sun|junit|org\.junit|org\.apache\.tools\.ant|org\.hamcrest|"
+    r"org\.easymock|org\.mockito|org\.gradle|org\.apache\.maven|kotlin|scala|groovy|"
+    r"org\.codehaus\.groovy|net\.bytebuddy|worker\.org\.gradle)\."
+)
 _TESTISH = re.compile(r"(?:^|[.$/\\])(?:Test\w*|\w*Tests?|\w*TestCase|test_\w+|\w+_test)(?:[.$(]|$)|\.tests?\.")
 _ANON = re.compile(r"\$\$Lambda\$[\w/$]*|\$\d+(?=[.$]|$)")
 
@@ -307,8 +385,13 @@ def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     if key is None and app:  # failing inside the tests only: the test class (the outermost frame's)
         key = app[-1].rsplit(".", 1)[0]
     exc = m.group(1)
-    ex = Excerpt(message=f"{exc}: {m.group(2) or ''}".strip(), exception=exc.rsplit(".", 1)[-1], frame=key,
-                 frames=app, kind="java")
+    ex = Excerpt(
+        message=f"{exc}: {m.group(2) or ''}".strip(),
+        exception=exc.rsplit(".", 1)[-1],
+        frame=key,
+        frames=app,
+        kind="java",
+    )
     return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
 
 
@@ -349,8 +432,12 @@ def _detail_end(lines: list[Line], at: int, hi: int) -> int:
         t = ln.text.strip()
         if not t or ln.boundary or ln.cls == 1:
             break
-        if ln.cls >= 3 and not (ln.text[:1].isspace() or _PYTEST_E.match(ln.text) or _JAVA_FRAME.match(ln.text)
-                                or t.startswith(("-->", "|", "^", "=", "note:", "help:", "symbol", "location"))):
+        if ln.cls >= 3 and not (
+            ln.text[:1].isspace()
+            or _PYTEST_E.match(ln.text)
+            or _JAVA_FRAME.match(ln.text)
+            or t.startswith(("-->", "|", "^", "=", "note:", "help:", "symbol", "location"))
+        ):
             break
         end = j
     return end
@@ -400,8 +487,15 @@ _WARN_HEAD = re.compile(r"(?i)^(?:warning|note|help|info)\b")
 def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None:
     for k, ln in enumerate(lines):
         _classify(ln)
-        if (ln.cls < 4 and not ln.boundary and ln.level != "warning" and k + 1 < len(lines)
-                and _ARROW.match(lines[k + 1].text) and ln.text.strip() and not _WARN_HEAD.match(ln.text.strip())):
+        if (
+            ln.cls < 4
+            and not ln.boundary
+            and ln.level != "warning"
+            and k + 1 < len(lines)
+            and _ARROW.match(lines[k + 1].text)
+            and ln.text.strip()
+            and not _WARN_HEAD.match(ln.text.strip())
+        ):
             ln.cls = 4  # the header of a diagnostic whose location follows on the next line
         if baseline is not None and ln.cls and baseline.seen(ln.text):
             ln.cls = 0  # the passing run printed it too: not the failure
@@ -436,9 +530,12 @@ def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None
         nxt = next((lines[j].text.strip() for j in range(i + 1, min(hi, i + 4)) if lines[j].text.strip()), "")
         if nxt and not nxt.startswith(("note:", "stack backtrace:")):
             t = f"{t} {nxt}"
-    ex = Excerpt(message=t, exception=_exc_of(t) if _EXC.match(t) and ":" in t else None,
-                 kind={5: "exception", 4: "diagnostic", 3: "failure", 2: "error-words", 1: "trailer"}[best],
-                 level=lines[i].level)
+    ex = Excerpt(
+        message=t,
+        exception=_exc_of(t) if _EXC.match(t) and ":" in t else None,
+        kind={5: "exception", 4: "diagnostic", 3: "failure", 2: "error-words", 1: "trailer"}[best],
+        level=lines[i].level,
+    )
     ex.detail = _indented_detail(lines, i, hi)
     return _with_block(ex, lines, i, _detail_end(lines, i, hi))
 
@@ -456,8 +553,19 @@ def _indented_detail(lines: list[Line], at: int, hi: int, limit: int = 24) -> st
     return "\n".join(x for x in out if x)
 
 
-_STRONG_MARKERS = ("Traceback (most recent call last)", "Caused by: ", "BUILD FAILURE", "FAILURE: Build failed",
-                   "npm ERR!", "npm error", "error[", ": error:", "panicked at", "FAILED", "Exception in thread")
+_STRONG_MARKERS = (
+    "Traceback (most recent call last)",
+    "Caused by: ",
+    "BUILD FAILURE",
+    "FAILURE: Build failed",
+    "npm ERR!",
+    "npm error",
+    "error[",
+    ": error:",
+    "panicked at",
+    "FAILED",
+    "Exception in thread",
+)
 
 
 def _single(text: str) -> Excerpt:
@@ -469,8 +577,9 @@ def _single(text: str) -> Excerpt:
     m = _EXC.match(t)
     exc = m.group(1).rsplit(".", 1)[-1] if m and m.group(2) is not None and _EXC_NAME.search(m.group(1)) else None
     kind = "diagnostic" if _DIGIT_COLON.search(t) and _C4.search(t) and not _C4_NOT.search(t) else "message"
-    return Excerpt(message=t, exception=exc, kind=kind, level=level, block=t[:MAX_BLOCK_CHARS],
-                   lines=(1, 1) if t else None)
+    return Excerpt(
+        message=t, exception=exc, kind=kind, level=level, block=t[:MAX_BLOCK_CHARS], lines=(1, 1) if t else None
+    )
 
 
 _DIGIT_COLON = re.compile(r"[:(\[]\d|error")

@@ -76,8 +76,10 @@ class FixEvidence(BaseModel):
 
     memory: Memory = Field(description="the newest variant of the fix kind linked to this error")
     kind: str
-    level: str = Field(description="exact: linked to this signature; alias: to a signature linked to it; "
-                                   "similar: to an error whose excerpt is nearly the same text")
+    level: str = Field(
+        description="exact: linked to this signature; alias: to a signature linked to it; "
+        "similar: to an error whose excerpt is nearly the same text"
+    )
     similarity: float = Field(1.0, description="word-set Jaccard of the linked error's excerpt (1 for exact/alias)")
     worked: int = Field(description="times a fix of this kind was taught as fixing this error")
     failed: int = Field(description="times it was taught as not fixing it")
@@ -88,13 +90,24 @@ class FixEvidence(BaseModel):
 
     def explain(self) -> str:
         near = f" (similarity {self.similarity:.2f})" if self.level == "similar" else ""
-        return (f"{self.level} signature match{near}; worked {self.worked}x, did not work {self.failed}x; "
-                f"credits +{self.helpful}/-{self.unhelpful}; {self.variants} variant(s) of this fix; "
-                f"score {self.score:.2f}")
+        return (
+            f"{self.level} signature match{near}; worked {self.worked}x, did not work {self.failed}x; "
+            f"credits +{self.helpful}/-{self.unhelpful}; {self.variants} variant(s) of this fix; "
+            f"score {self.score:.2f}"
+        )
 
 
-def link(core: Core, memory_id: int, signature: str, category: str | None, excerpt: str | None, *,
-         worked: bool, now: float, bound: list[str] | None = None) -> None:
+def link(
+    core: Core,
+    memory_id: int,
+    signature: str,
+    category: str | None,
+    excerpt: str | None,
+    *,
+    worked: bool,
+    now: float,
+    bound: list[str] | None = None,
+) -> None:
     """Add one worked / did-not-work observation to a link (caller holds the write transaction)."""
     core.backend.conn.execute(
         "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, first_at, "
@@ -102,12 +115,23 @@ def link(core: Core, memory_id: int, signature: str, category: str | None, excer
         "SET worked = fix_links.worked + excluded.worked, failed = fix_links.failed + excluded.failed, "
         "last_at = excluded.last_at, error_category = COALESCE(fix_links.error_category, excluded.error_category), "
         "bound_params = COALESCE(excluded.bound_params, fix_links.bound_params)",
-        (memory_id, signature, category, excerpt[:2000] if excerpt else None, int(worked), int(not worked), now, now,
-         json.dumps(bound) if bound else None))
+        (
+            memory_id,
+            signature,
+            category,
+            excerpt[:2000] if excerpt else None,
+            int(worked),
+            int(not worked),
+            now,
+            now,
+            json.dumps(bound) if bound else None,
+        ),
+    )
 
 
-def credit(core: Core, memory_id: int, signature: str, aliases: list[str], category: str | None, helpful: bool,
-           now: float) -> None:
+def credit(
+    core: Core, memory_id: int, signature: str, aliases: list[str], category: str | None, helpful: bool, now: float
+) -> None:
     """An apply() credit on the link of ``memory_id`` to this error (or an alias of it); a fix
     credited for an error it was never linked to (shown as a similar error's fix) gets a link
     of its own carrying the credit (caller holds the write transaction)."""
@@ -115,11 +139,14 @@ def credit(core: Core, memory_id: int, signature: str, aliases: list[str], categ
     ph = ",".join("?" * len(aliases))
     cur = core.backend.conn.execute(
         f"UPDATE fix_links SET {col} = {col} + 1, last_at = ? WHERE memory_id = ? AND error_signature IN ({ph})",
-        (now, memory_id, *aliases))
+        (now, memory_id, *aliases),
+    )
     if cur.rowcount == 0:
         core.backend.conn.execute(
             f"INSERT INTO fix_links(memory_id, error_signature, error_category, {col}, first_at, last_at) "
-            "VALUES (?, ?, ?, 1, ?, ?)", (memory_id, signature, category, now, now))
+            "VALUES (?, ?, ?, 1, ?, ?)",
+            (memory_id, signature, category, now, now),
+        )
 
 
 SIMILAR_ALONE = 0.8  # below this, a fix found only through similar errors needs two of them agreeing
@@ -138,25 +165,37 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-def rank(core: Core, signed: ErrorSignature, *, agent_id: str | None, namespace: str, limit: int = 5,
-         min_score: float = 0.5, similar_min: float | None = None) -> tuple[list[FixEvidence], list[FixEvidence]]:
+def rank(
+    core: Core,
+    signed: ErrorSignature,
+    *,
+    agent_id: str | None,
+    namespace: str,
+    limit: int = 5,
+    min_score: float = 0.5,
+    similar_min: float | None = None,
+) -> tuple[list[FixEvidence], list[FixEvidence]]:
     """``(fixes, did_not_work)`` for an error, best first (see the module docstring)."""
     aliases = core.miner.group(signed.id)
     exact = {signed.id, core.miner.canonical(signed.id)}
     vis, vparams = core.visibility(agent_id, True)
     # a memory's credits that no link holds (apply() without the error or an advised task) count for
     # every error, weakly; credits a link holds count for that link's error only
-    cols = ("l.id, l.memory_id, l.error_signature, l.worked, l.failed, l.last_at, m.fix_kind, "
-            "m.times_applied - m.times_successful - (SELECT COALESCE(SUM(x.unhelpful), 0) FROM fix_links x "
-            "WHERE x.memory_id = m.id), "
-            "m.times_successful - (SELECT COALESCE(SUM(x.helpful), 0) FROM fix_links x WHERE x.memory_id = m.id), "
-            "l.bound_params, l.helpful, l.unhelpful, l.error_message")
+    cols = (
+        "l.id, l.memory_id, l.error_signature, l.worked, l.failed, l.last_at, m.fix_kind, "
+        "m.times_applied - m.times_successful - (SELECT COALESCE(SUM(x.unhelpful), 0) FROM fix_links x "
+        "WHERE x.memory_id = m.id), "
+        "m.times_successful - (SELECT COALESCE(SUM(x.helpful), 0) FROM fix_links x WHERE x.memory_id = m.id), "
+        "l.bound_params, l.helpful, l.unhelpful, l.error_message"
+    )
     where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
     wparams = (namespace, *vparams, core.now())
     ph = ",".join("?" * len(aliases))
     rows = core.backend.execute(
         f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
-        f"WHERE l.error_signature IN ({ph}) AND {where}", (*aliases, *wparams)).fetchall()
+        f"WHERE l.error_signature IN ({ph}) AND {where}",
+        (*aliases, *wparams),
+    ).fetchall()
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
     # a new error also finds the fixes of linked errors whose excerpts are nearly the same text
@@ -176,7 +215,9 @@ def rank(core: Core, signed: ErrorSignature, *, agent_id: str | None, namespace:
         if near:
             more = core.backend.execute(
                 f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
-                f"WHERE l.id IN ({','.join('?' * len(near))}) AND {where}", (*near, *wparams)).fetchall()
+                f"WHERE l.id IN ({','.join('?' * len(near))}) AND {where}",
+                (*near, *wparams),
+            ).fetchall()
             for r in more:
                 sims[r[0]] = near[r[0]]
                 levels[r[0]] = "similar"
@@ -188,10 +229,22 @@ def rank(core: Core, signed: ErrorSignature, *, agent_id: str | None, namespace:
     if not rows:
         return [], []
     order = {"exact": 2, "alias": 1, "similar": 0}
-    kinds: dict[str, dict[str, Any]] = defaultdict(lambda: {"worked": 0, "failed": 0, "helpful": 0, "unhelpful": 0,
-                                                           "members": {}, "level": "similar", "last": 0.0,
-                                                           "weighted": 0.0, "sim": 0.0, "errors": 0,
-                                                           "m_net": 0, "closest": 0.0})
+    kinds: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {
+            "worked": 0,
+            "failed": 0,
+            "helpful": 0,
+            "unhelpful": 0,
+            "members": {},
+            "level": "similar",
+            "last": 0.0,
+            "weighted": 0.0,
+            "sim": 0.0,
+            "errors": 0,
+            "m_net": 0,
+            "closest": 0.0,
+        }
+    )
     for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp, msg in rows:
         k = kinds[kind or f"memory_{mid}"]
         k["worked"] += worked
@@ -219,20 +272,36 @@ def rank(core: Core, signed: ErrorSignature, *, agent_id: str | None, namespace:
             continue  # one loosely similar error is not evidence enough
         net = k["weighted"] + MEMORY_CREDIT * k["m_net"]
         newest = max(k["members"], key=lambda m: (k["members"][m], m))  # the best-linked variant stands for it
-        ev = dict(kind=kind, level=k["level"], worked=k["worked"], failed=k["failed"], helpful=k["helpful"],
-                  unhelpful=k["unhelpful"], variants=len(k["members"]), score=round(net, 4), similarity=k["sim"],
-                  newest=newest, last=k["last"], closest=k["closest"])
+        ev = dict(
+            kind=kind,
+            level=k["level"],
+            worked=k["worked"],
+            failed=k["failed"],
+            helpful=k["helpful"],
+            unhelpful=k["unhelpful"],
+            variants=len(k["members"]),
+            score=round(net, 4),
+            similarity=k["sim"],
+            newest=newest,
+            last=k["last"],
+            closest=k["closest"],
+        )
         backed = k["worked"] + k["helpful"] > 0
         (fixes if backed and net >= min_score * k["sim"] else failed).append(ev)
     fixes.sort(key=lambda e: (order[e["level"]], e["score"], e["closest"], e["last"], e["newest"]), reverse=True)
     failed.sort(key=lambda e: (e["score"], -e["last"]))
     fixes, failed = fixes[:limit], failed[:limit]
-    mems = {r[0]: row_to_memory(r) for r in core.backend.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN "
-        f"({','.join('?' * len(fixes + failed)) or 'NULL'})", [e["newest"] for e in fixes + failed])}
+    mems = {
+        r[0]: row_to_memory(r)
+        for r in core.backend.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(fixes + failed)) or 'NULL'})",
+            [e["newest"] for e in fixes + failed],
+        )
+    }
 
     def build(e: dict[str, Any]) -> FixEvidence:
-        return FixEvidence(memory=mems[e["newest"]],
-                           **{k: v for k, v in e.items() if k not in ("newest", "last", "closest")})
+        return FixEvidence(
+            memory=mems[e["newest"]], **{k: v for k, v in e.items() if k not in ("newest", "last", "closest")}
+        )
 
     return [build(e) for e in fixes if e["newest"] in mems], [build(e) for e in failed if e["newest"] in mems]

@@ -57,8 +57,9 @@ def migrate(backend: Backend) -> list[str]:
                 continue
             for stmt in backend.split_script(sql):
                 c.execute(stmt)
-            c.execute("INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
-                      (version, name, time.time()))
+            c.execute(
+                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                (version, name, time.time()),
+            )
         applied.append(name)
     return applied
-

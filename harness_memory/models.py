@@ -76,13 +76,39 @@ MEMORY_COLUMNS = (
 
 def row_to_memory(r: tuple[Any, ...]) -> Memory:
     return Memory(
-        id=r[0], uid=r[1], namespace=r[2], agent_id=r[3], scope=r[4], type=r[5], content=r[6], key=r[7],
-        task_signature=r[8], error_signature=r[9], error_template=r[10], tags=json.loads(r[11]),
-        importance=r[12], relevance_score=r[13], access_count=r[14], last_accessed=_dt(r[15]),
-        times_applied=r[16], times_successful=r[17], success_rate=r[18], session_id=r[19], task_id=r[20],
-        metadata=json.loads(r[21]), content_hash=r[22], created_at=_dt_set(r[23]), updated_at=_dt_set(r[24]),
-        expires_at=_dt(r[25]), archived=bool(r[26]), pinned=bool(r[27]), consolidated_into=r[28],
-        embedding_pending=bool(r[29]), version=r[30], thread_id=r[31], reflected_at=_dt(r[32]),
+        id=r[0],
+        uid=r[1],
+        namespace=r[2],
+        agent_id=r[3],
+        scope=r[4],
+        type=r[5],
+        content=r[6],
+        key=r[7],
+        task_signature=r[8],
+        error_signature=r[9],
+        error_template=r[10],
+        tags=json.loads(r[11]),
+        importance=r[12],
+        relevance_score=r[13],
+        access_count=r[14],
+        last_accessed=_dt(r[15]),
+        times_applied=r[16],
+        times_successful=r[17],
+        success_rate=r[18],
+        session_id=r[19],
+        task_id=r[20],
+        metadata=json.loads(r[21]),
+        content_hash=r[22],
+        created_at=_dt_set(r[23]),
+        updated_at=_dt_set(r[24]),
+        expires_at=_dt(r[25]),
+        archived=bool(r[26]),
+        pinned=bool(r[27]),
+        consolidated_into=r[28],
+        embedding_pending=bool(r[29]),
+        version=r[30],
+        thread_id=r[31],
+        reflected_at=_dt(r[32]),
     )
 
 
@@ -105,11 +131,21 @@ class ScoreBreakdown(BaseModel):
     weights: dict[str, float]
 
     def describe(self) -> str:
-        parts = [f"{k} {v:.2f}" for k, v in (("vector", self.vector), ("keyword", self.keyword),
-                                               ("tags", self.tags), ("signature", self.signature)) if v is not None]
-        return (f"score {self.score:.3f} = match {self.match:.3f} ({', '.join(parts)}) x relevance "
-                f"{self.relevance:.2f} x prior-factor (usefulness {self.usefulness:.2f}, recency {self.recency:.2f}, "
-                f"importance {self.importance:.2f})")
+        parts = [
+            f"{k} {v:.2f}"
+            for k, v in (
+                ("vector", self.vector),
+                ("keyword", self.keyword),
+                ("tags", self.tags),
+                ("signature", self.signature),
+            )
+            if v is not None
+        ]
+        return (
+            f"score {self.score:.3f} = match {self.match:.3f} ({', '.join(parts)}) x relevance "
+            f"{self.relevance:.2f} x prior-factor (usefulness {self.usefulness:.2f}, recency {self.recency:.2f}, "
+            f"importance {self.importance:.2f})"
+        )
 
 
 class RecallHit(BaseModel):
@@ -118,8 +154,11 @@ class RecallHit(BaseModel):
     memory: Memory
     score: float
     breakdown: ScoreBreakdown
-    confidence: float | None = Field(None, description="calibrated probability that this hit is relevant "
-                                                       "experience, from absolute evidence (see confidence.py)")
+    confidence: float | None = Field(
+        None,
+        description="calibrated probability that this hit is relevant "
+        "experience, from absolute evidence (see confidence.py)",
+    )
     evidence: dict[str, float] = Field(default_factory=dict, description="what the confidence was computed from")
 
     def explain(self) -> dict[str, Any]:

@@ -40,18 +40,53 @@ class ImportReport:
 
 
 # -- JSONL ---------------------------------------------------------------------------------------
-_EXPORT_FIELDS = ("uid", "namespace", "agent_id", "scope", "type", "content", "key", "task_signature",
-                  "error_signature", "error_template", "tags", "importance", "relevance_score", "access_count",
-                  "last_accessed", "times_applied", "times_successful", "success_rate", "session_id", "task_id",
-                  "metadata", "created_at", "updated_at", "expires_at", "archived", "pinned", "version")
+_EXPORT_FIELDS = (
+    "uid",
+    "namespace",
+    "agent_id",
+    "scope",
+    "type",
+    "content",
+    "key",
+    "task_signature",
+    "error_signature",
+    "error_template",
+    "tags",
+    "importance",
+    "relevance_score",
+    "access_count",
+    "last_accessed",
+    "times_applied",
+    "times_successful",
+    "success_rate",
+    "session_id",
+    "task_id",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "archived",
+    "pinned",
+    "version",
+)
 _TIME_FIELDS = ("last_accessed", "created_at", "updated_at", "expires_at")
 # optional since migration 0006 (older exports lack them): what was signed, the fix kind, error→fix links
 _EXTRA_FIELDS = ("error_basis", "fix_kind", "fix_links")
 # optional since migration 0012: the thread of an episode, when it was reflected, and (for a reflected
 # memory) the uids of the episodes it came from
 _THREAD_FIELDS = ("thread_id", "reflected_at", "sources")
-_LINK_FIELDS = ("error_signature", "error_category", "error_message", "worked", "failed", "helpful", "unhelpful",
-                "first_at", "last_at", "bound_params")
+_LINK_FIELDS = (
+    "error_signature",
+    "error_category",
+    "error_message",
+    "worked",
+    "failed",
+    "helpful",
+    "unhelpful",
+    "first_at",
+    "last_at",
+    "bound_params",
+)
 
 
 def _record(m: Memory) -> dict[str, Any]:
@@ -62,21 +97,32 @@ def _record(m: Memory) -> dict[str, Any]:
 
 
 def _with_links(core: Core, memory_id: int, rec: dict[str, Any]) -> dict[str, Any]:
-    basis, kind = core.backend.execute("SELECT error_basis, fix_kind FROM memories WHERE id = ?",
-                                       (memory_id,)).fetchone()
-    links = [dict(zip(_LINK_FIELDS, r)) for r in core.backend.execute(
-        f"SELECT {', '.join(_LINK_FIELDS)} FROM fix_links WHERE memory_id = ? ORDER BY id", (memory_id,))]
+    basis, kind = core.backend.execute(
+        "SELECT error_basis, fix_kind FROM memories WHERE id = ?", (memory_id,)
+    ).fetchone()
+    links = [
+        dict(zip(_LINK_FIELDS, r))
+        for r in core.backend.execute(
+            f"SELECT {', '.join(_LINK_FIELDS)} FROM fix_links WHERE memory_id = ? ORDER BY id", (memory_id,)
+        )
+    ]
     if basis is not None:
         rec["error_basis"] = json.loads(basis)
     if kind is not None:
         rec["fix_kind"] = kind
     if links:
         rec["fix_links"] = links
-    thread, reflected = core.backend.execute("SELECT thread_id, reflected_at FROM memories WHERE id = ?",
-                                             (memory_id,)).fetchone()
-    sources = [r[0] for r in core.backend.execute(
-        "SELECT m.uid FROM memory_sources s JOIN memories m ON m.id = s.source_id WHERE s.memory_id = ? "
-        "ORDER BY m.id", (memory_id,))]
+    thread, reflected = core.backend.execute(
+        "SELECT thread_id, reflected_at FROM memories WHERE id = ?", (memory_id,)
+    ).fetchone()
+    sources = [
+        r[0]
+        for r in core.backend.execute(
+            "SELECT m.uid FROM memory_sources s JOIN memories m ON m.id = s.source_id WHERE s.memory_id = ? "
+            "ORDER BY m.id",
+            (memory_id,),
+        )
+    ]
     if thread is not None:
         rec["thread_id"] = thread
     if reflected is not None:
@@ -90,8 +136,11 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
     """The optional 0006 fields of a record, validated (raises InvalidInputError)."""
     basis = rec.get("error_basis")
     if basis is not None:
-        if not isinstance(basis, dict) or not isinstance(basis.get("message"), str) or set(basis) - {
-                "message", "frame", "exception", "category", "excerpt"}:
+        if (
+            not isinstance(basis, dict)
+            or not isinstance(basis.get("message"), str)
+            or set(basis) - {"message", "frame", "exception", "category", "excerpt"}
+        ):
             raise InvalidInputError("error_basis must be an object with message, frame, exception, category, excerpt")
         for f in ("message", "frame", "exception", "category", "excerpt"):
             if basis.get(f) is not None:
@@ -108,10 +157,14 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
         if not isinstance(ln, dict) or set(ln) - set(_LINK_FIELDS) or "error_signature" not in ln:
             raise InvalidInputError(f"fix_links[{k}] must be an object of {', '.join(_LINK_FIELDS)}")
         sig = v.text(ln["error_signature"], f"fix_links[{k}].error_signature", max_bytes=200)
-        cat = None if ln.get("error_category") is None else v.text(ln["error_category"], "error_category",
-                                                                   max_bytes=200)
-        msg = None if ln.get("error_message") is None else v.text(ln["error_message"], "error_message",
-                                                                  max_bytes=8192, allow_empty=True)
+        cat = (
+            None if ln.get("error_category") is None else v.text(ln["error_category"], "error_category", max_bytes=200)
+        )
+        msg = (
+            None
+            if ln.get("error_message") is None
+            else v.text(ln["error_message"], "error_message", max_bytes=8192, allow_empty=True)
+        )
         counts = [v.count(ln.get(f, 0), f"fix_links[{k}].{f}") for f in ("worked", "failed", "helpful", "unhelpful")]
         times = [v.timestamp(ln.get(f), f"fix_links[{k}].{f}") for f in ("first_at", "last_at")]
         if None in times:
@@ -119,8 +172,11 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
         bound = ln.get("bound_params")
         if bound is not None:
             bound = json.loads(bound) if isinstance(bound, str) else bound
-            if not isinstance(bound, list) or len(bound) > 8 or not all(isinstance(x, str) and 0 < len(x) <= 200
-                                                                       for x in bound):
+            if (
+                not isinstance(bound, list)
+                or len(bound) > 8
+                or not all(isinstance(x, str) and 0 < len(x) <= 200 for x in bound)
+            ):
                 raise InvalidInputError(f"fix_links[{k}].bound_params must be a list of up to 8 strings")
             bound = dumps(bound)
         out.append((sig, cat, msg, *counts, *times, bound))
@@ -128,16 +184,20 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
 
 
 def _apply_links(c, mid: int, r: dict[str, Any]) -> None:
-    c.execute("UPDATE memories SET error_basis = COALESCE(?, error_basis), fix_kind = COALESCE(?, fix_kind) "
-              "WHERE id = ?", (r["error_basis"], r["fix_kind"], mid))
+    c.execute(
+        "UPDATE memories SET error_basis = COALESCE(?, error_basis), fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
+        (r["error_basis"], r["fix_kind"], mid),
+    )
     for sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound in r["fix_links"]:
         # the exported link is the state of that memory's link: set, not add (idempotent)
-        c.execute("INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, "
-                  "helpful, unhelpful, first_at, last_at, bound_params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                  "ON CONFLICT(memory_id, error_signature) DO UPDATE SET worked = excluded.worked, "
-                  "failed = excluded.failed, helpful = excluded.helpful, unhelpful = excluded.unhelpful, "
-                  "first_at = excluded.first_at, last_at = excluded.last_at, bound_params = excluded.bound_params",
-                  (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound))
+        c.execute(
+            "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, "
+            "helpful, unhelpful, first_at, last_at, bound_params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(memory_id, error_signature) DO UPDATE SET worked = excluded.worked, "
+            "failed = excluded.failed, helpful = excluded.helpful, unhelpful = excluded.unhelpful, "
+            "first_at = excluded.first_at, last_at = excluded.last_at, bound_params = excluded.bound_params",
+            (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound),
+        )
 
 
 def _apply_threads(core: Core, c, records: list[dict[str, Any]]) -> None:
@@ -148,13 +208,17 @@ def _apply_threads(core: Core, c, records: list[dict[str, Any]]) -> None:
         if r["thread_id"] is None and r["reflected_at"] is None and not r["sources"]:
             continue
         mid = c.execute("SELECT id FROM memories WHERE uid = ?", (r["uid"],)).fetchone()[0]
-        c.execute("UPDATE memories SET thread_id = ?, reflected_at = ? WHERE id = ?",
-                  (r["thread_id"], r["reflected_at"], mid))
+        c.execute(
+            "UPDATE memories SET thread_id = ?, reflected_at = ? WHERE id = ?", (r["thread_id"], r["reflected_at"], mid)
+        )
         for uid in r["sources"]:
             src = c.execute("SELECT id FROM memories WHERE uid = ?", (uid,)).fetchone()
             if src is not None:
-                c.execute("INSERT INTO memory_sources(memory_id, source_id, kind, added_at) VALUES (?, ?, ?, ?) "
-                          "ON CONFLICT (memory_id, source_id) DO NOTHING", (mid, src[0], "reflection", now))
+                c.execute(
+                    "INSERT INTO memory_sources(memory_id, source_id, kind, added_at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (memory_id, source_id) DO NOTHING",
+                    (mid, src[0], "reflection", now),
+                )
 
 
 def _file_error(action: str, path: Path, exc: OSError) -> FileAccessError:
@@ -192,8 +256,17 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
             state = _state.has_records(core, where, params, whole)
             with tmp.open("w", encoding="utf-8") as fh:
                 # the lowest version that reads it: a file without the newer records imports into older versions
-                fh.write(dumps({"format": FORMAT, "version": 3 if state else 2 if calls else 1,
-                                "embedder": emb[0] if emb else None, "exported_at": core.now()}) + "\n")
+                fh.write(
+                    dumps(
+                        {
+                            "format": FORMAT,
+                            "version": 3 if state else 2 if calls else 1,
+                            "embedder": emb[0] if emb else None,
+                            "exported_at": core.now(),
+                        }
+                    )
+                    + "\n"
+                )
                 for r in rows.fetchall():
                     fh.write(dumps(_with_links(core, r[0], _record(row_to_memory(r)))) + "\n")
                     n += 1
@@ -306,8 +379,11 @@ def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_Ext
 
 
 def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]:
-    missing = [f for f in ("uid", "namespace", "agent_id", "scope", "type", "content", "created_at", "updated_at")
-               if f not in rec]
+    missing = [
+        f
+        for f in ("uid", "namespace", "agent_id", "scope", "type", "content", "created_at", "updated_at")
+        if f not in rec
+    ]
     if missing:
         raise ImportFormatError(f"{where}: missing fields {missing}")
     unknown = sorted(set(rec) - set(_EXPORT_FIELDS) - set(_EXTRA_FIELDS) - set(_THREAD_FIELDS))
@@ -316,18 +392,31 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
     try:
         if not isinstance(rec["uid"], str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", rec["uid"]):
             raise InvalidInputError("uid must be 1-64 characters of [A-Za-z0-9_-]")
-        item = writes.prepare(core, rec["content"], type=rec["type"], agent_id=rec["agent_id"], scope=rec["scope"],
-                              namespace=rec["namespace"], key=rec.get("key"), task_signature=rec.get("task_signature"),
-                              tags=rec.get("tags") or [], importance=rec.get("importance", 0.5),
-                              metadata=rec.get("metadata"), session_id=rec.get("session_id"), task_id=rec.get("task_id"))
+        item = writes.prepare(
+            core,
+            rec["content"],
+            type=rec["type"],
+            agent_id=rec["agent_id"],
+            scope=rec["scope"],
+            namespace=rec["namespace"],
+            key=rec.get("key"),
+            task_signature=rec.get("task_signature"),
+            tags=rec.get("tags") or [],
+            importance=rec.get("importance", 0.5),
+            metadata=rec.get("metadata"),
+            session_id=rec.get("session_id"),
+            task_id=rec.get("task_id"),
+        )
         for f in ("relevance_score", "success_rate"):
             if rec.get(f) is not None:
                 v.unit_float(rec[f], f)
         for f in ("error_signature", "error_template"):
             if rec.get(f) is not None:
                 v.text(rec[f], f, max_bytes=4096)
-        counts = {f: 0 if rec.get(f) is None else v.count(rec[f], f)
-                  for f in ("access_count", "times_applied", "times_successful", "version")}
+        counts = {
+            f: 0 if rec.get(f) is None else v.count(rec[f], f)
+            for f in ("access_count", "times_applied", "times_successful", "version")
+        }
         if counts["times_successful"] > counts["times_applied"]:
             raise InvalidInputError("times_successful exceeds times_applied")
         times = {f: v.timestamp(rec.get(f), f) for f in _TIME_FIELDS}
@@ -344,20 +433,34 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
         thread = v.ident(rec.get("thread_id"), "thread_id", optional=True)
         reflected = v.timestamp(rec.get("reflected_at"), "reflected_at")
         sources = rec.get("sources") or []
-        if not isinstance(sources, list) or len(sources) > 10_000 or not all(
-                isinstance(u, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", u) for u in sources):
+        if (
+            not isinstance(sources, list)
+            or len(sources) > 10_000
+            or not all(isinstance(u, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", u) for u in sources)
+        ):
             raise InvalidInputError("sources must be a list of uids")
     except InvalidInputError as exc:
         raise ImportFormatError(f"{where}: {exc}") from exc
     template = rec.get("error_template")
     if template is not None and core.settings.redact_secrets:
         template = redact_text(template)  # stored as text: redacted like everything else that is stored
-    return {"item": item, "uid": rec["uid"], "error_signature": rec.get("error_signature"),
-            "error_template": template,
-            "relevance_score": 1.0 if rec.get("relevance_score") is None else float(rec["relevance_score"]),
-            "success_rate": None if rec.get("success_rate") is None else float(rec["success_rate"]),
-            "error_basis": basis, "fix_kind": kind, "fix_links": links, "thread_id": thread,
-            "reflected_at": reflected, "sources": sources, **flags, **counts, **times}
+    return {
+        "item": item,
+        "uid": rec["uid"],
+        "error_signature": rec.get("error_signature"),
+        "error_template": template,
+        "relevance_score": 1.0 if rec.get("relevance_score") is None else float(rec["relevance_score"]),
+        "success_rate": None if rec.get("success_rate") is None else float(rec["success_rate"]),
+        "error_basis": basis,
+        "fix_kind": kind,
+        "fix_links": links,
+        "thread_id": thread,
+        "reflected_at": reflected,
+        "sources": sources,
+        **flags,
+        **counts,
+        **times,
+    }
 
 
 def import_jsonl(core: Core, path: Path) -> ImportReport:
@@ -368,38 +471,75 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
     in_file = {r["uid"] for r in records}
     for x in calls:  # history and access rows belong to a memory of the same file
         if isinstance(x, _state.StateRecord) and "memory" in x.values and x.values["memory"] not in in_file:
-            raise ImportFormatError(f"{path}: a {x.kind} record names memory {x.values['memory']}, which is not in "
-                                    "the file")
+            raise ImportFormatError(
+                f"{path}: a {x.kind} record names memory {x.values['memory']}, which is not in the file"
+            )
     vectors = core.embed([r["item"].content for r in records]) if records else None
     report = ImportReport()
     try:
         with core.backend.write() as c:
             for k, r in enumerate(records):
                 it = r["item"]
-                row = c.execute("SELECT id, updated_at, content_hash FROM memories WHERE uid = ?", (r["uid"],)).fetchone()
+                row = c.execute(
+                    "SELECT id, updated_at, content_hash FROM memories WHERE uid = ?", (r["uid"],)
+                ).fetchone()
                 if row is not None and row[1] == r["updated_at"] and row[2] == it.content_hash:
                     report.unchanged += 1
                     report.ids.append(row[0])
                     _apply_links(c, row[0], r)
                     continue
                 if it.key is not None:
-                    clash = c.execute("SELECT uid FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? "
-                                      "AND key = ?", (it.namespace, it.agent_id, it.type, it.key)).fetchone()
+                    clash = c.execute(
+                        "SELECT uid FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key = ?",
+                        (it.namespace, it.agent_id, it.type, it.key),
+                    ).fetchone()
                     if clash is not None and clash[0] != r["uid"]:
-                        raise ImportFormatError(f"{path}:{r['line']}: record {r['uid']} has key {it.key!r}, already used by {clash[0]}")
-                values = (it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
-                          r["error_signature"], r["error_template"], dumps(it.tags), it.importance,
-                          r["relevance_score"], r["access_count"], r["last_accessed"], r["times_applied"],
-                          r["times_successful"], r["success_rate"], it.session_id, it.task_id, dumps(it.metadata),
-                          it.content_hash, r["created_at"], r["updated_at"], r["expires_at"], int(r["archived"]),
-                          int(r["pinned"]), max(1, r["version"]), int(vectors is None))
-                cols = ("namespace, agent_id, scope, memory_type, content, key, task_signature, error_signature, "
-                        "error_template, context_tags, importance, relevance_score, access_count, last_accessed, "
-                        "times_applied, times_successful, success_rate, session_id, task_id, metadata, content_hash, "
-                        "created_at, updated_at, expires_at, archived, pinned, version, embedding_pending")
+                        raise ImportFormatError(
+                            f"{path}:{r['line']}: record {r['uid']} has key {it.key!r}, already used by {clash[0]}"
+                        )
+                values = (
+                    it.namespace,
+                    it.agent_id,
+                    it.scope,
+                    it.type,
+                    it.content,
+                    it.key,
+                    it.task_signature,
+                    r["error_signature"],
+                    r["error_template"],
+                    dumps(it.tags),
+                    it.importance,
+                    r["relevance_score"],
+                    r["access_count"],
+                    r["last_accessed"],
+                    r["times_applied"],
+                    r["times_successful"],
+                    r["success_rate"],
+                    it.session_id,
+                    it.task_id,
+                    dumps(it.metadata),
+                    it.content_hash,
+                    r["created_at"],
+                    r["updated_at"],
+                    r["expires_at"],
+                    int(r["archived"]),
+                    int(r["pinned"]),
+                    max(1, r["version"]),
+                    int(vectors is None),
+                )
+                cols = (
+                    "namespace, agent_id, scope, memory_type, content, key, task_signature, error_signature, "
+                    "error_template, context_tags, importance, relevance_score, access_count, last_accessed, "
+                    "times_applied, times_successful, success_rate, session_id, task_id, metadata, content_hash, "
+                    "created_at, updated_at, expires_at, archived, pinned, version, embedding_pending"
+                )
                 if row is None:
-                    mid = int(c.execute(f"INSERT INTO memories(uid, {cols}) VALUES (?{', ?' * 28}) RETURNING id",
-                                        (r["uid"], *values)).fetchone()[0])
+                    mid = int(
+                        c.execute(
+                            f"INSERT INTO memories(uid, {cols}) VALUES (?{', ?' * 28}) RETURNING id",
+                            (r["uid"], *values),
+                        ).fetchone()[0]
+                    )
                     report.inserted += 1
                 else:
                     mid = row[0]
@@ -415,7 +555,8 @@ def import_jsonl(core: Core, path: Path) -> ImportReport:
             docs = [x for x in calls if isinstance(x, dict)]  # document records (after every memory: chunks by uid)
             state = [x for x in calls if isinstance(x, _state.StateRecord)]
             report.tool_calls = _tool_calls.import_records(
-                c, [x for x in calls if not isinstance(x, (dict, _state.StateRecord))])[0]
+                c, [x for x in calls if not isinstance(x, (dict, _state.StateRecord))]
+            )[0]
             try:
                 report.documents = _documents.import_records(c, docs)
             except InvalidInputError as exc:
@@ -443,9 +584,13 @@ def _date(d: datetime) -> str:
 
 
 def _markdown_for(memories: list[Memory], agent_id: str, namespace: str) -> str:
-    out = [f"# MEMORY.md: agent {agent_id}, namespace {namespace}", "",
-           "<!-- Edit freely: change a bullet's text to edit it, delete a bullet to forget it, add",
-           "     `- [YYYY-MM-DD] (type): text` bullets to remember. Keep the hm: markers. -->", ""]
+    out = [
+        f"# MEMORY.md: agent {agent_id}, namespace {namespace}",
+        "",
+        "<!-- Edit freely: change a bullet's text to edit it, delete a bullet to forget it, add",
+        "     `- [YYYY-MM-DD] (type): text` bullets to remember. Keep the hm: markers. -->",
+        "",
+    ]
     for m in memories:
         text = m.content.replace("\n", "\n  ")
         out.append(f"- [{_date(m.created_at)}] ({m.type}): {text}  <!-- hm:{m.uid} -->")
@@ -455,7 +600,9 @@ def _markdown_for(memories: list[Memory], agent_id: str, namespace: str) -> str:
 def _agent_memories(core: Core, agent_id: str, namespace: str) -> list[Memory]:
     rows = core.backend.execute(
         f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE namespace = ? AND agent_id = ? AND memory_type != 'context' "
-        "ORDER BY created_at, id", (namespace, agent_id)).fetchall()
+        "ORDER BY created_at, id",
+        (namespace, agent_id),
+    ).fetchall()
     return [row_to_memory(r) for r in rows]
 
 
@@ -477,10 +624,12 @@ def export_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
 
 
 def _record_sync(c, core: Core, ns: str, agent_id: str, text: str, uids: list[str]) -> None:
-    c.execute("INSERT INTO markdown_sync(namespace, agent_id, file_hash, uids, synced_at) VALUES (?, ?, ?, ?, ?) "
-              "ON CONFLICT(namespace, agent_id) DO UPDATE SET file_hash = excluded.file_hash, uids = excluded.uids, "
-              "synced_at = excluded.synced_at",
-              (ns, agent_id, hashlib.sha256(text.encode()).hexdigest(), dumps(uids), core.now()))
+    c.execute(
+        "INSERT INTO markdown_sync(namespace, agent_id, file_hash, uids, synced_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(namespace, agent_id) DO UPDATE SET file_hash = excluded.file_hash, uids = excluded.uids, "
+        "synced_at = excluded.synced_at",
+        (ns, agent_id, hashlib.sha256(text.encode()).hexdigest(), dumps(uids), core.now()),
+    )
 
 
 def _parse_markdown(text: str, where: Path) -> list[tuple[int, float, str, str, str | None]]:
@@ -501,7 +650,9 @@ def _parse_markdown(text: str, where: Path) -> list[tuple[int, float, str, str, 
             try:
                 day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=UTC)
             except ValueError as exc:
-                raise ImportFormatError(f"{where}:{no}: bad date {m.group(1)}-{m.group(2)}-{m.group(3)}: {exc}") from exc
+                raise ImportFormatError(
+                    f"{where}:{no}: bad date {m.group(1)}-{m.group(2)}-{m.group(3)}: {exc}"
+                ) from exc
             entries.append([no, day.timestamp(), m.group(4), [m.group(5)]])
         elif line.startswith("  ") and entries:
             entries[-1][3].append(line[2:])
@@ -525,8 +676,9 @@ def import_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
     ns = namespace or core.settings.namespace
     text = _read_text(path)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    last = core.backend.execute("SELECT file_hash, uids FROM markdown_sync WHERE namespace = ? AND agent_id = ?",
-                                (ns, agent_id)).fetchone()
+    last = core.backend.execute(
+        "SELECT file_hash, uids FROM markdown_sync WHERE namespace = ? AND agent_id = ?", (ns, agent_id)
+    ).fetchone()
     if last is not None and last[0] == digest:
         return ImportReport(skipped_file=True)
     entries = _parse_markdown(text, path)
@@ -570,20 +722,28 @@ def import_markdown(core: Core, agent_id: str, path: Path, *, namespace: str | N
                     it.task_signature, it.tags, it.importance = m.task_signature, m.tags, m.importance
                     it.metadata, it.session_id, it.task_id = m.metadata, m.session_id, m.task_id
                     c.execute("UPDATE memories SET memory_type = ? WHERE id = ?", (it.type, m.id))
-                    writes._update_in_place(core, m.id, it, vec, now, None if m.expires_at is None else m.expires_at.timestamp())
+                    writes._update_in_place(
+                        core, m.id, it, vec, now, None if m.expires_at is None else m.expires_at.timestamp()
+                    )
                     report.updated += 1
                     mid = m.id
                 report.ids.append(mid)
             previously = set(json.loads(last[1])) if last is not None else set()
             gone = [existing[u].id for u in previously - set(seen_uids) if u in existing]
             report.deleted = core.delete(gone)
-            uids = [r[0] for r in c.execute(f"SELECT uid FROM memories WHERE id IN ({','.join('?' * len(report.ids))})",
-                                            report.ids)] if report.ids else []
+            uids = (
+                [
+                    r[0]
+                    for r in c.execute(
+                        f"SELECT uid FROM memories WHERE id IN ({','.join('?' * len(report.ids))})", report.ids
+                    )
+                ]
+                if report.ids
+                else []
+            )
             _record_sync(c, core, ns, agent_id, text, uids)
     except BaseException:
         if core.index is not None:
             core.index.seq = None
         raise
     return report
-
-

@@ -39,26 +39,69 @@ KINDS = ("history", "access", "attempt", "technique", "error_template", "error_l
 _MAX_TEXT = 1_000_000
 
 _HISTORY = ("version", "content", "tags", "importance", "metadata", "valid_from", "valid_until")
-_ACCESS = ("agent_id", "session_id", "task_id", "access_type", "was_helpful", "outcome", "score", "timestamp",
-           "error_signature", "duration_ms")
+_ACCESS = (
+    "agent_id",
+    "session_id",
+    "task_id",
+    "access_type",
+    "was_helpful",
+    "outcome",
+    "score",
+    "timestamp",
+    "error_signature",
+    "duration_ms",
+)
 _ACCESS_TYPES = ("query", "applied", "updated", "invalidated")
-_ATTEMPT = ("task_id", "technique", "result", "error_signature", "error_category", "agent_id", "agent_type",
-            "task_category", "notes", "attempted_at", "error_basis")
+_ATTEMPT = (
+    "task_id",
+    "technique",
+    "result",
+    "error_signature",
+    "error_category",
+    "agent_id",
+    "agent_type",
+    "task_category",
+    "notes",
+    "attempted_at",
+    "error_basis",
+)
 _RESULTS = ("fixed", "failed", "decomposed", "escalated")
-_TECHNIQUE = ("technique", "level", "error_key", "error_category", "successes", "failures", "success_rate",
-              "agent_types", "task_categories", "example_successes", "example_failures", "first_used", "last_used",
-              "last_success", "last_failure")
+_TECHNIQUE = (
+    "technique",
+    "level",
+    "error_key",
+    "error_category",
+    "successes",
+    "failures",
+    "success_rate",
+    "agent_types",
+    "task_categories",
+    "example_successes",
+    "example_failures",
+    "first_used",
+    "last_used",
+    "last_success",
+    "last_failure",
+)
 _LEVELS = ("signature", "category", "global")
 _TEMPLATE = ("sig", "partition", "tokens", "category", "exception", "seen", "created_at", "updated_at")
 _LINK = ("sig", "canonical", "linked_at")
-_FIELDS = {"history": ("memory", *_HISTORY), "access": ("memory", *_ACCESS), "attempt": _ATTEMPT,
-           "technique": _TECHNIQUE, "error_template": _TEMPLATE, "error_link": _LINK}
-_REQUIRED = {"history": ("memory", "version", "content", "valid_from", "valid_until"),
-             "access": ("memory", "access_type", "timestamp"),
-             "attempt": ("task_id", "technique", "result", "attempted_at"),
-             "technique": ("technique", "level", "error_key", "successes", "failures", "first_used", "last_used"),
-             "error_template": ("sig", "partition", "tokens", "category", "created_at", "updated_at"),
-             "error_link": ("sig", "canonical", "linked_at")}
+_FIELDS = {
+    "history": ("memory", *_HISTORY),
+    "access": ("memory", *_ACCESS),
+    "attempt": _ATTEMPT,
+    "technique": _TECHNIQUE,
+    "error_template": _TEMPLATE,
+    "error_link": _LINK,
+}
+_REQUIRED = {
+    "history": ("memory", "version", "content", "valid_from", "valid_until"),
+    "access": ("memory", "access_type", "timestamp"),
+    "attempt": ("task_id", "technique", "result", "attempted_at"),
+    "technique": ("technique", "level", "error_key", "successes", "failures", "first_used", "last_used"),
+    "error_template": ("sig", "partition", "tokens", "category", "created_at", "updated_at"),
+    "error_link": ("sig", "canonical", "linked_at"),
+}
 
 
 @dataclass
@@ -87,8 +130,10 @@ def has_records(core: Core, memory_where: str, params: Sequence[Any], whole: boo
     """Whether an export with this memory filter holds any record of these kinds."""
     b = core.backend
     sub = f"SELECT id FROM memories m WHERE {memory_where}"
-    for sql, p in ((f"SELECT 1 FROM memory_history WHERE memory_id IN ({sub}) LIMIT 1", params),
-                   (f"SELECT 1 FROM memory_access_log WHERE memory_id IN ({sub}) LIMIT 1", params)):
+    for sql, p in (
+        (f"SELECT 1 FROM memory_history WHERE memory_id IN ({sub}) LIMIT 1", params),
+        (f"SELECT 1 FROM memory_access_log WHERE memory_id IN ({sub}) LIMIT 1", params),
+    ):
         if b.execute(sql, tuple(p)).fetchone():
             return True
     if whole:
@@ -104,13 +149,28 @@ def export_records(core: Core, memory_where: str, params: Sequence[Any], whole: 
     the miner's state go with it."""
     b = core.backend
     sub = f"SELECT id, uid FROM memories m WHERE {memory_where}"
-    for r in b.execute(f"SELECT x.uid, h.version, h.content, h.context_tags, h.importance, h.metadata, h.valid_from, "
-                       f"h.valid_until FROM memory_history h JOIN ({sub}) x ON x.id = h.memory_id "
-                       "ORDER BY h.memory_id, h.version", tuple(params)):
-        yield {"record": "history", "memory": r[0], "version": r[1], "content": r[2], "tags": _json(r[3]),
-               "importance": r[4], "metadata": _json(r[5]), "valid_from": r[6], "valid_until": r[7]}
-    for r in b.execute(f"SELECT x.uid, {', '.join('a.' + c for c in _ACCESS)} FROM memory_access_log a "
-                       f"JOIN ({sub}) x ON x.id = a.memory_id ORDER BY a.memory_id, a.id", tuple(params)):
+    for r in b.execute(
+        f"SELECT x.uid, h.version, h.content, h.context_tags, h.importance, h.metadata, h.valid_from, "
+        f"h.valid_until FROM memory_history h JOIN ({sub}) x ON x.id = h.memory_id "
+        "ORDER BY h.memory_id, h.version",
+        tuple(params),
+    ):
+        yield {
+            "record": "history",
+            "memory": r[0],
+            "version": r[1],
+            "content": r[2],
+            "tags": _json(r[3]),
+            "importance": r[4],
+            "metadata": _json(r[5]),
+            "valid_from": r[6],
+            "valid_until": r[7],
+        }
+    for r in b.execute(
+        f"SELECT x.uid, {', '.join('a.' + c for c in _ACCESS)} FROM memory_access_log a "
+        f"JOIN ({sub}) x ON x.id = a.memory_id ORDER BY a.memory_id, a.id",
+        tuple(params),
+    ):
         rec = {"record": "access", "memory": r[0], **dict(zip(_ACCESS, r[1:]))}
         if rec["was_helpful"] is not None:
             rec["was_helpful"] = bool(rec["was_helpful"])
@@ -202,11 +262,17 @@ def check_record(core: Core, rec: dict[str, Any]) -> StateRecord:
             raise InvalidInputError("version must be at least 1")
         content = _redacted(core, v.text(rec["content"], "content", max_bytes=s.max_content_bytes))
         tags = v.tags(rec.get("tags") or [], max_tags=s.max_tags, max_len=s.max_tag_length)
-        out = {"memory": _uid(rec["memory"], "memory"), "version": version, "content": content,
-               "content_hash": content_hash(content), "context_tags": dumps(tags),
-               "importance": v.unit_float(rec.get("importance", 0.5), "importance"),
-               "metadata": dumps(v.metadata(rec.get("metadata"))), "valid_from": _time(rec, "valid_from"),
-               "valid_until": _time(rec, "valid_until")}
+        out = {
+            "memory": _uid(rec["memory"], "memory"),
+            "version": version,
+            "content": content,
+            "content_hash": content_hash(content),
+            "context_tags": dumps(tags),
+            "importance": v.unit_float(rec.get("importance", 0.5), "importance"),
+            "metadata": dumps(v.metadata(rec.get("metadata"))),
+            "valid_from": _time(rec, "valid_from"),
+            "valid_until": _time(rec, "valid_until"),
+        }
     elif kind == "access":
         if rec["access_type"] not in _ACCESS_TYPES:
             raise InvalidInputError(f"access_type must be one of {', '.join(_ACCESS_TYPES)}")
@@ -219,50 +285,83 @@ def check_record(core: Core, rec: dict[str, Any]) -> StateRecord:
         duration = rec.get("duration_ms")
         if duration is not None:
             duration = v.number(duration, "duration_ms", lo=0, hi=1e11)
-        out = {"memory": _uid(rec["memory"], "memory"), "agent_id": _opt_ident(rec, "agent_id"),
-               "session_id": _opt_ident(rec, "session_id"), "task_id": _opt_ident(rec, "task_id"),
-               "access_type": rec["access_type"], "was_helpful": None if helpful is None else int(helpful),
-               "outcome": _redacted(core, _opt_text(rec, "outcome", 8192)), "score": score,
-               "timestamp": _time(rec, "timestamp"), "error_signature": _opt_text(rec, "error_signature", 200),
-               "duration_ms": duration}
+        out = {
+            "memory": _uid(rec["memory"], "memory"),
+            "agent_id": _opt_ident(rec, "agent_id"),
+            "session_id": _opt_ident(rec, "session_id"),
+            "task_id": _opt_ident(rec, "task_id"),
+            "access_type": rec["access_type"],
+            "was_helpful": None if helpful is None else int(helpful),
+            "outcome": _redacted(core, _opt_text(rec, "outcome", 8192)),
+            "score": score,
+            "timestamp": _time(rec, "timestamp"),
+            "error_signature": _opt_text(rec, "error_signature", 200),
+            "duration_ms": duration,
+        }
     elif kind == "attempt":
         if rec["result"] not in _RESULTS:
             raise InvalidInputError(f"result must be one of {', '.join(_RESULTS)}")
-        out = {"task_id": v.text(rec["task_id"], "task_id", max_bytes=1000),
-               "technique": v.text(rec["technique"], "technique", max_bytes=1000),
-               "result": rec["result"], "error_signature": _opt_text(rec, "error_signature", 200),
-               "error_category": _opt_text(rec, "error_category", 200), "agent_id": _opt_ident(rec, "agent_id"),
-               "agent_type": _opt_text(rec, "agent_type", 200), "task_category": _opt_text(rec, "task_category", 200),
-               "notes": _redacted(core, _opt_text(rec, "notes", 64 * 1024)), "attempted_at": _time(rec, "attempted_at"),
-               "error_basis": _basis(rec.get("error_basis"))}
+        out = {
+            "task_id": v.text(rec["task_id"], "task_id", max_bytes=1000),
+            "technique": v.text(rec["technique"], "technique", max_bytes=1000),
+            "result": rec["result"],
+            "error_signature": _opt_text(rec, "error_signature", 200),
+            "error_category": _opt_text(rec, "error_category", 200),
+            "agent_id": _opt_ident(rec, "agent_id"),
+            "agent_type": _opt_text(rec, "agent_type", 200),
+            "task_category": _opt_text(rec, "task_category", 200),
+            "notes": _redacted(core, _opt_text(rec, "notes", 64 * 1024)),
+            "attempted_at": _time(rec, "attempted_at"),
+            "error_basis": _basis(rec.get("error_basis")),
+        }
     elif kind == "technique":
         if rec["level"] not in _LEVELS:
             raise InvalidInputError(f"level must be one of {', '.join(_LEVELS)}")
         succ, fail = v.count(rec["successes"], "successes"), v.count(rec["failures"], "failures")
         rate = rec.get("success_rate")
-        out = {"technique": v.text(rec["technique"], "technique", max_bytes=1000), "level": rec["level"],
-               "error_key": v.text(rec["error_key"], "error_key", max_bytes=200),
-               "error_category": _opt_text(rec, "error_category", 200), "successes": succ, "failures": fail,
-               "attempts": succ + fail, "success_rate": None if rate is None else v.unit_float(rate, "success_rate"),
-               **{f: _json_list(rec.get(f), f) for f in ("agent_types", "task_categories", "example_successes",
-                                                          "example_failures")},
-               "first_used": _time(rec, "first_used"), "last_used": _time(rec, "last_used"),
-               "last_success": _time(rec, "last_success", False), "last_failure": _time(rec, "last_failure", False)}
+        out = {
+            "technique": v.text(rec["technique"], "technique", max_bytes=1000),
+            "level": rec["level"],
+            "error_key": v.text(rec["error_key"], "error_key", max_bytes=200),
+            "error_category": _opt_text(rec, "error_category", 200),
+            "successes": succ,
+            "failures": fail,
+            "attempts": succ + fail,
+            "success_rate": None if rate is None else v.unit_float(rate, "success_rate"),
+            **{
+                f: _json_list(rec.get(f), f)
+                for f in ("agent_types", "task_categories", "example_successes", "example_failures")
+            },
+            "first_used": _time(rec, "first_used"),
+            "last_used": _time(rec, "last_used"),
+            "last_success": _time(rec, "last_success", False),
+            "last_failure": _time(rec, "last_failure", False),
+        }
     elif kind == "error_template":
         tokens = rec["tokens"]
-        if not isinstance(tokens, list) or len(tokens) > 10_000 or not all(
-                isinstance(t, str) and len(t) <= 1000 for t in tokens):
+        if (
+            not isinstance(tokens, list)
+            or len(tokens) > 10_000
+            or not all(isinstance(t, str) and len(t) <= 1000 for t in tokens)
+        ):
             raise InvalidInputError("tokens must be a list of strings")
         seen = rec.get("seen", 1)
-        out = {"sig": v.text(rec["sig"], "sig", max_bytes=200), "partition": v.text(rec["partition"], "partition",
-                                                                                     max_bytes=_MAX_TEXT),
-               "tokens": dumps(tokens), "category": v.text(rec["category"], "category", max_bytes=200),
-               "exception": _opt_text(rec, "exception", 1000), "seen": v.count(seen, "seen"),
-               "created_at": _time(rec, "created_at"), "updated_at": _time(rec, "updated_at")}
+        out = {
+            "sig": v.text(rec["sig"], "sig", max_bytes=200),
+            "partition": v.text(rec["partition"], "partition", max_bytes=_MAX_TEXT),
+            "tokens": dumps(tokens),
+            "category": v.text(rec["category"], "category", max_bytes=200),
+            "exception": _opt_text(rec, "exception", 1000),
+            "seen": v.count(seen, "seen"),
+            "created_at": _time(rec, "created_at"),
+            "updated_at": _time(rec, "updated_at"),
+        }
     else:  # error_link
-        out = {"sig": v.text(rec["sig"], "sig", max_bytes=200), "canonical": v.text(rec["canonical"], "canonical",
-                                                                                     max_bytes=200),
-               "linked_at": _time(rec, "linked_at")}
+        out = {
+            "sig": v.text(rec["sig"], "sig", max_bytes=200),
+            "canonical": v.text(rec["canonical"], "canonical", max_bytes=200),
+            "linked_at": _time(rec, "linked_at"),
+        }
     return StateRecord(kind, out)
 
 
@@ -276,20 +375,36 @@ def import_records(core: Core, c, items: Sequence[StateRecord], memory_ids: dict
         by[it.kind].append(it.values)
     for r in by["history"]:
         mid = memory_ids[r["memory"]]
-        if c.execute("SELECT 1 FROM memory_history WHERE memory_id = ? AND version = ?",
-                     (mid, r["version"])).fetchone():
+        if c.execute(
+            "SELECT 1 FROM memory_history WHERE memory_id = ? AND version = ?", (mid, r["version"])
+        ).fetchone():
             continue
-        c.execute("INSERT INTO memory_history(memory_id, version, content, content_hash, context_tags, importance, "
-                  "metadata, valid_from, valid_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                  (mid, r["version"], r["content"], r["content_hash"], r["context_tags"], r["importance"],
-                   r["metadata"], r["valid_from"], r["valid_until"]))
+        c.execute(
+            "INSERT INTO memory_history(memory_id, version, content, content_hash, context_tags, importance, "
+            "metadata, valid_from, valid_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                mid,
+                r["version"],
+                r["content"],
+                r["content_hash"],
+                r["context_tags"],
+                r["importance"],
+                r["metadata"],
+                r["valid_from"],
+                r["valid_until"],
+            ),
+        )
         rep.history += 1
     access: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in by["access"]:
         access[memory_ids[r["memory"]]].append(r)
     for mid, rows in access.items():
-        have = Counter(tuple(x) for x in c.execute(
-            f"SELECT {', '.join(_ACCESS)} FROM memory_access_log WHERE memory_id = ?", (mid,)).fetchall())
+        have = Counter(
+            tuple(x)
+            for x in c.execute(
+                f"SELECT {', '.join(_ACCESS)} FROM memory_access_log WHERE memory_id = ?", (mid,)
+            ).fetchall()
+        )
         new = []
         for r in rows:
             key = tuple(r[f] for f in _ACCESS)
@@ -298,16 +413,19 @@ def import_records(core: Core, c, items: Sequence[StateRecord], memory_ids: dict
             else:
                 new.append((mid, *key))
         if new:
-            c.executemany(f"INSERT INTO memory_access_log(memory_id, {', '.join(_ACCESS)}) "
-                          f"VALUES (?{', ?' * len(_ACCESS)})", new)
+            c.executemany(
+                f"INSERT INTO memory_access_log(memory_id, {', '.join(_ACCESS)}) VALUES (?{', ?' * len(_ACCESS)})", new
+            )
             rep.access += len(new)
     attempts: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in by["attempt"]:
         attempts[r["task_id"]].append(r)
     keyed = _ATTEMPT[:-1]  # every field but error_basis (JSON text: its spelling may differ)
     for task, rows in attempts.items():
-        have = Counter(tuple(x) for x in c.execute(
-            f"SELECT {', '.join(keyed)} FROM task_attempts WHERE task_id = ?", (task,)).fetchall())
+        have = Counter(
+            tuple(x)
+            for x in c.execute(f"SELECT {', '.join(keyed)} FROM task_attempts WHERE task_id = ?", (task,)).fetchall()
+        )
         new = []
         for r in rows:
             key = tuple(r[f] for f in keyed)
@@ -316,12 +434,28 @@ def import_records(core: Core, c, items: Sequence[StateRecord], memory_ids: dict
             else:
                 new.append((*key, r["error_basis"]))
         if new:
-            c.executemany(f"INSERT INTO task_attempts({', '.join(_ATTEMPT)}) VALUES (?{', ?' * (len(_ATTEMPT) - 1)})",
-                          new)
+            c.executemany(
+                f"INSERT INTO task_attempts({', '.join(_ATTEMPT)}) VALUES (?{', ?' * (len(_ATTEMPT) - 1)})", new
+            )
             rep.attempts += len(new)
-    cols = ("technique", "level", "error_key", "error_category", "successes", "failures", "attempts", "success_rate",
-            "agent_types", "task_categories", "example_successes", "example_failures", "first_used", "last_used",
-            "last_success", "last_failure")
+    cols = (
+        "technique",
+        "level",
+        "error_key",
+        "error_category",
+        "successes",
+        "failures",
+        "attempts",
+        "success_rate",
+        "agent_types",
+        "task_categories",
+        "example_successes",
+        "example_failures",
+        "first_used",
+        "last_used",
+        "last_success",
+        "last_failure",
+    )
     for r in by["technique"]:
         # the side with more evidence wins (idempotent; a store's own, larger ledger is never overwritten)
         done = c.execute(
@@ -329,23 +463,43 @@ def import_records(core: Core, c, items: Sequence[StateRecord], memory_ids: dict
             "ON CONFLICT(technique, level, error_key) DO UPDATE SET "
             + ", ".join(f"{f} = excluded.{f}" for f in cols[3:])
             + " WHERE excluded.attempts > technique_effectiveness.attempts RETURNING id",
-            tuple(r[f] for f in cols)).fetchone()
+            tuple(r[f] for f in cols),
+        ).fetchone()
         rep.techniques += done is not None
     if by["error_template"] or by["error_link"]:
         rev = int(c.execute("SELECT COALESCE(MAX(rev), 0) FROM error_templates").fetchone()[0]) + 1
         for r in by["error_template"]:  # a new revision: every process's miner re-reads its templates
-            if c.execute("SELECT 1 FROM error_templates WHERE sig = ? UNION ALL SELECT 1 FROM error_signature_links "
-                         "WHERE sig = ?", (r["sig"], r["sig"])).fetchone():
+            if c.execute(
+                "SELECT 1 FROM error_templates WHERE sig = ? UNION ALL SELECT 1 FROM error_signature_links "
+                "WHERE sig = ?",
+                (r["sig"], r["sig"]),
+            ).fetchone():
                 continue
-            c.execute("INSERT INTO error_templates(sig, partition, tokens, category, exception, seen, rev, created_at, "
-                      "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      (r["sig"], r["partition"], r["tokens"], r["category"], r["exception"], max(1, r["seen"]), rev,
-                       r["created_at"], r["updated_at"]))
+            c.execute(
+                "INSERT INTO error_templates(sig, partition, tokens, category, exception, seen, rev, created_at, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    r["sig"],
+                    r["partition"],
+                    r["tokens"],
+                    r["category"],
+                    r["exception"],
+                    max(1, r["seen"]),
+                    rev,
+                    r["created_at"],
+                    r["updated_at"],
+                ),
+            )
             rep.templates += 1
         for r in by["error_link"]:
-            if c.execute("SELECT 1 FROM error_signature_links WHERE sig = ? UNION ALL SELECT 1 FROM error_templates "
-                         "WHERE sig = ?", (r["sig"], r["sig"])).fetchone():
+            if c.execute(
+                "SELECT 1 FROM error_signature_links WHERE sig = ? UNION ALL SELECT 1 FROM error_templates "
+                "WHERE sig = ?",
+                (r["sig"], r["sig"]),
+            ).fetchone():
                 continue
-            c.execute("INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?)",
-                      (r["sig"], r["canonical"], r["linked_at"]))
+            c.execute(
+                "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?)",
+                (r["sig"], r["canonical"], r["linked_at"]),
+            )
     return rep

@@ -44,8 +44,9 @@ try:
     from psycopg.types.numeric import NumericLoader
     from psycopg_pool import ConnectionPool, PoolTimeout
 except ImportError as _exc:  # pragma: no cover - depends on the install
-    raise ConfigurationError('PostgreSQL needs the driver: pip install "harness-memory[postgres]" '
-                             f"({_exc.name} is missing)") from None
+    raise ConfigurationError(
+        f'PostgreSQL needs the driver: pip install "harness-memory[postgres]" ({_exc.name} is missing)'
+    ) from None
 
 __all__ = ["PostgresBackend"]
 
@@ -58,6 +59,7 @@ _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%")
 
 def _to_format(sql: str) -> str:
     """``?`` parameters to psycopg's ``%s`` (and a literal ``%`` to ``%%``), string literals kept."""
+
     def sub(m: re.Match) -> str:
         t = m.group(0)
         if t == "?":
@@ -65,6 +67,7 @@ def _to_format(sql: str) -> str:
         if t == "%":
             return "%%"
         return t.replace("%", "%%")
+
     return _TOKENS.sub(sub, sql)
 
 
@@ -95,7 +98,7 @@ class _Result:
         return None
 
     def fetchall(self) -> list:
-        out = self.rows[self._i:]
+        out = self.rows[self._i :]
         self._i = len(self.rows)
         return out
 
@@ -180,8 +183,16 @@ class PostgresBackend:
     DatabaseError = psycopg.Error
     lock = _NoLock()
 
-    def __init__(self, url: str, *, busy_timeout_ms: int = 30_000, connect_timeout: float = 10.0,
-                 pool_size: int = 8, _pool: Any = None, _lock_key: int | None = None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        busy_timeout_ms: int = 30_000,
+        connect_timeout: float = 10.0,
+        pool_size: int = 8,
+        _pool: Any = None,
+        _lock_key: int | None = None,
+    ):
         from psycopg.conninfo import conninfo_to_dict
 
         self.url = url
@@ -214,10 +225,18 @@ class PostgresBackend:
             self._lock_key = zlib.crc32(f"harness-memory:{schema}".encode()) - 2**31
         finally:
             probe.close()
-        self.pool = ConnectionPool(url, min_size=1, max_size=max(1, int(pool_size)), kwargs=kwargs,
-                                   configure=self._configure, check=ConnectionPool.check_connection,
-                                   timeout=max(self.connect_timeout, self.busy_timeout_ms / 1000),
-                                   reconnect_timeout=60, open=False, name="harness-memory")
+        self.pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max(1, int(pool_size)),
+            kwargs=kwargs,
+            configure=self._configure,
+            check=ConnectionPool.check_connection,
+            timeout=max(self.connect_timeout, self.busy_timeout_ms / 1000),
+            reconnect_timeout=60,
+            open=False,
+            name="harness-memory",
+        )
         try:
             self.pool.open(wait=True, timeout=self.connect_timeout)
         except PoolTimeout as exc:
@@ -228,7 +247,12 @@ class PostgresBackend:
     def _open_error(self, exc: BaseException) -> StorageError:
         msg = _message(exc, self._secret)
         low = msg.lower()
-        if "password authentication failed" in low or "authentication" in low or "role" in low and "does not exist" in low:
+        if (
+            "password authentication failed" in low
+            or "authentication" in low
+            or "role" in low
+            and "does not exist" in low
+        ):
             return DatabaseOpenError(f"cannot log in to {self.display}: {msg} (check the user and password)")
         if "database" in low and "does not exist" in low:
             return DatabaseOpenError(f"cannot open {self.display}: {msg} (create it with createdb)")
@@ -252,8 +276,10 @@ class PostgresBackend:
         try:
             yield
         except pg_errors.LockNotAvailable as exc:
-            raise DatabaseLockedError(f"{self.display}: another writer held the write lock for longer than "
-                                      f"busy_timeout_ms ({self.busy_timeout_ms} ms)") from exc
+            raise DatabaseLockedError(
+                f"{self.display}: another writer held the write lock for longer than "
+                f"busy_timeout_ms ({self.busy_timeout_ms} ms)"
+            ) from exc
         except pg_errors.ReadOnlySqlTransaction as exc:
             raise DatabaseReadOnlyError(f"{self.display} is read-only: {_message(exc, self._secret)}") from exc
         except (psycopg.OperationalError, PoolTimeout) as exc:
@@ -333,14 +359,17 @@ class PostgresBackend:
 
     def fork(self) -> PostgresBackend:
         """A handle for another thread: the same pool and lock, its own transaction state."""
-        return PostgresBackend(self.url, busy_timeout_ms=self.busy_timeout_ms, _pool=self.pool,
-                               _lock_key=self._lock_key)
+        return PostgresBackend(
+            self.url, busy_timeout_ms=self.busy_timeout_ms, _pool=self.pool, _lock_key=self._lock_key
+        )
 
     def check_writable(self) -> None:
         row = self.execute("SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only')").fetchone()
         if row[0] or row[1] == "on":
-            raise DatabaseReadOnlyError(f"{self.display} is read-only (a standby, or default_transaction_read_only "
-                                        "is on): connect to the primary")
+            raise DatabaseReadOnlyError(
+                f"{self.display} is read-only (a standby, or default_transaction_read_only "
+                "is on): connect to the primary"
+            )
 
     # -- schema -------------------------------------------------------------------------------
     def table_exists(self, name: str) -> bool:
@@ -375,7 +404,8 @@ class PostgresBackend:
             raise ConfigurationError(
                 f"{self.display}: the pgvector extension is not installed on the server; install it "
                 "(https://github.com/pgvector/pgvector#installation, or the postgresql-NN-pgvector package), then "
-                "run `harness-memory init --db URL` again")
+                "run `harness-memory init --db URL` again"
+            )
         try:
             with self.write() as c:  # hosts opening a new database at once queue here
                 c.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -419,7 +449,8 @@ class PostgresBackend:
             "UNION ALL SELECT unnest(tsvector_to_array(doc)), -1 FROM old) x GROUP BY w HAVING SUM(c) <> 0) "
             "INSERT INTO memories_fts_vocab(term, docs) SELECT w, c FROM delta "
             "ON CONFLICT (term) DO UPDATE SET docs = memories_fts_vocab.docs + excluded.docs",
-            (content, " ".join(tags), memory_id, memory_id))
+            (content, " ".join(tags), memory_id, memory_id),
+        )
 
     def unindex_text(self, memory_ids: Sequence[int]) -> None:
         if memory_ids:
@@ -427,15 +458,17 @@ class PostgresBackend:
                 "WITH gone AS (DELETE FROM memories_fts WHERE memory_id = ANY(?) RETURNING doc), "
                 "delta AS (SELECT w, COUNT(*) AS c FROM gone, unnest(tsvector_to_array(gone.doc)) AS w GROUP BY w) "
                 "UPDATE memories_fts_vocab v SET docs = v.docs - delta.c FROM delta WHERE v.term = delta.w",
-                (list(memory_ids),))
+                (list(memory_ids),),
+            )
 
     @staticmethod
     def _tsquery(terms: Sequence[str]) -> str:
         # query_terms() yields word characters only: nothing to escape in tsquery syntax
         return " | ".join(f"'{t}'" for t in terms)
 
-    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
-                       posting_budget: int | None = None) -> list[tuple[int, float]]:
+    def keyword_search(
+        self, text: str, where: str, params: Sequence[Any], limit: int, posting_budget: int | None = None
+    ) -> list[tuple[int, float]]:
         """``(memory_id, score)`` pairs, best first: per query term, its ``ts_rank`` in the document
         (content weighs twice the tags, length-normalised) times its BM25 IDF from the vocabulary,
         summed — BM25's shape on a tsvector (``ts_rank`` alone has no IDF: a common word would count
@@ -464,13 +497,17 @@ class PostgresBackend:
             if total > posting_budget:
                 min_id = int(size - size * posting_budget / total)
         idf = {t: max(1e-6, math.log((size - df[t] + 0.5) / (df[t] + 0.5))) for t in terms}
-        score = " + ".join(f"{idf[t]!r} * ts_rank('{{0.1, 0.2, 0.5, 1.0}}', f.doc, to_tsquery('english', ?), 1)"
-                           for t in terms)
-        sql = (f"SELECT f.memory_id, {score} AS s FROM memories_fts f JOIN memories m ON m.id = f.memory_id "
-               f"WHERE f.doc @@ to_tsquery('english', ?) AND f.memory_id > ? AND {where} "
-               "ORDER BY s DESC, f.memory_id DESC LIMIT ?")
-        rows = self.execute(sql, (*(self._tsquery([t]) for t in terms), self._tsquery(terms), min_id, *params,
-                                  limit)).fetchall()
+        score = " + ".join(
+            f"{idf[t]!r} * ts_rank('{{0.1, 0.2, 0.5, 1.0}}', f.doc, to_tsquery('english', ?), 1)" for t in terms
+        )
+        sql = (
+            f"SELECT f.memory_id, {score} AS s FROM memories_fts f JOIN memories m ON m.id = f.memory_id "
+            f"WHERE f.doc @@ to_tsquery('english', ?) AND f.memory_id > ? AND {where} "
+            "ORDER BY s DESC, f.memory_id DESC LIMIT ?"
+        )
+        rows = self.execute(
+            sql, (*(self._tsquery([t]) for t in terms), self._tsquery(terms), min_id, *params, limit)
+        ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
@@ -480,35 +517,47 @@ class PostgresBackend:
         rows = self.execute(
             "SELECT (SELECT COALESCE(MAX(id), 0) FROM memories), t.w, COALESCE(v.docs, 0) "
             "FROM (SELECT 1) one LEFT JOIN unnest(?::text[]) AS t(w) ON TRUE LEFT JOIN memories_fts_vocab v "
-            "ON v.term = (tsvector_to_array(to_tsvector('english', t.w)))[1]", (list(terms),)).fetchall()
+            "ON v.term = (tsvector_to_array(to_tsvector('english', t.w)))[1]",
+            (list(terms),),
+        ).fetchall()
         return int(rows[0][0]), {r[1]: int(r[2]) for r in rows if r[1] is not None}
 
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
         """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best."""
         if not terms:
             return []
-        return [(int(r[0]), r[1]) for r in self.execute(
-            "SELECT id, error_message FROM (SELECT to_tsquery('english', ?) AS q) q, fix_links "
-            "WHERE error_message IS NOT NULL AND excerpt_tsv @@ q.q ORDER BY ts_rank(excerpt_tsv, q.q) DESC, id "
-            "LIMIT ?", (self._tsquery(terms), k))]
+        return [
+            (int(r[0]), r[1])
+            for r in self.execute(
+                "SELECT id, error_message FROM (SELECT to_tsquery('english', ?) AS q) q, fix_links "
+                "WHERE error_message IS NOT NULL AND excerpt_tsv @@ q.q ORDER BY ts_rank(excerpt_tsv, q.q) DESC, id "
+                "LIMIT ?",
+                (self._tsquery(terms), k),
+            )
+        ]
 
     # -- vectors (pgvector, HNSW, cosine) ---------------------------------------------------------
     def create_vector_table(self, dimensions: int) -> None:
         c = self.conn
         d = int(dimensions)
         c.execute(f"DROP TABLE IF EXISTS {self.VEC_TABLE}")
-        c.execute(f"CREATE TABLE {self.VEC_TABLE} (memory_id BIGINT PRIMARY KEY, namespace TEXT NOT NULL, "
-                  "agent_id TEXT NOT NULL, scope TEXT NOT NULL, memory_type TEXT NOT NULL, "
-                  f"archived INTEGER NOT NULL, embedding vector({d}) NOT NULL)")
+        c.execute(
+            f"CREATE TABLE {self.VEC_TABLE} (memory_id BIGINT PRIMARY KEY, namespace TEXT NOT NULL, "
+            "agent_id TEXT NOT NULL, scope TEXT NOT NULL, memory_type TEXT NOT NULL, "
+            f"archived INTEGER NOT NULL, embedding vector({d}) NOT NULL)"
+        )
         if d <= 2000:  # HNSW indexes vectors of up to 2,000 dimensions; beyond, searches are exact
-            c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_hnsw ON {self.VEC_TABLE} "
-                      "USING hnsw (embedding vector_cosine_ops)")
+            c.execute(
+                f"CREATE INDEX ix_{self.VEC_TABLE}_hnsw ON {self.VEC_TABLE} USING hnsw (embedding vector_cosine_ops)"
+            )
         c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_agent ON {self.VEC_TABLE}(namespace, agent_id, memory_type)")
         c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_scope ON {self.VEC_TABLE}(namespace, scope, memory_type)")
 
     def vector_dimensions(self) -> int | None:
-        row = self.execute("SELECT a.atttypmod FROM pg_attribute a WHERE a.attrelid = to_regclass(?) "
-                           "AND a.attname = 'embedding'", (self.VEC_TABLE,)).fetchone()
+        row = self.execute(
+            "SELECT a.atttypmod FROM pg_attribute a WHERE a.attrelid = to_regclass(?) AND a.attname = 'embedding'",
+            (self.VEC_TABLE,),
+        ).fetchone()
         return int(row[0]) if row else None
 
     def _vec(self, vector: np.ndarray) -> Any:
@@ -516,18 +565,30 @@ class PostgresBackend:
 
         return Vector(np.ascontiguousarray(vector, dtype=np.float32))
 
-    def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
-                   archived: bool, vector: np.ndarray, *, new: bool = False) -> None:
+    def put_vector(
+        self,
+        memory_id: int,
+        namespace: str,
+        agent_id: str,
+        scope: str,
+        memory_type: str,
+        archived: bool,
+        vector: np.ndarray,
+        *,
+        new: bool = False,
+    ) -> None:
         c = self.conn
         assert isinstance(c, _Conn)  # called inside write(): a transaction's connection
         self._vector_ready(c.pg)
         # one round trip: the row and its change-log entry
-        c.execute(f"WITH v AS (INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, "
-                  "archived, embedding) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
-                  "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
-                  "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding "
-                  "RETURNING memory_id) INSERT INTO vector_changes(memory_id, op) SELECT memory_id, 'put' FROM v",
-                  (memory_id, namespace, agent_id, scope, memory_type, int(archived), self._vec(vector)))
+        c.execute(
+            f"WITH v AS (INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, "
+            "archived, embedding) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+            "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
+            "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding "
+            "RETURNING memory_id) INSERT INTO vector_changes(memory_id, op) SELECT memory_id, 'put' FROM v",
+            (memory_id, namespace, agent_id, scope, memory_type, int(archived), self._vec(vector)),
+        )
 
     def _has_vectors(self) -> bool:
         """Whether the vector table exists (remembered once seen: it is only ever replaced, never dropped)."""
@@ -561,8 +622,9 @@ class PostgresBackend:
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not memory_ids:
             return {}
-        rows = self._vector_rows(f"SELECT memory_id, embedding FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)",
-                                 (list(memory_ids),))
+        rows = self._vector_rows(
+            f"SELECT memory_id, embedding FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)", (list(memory_ids),)
+        )
         return {int(r[0]): _np(r[1]) for r in rows}
 
     def iter_vectors(self, since_seq: int | None = None, batch: int = 5000) -> Iterator[tuple]:
@@ -570,16 +632,23 @@ class PostgresBackend:
         if since_seq is None:
             last = -1
             while True:
-                rows = self._vector_rows(f"SELECT {cols} FROM {self.VEC_TABLE} WHERE memory_id > ? "
-                                         "ORDER BY memory_id LIMIT ?", (last, batch))
+                rows = self._vector_rows(
+                    f"SELECT {cols} FROM {self.VEC_TABLE} WHERE memory_id > ? ORDER BY memory_id LIMIT ?", (last, batch)
+                )
                 for r in rows:
                     yield (*r[:6], _np(r[6]))
                 if len(rows) < batch:
                     return
                 last = rows[-1][0]
         ids = [r[0] for r in self.execute("SELECT DISTINCT memory_id FROM vector_changes WHERE seq > ?", (since_seq,))]
-        got = {r[0]: r for r in self._vector_rows(f"SELECT {cols} FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)",
-                                                  (ids,))} if ids else {}
+        got = (
+            {
+                r[0]: r
+                for r in self._vector_rows(f"SELECT {cols} FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)", (ids,))
+            }
+            if ids
+            else {}
+        )
         for i in ids:
             r = got.get(i)
             yield (i, None, None, None, None, None, None) if r is None else (*r[:6], _np(r[6]))
@@ -596,18 +665,30 @@ class PostgresBackend:
             return []
         where = " AND ".join(conds)
         q = self._vec(vector)
-        sql = (f"SELECT memory_id, d FROM (SELECT memory_id, embedding <=> ? AS d FROM {self.VEC_TABLE} "
-               f"WHERE {where} ORDER BY embedding <=> ? LIMIT ?) x ORDER BY d, memory_id")
+        sql = (
+            f"SELECT memory_id, d FROM (SELECT memory_id, embedding <=> ? AS d FROM {self.VEC_TABLE} "
+            f"WHERE {where} ORDER BY embedding <=> ? LIMIT ?) x ORDER BY d, memory_id"
+        )
         rows = self._vector_rows(sql, (q, *params, q, int(k)))
         if len(rows) < k:
-            exact = (f"SELECT memory_id, (embedding <=> ?) + 0 AS d FROM {self.VEC_TABLE} WHERE {where} "
-                     "ORDER BY d, memory_id LIMIT ?")
+            exact = (
+                f"SELECT memory_id, (embedding <=> ?) + 0 AS d FROM {self.VEC_TABLE} WHERE {where} "
+                "ORDER BY d, memory_id LIMIT ?"
+            )
             rows = self._vector_rows(exact, (q, *params, int(k)))
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
-    def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
-                   scope: str | None = None, memory_type: str | None = None,
-                   include_archived: bool = False) -> list[tuple[int, float]]:
+    def vector_knn(
+        self,
+        vector: np.ndarray,
+        *,
+        namespace: str,
+        k: int,
+        agent_id: str | None = None,
+        scope: str | None = None,
+        memory_type: str | None = None,
+        include_archived: bool = False,
+    ) -> list[tuple[int, float]]:
         conds, params = ["namespace = ?"], [namespace]
         for col, val in (("agent_id", agent_id), ("scope", scope), ("memory_type", memory_type)):
             if val is not None:
@@ -617,9 +698,17 @@ class PostgresBackend:
             conds.append("archived = 0")
         return self._knn(vector, conds, params, k)
 
-    def vector_search(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None,
-                      include_global: bool, types: Sequence[str] | None,
-                      include_archived: bool) -> list[tuple[int, float]]:
+    def vector_search(
+        self,
+        vector: np.ndarray,
+        *,
+        namespace: str,
+        k: int,
+        agent_id: str | None,
+        include_global: bool,
+        types: Sequence[str] | None,
+        include_archived: bool,
+    ) -> list[tuple[int, float]]:
         """One search with "own or global" and the types inside it."""
         conds = ["namespace = ?"]
         params: list[Any] = [namespace]

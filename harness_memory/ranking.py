@@ -24,9 +24,18 @@ def _clip(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
 
 
-def compute(vector: float | None, keyword: float | None, tags: float | None, signature: float | None,
-            relevance: float, age_seconds: float, times_applied: int, times_successful: int, importance: float,
-            w: RankingWeights) -> tuple[float, float, float, float, float, float, float]:
+def compute(
+    vector: float | None,
+    keyword: float | None,
+    tags: float | None,
+    signature: float | None,
+    relevance: float,
+    age_seconds: float,
+    times_applied: int,
+    times_successful: int,
+    importance: float,
+    w: RankingWeights,
+) -> tuple[float, float, float, float, float, float, float]:
     """``(score, match, prior, usefulness, recency, relevance, importance)``: the arithmetic of :func:`score`."""
     total = num = 0.0
     for val, wt in ((vector, w.vector), (keyword, w.keyword), (tags, w.tags), (signature, w.signature)):
@@ -44,20 +53,47 @@ def compute(vector: float | None, keyword: float | None, tags: float | None, sig
     return final, _clip(match), prior, u, rec, rel, imp
 
 
-def score(*, vector: float | None, keyword: float | None, tags: float | None, signature: float | None,
-          relevance: float, age_seconds: float, times_applied: int, times_successful: int, importance: float,
-          w: RankingWeights) -> ScoreBreakdown:
+def score(
+    *,
+    vector: float | None,
+    keyword: float | None,
+    tags: float | None,
+    signature: float | None,
+    relevance: float,
+    age_seconds: float,
+    times_applied: int,
+    times_successful: int,
+    importance: float,
+    w: RankingWeights,
+) -> ScoreBreakdown:
     """Combine channel scores (each in [0, 1] or None when inactive) with the memory's prior."""
-    final, match, prior, u, rec, rel, imp = compute(vector, keyword, tags, signature, relevance, age_seconds,
-                                                    times_applied, times_successful, importance, w)
+    final, match, prior, u, rec, rel, imp = compute(
+        vector, keyword, tags, signature, relevance, age_seconds, times_applied, times_successful, importance, w
+    )
 
     def opt(x: float | None) -> float | None:
         return None if x is None else _clip(x)
 
     return ScoreBreakdown(
-        vector=opt(vector), keyword=opt(keyword), tags=opt(tags), signature=opt(signature),
-        match=match, relevance=rel, recency=rec, usefulness=u, importance=imp, prior=prior, score=final,
-        weights={"vector": w.vector, "keyword": w.keyword, "tags": w.tags, "signature": w.signature,
-                 "prior_weight": w.prior_weight, "usefulness": w.usefulness, "recency": w.recency,
-                 "importance": w.importance},
+        vector=opt(vector),
+        keyword=opt(keyword),
+        tags=opt(tags),
+        signature=opt(signature),
+        match=match,
+        relevance=rel,
+        recency=rec,
+        usefulness=u,
+        importance=imp,
+        prior=prior,
+        score=final,
+        weights={
+            "vector": w.vector,
+            "keyword": w.keyword,
+            "tags": w.tags,
+            "signature": w.signature,
+            "prior_weight": w.prior_weight,
+            "usefulness": w.usefulness,
+            "recency": w.recency,
+            "importance": w.importance,
+        },
     )

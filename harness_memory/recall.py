@@ -91,16 +91,21 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
     cands: dict[int, None] = {}
     with core.backend.read():
         if use_kw:
-            kw = dict(core.backend.keyword_search(q.text, where, params, n_cand,
-                                                 posting_budget=core.settings.keyword_posting_budget))
+            kw = dict(
+                core.backend.keyword_search(
+                    q.text, where, params, n_cand, posting_budget=core.settings.keyword_posting_budget
+                )
+            )
             cands.update(dict.fromkeys(kw))
         if use_vec:
             for mid, sim in _vector_candidates(core, q, query_vector, n_cand, where, params):
                 vec[mid] = sim
                 cands[mid] = None
         if use_tags:
-            sql = (f"SELECT DISTINCT t.memory_id FROM memory_tags t JOIN memories m ON m.id = t.memory_id "
-                   f"WHERE t.tag IN ({','.join('?' * len(q.tags))}) AND {where} LIMIT ?")
+            sql = (
+                f"SELECT DISTINCT t.memory_id FROM memory_tags t JOIN memories m ON m.id = t.memory_id "
+                f"WHERE t.tag IN ({','.join('?' * len(q.tags))}) AND {where} LIMIT ?"
+            )
             cands.update(dict.fromkeys(r[0] for r in core.backend.execute(sql, (*q.tags, *params, n_cand))))
         if use_sig:
             sig_conds, sig_params = [], []
@@ -110,10 +115,13 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
             if esig is not None:
                 sig_conds.append(f"m.error_signature IN ({','.join('?' * len(esigs))})")
                 sig_params += esigs
-            sql = (f"SELECT m.id FROM memories m WHERE m.namespace = ? AND ({' OR '.join(sig_conds)}) AND {where} "
-                   "ORDER BY m.updated_at DESC LIMIT ?")
-            cands.update(dict.fromkeys(r[0] for r in core.backend.execute(
-                sql, (q.namespace, *sig_params, *params, n_cand))))
+            sql = (
+                f"SELECT m.id FROM memories m WHERE m.namespace = ? AND ({' OR '.join(sig_conds)}) AND {where} "
+                "ORDER BY m.updated_at DESC LIMIT ?"
+            )
+            cands.update(
+                dict.fromkeys(r[0] for r in core.backend.execute(sql, (q.namespace, *sig_params, *params, n_cand)))
+            )
         if not cands:
             rows = {}
         else:
@@ -134,9 +142,13 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
         if use_sig:
             parts = []
             if q.task_signature is not None:
-                parts.append(1.0 if tsig == q.task_signature else
-                             0.5 if tsig and (tsig.startswith(q.task_signature) or q.task_signature.startswith(tsig))
-                             else 0.0)
+                parts.append(
+                    1.0
+                    if tsig == q.task_signature
+                    else 0.5
+                    if tsig and (tsig.startswith(q.task_signature) or q.task_signature.startswith(tsig))
+                    else 0.0
+                )
             if esig is not None:
                 parts.append(1.0 if esig_m in esigs else 0.0)
             sig = sum(parts) / len(parts)
@@ -145,21 +157,54 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
             tag_score = len(qtags & mt) / len(qtags | mt)
         else:
             tag_score = None
-        args = (max(0.0, vec.get(mid, 0.0)) if use_vec else None,
-                (kw.get(mid, 0.0) / best_kw if best_kw > 0 else 0.0) if use_kw else None,
-                tag_score, sig, rel, now - updated, applied, succ, imp)
+        args = (
+            max(0.0, vec.get(mid, 0.0)) if use_vec else None,
+            (kw.get(mid, 0.0) / best_kw if best_kw > 0 else 0.0) if use_kw else None,
+            tag_score,
+            sig,
+            rel,
+            now - updated,
+            applied,
+            succ,
+            imp,
+        )
         final, match = ranking.compute(*args, w)[:2]
         if match > 0:
             scored.append((final, mid, args))
     scored.sort(key=lambda x: (-x[0], -x[1]))
     top = scored[: q.limit]
     mems = core.fetch([mid for _, mid, _ in top])
-    conf = confidence.assess(core, q.text, kw, vec, [mid for _, mid, _ in top], {mid: a[3] for _, mid, a in top},
-                             {mid: a[2] for _, mid, a in top})
-    return [RecallHit(memory=mems[mid], score=final, confidence=conf[mid][0], evidence=conf[mid][1],
-                      breakdown=ranking.score(
-        vector=a[0], keyword=a[1], tags=a[2], signature=a[3], relevance=a[4], age_seconds=a[5],
-        times_applied=a[6], times_successful=a[7], importance=a[8], w=w)) for final, mid, a in top if mid in mems]
+    conf = confidence.assess(
+        core,
+        q.text,
+        kw,
+        vec,
+        [mid for _, mid, _ in top],
+        {mid: a[3] for _, mid, a in top},
+        {mid: a[2] for _, mid, a in top},
+    )
+    return [
+        RecallHit(
+            memory=mems[mid],
+            score=final,
+            confidence=conf[mid][0],
+            evidence=conf[mid][1],
+            breakdown=ranking.score(
+                vector=a[0],
+                keyword=a[1],
+                tags=a[2],
+                signature=a[3],
+                relevance=a[4],
+                age_seconds=a[5],
+                times_applied=a[6],
+                times_successful=a[7],
+                importance=a[8],
+                w=w,
+            ),
+        )
+        for final, mid, a in top
+        if mid in mems
+    ]
 
 
 def _scoring_rows(core: Core, ids: list[int], where: str, params: list[Any]) -> dict[int, tuple]:
@@ -167,9 +212,11 @@ def _scoring_rows(core: Core, ids: list[int], where: str, params: list[Any]) -> 
     out: dict[int, tuple] = {}
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
-        sql = (f"SELECT m.id, m.context_tags, m.relevance_score, m.updated_at, m.times_applied, m.times_successful, "
-               f"m.importance, m.task_signature, m.error_signature FROM memories m "
-               f"WHERE m.id IN ({','.join('?' * len(chunk))}) AND {where}")
+        sql = (
+            f"SELECT m.id, m.context_tags, m.relevance_score, m.updated_at, m.times_applied, m.times_successful, "
+            f"m.importance, m.task_signature, m.error_signature FROM memories m "
+            f"WHERE m.id IN ({','.join('?' * len(chunk))}) AND {where}"
+        )
         for r in core.backend.execute(sql, (*chunk, *params)):
             out[r[0]] = r[1:]
     return out
@@ -179,8 +226,9 @@ def _like_prefix(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def _vector_candidates(core: Core, q: RecallQuery, qv: Any, k: int, where: str | None = None,
-                       params: Sequence[Any] = ()) -> list[tuple[int, float]]:
+def _vector_candidates(
+    core: Core, q: RecallQuery, qv: Any, k: int, where: str | None = None, params: Sequence[Any] = ()
+) -> list[tuple[int, float]]:
     """The vector channel's ``(memory_id, cosine)`` candidates, best first.
 
     Three paths: no local index (PostgreSQL's HNSW, or ``vector_search='vec0'``): the backend's
@@ -188,9 +236,15 @@ def _vector_candidates(core: Core, q: RecallQuery, qv: Any, k: int, where: str |
     over the rows passing ``where``; numpy is never imported); otherwise the in-process index
     (loaded from its persisted snapshot or the database on first use, then kept in step)."""
     if core.index is None:
-        return core.backend.vector_search(qv, namespace=q.namespace, k=k, agent_id=q.agent_id,
-                                          include_global=q.include_global, types=q.types,
-                                          include_archived=q.include_archived)
+        return core.backend.vector_search(
+            qv,
+            namespace=q.namespace,
+            k=k,
+            agent_id=q.agent_id,
+            include_global=q.include_global,
+            types=q.types,
+            include_archived=q.include_archived,
+        )
     if where is not None and _exact_sql(core):
         t0 = time.perf_counter()
         try:
@@ -198,8 +252,15 @@ def _vector_candidates(core: Core, q: RecallQuery, qv: Any, k: int, where: str |
         finally:
             core.index.sql_seconds += time.perf_counter() - t0
     core.index.sync(core.backend)
-    return core.index.search(qv, namespace=q.namespace, agent_id=q.agent_id, include_global=q.include_global,
-                             types=q.types, include_archived=q.include_archived, k=k)
+    return core.index.search(
+        qv,
+        namespace=q.namespace,
+        agent_id=q.agent_id,
+        include_global=q.include_global,
+        types=q.types,
+        include_archived=q.include_archived,
+        k=k,
+    )
 
 
 def _exact_sql(core: Core) -> bool:
@@ -235,8 +296,15 @@ ACCESS_FLUSH_SECONDS = 2.0
 ACCESS_RETRY_SECONDS = 0.5  # after finding the lock busy, the next attempt without waiting
 
 
-def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, session_id: str | None,
-                  task_id: str | None, duration_ms: float | None = None) -> list[RecallHit]:
+def record_access(
+    core: Core,
+    hits: list[RecallHit],
+    *,
+    agent_id: str | None,
+    session_id: str | None,
+    task_id: str | None,
+    duration_ms: float | None = None,
+) -> list[RecallHit]:
     """Count the access (count, last_accessed, a small relevance boost) and log a 'query' row per hit
     (the first carries the recall's ``duration_ms``: v_recall_latency)."""
     if not hits:
@@ -246,9 +314,19 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
     pending = core.pending_access
     if not pending:
         core.pending_since = time.monotonic()
-    pending.append((now, [h.memory.id for h in hits],
-                    {"agent_id": agent_id, "session_id": session_id, "task_id": task_id,
-                     "scores": [h.score for h in hits], "duration_ms": duration_ms}))
+    pending.append(
+        (
+            now,
+            [h.memory.id for h in hits],
+            {
+                "agent_id": agent_id,
+                "session_id": session_id,
+                "task_id": task_id,
+                "scores": [h.score for h in hits],
+                "duration_ms": duration_ms,
+            },
+        )
+    )
     rows = sum(len(p[1]) for p in pending)
     t = time.monotonic()
     if rows >= ACCESS_FLUSH_ROWS or t - core.pending_since >= ACCESS_FLUSH_SECONDS:
@@ -261,8 +339,13 @@ def record_access(core: Core, hits: list[RecallHit], *, agent_id: str | None, se
     out = []
     for h in hits:
         m: Memory = h.memory
-        m = m.model_copy(update={"access_count": m.access_count + 1, "last_accessed": ts,
-                                 "relevance_score": min(1.0, m.relevance_score + boost)})
+        m = m.model_copy(
+            update={
+                "access_count": m.access_count + 1,
+                "last_accessed": ts,
+                "relevance_score": min(1.0, m.relevance_score + boost),
+            }
+        )
         out.append(h.model_copy(update={"memory": m}))
     return out
 
@@ -275,7 +358,7 @@ def flush_access(core: Core, *, wait: bool = True) -> bool:
         return True
     b = core.backend
     try_write = getattr(b, "try_write", None)
-    with (b.write() if wait or try_write is None else try_write()) as c:
+    with b.write() if wait or try_write is None else try_write() as c:
         if c is None:  # another process holds the lock: keep the rows for later
             return False
         _write_access(core, c, pending)
@@ -292,18 +375,28 @@ def _write_access(core: Core, c: Any, pending: list) -> None:
     alive: set[int] = set()
     for s in range(0, len(all_ids), 500):  # a memory deleted since its recall gets no log row
         chunk = all_ids[s : s + 500]
-        alive.update(r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
-                                              chunk))
+        alive.update(
+            r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        )
     for now, ids, log in pending:
-        c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
-                      f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
-                      [(now, *cur_params, now, boost, now, i) for i in ids if i in alive])
+        c.executemany(
+            "UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
+            f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
+            [(now, *cur_params, now, boost, now, i) for i in ids if i in alive],
+        )
         if all(i in alive for i in ids):
             core.log(ids, "query", **log)
         elif any(i in alive for i in ids):
             keep = [k for k, i in enumerate(ids) if i in alive]
-            core.log([ids[k] for k in keep], "query", **{**log, "scores": [log["scores"][k] for k in keep],
-                                                         "duration_ms": log["duration_ms"] if keep[0] == 0 else None})
+            core.log(
+                [ids[k] for k in keep],
+                "query",
+                **{
+                    **log,
+                    "scores": [log["scores"][k] for k in keep],
+                    "duration_ms": log["duration_ms"] if keep[0] == 0 else None,
+                },
+            )
 
 
 def validate_channels(channels: Any) -> frozenset[str]:

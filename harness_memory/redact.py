@@ -40,61 +40,176 @@ def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
 # -- provider formats: the whole match is the secret -------------------------------------------------
 # (kind, literal hints: the pattern runs only when one occurs in the text, pattern)
 REDACTION_PATTERNS: list[tuple[str, list[str] | None, re.Pattern[str]]] = [
-    ("private_key", ['PRIVATE KEY'], _rx(
-        r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?"
-        r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)),
-    ("anthropic_key", ['sk-ant-'], _rx(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("openai_key", ['sk-'], _rx(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("stripe_key", ['_live_', '_test_'], _rx(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("github_token", ['gh', 'github_pat_'], _rx(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
-    ("gitlab_token", ['gl'], _rx(r"\bgl(?:pat|dt|ptt|rt|cbt|imt|oas|ft)-[A-Za-z0-9_-]{20,}")),
-    ("slack_token", ['xox'], _rx(r"\bxox[abposrce]-[A-Za-z0-9-]{10,}")),
-    ("slack_webhook", ['hooks.slack.com'], _rx(r"\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}")),
-    ("discord_webhook", ['/api/webhooks/'], _rx(r"\bdiscord(?:app)?\.com/api/webhooks/[0-9]{5,25}/[A-Za-z0-9_-]{20,}")),
-    ("aws_access_key", ['AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'ABIA', 'ACCA'], _rx(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ABIA|ACCA)[A-Z0-9]{16}\b")),
-    ("google_api_key", ['AIza'], _rx(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("google_oauth", ['ya29.', 'GOCSPX-'], _rx(r"\b(?:ya29\.[A-Za-z0-9_-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,})")),
-    ("huggingface_token", ['hf_'], _rx(r"\bhf_[A-Za-z0-9]{30,}")),
-    ("npm_token", ['npm_'], _rx(r"\bnpm_[A-Za-z0-9]{36}")),
-    ("pypi_token", ['pypi-'], _rx(r"\bpypi-[A-Za-z0-9_-]{40,}")),
-    ("sendgrid_key", ['SG.'], _rx(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}")),
-    ("twilio_key", ['SK'], _rx(r"\bSK[0-9a-f]{32}\b")),
-    ("shopify_token", ['shp'], _rx(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
-    ("telegram_token", [':AA'], _rx(r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")),
-    ("mailgun_key", ['key-'], _rx(r"\bkey-[0-9a-f]{32}\b")),
-    ("mailchimp_key", ['-us'], _rx(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b")),
-    ("databricks_token", ['dapi'], _rx(r"\bdapi[0-9a-f]{32}(?:-[0-9])?\b")),
-    ("vault_token", ['hvs.', 'hvb.', 'hvr.'], _rx(r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}")),
-    ("doppler_token", ['dp.'], _rx(r"\bdp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}")),
-    ("atlassian_token", ['ATATT3'], _rx(r"\bATATT3[A-Za-z0-9_=-]{100,}")),
-    ("newrelic_key", ['NRAK-', 'NRAI-'], _rx(r"\bNRA[KI]-[A-Z0-9]{27}\b")),
-    ("linear_key", ['lin_api_'], _rx(r"\blin_api_[A-Za-z0-9]{40}\b")),
-    ("digitalocean_token", ['_v1_'], _rx(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
-    ("grafana_token", ['glc_', 'glsa_'], _rx(r"\b(?:glc_[A-Za-z0-9+/=_-]{32,}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})")),
-    ("postman_key", ['PMAK-'], _rx(r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b")),
-    ("square_token", ['sq0', 'EAAA'], _rx(r"\b(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}|EAAA[A-Za-z0-9_-]{60})")),
-    ("age_secret_key", ['AGE-SECRET-KEY-1'], _rx(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b")),
-    ("jwt", ['eyJ'], _rx(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}")),
+    (
+        "private_key",
+        ["PRIVATE KEY"],
+        _rx(
+            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?"
+            r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.S,
+        ),
+    ),
+    ("anthropic_key", ["sk-ant-"], _rx(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("openai_key", ["sk-"], _rx(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("stripe_key", ["_live_", "_test_"], _rx(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("github_token", ["gh", "github_pat_"], _rx(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
+    ("gitlab_token", ["gl"], _rx(r"\bgl(?:pat|dt|ptt|rt|cbt|imt|oas|ft)-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", ["xox"], _rx(r"\bxox[abposrce]-[A-Za-z0-9-]{10,}")),
+    (
+        "slack_webhook",
+        ["hooks.slack.com"],
+        _rx(r"\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"),
+    ),
+    ("discord_webhook", ["/api/webhooks/"], _rx(r"\bdiscord(?:app)?\.com/api/webhooks/[0-9]{5,25}/[A-Za-z0-9_-]{20,}")),
+    (
+        "aws_access_key",
+        ["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ABIA", "ACCA"],
+        _rx(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    ),
+    ("google_api_key", ["AIza"], _rx(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("google_oauth", ["ya29.", "GOCSPX-"], _rx(r"\b(?:ya29\.[A-Za-z0-9_-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,})")),
+    ("huggingface_token", ["hf_"], _rx(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("npm_token", ["npm_"], _rx(r"\bnpm_[A-Za-z0-9]{36}")),
+    ("pypi_token", ["pypi-"], _rx(r"\bpypi-[A-Za-z0-9_-]{40,}")),
+    ("sendgrid_key", ["SG."], _rx(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}")),
+    ("twilio_key", ["SK"], _rx(r"\bSK[0-9a-f]{32}\b")),
+    ("shopify_token", ["shp"], _rx(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
+    ("telegram_token", [":AA"], _rx(r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")),
+    ("mailgun_key", ["key-"], _rx(r"\bkey-[0-9a-f]{32}\b")),
+    ("mailchimp_key", ["-us"], _rx(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b")),
+    ("databricks_token", ["dapi"], _rx(r"\bdapi[0-9a-f]{32}(?:-[0-9])?\b")),
+    ("vault_token", ["hvs.", "hvb.", "hvr."], _rx(r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}")),
+    ("doppler_token", ["dp."], _rx(r"\bdp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}")),
+    ("atlassian_token", ["ATATT3"], _rx(r"\bATATT3[A-Za-z0-9_=-]{100,}")),
+    ("newrelic_key", ["NRAK-", "NRAI-"], _rx(r"\bNRA[KI]-[A-Z0-9]{27}\b")),
+    ("linear_key", ["lin_api_"], _rx(r"\blin_api_[A-Za-z0-9]{40}\b")),
+    ("digitalocean_token", ["_v1_"], _rx(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    ("grafana_token", ["glc_", "glsa_"], _rx(r"\b(?:glc_[A-Za-z0-9+/=_-]{32,}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})")),
+    ("postman_key", ["PMAK-"], _rx(r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b")),
+    ("square_token", ["sq0", "EAAA"], _rx(r"\b(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}|EAAA[A-Za-z0-9_-]{60})")),
+    ("age_secret_key", ["AGE-SECRET-KEY-1"], _rx(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b")),
+    ("jwt", ["eyJ"], _rx(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,1024}")),
 ]
 
 # -- context rules ------------------------------------------------------------------------------------
 _PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "pword", "pin"})
-_TOKEN_WORDS = frozenset({"secret", "secrets", "token", "apikey", "credential", "credentials", "auth", "authtoken",
-                          "accesstoken", "sig", "privatekey", "clientsecret", "secretkey", "accesskey", "sas",
-                          "sastoken", "jwt", "bearer", "cookie", "sessionid", "session_token", "webhook"})
-_KEY_PREFIXES = frozenset({"api", "access", "secret", "private", "client", "signing", "encryption", "master",
-                           "account", "storage", "app", "service", "shared", "subscription", "license", "webhook",
-                           "session", "auth", "consumer", "deploy", "ssh", "gpg", "pgp", "encrypt", "hmac", "jwt",
-                           "x", "admin", "root", "crypto", "sign", "cipher", "aes", "rsa", "instrumentation", "ingest",
-                           "management"})
+_TOKEN_WORDS = frozenset(
+    {
+        "secret",
+        "secrets",
+        "token",
+        "apikey",
+        "credential",
+        "credentials",
+        "auth",
+        "authtoken",
+        "accesstoken",
+        "sig",
+        "privatekey",
+        "clientsecret",
+        "secretkey",
+        "accesskey",
+        "sas",
+        "sastoken",
+        "jwt",
+        "bearer",
+        "cookie",
+        "sessionid",
+        "session_token",
+        "webhook",
+    }
+)
+_KEY_PREFIXES = frozenset(
+    {
+        "api",
+        "access",
+        "secret",
+        "private",
+        "client",
+        "signing",
+        "encryption",
+        "master",
+        "account",
+        "storage",
+        "app",
+        "service",
+        "shared",
+        "subscription",
+        "license",
+        "webhook",
+        "session",
+        "auth",
+        "consumer",
+        "deploy",
+        "ssh",
+        "gpg",
+        "pgp",
+        "encrypt",
+        "hmac",
+        "jwt",
+        "x",
+        "admin",
+        "root",
+        "crypto",
+        "sign",
+        "cipher",
+        "aes",
+        "rsa",
+        "instrumentation",
+        "ingest",
+        "management",
+    }
+)
 # trailing key segments that do not change what the key holds (secret_key_base, token_value)
 _NEUTRAL_TAILS = frozenset({"base", "value", "val", "str", "string", "b64", "base64", "hex", "enc", "raw", "plain"})
 _TOKEN_ENDINGS = ("password", "passwd", "token", "secret", "apikey")
-_PLACEHOLDERS = frozenset({
-    "none", "null", "nil", "true", "false", "undefined", "empty", "redacted", "hidden", "masked", "secret",
-    "password", "token", "required", "optional", "missing", "invalid", "expired", "n/a", "na", "unset", "default",
-    "changeme", "your_password", "your-password", "yourpassword", "your_token", "your_api_key", "xxx", "todo",
-    "example", "string", "str", "bytes", "any", "int", "bool", "env", "self", "ok", "error", "failed", "valid"})
+_PLACEHOLDERS = frozenset(
+    {
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "empty",
+        "redacted",
+        "hidden",
+        "masked",
+        "secret",
+        "password",
+        "token",
+        "required",
+        "optional",
+        "missing",
+        "invalid",
+        "expired",
+        "n/a",
+        "na",
+        "unset",
+        "default",
+        "changeme",
+        "your_password",
+        "your-password",
+        "yourpassword",
+        "your_token",
+        "your_api_key",
+        "xxx",
+        "todo",
+        "example",
+        "string",
+        "str",
+        "bytes",
+        "any",
+        "int",
+        "bool",
+        "env",
+        "self",
+        "ok",
+        "error",
+        "failed",
+        "valid",
+    }
+)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEG = re.compile(r"[_.\-]+")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
@@ -154,7 +269,9 @@ _PAIR = re.compile(
     r"|sig|sas|cookie|sessionid)(?P<suf>[A-Za-z0-9_.-]{0,24})(?P<q>\\{0,4}[\"'])?"
     r"(?P<sep>[ \t]{0,3}(?::=|=>|[:=])[ \t]{0,3}|[ \t]{1,3}(?=\\{0,4}[\"']))"
     r"(?:\\{1,4}\"(?P<v1>[^\"\\\n]{1,512})|\"(?P<v2>[^\"\n]{1,512})|'(?P<v3>[^'\n]{1,512})"
-    r"|(?P<v4>[^\s\"'\\,;&<>()\[\]{}`|]{1,512}))", re.I)
+    r"|(?P<v4>[^\s\"'\\,;&<>()\[\]{}`|]{1,512}))",
+    re.I,
+)
 _PHRASE_WORD = re.compile(r"[ \t](?P<w>[^\s\"'\\,;&<>()\[\]{}`|:=]{1,64})")
 
 
@@ -193,7 +310,7 @@ def _pairs(text: str, low: str) -> list[Span]:
             if m.group(g) is not None:
                 break
         value, vs, ve = m.group(g), m.start(g), m.end(g)
-        if not _plausible(value, cls, key, text[ve:ve + 1]):
+        if not _plausible(value, cls, key, text[ve : ve + 1]):
             continue
         if g == "v4" and cls == "password" and ":" in m.group("sep"):
             # an unquoted password after a colon runs to the end of the phrase:
@@ -211,8 +328,10 @@ def _pairs(text: str, low: str) -> list[Span]:
     return out
 
 
-_SCHEME_TOKEN = re.compile(r"\b(?P<kw>[Bb]earer|BEARER|[Tt]oken|TOKEN|[Bb]asic|BASIC|[Dd]igest|Bot|OAuth|SSWS)"
-                           r"[ \t]{1,3}(?P<v>[A-Za-z0-9._~+/=-]{12,4096})")
+_SCHEME_TOKEN = re.compile(
+    r"\b(?P<kw>[Bb]earer|BEARER|[Tt]oken|TOKEN|[Bb]asic|BASIC|[Dd]igest|Bot|OAuth|SSWS)"
+    r"[ \t]{1,3}(?P<v>[A-Za-z0-9._~+/=-]{12,4096})"
+)
 
 
 _SCHEME_HINTS = ("bearer", "token", "basic", "digest", "bot ", "oauth", "ssws")
@@ -239,8 +358,11 @@ _URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://(?P<user>[^\s/?#@:
 def _url_passwords(text: str, low: str) -> list[Span]:
     if "://" not in text:
         return []
-    return [(m.start("v"), m.end("v"), "url_password") for m in _URL_PASSWORD.finditer(text)
-            if not m.group("v").startswith(MARK)]
+    return [
+        (m.start("v"), m.end("v"), "url_password")
+        for m in _URL_PASSWORD.finditer(text)
+        if not m.group("v").startswith(MARK)
+    ]
 
 
 _COOKIE = re.compile(r"\b(?:[Ss]et-)?[Cc]ookie[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<v>[^\n\r\"']{1,4096})")
@@ -261,28 +383,59 @@ def _cookies(text: str, low: str) -> list[Span]:
 # (kind, lower-case hints, pattern)
 _FLAG_RULES: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     # --password VALUE, --password=VALUE, --client-secret VALUE
-    ("cli_password", ("pass", "secret", "token", "key"), re.compile(
-        r"-(?<![\w-]-)-?(?:db-|admin-|root-|client-|api-|access-|auth-|bot-)?(?:password|passwd|pass|secret|token|"
-        r"api-key|apikey|access-key|secret-key|auth-token|access-token)(?:=|[ \t]{1,3})(?!-)"
-        r"(?:\"(?P<v2>[^\"\n]{1,512})\"|'(?P<v3>[^'\n]{1,512})'|(?P<v>[^\s\"']{1,512}))")),
+    (
+        "cli_password",
+        ("pass", "secret", "token", "key"),
+        re.compile(
+            r"-(?<![\w-]-)-?(?:db-|admin-|root-|client-|api-|access-|auth-|bot-)?(?:password|passwd|pass|secret|token|"
+            r"api-key|apikey|access-key|secret-key|auth-token|access-token)(?:=|[ \t]{1,3})(?!-)"
+            r"(?:\"(?P<v2>[^\"\n]{1,512})\"|'(?P<v3>[^'\n]{1,512})'|(?P<v>[^\s\"']{1,512}))"
+        ),
+    ),
     # mysql -pPASSWORD (no space: with a space mysql prompts)
-    ("cli_password", ("mysql", "mariadb"), re.compile(
-        r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump|mysqlsh)\b[^\n]{0,300}?[ \t]-p"
-        r"(?:\"(?P<v2>[^\"\n]{1,512})\"|'(?P<v3>[^'\n]{1,512})'|(?P<v>[^\s\"']{1,512}))")),
+    (
+        "cli_password",
+        ("mysql", "mariadb"),
+        re.compile(
+            r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump|mysqlsh)\b[^\n]{0,300}?[ \t]-p"
+            r"(?:\"(?P<v2>[^\"\n]{1,512})\"|'(?P<v3>[^'\n]{1,512})'|(?P<v>[^\s\"']{1,512}))"
+        ),
+    ),
     # sshpass -p VALUE
     ("cli_password", ("sshpass",), re.compile(r"\bsshpass[ \t]{1,3}-p[ \t]{0,3}(?P<v>[^\s\"']{1,512})")),
     # curl -u user:password
-    ("cli_password", ("curl", "wget", "http"), re.compile(
-        r"\b(?:curl|wget|http)\b[^\n]{0,300}?[ \t](?:-u|--user|--http-user)[ \t=]{1,3}[^\s:\"']{1,128}:(?P<v>[^\s\"']{1,512})")),
+    (
+        "cli_password",
+        ("curl", "wget", "http"),
+        re.compile(
+            r"\b(?:curl|wget|http)\b[^\n]{0,300}?[ \t](?:-u|--user|--http-user)[ \t=]{1,3}[^\s:\"']{1,128}:(?P<v>[^\s\"']{1,512})"
+        ),
+    ),
     # .netrc: machine HOST login USER password PASSWORD (or default login ...): any password after an entry's
     # head; without one ("a login form; password reset"), only a value that looks made, not a word
-    ("netrc_password", ("login",), re.compile(
-        r"(?:\bmachine[ \t]{1,3}\S{1,253}|\bdefault)[ \t]{1,3}login[ \t]{1,3}\S{1,128}[ \t]{1,3}password[ \t]{1,3}"
-        r"(?P<v>\S{1,512})")),
-    ("netrc_password", ("login",), re.compile(
-        r"\blogin[ \t]{1,3}[^\s;,]{1,128}[ \t]{1,3}password[ \t]{1,3}(?P<v>(?=\S*(?:\d|[^\w\s]\S))\S{1,512})")),
+    (
+        "netrc_password",
+        ("login",),
+        re.compile(
+            r"(?:\bmachine[ \t]{1,3}\S{1,253}|\bdefault)[ \t]{1,3}login[ \t]{1,3}\S{1,128}[ \t]{1,3}password[ \t]{1,3}"
+            r"(?P<v>\S{1,512})"
+        ),
+    ),
+    (
+        "netrc_password",
+        ("login",),
+        re.compile(
+            r"\blogin[ \t]{1,3}[^\s;,]{1,128}[ \t]{1,3}password[ \t]{1,3}(?P<v>(?=\S*(?:\d|[^\w\s]\S))\S{1,512})"
+        ),
+    ),
     # SQL: IDENTIFIED BY 'password'
-    ("sql_password", ("identified",), re.compile(r"\b(?i:identified)[ \t]{1,3}(?i:by)[ \t]{1,3}(?:PASSWORD[ \t]{0,3})?['\"](?P<v>[^'\"\n]{1,512})['\"]")),
+    (
+        "sql_password",
+        ("identified",),
+        re.compile(
+            r"\b(?i:identified)[ \t]{1,3}(?i:by)[ \t]{1,3}(?:PASSWORD[ \t]{0,3})?['\"](?P<v>[^'\"\n]{1,512})['\"]"
+        ),
+    ),
 ]
 
 
@@ -327,11 +480,23 @@ _HINT_SETS = [(kind, None if hints is None else frozenset(hints), rx) for kind, 
 
 def _formats(text: str, low: str) -> list[Span]:
     present = {h for h in _ALL_HINTS if h in text}  # one pass over the literals, not one per pattern
-    return [(m.start(), m.end(), kind) for kind, hints, rx in _HINT_SETS
-            if hints is None or not hints.isdisjoint(present) for m in rx.finditer(text)]
+    return [
+        (m.start(), m.end(), kind)
+        for kind, hints, rx in _HINT_SETS
+        if hints is None or not hints.isdisjoint(present)
+        for m in rx.finditer(text)
+    ]
 
 
-_RULES: list[Callable[[str, str], list[Span]]] = [_formats, _discord, _url_passwords, _schemes, _cookies, _flags, _pairs]
+_RULES: list[Callable[[str, str], list[Span]]] = [
+    _formats,
+    _discord,
+    _url_passwords,
+    _schemes,
+    _cookies,
+    _flags,
+    _pairs,
+]
 
 
 def _spans(text: str) -> list[Span]:

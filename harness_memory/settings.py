@@ -60,10 +60,16 @@ class ConfidenceWeights(BaseModel):
     best_keyword: float = Field(5.48, description="weight of the best hit's BM25 over the query words' summed IDF")
     best_vector: float = Field(9.74, description="weight of the best candidate's cosine similarity")
     vector: float = Field(2.67, description="weight of this hit's cosine similarity")
-    signature: float = Field(0.9, ge=0, le=1, description="an exact signature match lifts the confidence to at least this")
+    signature: float = Field(
+        0.9, ge=0, le=1, description="an exact signature match lifts the confidence to at least this"
+    )
     tags: float = Field(0.9, ge=0, le=1, description="the asked tags all shared (Jaccard 1) lift it to at least this")
-    inject_min: float = Field(0.44, ge=0, le=1, description="the gate: on_task_start, MCP and REST inject only hits with "
-                                                           "at least this confidence (0: no gate)")
+    inject_min: float = Field(
+        0.44,
+        ge=0,
+        le=1,
+        description="the gate: on_task_start, MCP and REST inject only hits with at least this confidence (0: no gate)",
+    )
 
 
 class MaintenanceSettings(BaseModel):
@@ -78,33 +84,57 @@ class MaintenanceSettings(BaseModel):
     archived_relevance: float = Field(0.05, ge=0, le=1)
     access_log_retention_days: float = Field(90, gt=0)
     tool_call_retention_days: float = Field(30, gt=0, description="the expire job deletes tool calls older than this")
-    reflect_idle_minutes: float = Field(30, gt=0, description="the reflect job reflects threads with no new episode "
-                                                              "for this long (the job is off unless scheduled)")
+    reflect_idle_minutes: float = Field(
+        30,
+        gt=0,
+        description="the reflect job reflects threads with no new episode "
+        "for this long (the job is off unless scheduled)",
+    )
     consolidate_min_members: int = Field(3, ge=2)
     consolidate_similarity: float = Field(0.75, gt=0, le=1, description="cosine a member needs to its cluster")
     consolidate_growth_trigger: int = Field(1000, ge=1, description="consolidate a namespace grown by this many")
     compact_sparse_ratio: float = Field(0.25, gt=0, lt=1, description="rebuild vectors when this share is dead")
     vector_changes_keep: int = Field(100_000, ge=1000)
-    job_batch_seconds: float = Field(0.05, gt=0, le=10, description="bulk jobs and deletes commit in batches sized to "
-                                                                    "hold the write lock about this long")
-    lease_seconds: float = Field(60, gt=0, description="a lease not renewed for this long has expired (a holder "
-                                                      "on another host died); the live holder renews it")
-    lease_heartbeat_seconds: float | None = Field(None, gt=0, description="how often a running job renews its lease "
-                                                                        "(default: a third of lease_seconds)")
+    job_batch_seconds: float = Field(
+        0.05,
+        gt=0,
+        le=10,
+        description="bulk jobs and deletes commit in batches sized to hold the write lock about this long",
+    )
+    lease_seconds: float = Field(
+        60,
+        gt=0,
+        description="a lease not renewed for this long has expired (a holder "
+        "on another host died); the live holder renews it",
+    )
+    lease_heartbeat_seconds: float | None = Field(
+        None, gt=0, description="how often a running job renews its lease (default: a third of lease_seconds)"
+    )
     misfire_grace_seconds: int = Field(6 * 3600, ge=1)
-    schedules: dict[str, str] = Field(default_factory=lambda: {
-        "decay": "cron:0 3 * * *", "expire": "interval:3600", "consolidate": "cron:0 4 * * 0",
-        "compact": "cron:0 5 * * 0", "backfill": "interval:900", "consolidate_growth": "interval:600",
-        "resign": "interval:3600"})
+    schedules: dict[str, str] = Field(
+        default_factory=lambda: {
+            "decay": "cron:0 3 * * *",
+            "expire": "interval:3600",
+            "consolidate": "cron:0 4 * * 0",
+            "compact": "cron:0 5 * * 0",
+            "backfill": "interval:900",
+            "consolidate_growth": "interval:600",
+            "resign": "interval:3600",
+        }
+    )
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="HARNESS_MEMORY_", env_nested_delimiter="__", extra="ignore")
 
-    db: str | Path = Field(default_factory=default_db_path,
-                           description="database: a file path, sqlite:///path, or postgresql://user@host/dbname")
+    db: str | Path = Field(
+        default_factory=default_db_path,
+        description="database: a file path, sqlite:///path, or postgresql://user@host/dbname",
+    )
     namespace: str = Field("default", min_length=1, max_length=200)
-    embedder: str = Field("hashing", description="embedder name: hashing[:DIM], sentence-transformers:MODEL, openai:MODEL")
+    embedder: str = Field(
+        "hashing", description="embedder name: hashing[:DIM], sentence-transformers:MODEL, openai:MODEL"
+    )
     embedder_base_url: str | None = Field(None, description="base URL of an OpenAI-compatible embeddings API")
     embedder_api_key: str | None = None
     extra_types: Annotated[list[str], NoDecode] = Field(default_factory=list, description="memory types to register")
@@ -114,46 +144,87 @@ class Settings(BaseSettings):
     max_tag_length: int = Field(64, gt=0)
     max_limit: int = Field(1000, gt=0)
     redact_secrets: bool = True
-    embed_failure: str = Field("pending", pattern="^(pending|raise)$",
-                               description="on embedder failure: store keyword-only with a pending flag, or raise")
-    vector_search: str = Field("memory", pattern="^(memory|vec0)$",
-                               description="'memory': in-process binary-code index with exact rerank; 'vec0': sqlite-vec KNN")
+    embed_failure: str = Field(
+        "pending",
+        pattern="^(pending|raise)$",
+        description="on embedder failure: store keyword-only with a pending flag, or raise",
+    )
+    vector_search: str = Field(
+        "memory",
+        pattern="^(memory|vec0)$",
+        description="'memory': in-process binary-code index with exact rerank; 'vec0': sqlite-vec KNN",
+    )
     keyword_posting_budget: int | None = Field(
-        1500, gt=0, description="recall keeps the rarest query terms whose document frequencies sum to this (None: all)")
+        1500, gt=0, description="recall keeps the rarest query terms whose document frequencies sum to this (None: all)"
+    )
     techniques: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["prompt_restructure", "decomposition", "fresh_start", "escalate"],
-        description="the default technique ladder, in order (comma-separated in the environment)")
-    technique_costs: dict[str, float] = Field(default_factory=dict, description="relative cost per technique (default 1)")
+        description="the default technique ladder, in order (comma-separated in the environment)",
+    )
+    technique_costs: dict[str, float] = Field(
+        default_factory=dict, description="relative cost per technique (default 1)"
+    )
     max_retries: int = Field(5, ge=1, description="attempts after which a task escalates")
     success_floor: float = Field(0.05, ge=0, le=1, description="escalate when no technique's estimate clears this")
     prior_strength: float = Field(4.0, gt=0, description="pseudo-observations a coarser level lends a finer one")
-    exploration: str = Field("ucb", pattern="^(thompson|ucb)$",
-                             description="ucb: posterior mean plus ucb_c standard deviations (chosen by the retry simulator); thompson: a posterior draw")
+    exploration: str = Field(
+        "ucb",
+        pattern="^(thompson|ucb)$",
+        description="ucb: posterior mean plus ucb_c standard deviations (chosen by the retry simulator); thompson: a posterior draw",
+    )
     ucb_c: float = Field(0.25, ge=0)
     prompt_budget_chars: int = Field(6000, gt=0, description="size budget of on_task_start's prompt section")
-    tool_result_max_bytes: int = Field(2000, ge=200, le=1 << 20, description="a tool call's result (and error) "
-                                       "is kept as a summary of at most this many bytes; the full size is recorded")
-    tool_parameters_max_bytes: int = Field(4000, ge=200, le=1 << 20, description="a tool call's parameters (JSON) "
-                                           "beyond this many bytes are kept as a bounded preview")
-    summariser: str | None = Field(None, description="a summariser for reflection and the reflect job: "
-                                                     "openai:MODEL (an OpenAI-compatible chat endpoint); unset: offline")
-    summariser_base_url: str | None = Field(None, description="base URL of the summariser's chat API (e.g. "
-                                                              "http://localhost:11434/v1 for Ollama)")
+    tool_result_max_bytes: int = Field(
+        2000,
+        ge=200,
+        le=1 << 20,
+        description="a tool call's result (and error) "
+        "is kept as a summary of at most this many bytes; the full size is recorded",
+    )
+    tool_parameters_max_bytes: int = Field(
+        4000,
+        ge=200,
+        le=1 << 20,
+        description="a tool call's parameters (JSON) beyond this many bytes are kept as a bounded preview",
+    )
+    summariser: str | None = Field(
+        None,
+        description="a summariser for reflection and the reflect job: "
+        "openai:MODEL (an OpenAI-compatible chat endpoint); unset: offline",
+    )
+    summariser_base_url: str | None = Field(
+        None, description="base URL of the summariser's chat API (e.g. http://localhost:11434/v1 for Ollama)"
+    )
     summariser_api_key: str | None = None
-    document_chunk_chars: int = Field(1500, ge=200, le=32_768, description="documents are split on their structure "
-                                      "into chunks of at most this many characters")
-    watch_debounce_seconds: float = Field(1.0, ge=0, le=3600, description="the MEMORY.md watcher imports a file "
-                                          "once it has been quiet this long")
-    markdown_write_back: bool = Field(False, description="the MEMORY.md watcher writes memories changed through the "
-                                      "API back to their agent's file")
+    document_chunk_chars: int = Field(
+        1500,
+        ge=200,
+        le=32_768,
+        description="documents are split on their structure into chunks of at most this many characters",
+    )
+    watch_debounce_seconds: float = Field(
+        1.0, ge=0, le=3600, description="the MEMORY.md watcher imports a file once it has been quiet this long"
+    )
+    markdown_write_back: bool = Field(
+        False, description="the MEMORY.md watcher writes memories changed through the API back to their agent's file"
+    )
     fix_similar_min: float | None = Field(
-        None, gt=0, le=1.0, description="also offer the fixes of errors whose decisive line is this similar "
+        None,
+        gt=0,
+        le=1.0,
+        description="also offer the fixes of errors whose decisive line is this similar "
         "(word-set Jaccard) to the asked one; None (default): only fixes linked to the error's own or an aliased "
-        "signature (chosen by leave-one-source-out in benchmarks/fix_recall.py, see docs/fixes.md)")
+        "signature (chosen by leave-one-source-out in benchmarks/fix_recall.py, see docs/fixes.md)",
+    )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
-    api_tokens: dict[str, str] = Field(default_factory=dict, description="bearer token -> agent id (agent fixed by token)")
-    api_admin_token: str | None = Field(None, description="a bearer token that may read every agent's stats and "
-                                                          "any task's techniques over REST (agent from X-Agent-Id)")
+    api_tokens: dict[str, str] = Field(
+        default_factory=dict, description="bearer token -> agent id (agent fixed by token)"
+    )
+    api_admin_token: str | None = Field(
+        None,
+        description="a bearer token that may read every agent's stats and "
+        "any task's techniques over REST (agent from X-Agent-Id)",
+    )
     api_max_body_bytes: int = Field(1 << 20, gt=0)
     mcp_agent_id: str = Field("mcp-agent", min_length=1, max_length=200, description="the MCP server's agent identity")
     busy_timeout_ms: int = Field(30_000, ge=0)

@@ -50,8 +50,7 @@ def connect(path: str | Path, *, busy_timeout_ms: int = 30_000) -> sqlean.Connec
     path = Path(path)
     if str(path) != ":memory:":
         path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False,
-                          timeout=busy_timeout_ms / 1000)
+    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000)
     conn.enable_load_extension(True)
     try:
         conn.load_extension(_vec0_path())
@@ -147,8 +146,10 @@ class SQLiteBackend:
         folder = self.path.parent if str(self.path.parent) else Path(".")
         for t in (self.path, folder):
             if t.exists() and not os.access(t, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
-                raise DatabaseReadOnlyError(f"{self.path} is read-only (the file or its folder, where SQLite keeps "
-                                            "the WAL): open it where this process may write")
+                raise DatabaseReadOnlyError(
+                    f"{self.path} is read-only (the file or its folder, where SQLite keeps "
+                    "the WAL): open it where this process may write"
+                )
 
     # -- schema steps ----------------------------------------------------------------------
     @staticmethod
@@ -197,7 +198,8 @@ class SQLiteBackend:
             return []
         return self.conn.execute(
             "SELECT rowid, excerpt FROM fix_errors_fts WHERE fix_errors_fts MATCH ? ORDER BY rank LIMIT ?",
-            (match_expression(terms), k)).fetchall()
+            (match_expression(terms), k),
+        ).fetchall()
 
     # -- transactions -------------------------------------------------------------------
     @contextmanager
@@ -287,7 +289,8 @@ class SQLiteBackend:
                 if time.monotonic() > deadline:
                     raise DatabaseLockedError(
                         f"{self.path} stayed locked by another writer for longer than busy_timeout_ms "
-                        f"({self.busy_timeout_ms} ms)") from exc
+                        f"({self.busy_timeout_ms} ms)"
+                    ) from exc
                 time.sleep(0.01)
 
     @property
@@ -317,14 +320,16 @@ class SQLiteBackend:
     def index_text(self, memory_id: int, content: str, tags: Sequence[str], *, new: bool = False) -> None:
         if not new:
             self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
-        self.conn.execute("INSERT INTO memories_fts(rowid, content, tags) VALUES (?, ?, ?)",
-                          (memory_id, content, " ".join(tags)))
+        self.conn.execute(
+            "INSERT INTO memories_fts(rowid, content, tags) VALUES (?, ?, ?)", (memory_id, content, " ".join(tags))
+        )
 
     def unindex_text(self, memory_ids: Sequence[int]) -> None:
         self.conn.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(i,) for i in memory_ids])
 
-    def keyword_search(self, text: str, where: str, params: Sequence[Any], limit: int,
-                       posting_budget: int | None = None) -> list[tuple[int, float]]:
+    def keyword_search(
+        self, text: str, where: str, params: Sequence[Any], limit: int, posting_budget: int | None = None
+    ) -> list[tuple[int, float]]:
         """``(memory_id, bm25)`` pairs, best first; bm25 is positive, larger is better.
 
         ``where`` is a SQL condition on alias ``m`` (the memories table). BM25 costs time per
@@ -346,8 +351,9 @@ class SQLiteBackend:
                 min_rowid = int(size - size * posting_budget / postings)
         return self._ranked(match_expression(terms), where, params, limit, min_rowid)
 
-    def _ranked(self, match: str, where: str, params: Sequence[Any], limit: int,
-                min_rowid: int) -> list[tuple[int, float]]:
+    def _ranked(
+        self, match: str, where: str, params: Sequence[Any], limit: int, min_rowid: int
+    ) -> list[tuple[int, float]]:
         # First rank without the join (BM25 only), then filter that short list by primary key;
         # fall back to the filtering join when the filter removed too many.
         over = 8 * limit
@@ -366,7 +372,8 @@ class SQLiteBackend:
             if len(rows) < limit:
                 n_ranked = self.conn.execute(
                     "SELECT COUNT(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? AND rowid > ? LIMIT ?)",
-                    (match, min_rowid, over)).fetchone()[0]
+                    (match, min_rowid, over),
+                ).fetchone()[0]
                 if n_ranked == over:  # the short list was cut: rank everything that is visible
                     rows = self.conn.execute(full, (match, min_rowid, *params, limit)).fetchall()
             return [(int(r[0]), float(r[1])) for r in rows]
@@ -389,9 +396,13 @@ class SQLiteBackend:
             stems = {t: stems_seen[t] for t in terms if stems_seen is not None and t in stems_seen}
             new = [t for t in terms if t not in stems]
             if new:
-                c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok USING fts5("
-                          "w, tokenize = 'porter unicode61 remove_diacritics 2')")
-                c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok_v USING fts5vocab(temp, hm_conf_tok, instance)")
+                c.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok USING fts5("
+                    "w, tokenize = 'porter unicode61 remove_diacritics 2')"
+                )
+                c.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_conf_tok_v USING fts5vocab(temp, hm_conf_tok, instance)"
+                )
                 c.execute("DELETE FROM temp.hm_conf_tok")
                 c.executemany("INSERT INTO temp.hm_conf_tok(rowid, w) VALUES (?, ?)", list(enumerate(new)))
                 stems.update({new[doc]: stem for doc, stem in c.execute("SELECT doc, term FROM temp.hm_conf_tok_v")})
@@ -416,8 +427,10 @@ class SQLiteBackend:
         if not hasattr(self, "_stems"):
             self._stems: dict[str, str] = {}
             self._df: dict[str, tuple[int, int]] = {}
-            c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok USING fts5("
-                      "w, tokenize = 'porter unicode61 remove_diacritics 2')")
+            c.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok USING fts5("
+                "w, tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
             c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok_v USING fts5vocab(temp, hm_qtok, instance)")
         size = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
         if size <= budget:
@@ -469,8 +482,18 @@ class SQLiteBackend:
         m = re.search(r"float\[(\d+)\]", row[0])
         return int(m.group(1)) if m else None
 
-    def put_vector(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
-                   archived: bool, vector: np.ndarray, *, new: bool = False) -> None:
+    def put_vector(
+        self,
+        memory_id: int,
+        namespace: str,
+        agent_id: str,
+        scope: str,
+        memory_type: str,
+        archived: bool,
+        vector: np.ndarray,
+        *,
+        new: bool = False,
+    ) -> None:
         # vec0 rejects INSERT OR REPLACE / ON CONFLICT: delete then insert, inside the caller's
         # transaction (a savepoint when called within one), and log the change for caches.
         c = self.conn
@@ -499,8 +522,9 @@ class SQLiteBackend:
     def set_vectors_archived(self, memory_ids: Sequence[int], archived: bool) -> None:
         """Flip the ``archived`` metadata column in place (vec0 updates metadata without a re-insert)."""
         c = self.conn
-        c.executemany(f"UPDATE {self.VEC_TABLE} SET archived = ? WHERE memory_id = ?",
-                      [(int(archived), i) for i in memory_ids])
+        c.executemany(
+            f"UPDATE {self.VEC_TABLE} SET archived = ? WHERE memory_id = ?", [(int(archived), i) for i in memory_ids]
+        )
         c.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", [(i,) for i in memory_ids])
 
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
@@ -524,15 +548,19 @@ class SQLiteBackend:
 
         c = self.conn
         if since_seq is None:
-            cur = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
-                            f"FROM {self.VEC_TABLE}")
+            cur = c.execute(
+                f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding FROM {self.VEC_TABLE}"
+            )
             for row in cur:
                 yield (*row[:6], np.frombuffer(row[6], dtype=np.float32))
             return
         ids = [r[0] for r in c.execute("SELECT DISTINCT memory_id FROM vector_changes WHERE seq > ?", (since_seq,))]
         for i in ids:
-            row = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
-                            f"FROM {self.VEC_TABLE} WHERE memory_id = ?", (i,)).fetchone()
+            row = c.execute(
+                f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
+                f"FROM {self.VEC_TABLE} WHERE memory_id = ?",
+                (i,),
+            ).fetchone()
             if row is None:
                 yield (i, None, None, None, None, None, None)
             else:
@@ -544,9 +572,17 @@ class SQLiteBackend:
         hi = self.conn.execute("SELECT MAX(seq) FROM vector_changes").fetchone()[0] or 0
         return int(lo), int(hi)
 
-    def vector_search(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None,
-                      include_global: bool, types: Sequence[str] | None,
-                      include_archived: bool) -> list[tuple[int, float]]:
+    def vector_search(
+        self,
+        vector: np.ndarray,
+        *,
+        namespace: str,
+        k: int,
+        agent_id: str | None,
+        include_global: bool,
+        types: Sequence[str] | None,
+        include_archived: bool,
+    ) -> list[tuple[int, float]]:
         """KNN over what an agent may see. vec0 cannot push "own OR global" or IN down into the
         KNN: one exact query per visibility branch and type."""
         out: dict[int, float] = {}
@@ -558,14 +594,23 @@ class SQLiteBackend:
         memory_types: Sequence[str | None] = types or [None]
         for br in branches:
             for t in memory_types:
-                for mid, sim in self.vector_knn(vector, namespace=namespace, k=k, memory_type=t,
-                                                include_archived=include_archived, **br):
+                for mid, sim in self.vector_knn(
+                    vector, namespace=namespace, k=k, memory_type=t, include_archived=include_archived, **br
+                ):
                     out[mid] = sim
         return sorted(out.items(), key=lambda x: -x[1])[:k]
 
-    def vector_knn(self, vector: np.ndarray, *, namespace: str, k: int, agent_id: str | None = None,
-                   scope: str | None = None, memory_type: str | None = None,
-                   include_archived: bool = False) -> list[tuple[int, float]]:
+    def vector_knn(
+        self,
+        vector: np.ndarray,
+        *,
+        namespace: str,
+        k: int,
+        agent_id: str | None = None,
+        scope: str | None = None,
+        memory_type: str | None = None,
+        include_archived: bool = False,
+    ) -> list[tuple[int, float]]:
         """Exact KNN inside vec0 with the filters applied inside the scan.
 
         Returns ``(memory_id, cosine_similarity)``. vec0 does not push ``OR`` down, so a
@@ -588,7 +633,6 @@ class SQLiteBackend:
         with self.lock:
             return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
 
-
     def vector_exact(self, vector: Any, where: str, params: Sequence[Any], k: int) -> list[tuple[int, float]]:
         """Exact KNN: ``(memory_id, cosine)`` of the ``k`` rows passing ``where`` (a condition on alias
         ``m``, the memories table) nearest ``vector``, best first.
@@ -598,11 +642,14 @@ class SQLiteBackend:
         against. ``vector`` is any sequence of floats or a float32 buffer."""
         # CROSS JOIN keeps memories as the outer loop: the filter runs first and only visible rows'
         # vectors are read (by primary key); the planner otherwise scans the whole vec0 table
-        sql = (f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) AS d FROM memories m "
-               f"CROSS JOIN {self.VEC_TABLE} v ON v.memory_id = m.id WHERE {where} ORDER BY d, v.memory_id LIMIT ?")
+        sql = (
+            f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) AS d FROM memories m "
+            f"CROSS JOIN {self.VEC_TABLE} v ON v.memory_id = m.id WHERE {where} ORDER BY d, v.memory_id LIMIT ?"
+        )
         with self.lock:
-            return [(int(r[0]), 1.0 - float(r[1]))
-                    for r in self.conn.execute(sql, (float32_bytes(vector), *params, int(k)))]
+            return [
+                (int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, (float32_bytes(vector), *params, int(k)))
+            ]
 
     def vector_similarities(self, vector: Any, memory_ids: Sequence[int]) -> dict[int, float]:
         """Cosine of ``vector`` with each stored vector of ``memory_ids`` (those without one are left out)."""
@@ -612,9 +659,11 @@ class SQLiteBackend:
         with self.lock:
             for s in range(0, len(ids), 500):
                 chunk = ids[s : s + 500]
-                sql = (f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) FROM memories m "
-                       f"CROSS JOIN {self.VEC_TABLE} v ON v.memory_id = m.id "
-                       f"WHERE m.id IN ({','.join('?' * len(chunk))})")
+                sql = (
+                    f"SELECT v.memory_id, vec_distance_cosine(v.embedding, ?) FROM memories m "
+                    f"CROSS JOIN {self.VEC_TABLE} v ON v.memory_id = m.id "
+                    f"WHERE m.id IN ({','.join('?' * len(chunk))})"
+                )
                 out.update((int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, (q, *chunk)))
         return out
 
@@ -628,13 +677,17 @@ class SQLiteBackend:
     def rebuild_vectors(self) -> int:
         """Copy the vec0 table into a fresh one (frees deleted slots); returns the rows copied."""
         with self.write() as c:
-            rows = c.execute(f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
-                             f"FROM {self.VEC_TABLE}").fetchall()
+            rows = c.execute(
+                f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding FROM {self.VEC_TABLE}"
+            ).fetchall()
             dims = self.vector_dimensions()
             assert dims is not None  # the table being rebuilt exists
             self.create_vector_table(dims)
-            c.executemany(f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, "
-                          "embedding) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            c.executemany(
+                f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, "
+                "embedding) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
         return len(rows)
 
     FTS_MERGE_PAGES = 200  # pages of FTS5 segment merging per write transaction
@@ -653,7 +706,10 @@ class SQLiteBackend:
                     break
         self.execute("PRAGMA analysis_limit = 1000")
         self.execute("ANALYZE")
-        free, pages = self.execute("PRAGMA freelist_count").fetchone()[0], self.execute("PRAGMA page_count").fetchone()[0]
+        free, pages = (
+            self.execute("PRAGMA freelist_count").fetchone()[0],
+            self.execute("PRAGMA page_count").fetchone()[0],
+        )
         if pages and free / pages > 0.2:
             self.execute("VACUUM")
             return 1
@@ -669,5 +725,6 @@ def sqlalchemy_engine(path: str | Path, *, busy_timeout_ms: int = 30_000):
     and ad-hoc SQL next to the store; the store itself does not go through it."""
     from sqlalchemy import create_engine
 
-    return create_engine("sqlite://", module=sqlean.dbapi2,
-                         creator=lambda: connect(path, busy_timeout_ms=busy_timeout_ms))
+    return create_engine(
+        "sqlite://", module=sqlean.dbapi2, creator=lambda: connect(path, busy_timeout_ms=busy_timeout_ms)
+    )

@@ -51,17 +51,23 @@ def _storage_error(exc: BaseException, path: Path | str) -> StorageError:
     if "locked" in low or "busy" in low:
         return DatabaseLockedError(f"{path} is locked by another process (waited busy_timeout_ms): {msg}")
     if "readonly" in low or "read-only" in low or "read only" in low:
-        return DatabaseReadOnlyError(f"{path} is read-only (the file or its folder, where SQLite keeps the WAL): "
-                                     f"{msg}")
+        return DatabaseReadOnlyError(f"{path} is read-only (the file or its folder, where SQLite keeps the WAL): {msg}")
     if "not a database" in low or "malformed" in low or "unable to open" in low or "disk i/o" in low:
         return DatabaseOpenError(f"cannot open {path} as a harness-memory database: {msg}")
     return StorageError(f"{path}: {type(exc).__name__}: {msg}")
 
 
 # the arguments each job takes besides dry_run, holder and min_interval
-_JOB_ARGS: dict[str, set[str]] = {"decay": {"progress"}, "consolidate": {"namespace", "summariser", "progress"},
-                                  "compact": {"force"}, "expire": set(), "backfill": set(), "consolidate_growth": set(),
-                                  "resign": {"batch_size", "force"}, "reflect": {"namespace", "summariser"}}
+_JOB_ARGS: dict[str, set[str]] = {
+    "decay": {"progress"},
+    "consolidate": {"namespace", "summariser", "progress"},
+    "compact": {"force"},
+    "expire": set(),
+    "backfill": set(),
+    "consolidate_growth": set(),
+    "resign": {"batch_size", "force"},
+    "reflect": {"namespace", "summariser"},
+}
 
 
 def _settings_from_environment() -> Settings:
@@ -71,8 +77,10 @@ def _settings_from_environment() -> Settings:
     try:
         return Settings()
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', 'invalid')}"
-                             for e in exc.errors(include_url=False, include_input=False)[:10])
+        problems = "; ".join(
+            f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', 'invalid')}"
+            for e in exc.errors(include_url=False, include_input=False)[:10]
+        )
         raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {problems}") from None
     except SettingsError as exc:
         raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {exc}") from None
@@ -92,9 +100,15 @@ class MemoryStore:
     the settings (the offline hashing embedder). ``clock`` returns UNIX seconds (for tests).
     """
 
-    def __init__(self, path: str | Path | None = None, *, settings: Settings | None = None,
-                 embedder: Embedder | None = None, clock: Callable[[], float] | None = None,
-                 allow_embedder_change: bool = False):
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        clock: Callable[[], float] | None = None,
+        allow_embedder_change: bool = False,
+    ):
         self._closed = True  # until fully open: close() is then a no-op
         self._scheduler: Any = None  # an APScheduler BackgroundScheduler once started
         self._watchers: list = []
@@ -112,21 +126,31 @@ class MemoryStore:
         # no embedder given or configured: the database's recorded one is used (see _check_embedder)
         self._embedder_configured = embedder is not None or "embedder" in self.settings.model_fields_set
         if embedder is None:
-            embedder = embedder_from_name(self.settings.embedder, base_url=self.settings.embedder_base_url,
-                                          api_key=self.settings.embedder_api_key)
+            embedder = embedder_from_name(
+                self.settings.embedder, base_url=self.settings.embedder_base_url, api_key=self.settings.embedder_api_key
+            )
         if not isinstance(embedder, Embedder):
             raise InvalidInputError("embedder must have name, dimensions and embed_batch()")
         if isinstance(self.path, Path) and self.path.is_dir():
             raise DatabaseOpenError(f"{self.path} is a directory, not a database file")
         try:
-            backend = open_backend(self._target, busy_timeout_ms=self.settings.busy_timeout_ms,
-                                   connect_timeout=self.settings.connect_timeout, pool_size=self.settings.pool_size)
+            backend = open_backend(
+                self._target,
+                busy_timeout_ms=self.settings.busy_timeout_ms,
+                connect_timeout=self.settings.connect_timeout,
+                pool_size=self.settings.pool_size,
+            )
         except (DatabaseError, OSError) as exc:
             raise _storage_error(exc, self.path) from exc
         try:
             migrate(backend)
-            self._core = Core(backend=backend, settings=self.settings, embedder=embedder,
-                              types=TypeRegistry(self.settings.extra_types), clock=clock or time.time)
+            self._core = Core(
+                backend=backend,
+                settings=self.settings,
+                embedder=embedder,
+                types=TypeRegistry(self.settings.extra_types),
+                clock=clock or time.time,
+            )
             self._bind_embedder(allow_embedder_change)
             backend.check_writable()  # a read-only database opens fine and fails at the first write: tell now
         except (backend.DatabaseError, OSError) as exc:
@@ -151,8 +175,10 @@ class MemoryStore:
         with b.write() as c:
             row = c.execute("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
             if row is None:
-                c.execute("INSERT INTO embedder_info(id, name, dimensions, recorded_at) VALUES (1, ?, ?, ?)",
-                          (e.name, e.dimensions, core.now()))
+                c.execute(
+                    "INSERT INTO embedder_info(id, name, dimensions, recorded_at) VALUES (1, ?, ?, ?)",
+                    (e.name, e.dimensions, core.now()),
+                )
                 b.create_vector_table(e.dimensions)
                 row = (e.name, e.dimensions)
             elif not b.table_exists(b.VEC_TABLE):
@@ -161,8 +187,9 @@ class MemoryStore:
     def _recorded_embedder(self, row) -> Embedder | None:
         """The embedder the database records, when its name can be built here (None otherwise)."""
         try:
-            e = embedder_from_name(row[0], base_url=self.settings.embedder_base_url,
-                                   api_key=self.settings.embedder_api_key)
+            e = embedder_from_name(
+                row[0], base_url=self.settings.embedder_base_url, api_key=self.settings.embedder_api_key
+            )
         except (ConfigurationError, EmbedderError, OSError, ValueError):  # e.g. a model not installed here
             return None
         return e if (e.name, e.dimensions) == (row[0], row[1]) else None
@@ -178,7 +205,8 @@ class MemoryStore:
                 raise EmbedderMismatchError(
                     f"{self.path} holds vectors made by {row[0]!r} ({row[1]} dimensions), but the configured embedder "
                     f"is {e.name!r} ({e.dimensions}); run `harness-memory reembed --db {self.path}` to re-embed "
-                    f"everything with the new one, or configure the old embedder (HARNESS_MEMORY_EMBEDDER={row[0]})")
+                    f"everything with the new one, or configure the old embedder (HARNESS_MEMORY_EMBEDDER={row[0]})"
+                )
             core.vectors_enabled = False  # until reembed(): writes are keyword-only + pending
         else:
             core.embedder_record = (row[0], int(row[1]))
@@ -209,8 +237,11 @@ class MemoryStore:
         from .jobs import JOBS, run_job
 
         if not isinstance(name, str) or name not in JOBS:
-            raise InvalidInputError(f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))}"
-                                    if isinstance(name, str) else "job name must be a string")
+            raise InvalidInputError(
+                f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))}"
+                if isinstance(name, str)
+                else "job name must be a string"
+            )
         allowed = {"dry_run", "holder", "min_interval"} | _JOB_ARGS.get(name, set())
         unknown = sorted(set(kwargs) - allowed)
         if unknown:
@@ -265,8 +296,10 @@ class MemoryStore:
             if m.pinned:
                 raise InvalidInputError(f"memory {memory_id} is pinned: unpin it before archiving it")
             now = c.now()
-            conn.execute(f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, archived = 1 WHERE id = ?",
-                         (*cur_params, now, now, memory_id))
+            conn.execute(
+                f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, archived = 1 WHERE id = ?",
+                (*cur_params, now, now, memory_id),
+            )
             c.backend.set_vectors_archived([memory_id], True)
             c.log([memory_id], "updated", agent_id=agent_id, outcome="archived")
         return c.get(memory_id)
@@ -282,9 +315,12 @@ class MemoryStore:
             m = self._own(memory_id, agent_id, "restore")
             if not m.archived:
                 return m
-            conn.execute("UPDATE memories SET archived = 0, "
-                         f"relevance_score = {c.backend.greatest('relevance_score', '0.5')}, "
-                         "decayed_at = ? WHERE id = ?", (c.now(), memory_id))
+            conn.execute(
+                "UPDATE memories SET archived = 0, "
+                f"relevance_score = {c.backend.greatest('relevance_score', '0.5')}, "
+                "decayed_at = ? WHERE id = ?",
+                (c.now(), memory_id),
+            )
             c.backend.set_vectors_archived([memory_id], False)
             c.log([memory_id], "updated", agent_id=agent_id, outcome="restored")
         return c.get(memory_id)
@@ -308,8 +344,10 @@ class MemoryStore:
         with c.backend.write() as conn:  # decay up to now, then pause (pin) or resume from now (unpin)
             c.get(memory_id)
             now = c.now()
-            conn.execute(f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, pinned = ? WHERE id = ?",
-                         (*cur_params, now, now, pinned_flag, memory_id))
+            conn.execute(
+                f"UPDATE memories SET relevance_score = {cur}, decayed_at = ?, pinned = ? WHERE id = ?",
+                (*cur_params, now, now, pinned_flag, memory_id),
+            )
         return c.get(memory_id)
 
     def __enter__(self) -> MemoryStore:
@@ -327,18 +365,47 @@ class MemoryStore:
         return self._core.types.names
 
     # -- remember ----------------------------------------------------------------------------
-    def remember(self, content: str, *, type: str, agent_id: str, scope: str = "agent", namespace: str | None = None,
-                 key: str | None = None, task_signature: str | None = None, error: str | None = None,
-                 tags: Iterable[str] = (), importance: float = 0.5, ttl: float | timedelta | None = None,
-                 metadata: Mapping[str, Any] | None = None, session_id: str | None = None,
-                 task_id: str | None = None, thread_id: str | None = None) -> Memory:
+    def remember(
+        self,
+        content: str,
+        *,
+        type: str,
+        agent_id: str,
+        scope: str = "agent",
+        namespace: str | None = None,
+        key: str | None = None,
+        task_signature: str | None = None,
+        error: str | None = None,
+        tags: Iterable[str] = (),
+        importance: float = 0.5,
+        ttl: float | timedelta | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        thread_id: str | None = None,
+    ) -> Memory:
         """Store a memory (or reinforce its duplicate, or update it in place through ``key``).
 
         ``thread_id`` makes it an event of a thread (an ``episode``, typically: docs/episodes.md),
         kept as said: never merged into another memory as a duplicate."""
-        item = writes.prepare(self._core, content, type=type, agent_id=agent_id, scope=scope, namespace=namespace,
-                              key=key, task_signature=task_signature, error=error, tags=tags, importance=importance,
-                              ttl=ttl, metadata=metadata, session_id=session_id, task_id=task_id, thread_id=thread_id)
+        item = writes.prepare(
+            self._core,
+            content,
+            type=type,
+            agent_id=agent_id,
+            scope=scope,
+            namespace=namespace,
+            key=key,
+            task_signature=task_signature,
+            error=error,
+            tags=tags,
+            importance=importance,
+            ttl=ttl,
+            metadata=metadata,
+            session_id=session_id,
+            task_id=task_id,
+            thread_id=thread_id,
+        )
         return writes.write_many(self._core, [item])[0]
 
     def remember_many(self, items: Sequence[Mapping[str, Any]]) -> list[Memory]:
@@ -360,14 +427,29 @@ class MemoryStore:
         return writes.write_many(self._core, prepared)
 
     # -- recall ------------------------------------------------------------------------------
-    def recall(self, query: str, *, agent_id: str | None = None, namespace: str | None = None,
-               types: Sequence[str] | None = None, tags: Iterable[str] | None = None,
-               task_signature: str | None = None, error: str | None = None, include_global: bool = True,
-               min_relevance: float | None = None, since: datetime | float | None = None,
-               until: datetime | float | None = None, limit: int = 10, include_archived: bool = False,
-               channels: Iterable[str] | None = None, session_id: str | None = None,
-               task_id: str | None = None, record: bool = True, thread_id: str | None = None,
-               min_confidence: float | None = None) -> list[RecallHit]:
+    def recall(
+        self,
+        query: str,
+        *,
+        agent_id: str | None = None,
+        namespace: str | None = None,
+        types: Sequence[str] | None = None,
+        tags: Iterable[str] | None = None,
+        task_signature: str | None = None,
+        error: str | None = None,
+        include_global: bool = True,
+        min_relevance: float | None = None,
+        since: datetime | float | None = None,
+        until: datetime | float | None = None,
+        limit: int = 10,
+        include_archived: bool = False,
+        channels: Iterable[str] | None = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        record: bool = True,
+        thread_id: str | None = None,
+        min_confidence: float | None = None,
+    ) -> list[RecallHit]:
         """Hybrid search over what ``agent_id`` may see (its own memories and global ones).
 
         ``channels`` restricts the fusion (e.g. ``{"keyword"}``) for evaluation; ``record=False``
@@ -383,12 +465,15 @@ class MemoryStore:
             agent_id=v.ident(agent_id, "agent_id", optional=True),
             types=v.types_list(types, c.types.check),
             tags=v.tags(tags, max_tags=s.max_tags, max_len=s.max_tag_length),
-            task_signature=v.text(task_signature, "task_signature", max_bytes=1000).strip() if task_signature is not None else None,
+            task_signature=v.text(task_signature, "task_signature", max_bytes=1000).strip()
+            if task_signature is not None
+            else None,
             error=error_text(error) if error is not None else None,
             include_global=v.boolean(include_global, "include_global"),
             include_archived=v.boolean(include_archived, "include_archived"),
             min_relevance=None if min_relevance is None else v.unit_float(min_relevance, "min_relevance"),
-            since=v.timestamp(since, "since"), until=v.timestamp(until, "until"),
+            since=v.timestamp(since, "since"),
+            until=v.timestamp(until, "until"),
             limit=v.limit(limit, max_limit=s.max_limit),
             channels=_recall.validate_channels(channels),
             thread_id=v.ident(thread_id, "thread_id", optional=True),
@@ -410,13 +495,28 @@ class MemoryStore:
             if min_confidence is not None:
                 hits = [h for h in hits if h.confidence is not None and h.confidence >= min_confidence]
             if record:
-                hits = _recall.record_access(c, hits, agent_id=q.agent_id, session_id=session_id, task_id=task_id,
-                                             duration_ms=(time.perf_counter() - started) * 1000)
+                hits = _recall.record_access(
+                    c,
+                    hits,
+                    agent_id=q.agent_id,
+                    session_id=session_id,
+                    task_id=task_id,
+                    duration_ms=(time.perf_counter() - started) * 1000,
+                )
         return hits
 
     # -- outcomes ----------------------------------------------------------------------------
-    def apply(self, memory_id: int, *, helpful: bool, outcome: str | None = None, agent_id: str | None = None,
-              session_id: str | None = None, task_id: str | None = None, error: str | None = None) -> Memory:
+    def apply(
+        self,
+        memory_id: int,
+        *,
+        helpful: bool,
+        outcome: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+        error: str | None = None,
+    ) -> Memory:
         """Record that a memory was applied to a task, and whether it helped.
 
         The credit counts in the memory's usefulness, which ranks recall and fixes; with
@@ -443,20 +543,39 @@ class MemoryStore:
         if signed is None and task_id is not None:  # the error of the advice that showed this memory for the task
             row = c.backend.execute(
                 "SELECT error_signature FROM memory_access_log WHERE task_id = ? AND memory_id = ? "
-                "AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1", (task_id, memory_id)).fetchone()
+                "AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1",
+                (task_id, memory_id),
+            ).fetchone()
             advised = row[0] if row else None
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
-            conn.execute("UPDATE memories SET times_applied = times_applied + 1, "
-                         "times_successful = times_successful + ?, "
-                         "success_rate = (times_successful + ?) * 1.0 / (times_applied + 1), updated_at = updated_at "
-                         "WHERE id = ?", (int(helpful), int(helpful), memory_id))
-            c.log([memory_id], "applied", agent_id=agent_id, session_id=session_id, task_id=task_id,
-                  was_helpful=helpful, outcome=outcome)
+            conn.execute(
+                "UPDATE memories SET times_applied = times_applied + 1, "
+                "times_successful = times_successful + ?, "
+                "success_rate = (times_successful + ?) * 1.0 / (times_applied + 1), updated_at = updated_at "
+                "WHERE id = ?",
+                (int(helpful), int(helpful), memory_id),
+            )
+            c.log(
+                [memory_id],
+                "applied",
+                agent_id=agent_id,
+                session_id=session_id,
+                task_id=task_id,
+                was_helpful=helpful,
+                outcome=outcome,
+            )
             sig = signed.id if signed is not None else advised
             if sig is not None:
-                fixes.credit(c, memory_id, sig, c.miner.group(sig),
-                             signed.category if signed is not None else None, helpful, c.now())
+                fixes.credit(
+                    c,
+                    memory_id,
+                    sig,
+                    c.miner.group(sig),
+                    signed.category if signed is not None else None,
+                    helpful,
+                    c.now(),
+                )
         return c.get(memory_id)
 
     # -- reads -------------------------------------------------------------------------------
@@ -464,8 +583,16 @@ class MemoryStore:
         """The memory with that id; with ``agent_id``, only if that agent may see it."""
         return self._core.get(v.memory_id(memory_id), v.ident(agent_id, "agent_id", optional=True))
 
-    def get_by_type(self, type: str, *, agent_id: str | None = None, namespace: str | None = None,
-                    include_global: bool = True, limit: int = 100, thread_id: str | None = None) -> list[Memory]:
+    def get_by_type(
+        self,
+        type: str,
+        *,
+        agent_id: str | None = None,
+        namespace: str | None = None,
+        include_global: bool = True,
+        limit: int = 100,
+        thread_id: str | None = None,
+    ) -> list[Memory]:
         """Memories of one type visible to ``agent_id``, newest first (expired and archived excluded);
         with ``thread_id``, only that thread's."""
         c = self._core
@@ -480,7 +607,9 @@ class MemoryStore:
         rows = c.backend.execute(
             f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.namespace = ? AND m.memory_type = ? AND {vis} "
             "AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?) ORDER BY m.updated_at DESC, m.id DESC "
-            "LIMIT ?", (ns, mtype, *params, c.now(), limit)).fetchall()
+            "LIMIT ?",
+            (ns, mtype, *params, c.now(), limit),
+        ).fetchall()
         return [row_to_memory(r) for r in rows]
 
     def _latest(self, type: str, **kw: Any) -> Memory | None:
@@ -555,12 +684,27 @@ class MemoryStore:
         return delete_where(self, where, params)
 
     # -- harness conveniences ------------------------------------------------------------------
-    def set_task_context(self, agent_id: str, task_id: str, context: str, *, ttl: float | timedelta = timedelta(hours=24),
-                         namespace: str | None = None) -> Memory:
+    def set_task_context(
+        self,
+        agent_id: str,
+        task_id: str,
+        context: str,
+        *,
+        ttl: float | timedelta = timedelta(hours=24),
+        namespace: str | None = None,
+    ) -> Memory:
         """Short-term context for one task (type ``context``, one per agent and task, 24 h TTL)."""
         task_id = v.ident(task_id, "task_id")
-        return self.remember(context, type="context", agent_id=agent_id, key=f"task:{task_id}", task_id=task_id,
-                             ttl=ttl, namespace=namespace, importance=0.5)
+        return self.remember(
+            context,
+            type="context",
+            agent_id=agent_id,
+            key=f"task:{task_id}",
+            task_id=task_id,
+            ttl=ttl,
+            namespace=namespace,
+            importance=0.5,
+        )
 
     def get_task_context(self, agent_id: str, task_id: str, *, namespace: str | None = None) -> Memory | None:
         agent_id = v.ident(agent_id, "agent_id")
@@ -569,7 +713,8 @@ class MemoryStore:
         r = self._core.backend.execute(
             f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE namespace = ? AND agent_id = ? AND memory_type = 'context' "
             "AND key = ? AND (expires_at IS NULL OR expires_at > ?)",
-            (ns, agent_id, f"task:{task_id}", self._core.now())).fetchone()
+            (ns, agent_id, f"task:{task_id}", self._core.now()),
+        ).fetchone()
         return None if r is None else row_to_memory(r)
 
     def learn_success(self, agent_id: str, pattern: str, details: str | None = None, **kw: Any) -> Memory:
@@ -607,8 +752,9 @@ class MemoryStore:
         if error is None:
             raise InvalidInputError("error must be the error text the fix was for")
         kw.setdefault("importance", 0.7 if worked else 0.6)
-        return self._remember_fix(fix, type="success" if worked else "failure", agent_id=agent_id, error=error,
-                                  worked=worked, **kw)
+        return self._remember_fix(
+            fix, type="success" if worked else "failure", agent_id=agent_id, error=error, worked=worked, **kw
+        )
 
     def _remember_fix(self, content: str, *, type: str, agent_id: str, worked: bool | None, **kw: Any) -> Memory:
         try:
@@ -617,8 +763,9 @@ class MemoryStore:
             raise InvalidInputError(str(exc)) from exc
         return writes.write_many(self._core, [item])[0]
 
-    def fixes_for(self, error: str, *, agent_id: str | None = None, namespace: str | None = None,
-                  limit: int = 5) -> list[FixEvidence]:
+    def fixes_for(
+        self, error: str, *, agent_id: str | None = None, namespace: str | None = None, limit: int = 5
+    ) -> list[FixEvidence]:
         """The fixes linked to this error (its signature or one linked to it), best evidence
         first, each with ``explain()``; an error never seen gets none."""
         from . import fixes
@@ -626,11 +773,13 @@ class MemoryStore:
         signed = self._core.sign(error_text(error))
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
         agent_id = v.ident(agent_id, "agent_id", optional=True)
-        return fixes.rank(self._core, signed, agent_id=agent_id, namespace=ns,
-                          limit=v.limit(limit, max_limit=self.settings.max_limit))[0]
+        return fixes.rank(
+            self._core, signed, agent_id=agent_id, namespace=ns, limit=v.limit(limit, max_limit=self.settings.max_limit)
+        )[0]
 
-    def has_seen_error(self, agent_id: str, error: str, *, namespace: str | None = None,
-                       min_similarity: float = 0.9) -> bool:
+    def has_seen_error(
+        self, agent_id: str, error: str, *, namespace: str | None = None, min_similarity: float = 0.9
+    ) -> bool:
         """Whether a visible memory carries this error: same signature first (linked
         signatures included), then text similarity of the failure excerpt."""
         agent_id = v.ident(agent_id, "agent_id")
@@ -641,12 +790,22 @@ class MemoryStore:
         signed = c.sign(error)
         sigs = c.miner.aliases(signed.id)
         vis, params = c.visibility(agent_id, True)
-        if c.backend.execute(f"SELECT 1 FROM memories m WHERE m.namespace = ? AND m.error_signature IN "
-                             f"({','.join('?' * len(sigs))}) AND {vis} AND (m.expires_at IS NULL OR m.expires_at > ?) "
-                             "LIMIT 1", (ns, *sigs, *params, c.now())).fetchone():
+        if c.backend.execute(
+            f"SELECT 1 FROM memories m WHERE m.namespace = ? AND m.error_signature IN "
+            f"({','.join('?' * len(sigs))}) AND {vis} AND (m.expires_at IS NULL OR m.expires_at > ?) "
+            "LIMIT 1",
+            (ns, *sigs, *params, c.now()),
+        ).fetchone():
             return True
-        hits = self.recall(signed.excerpt or error, agent_id=agent_id, namespace=ns, types=["failure"], limit=1,
-                           channels={"vector"}, record=False)
+        hits = self.recall(
+            signed.excerpt or error,
+            agent_id=agent_id,
+            namespace=ns,
+            types=["failure"],
+            limit=1,
+            channels={"vector"},
+            record=False,
+        )
         return bool(hits) and (hits[0].breakdown.vector or 0.0) >= min_similarity
 
     def error_signature(self, text: str, *, baseline: str | None = None) -> ErrorSignature:
@@ -685,9 +844,16 @@ class MemoryStore:
         """``category:agent_type:effort:key-terms`` of a task (mapping, object or title string)."""
         return _task_signature(task)
 
-    def select_technique(self, task_id: str, error: str | None = None, *, agent_type: str | None = None,
-                         task_category: str | None = None, techniques: Sequence[str] | None = None,
-                         seed: int | None = None) -> TechniqueDecision:
+    def select_technique(
+        self,
+        task_id: str,
+        error: str | None = None,
+        *,
+        agent_type: str | None = None,
+        task_category: str | None = None,
+        techniques: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> TechniqueDecision:
         """The next technique to try on a failing task (never one it already tried), or ``escalate``."""
         from . import ledger
 
@@ -702,14 +868,31 @@ class MemoryStore:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise InvalidInputError("seed must be an int")
         signed = self.error_signature(error) if error is not None else None
-        return ledger.select(self._core, task_id=task_id, signature=signed.id if signed else None,
-                             category=signed.category if signed else None, techniques=techniques, seed=seed)
+        return ledger.select(
+            self._core,
+            task_id=task_id,
+            signature=signed.id if signed else None,
+            category=signed.category if signed else None,
+            techniques=techniques,
+            seed=seed,
+        )
 
-    def record_outcome(self, task_id: str, technique: str, success: bool, *, error: str | None = None,
-                       agent_id: str | None = None, notes: str | None = None, result: str | None = None,
-                       agent_type: str | None = None, task_category: str | None = None,
-                       task_signature: str | None = None, namespace: str | None = None,
-                       scope: str = "global") -> Attempt:
+    def record_outcome(
+        self,
+        task_id: str,
+        technique: str,
+        success: bool,
+        *,
+        error: str | None = None,
+        agent_id: str | None = None,
+        notes: str | None = None,
+        result: str | None = None,
+        agent_type: str | None = None,
+        task_category: str | None = None,
+        task_signature: str | None = None,
+        namespace: str | None = None,
+        scope: str = "global",
+    ) -> Attempt:
         """Record one attempt: the task's history, the ledger (per signature, category and overall)
         and a success or failure memory carrying the task and error signatures — one transaction.
 
@@ -742,23 +925,44 @@ class MemoryStore:
         error = error_text(error) if error is not None and error.strip() else None
         signed = self._core.sign(error) if error is not None else None
         what = f"{signed.category} error `{signed.template}`" if signed else f"task {task_id}"
-        verb = {"fixed": "fixed", "decomposed": "resolved by decomposing", "failed": "did not fix",
-                "escalated": "escalated"}[result]
+        verb = {
+            "fixed": "fixed",
+            "decomposed": "resolved by decomposing",
+            "failed": "did not fix",
+            "escalated": "escalated",
+        }[result]
         content = f"Technique {technique} {verb} {what}" + (f": {notes}" if notes and scope == "agent" else "")
-        item = writes.prepare(self._core, content, type="success" if success else "failure", agent_id=agent_id,
-                              scope=scope, namespace=namespace, error=error, task_signature=task_signature,
-                              tags=[technique] + ([signed.category] if signed else []), task_id=task_id,
-                              importance=0.7 if success else 0.6,
-                              metadata={"technique": technique, "result": result})
+        item = writes.prepare(
+            self._core,
+            content,
+            type="success" if success else "failure",
+            agent_id=agent_id,
+            scope=scope,
+            namespace=namespace,
+            error=error,
+            task_signature=task_signature,
+            tags=[technique] + ([signed.category] if signed else []),
+            task_id=task_id,
+            importance=0.7 if success else 0.6,
+            metadata={"technique": technique, "result": result},
+        )
         if notes is not None and self.settings.redact_secrets:
             notes = redact(notes)[0]
         vectors = self._core.embed([item.content])  # before the transaction: never embed holding the lock
         with self._core.backend.write():
-            attempt = ledger.record_attempt(self._core, task_id=task_id, technique=technique, result=result,
-                                            signature=signed.id if signed else None,
-                                            category=signed.category if signed else None, agent_id=agent_id,
-                                            agent_type=agent_type, task_category=task_category, notes=notes,
-                                            basis=signature_basis(signed) if signed else None)
+            attempt = ledger.record_attempt(
+                self._core,
+                task_id=task_id,
+                technique=technique,
+                result=result,
+                signature=signed.id if signed else None,
+                category=signed.category if signed else None,
+                agent_id=agent_id,
+                agent_type=agent_type,
+                task_category=task_category,
+                notes=notes,
+                basis=signature_basis(signed) if signed else None,
+            )
             writes.write_many(self._core, [item], vectors if vectors is not None else writes.NO_VECTORS)
         return attempt
 
@@ -772,9 +976,11 @@ class MemoryStore:
         """Rows of the technique-effectiveness ledger at one level (global, category or signature)."""
         if level not in ("global", "category", "signature"):
             raise InvalidInputError("level must be global, category or signature")
-        cols = ("technique, level, error_key, error_category, successes, failures, attempts, success_rate, "
-                "agent_types, task_categories, example_successes, example_failures, first_used, last_used, "
-                "last_success, last_failure")
+        cols = (
+            "technique, level, error_key, error_category, successes, failures, attempts, success_rate, "
+            "agent_types, task_categories, example_successes, example_failures, first_used, last_used, "
+            "last_success, last_failure"
+        )
         sql = f"SELECT {cols} FROM technique_effectiveness WHERE level = ?"
         params: list[Any] = [level]
         if error_key is not None:
@@ -790,20 +996,35 @@ class MemoryStore:
         return out
 
     # -- episodes, threads and reflection (docs/episodes.md) ------------------------------------------
-    def thread(self, thread_id: str, *, agent_id: str | None = None, namespace: str | None = None,
-               include_global: bool = True, limit: int = 1000) -> list[Memory]:
+    def thread(
+        self,
+        thread_id: str,
+        *,
+        agent_id: str | None = None,
+        namespace: str | None = None,
+        include_global: bool = True,
+        limit: int = 1000,
+    ) -> list[Memory]:
         """Every memory of a thread (its episodes) visible to ``agent_id``, oldest first."""
         from . import episodes
 
         return episodes.thread_memories(
-            self._core, v.ident(thread_id, "thread_id"),
+            self._core,
+            v.ident(thread_id, "thread_id"),
             namespace=v.ident(namespace, "namespace", optional=True) or self.settings.namespace,
             agent_id=v.ident(agent_id, "agent_id", optional=True),
             include_global=v.boolean(include_global, "include_global"),
-            limit=v.limit(limit, max_limit=self.settings.max_limit))
+            limit=v.limit(limit, max_limit=self.settings.max_limit),
+        )
 
-    def reflect(self, *, thread_id: str | None = None, namespace: str | None = None, agent_id: str | None = None,
-                summariser: Any = None) -> list[Memory]:
+    def reflect(
+        self,
+        *,
+        thread_id: str | None = None,
+        namespace: str | None = None,
+        agent_id: str | None = None,
+        summariser: Any = None,
+    ) -> list[Memory]:
         """Turn a thread's unreflected episodes (every thread's, without ``thread_id``) into durable
         ``fact`` / ``pattern`` memories linked to their sources, and mark the episodes reflected —
         one transaction; running it again adds nothing. Extractive and offline without a
@@ -811,13 +1032,17 @@ class MemoryStore:
         falls back to the extractive path with a warning when it fails."""
         from . import episodes
 
-        return episodes.reflect(self, thread_id=v.ident(thread_id, "thread_id", optional=True),
-                                namespace=v.ident(namespace, "namespace", optional=True),
-                                agent_id=v.ident(agent_id, "agent_id", optional=True),
-                                summariser=episodes.check_summariser(summariser))
+        return episodes.reflect(
+            self,
+            thread_id=v.ident(thread_id, "thread_id", optional=True),
+            namespace=v.ident(namespace, "namespace", optional=True),
+            agent_id=v.ident(agent_id, "agent_id", optional=True),
+            summariser=episodes.check_summariser(summariser),
+        )
 
-    def remember_normalised(self, text: str, *, agent_id: str, normaliser: Any, fallback_type: str = "context",
-                            **kw: Any) -> Memory:
+    def remember_normalised(
+        self, text: str, *, agent_id: str, normaliser: Any, fallback_type: str = "context", **kw: Any
+    ) -> Memory:
         """Store raw text (a note, a chat message) as the ``normaliser`` rewrites it: normalised
         content, a memory type and tags (:class:`~harness_memory.summarisers.Normaliser`). When the
         normaliser fails, the raw text is stored as ``fallback_type`` with a warning. ``kw`` takes
@@ -837,8 +1062,10 @@ class MemoryStore:
             content, mtype, tags = got.content, self._core.types.check(got.type), list(got.tags)
         except Exception as exc:  # noqa: BLE001 - a normaliser is user code (or an endpoint): store the raw text
             logging.getLogger("harness_memory.summarisers").warning(
-                "remember_normalised: the normaliser failed (%s); stored the raw text as %s", type(exc).__name__,
-                fallback_type)
+                "remember_normalised: the normaliser failed (%s); stored the raw text as %s",
+                type(exc).__name__,
+                fallback_type,
+            )
             content, mtype, tags = text, fallback_type, []
         tags = list(dict.fromkeys([*tags, *kw.pop("tags", ())]))
         return self.remember(content, type=mtype, agent_id=agent_id, tags=tags, **kw)
@@ -852,76 +1079,143 @@ class MemoryStore:
         return episodes.sources_of(self._core, memory_id)
 
     # -- MEMORY.md, live (docs/watch.md) ---------------------------------------------------------------
-    def watch(self, directory: str | Path, *, namespace: str | None = None, debounce: float | None = None,
-              poll: bool | None = None, write_back: bool | None = None, on_event: Callable[..., None] | None = None):
+    def watch(
+        self,
+        directory: str | Path,
+        *,
+        namespace: str | None = None,
+        debounce: float | None = None,
+        poll: bool | None = None,
+        write_back: bool | None = None,
+        on_event: Callable[..., None] | None = None,
+    ):
         """Watch ``directory/<agent_id>/MEMORY.md`` files in a background thread and re-import each on
         change (debounced, unchanged files skipped by hash); with ``write_back``, memories changed
         through the API are written back to the files. Returns the started
         :class:`~harness_memory.watch.MarkdownWatcher`; :meth:`close` stops it."""
         from .watch import MarkdownWatcher
 
-        w = MarkdownWatcher(self, directory, namespace=namespace, debounce=debounce, poll=poll, write_back=write_back,
-                            on_event=on_event).start()
+        w = MarkdownWatcher(
+            self, directory, namespace=namespace, debounce=debounce, poll=poll, write_back=write_back, on_event=on_event
+        ).start()
         self._watchers.append(w)
         return w
 
     # -- documents (docs/documents.md) --------------------------------------------------------------
-    def add_document(self, text_or_path: str | Path, *, title: str | None = None, source: str | None = None,
-                     namespace: str | None = None, agent_id: str | None = None, scope: str = "global",
-                     tags: Iterable[str] = (), metadata: Mapping[str, Any] | None = None):
+    def add_document(
+        self,
+        text_or_path: str | Path,
+        *,
+        title: str | None = None,
+        source: str | None = None,
+        namespace: str | None = None,
+        agent_id: str | None = None,
+        scope: str = "global",
+        tags: Iterable[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+    ):
         """Index a document (text, or a :class:`~pathlib.Path` / path string of a UTF-8 file): split
         on its structure (markdown headings and paragraphs, code definitions, text paragraphs) into
         bounded chunks stored as ``document`` memories linked to it. The same ``source`` added again
         re-indexes only the chunks that changed. Returns a :class:`~harness_memory.documents.DocumentReport`."""
         from . import documents
 
-        return documents.add_document(self, text_or_path, title=title, source=source, namespace=namespace,
-                                      agent_id=agent_id, scope=scope, tags=tags, metadata=metadata)
+        return documents.add_document(
+            self,
+            text_or_path,
+            title=title,
+            source=source,
+            namespace=namespace,
+            agent_id=agent_id,
+            scope=scope,
+            tags=tags,
+            metadata=metadata,
+        )
 
     def documents(self, *, namespace: str | None = None, agent_id: str | None = None, limit: int = 100):
         """Stored documents (newest first); with ``agent_id``, its own and global ones."""
         from . import documents
 
-        return documents.list_documents(self._core, namespace=v.ident(namespace, "namespace", optional=True),
-                                        agent_id=v.ident(agent_id, "agent_id", optional=True),
-                                        limit=v.limit(limit, max_limit=self.settings.max_limit))
+        return documents.list_documents(
+            self._core,
+            namespace=v.ident(namespace, "namespace", optional=True),
+            agent_id=v.ident(agent_id, "agent_id", optional=True),
+            limit=v.limit(limit, max_limit=self.settings.max_limit),
+        )
 
     def forget_document(self, document_id: int, *, agent_id: str | None = None) -> int:
         """Delete a document and its chunks; return the number of chunks deleted."""
         from . import documents
 
-        return documents.forget_document(self._core, v.memory_id(document_id),
-                                         agent_id=v.ident(agent_id, "agent_id", optional=True))
+        return documents.forget_document(
+            self._core, v.memory_id(document_id), agent_id=v.ident(agent_id, "agent_id", optional=True)
+        )
 
     # -- the tool-call log (docs/tool_calls.md) ---------------------------------------------------
-    def log_tool_call(self, tool_name: str, *, agent_id: str, success: bool, tool_type: str = "builtin",
-                      parameters: Mapping[str, Any] | Sequence[Any] | None = None, result: Any = None,
-                      duration_ms: float | None = None, error: str | None = None, namespace: str | None = None,
-                      session_id: str | None = None, task_id: str | None = None) -> _tool_calls.ToolCall:
+    def log_tool_call(
+        self,
+        tool_name: str,
+        *,
+        agent_id: str,
+        success: bool,
+        tool_type: str = "builtin",
+        parameters: Mapping[str, Any] | Sequence[Any] | None = None,
+        result: Any = None,
+        duration_ms: float | None = None,
+        error: str | None = None,
+        namespace: str | None = None,
+        session_id: str | None = None,
+        task_id: str | None = None,
+    ) -> _tool_calls.ToolCall:
         """Log one tool call. Parameters and result are redacted and bounded (the result kept as a
         head-and-tail summary of ``tool_result_max_bytes``, its full size recorded); a failed call's
         ``error`` is signed, so the advice for that error names this tool."""
         from . import tool_calls as _tool_calls
 
-        item = _tool_calls.prepare(self._core, tool_name, agent_id=agent_id, success=success, tool_type=tool_type,
-                                   parameters=parameters, result=result, duration_ms=duration_ms, error=error,
-                                   namespace=namespace, session_id=session_id, task_id=task_id)
+        item = _tool_calls.prepare(
+            self._core,
+            tool_name,
+            agent_id=agent_id,
+            success=success,
+            tool_type=tool_type,
+            parameters=parameters,
+            result=result,
+            duration_ms=duration_ms,
+            error=error,
+            namespace=namespace,
+            session_id=session_id,
+            task_id=task_id,
+        )
         return _tool_calls.insert(self._core, item)
 
-    def tool_calls(self, *, agent_id: str | None = None, tool_name: str | None = None, task_id: str | None = None,
-                   success: bool | None = None, since: datetime | float | None = None, namespace: str | None = None,
-                   limit: int = 100) -> list[_tool_calls.ToolCall]:
+    def tool_calls(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        task_id: str | None = None,
+        success: bool | None = None,
+        since: datetime | float | None = None,
+        namespace: str | None = None,
+        limit: int = 100,
+    ) -> list[_tool_calls.ToolCall]:
         """Logged tool calls matching every given filter, newest first (every namespace unless one is given)."""
         from . import tool_calls as _tool_calls
 
         return _tool_calls.query(
-            self._core, namespace=v.ident(namespace, "namespace", optional=True),
-            agent_id=v.ident(agent_id, "agent_id", optional=True), tool_name=v.ident(tool_name, "tool_name", optional=True),
+            self._core,
+            namespace=v.ident(namespace, "namespace", optional=True),
+            agent_id=v.ident(agent_id, "agent_id", optional=True),
+            tool_name=v.ident(tool_name, "tool_name", optional=True),
             task_id=v.ident(task_id, "task_id", optional=True),
-            success=None if success is None else v.boolean(success, "success"), since=v.timestamp(since, "since"),
-            limit=v.limit(limit, max_limit=self.settings.max_limit))
+            success=None if success is None else v.boolean(success, "success"),
+            since=v.timestamp(since, "since"),
+            limit=v.limit(limit, max_limit=self.settings.max_limit),
+        )
 
-    def failing_tools(self, error: str, *, namespace: str | None = None, limit: int = 5) -> list[_tool_calls.ToolFailure]:
+    def failing_tools(
+        self, error: str, *, namespace: str | None = None, limit: int = 5
+    ) -> list[_tool_calls.ToolFailure]:
         """Tools whose logged calls failed with this error's signature (or one linked to it), most failures first."""
         from . import tool_calls as _tool_calls
 
@@ -930,12 +1224,17 @@ class MemoryStore:
         signed = self._core.sign(error_text(error))  # may learn a template: after every check
         return _tool_calls.failing_tools(self._core, self._core.miner.group(signed.id), namespace=ns, limit=limit)
 
-    def tool_metrics(self, *, namespace: str | None = None, agent_id: str | None = None) -> list[_tool_calls.ToolMetrics]:
+    def tool_metrics(
+        self, *, namespace: str | None = None, agent_id: str | None = None
+    ) -> list[_tool_calls.ToolMetrics]:
         """Per tool: calls, success rate, p50/p95 duration and the last failure (``v_tool_metrics``'s figures)."""
         from . import tool_calls as _tool_calls
 
-        return _tool_calls.metrics(self._core, namespace=v.ident(namespace, "namespace", optional=True),
-                                   agent_id=v.ident(agent_id, "agent_id", optional=True))
+        return _tool_calls.metrics(
+            self._core,
+            namespace=v.ident(namespace, "namespace", optional=True),
+            agent_id=v.ident(agent_id, "agent_id", optional=True),
+        )
 
     # -- embeddings ------------------------------------------------------------------------------
     def backfill_embeddings(self, *, batch_size: int = 256) -> int:
@@ -946,8 +1245,9 @@ class MemoryStore:
             raise EmbedderMismatchError("the stored vectors belong to another embedder: run reembed() first")
         done = 0
         while True:
-            rows = c.backend.execute("SELECT id, content FROM memories WHERE embedding_pending = 1 ORDER BY id LIMIT ?",
-                                     (batch_size,)).fetchall()
+            rows = c.backend.execute(
+                "SELECT id, content FROM memories WHERE embedding_pending = 1 ORDER BY id LIMIT ?", (batch_size,)
+            ).fetchall()
             if not rows:
                 return done
             vecs = c.embed([r[1] for r in rows])
@@ -990,8 +1290,12 @@ class MemoryStore:
         with c.backend.write() as conn:
             c.backend.create_vector_table(e.dimensions)
             conn.execute("DELETE FROM vector_changes")
-            current = {r[0]: r for r in conn.execute(
-                "SELECT id, content, namespace, agent_id, scope, memory_type, archived FROM memories")}
+            current = {
+                r[0]: r
+                for r in conn.execute(
+                    "SELECT id, content, namespace, agent_id, scope, memory_type, archived FROM memories"
+                )
+            }
             # rows written or changed while the vectors were computed: no embedding under the lock;
             # they are stored keyword-only and flagged, and embedded right after the swap (backfill)
             stale = [mid for mid, r in current.items() if mid not in vectors or vectors[mid][0] != r[1]]
@@ -1000,15 +1304,21 @@ class MemoryStore:
                     c.put_vector((mid, r[2], r[3], r[4], r[5], bool(r[6])), np.asarray(vectors[mid][1]))
             conn.execute("UPDATE memories SET embedding_pending = 0")
             for i in range(0, len(stale), 500):
-                part = stale[i:i + 500]
-                conn.execute(f"UPDATE memories SET embedding_pending = 1 WHERE id IN ({','.join('?' * len(part))})",
-                             part)
-            conn.execute("UPDATE embedder_info SET name = ?, dimensions = ?, recorded_at = ? WHERE id = 1",
-                         (e.name, e.dimensions, c.now()))
+                part = stale[i : i + 500]
+                conn.execute(
+                    f"UPDATE memories SET embedding_pending = 1 WHERE id IN ({','.join('?' * len(part))})", part
+                )
+            conn.execute(
+                "UPDATE embedder_info SET name = ?, dimensions = ?, recorded_at = ? WHERE id = 1",
+                (e.name, e.dimensions, c.now()),
+            )
         c.vectors_enabled = True
         c.embedder_record = (e.name, e.dimensions)
-        c.index = (VectorIndex(e.dimensions) if self.settings.vector_search == "memory" and c.backend.local_vector_index
-                   else None)
+        c.index = (
+            VectorIndex(e.dimensions)
+            if self.settings.vector_search == "memory" and c.backend.local_vector_index
+            else None
+        )
         if stale:
             self.backfill_embeddings()
         return len(current)
@@ -1018,8 +1328,12 @@ class MemoryStore:
         """Write every memory (or one namespace's, one agent's) to a versioned JSONL file; return the count."""
         from . import portability
 
-        return portability.export_jsonl(self._core, v.path(path), namespace=v.ident(namespace, "namespace", optional=True),
-                                        agent_id=v.ident(agent_id, "agent_id", optional=True))
+        return portability.export_jsonl(
+            self._core,
+            v.path(path),
+            namespace=v.ident(namespace, "namespace", optional=True),
+            agent_id=v.ident(agent_id, "agent_id", optional=True),
+        )
 
     def import_jsonl(self, path: str | Path) -> portability.ImportReport:
         """Import a JSONL export (matched by uid: idempotent). Every record is checked first: a bad
@@ -1031,14 +1345,24 @@ class MemoryStore:
     def export_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> int:
         from . import portability
 
-        return portability.export_markdown(self._core, v.ident(agent_id, "agent_id"), v.path(path),
-                                           namespace=v.ident(namespace, "namespace", optional=True))
+        return portability.export_markdown(
+            self._core,
+            v.ident(agent_id, "agent_id"),
+            v.path(path),
+            namespace=v.ident(namespace, "namespace", optional=True),
+        )
 
-    def import_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> portability.ImportReport:
+    def import_markdown(
+        self, agent_id: str, path: str | Path, *, namespace: str | None = None
+    ) -> portability.ImportReport:
         from . import portability
 
-        return portability.import_markdown(self._core, v.ident(agent_id, "agent_id"), v.path(path),
-                                           namespace=v.ident(namespace, "namespace", optional=True))
+        return portability.import_markdown(
+            self._core,
+            v.ident(agent_id, "agent_id"),
+            v.path(path),
+            namespace=v.ident(namespace, "namespace", optional=True),
+        )
 
     def sql_engine(self):
         """A SQLAlchemy/SQLModel engine on this database (same connection factory)."""
@@ -1070,22 +1394,36 @@ class MemoryStore:
         where = ("WHERE " + " AND ".join(conds)) if conds else ""
         q = c.backend.execute
         with c.backend.read():
-            by = q(f"SELECT {who} AS who, m.memory_type, COUNT(*), AVG(m.relevance_score), AVG(m.success_rate) "
-                   f"FROM memories m {where} GROUP BY who, m.memory_type ORDER BY who, m.memory_type",
-                   who_params + params).fetchall()
-            tot = q(f"SELECT COUNT(*), COALESCE(SUM(m.embedding_pending), 0), COALESCE(SUM(m.archived), 0), "
-                    f"COUNT(DISTINCT m.namespace) FROM memories m {where}", params).fetchone()
+            by = q(
+                f"SELECT {who} AS who, m.memory_type, COUNT(*), AVG(m.relevance_score), AVG(m.success_rate) "
+                f"FROM memories m {where} GROUP BY who, m.memory_type ORDER BY who, m.memory_type",
+                who_params + params,
+            ).fetchall()
+            tot = q(
+                f"SELECT COUNT(*), COALESCE(SUM(m.embedding_pending), 0), COALESCE(SUM(m.archived), 0), "
+                f"COUNT(DISTINCT m.namespace) FROM memories m {where}",
+                params,
+            ).fetchone()
             emb = q("SELECT name, dimensions FROM embedder_info WHERE id = 1").fetchone()
             if agent_id is None:
                 log = q("SELECT access_type, COUNT(*) FROM memory_access_log GROUP BY access_type").fetchall()
             else:
-                log = q("SELECT access_type, COUNT(*) FROM memory_access_log WHERE agent_id = ? GROUP BY access_type",
-                        (agent_id,)).fetchall()
+                log = q(
+                    "SELECT access_type, COUNT(*) FROM memory_access_log WHERE agent_id = ? GROUP BY access_type",
+                    (agent_id,),
+                ).fetchall()
         return {
-            "memories": tot[0], "pending_embeddings": tot[1], "archived": tot[2], "namespaces": tot[3],
+            "memories": tot[0],
+            "pending_embeddings": tot[1],
+            "archived": tot[2],
+            "namespaces": tot[3],
             "embedder": {"name": emb[0], "dimensions": emb[1]} if emb else None,
-            "by_agent_type": [{"agent_id": r[0], "type": r[1], "count": r[2], "avg_relevance": r[3],
-                               "avg_success_rate": r[4]} for r in by],
+            "by_agent_type": [
+                {"agent_id": r[0], "type": r[1], "count": r[2], "avg_relevance": r[3], "avg_success_rate": r[4]}
+                for r in by
+            ],
             "access_log": log,
-            "tools": [t.model_dump(mode="json") for t in _tool_calls.metrics(c, namespace=namespace, agent_id=agent_id)],
+            "tools": [
+                t.model_dump(mode="json") for t in _tool_calls.metrics(c, namespace=namespace, agent_id=agent_id)
+            ],
         }

@@ -54,9 +54,11 @@ class Normaliser(Protocol):
     def normalise(self, text: str, *, types: Sequence[str]) -> Normalised: ...
 
 
-_NORMALISE = ("Rewrite the note below as one short, self-contained statement in plain English (no pronouns "
-              "without referents, no chatter). Answer with JSON only: {{\"content\": \"...\", \"type\": one of "
-              "{types}, \"tags\": [up to 5 lower-case keywords]}}.")
+_NORMALISE = (
+    "Rewrite the note below as one short, self-contained statement in plain English (no pronouns "
+    'without referents, no chatter). Answer with JSON only: {{"content": "...", "type": one of '
+    '{types}, "tags": [up to 5 lower-case keywords]}}.'
+)
 
 
 class SummariserNormaliser:
@@ -84,8 +86,16 @@ class OpenAICompatibleSummariser:
     (``http://localhost:11434/v1``), vLLM or llama.cpp's server. ``api_key`` is sent as a bearer
     token and never appears in an error."""
 
-    def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1", api_key: str | None = None,
-                 timeout: float = 60.0, max_input_chars: int = 24_000, temperature: float = 0.0):
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = "https://api.openai.com/v1",
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_input_chars: int = 24_000,
+        temperature: float = 0.0,
+    ):
         if not isinstance(model, str) or not model.strip():
             raise InvalidInputError("model must be a non-empty string")
         if not isinstance(base_url, str) or not re.match(r"^https?://", base_url):
@@ -108,14 +118,17 @@ class OpenAICompatibleSummariser:
                 break
             body_text.append(piece)
             used += len(piece) + 1
-        payload = {"model": self.model, "temperature": self.temperature,
-                   "messages": [{"role": "system", "content": instruction},
-                                {"role": "user", "content": "\n".join(body_text)}]}
+        payload = {
+            "model": self.model,
+            "temperature": self.temperature,
+            "messages": [{"role": "system", "content": instruction}, {"role": "user", "content": "\n".join(body_text)}],
+        }
         headers = {"Content-Type": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        req = urllib.request.Request(f"{self.base_url}/chat/completions", data=json.dumps(payload).encode(),
-                                     headers=headers, method="POST")
+        req = urllib.request.Request(
+            f"{self.base_url}/chat/completions", data=json.dumps(payload).encode(), headers=headers, method="POST"
+        )
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 answer = json.loads(resp.read())

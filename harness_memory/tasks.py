@@ -18,8 +18,10 @@ from .sqlite_backend import query_terms
 __all__ = ["task_signature"]
 
 _FIELD = re.compile(r"[^a-z0-9_.-]+")
-_EXTRA_STOP = frozenset("add added adding fix fixed fixing make making update updated use using new please task "
-                        "implement implementing support".split())
+_EXTRA_STOP = frozenset(
+    "add added adding fix fixed fixing make making update updated use using new please task "
+    "implement implementing support".split()
+)
 
 
 def _stem(w: str) -> str:

@@ -48,8 +48,10 @@ __all__ = [
 
 RECORD_KIND = "tool_call"  # the "record" field of a tool call's line in a JSONL export
 MAX_DURATION_MS = 1e11  # about three years: anything longer is a unit mistake
-_COLUMNS = ("id, uid, namespace, agent_id, session_id, task_id, tool_type, tool_name, parameters, parameters_bytes, "
-            "result, result_bytes, success, duration_ms, error, error_signature, error_category, created_at")
+_COLUMNS = (
+    "id, uid, namespace, agent_id, session_id, task_id, tool_type, tool_name, parameters, parameters_bytes, "
+    "result, result_bytes, success, duration_ms, error, error_signature, error_category, created_at"
+)
 
 
 class ToolCall(BaseModel):
@@ -63,8 +65,11 @@ class ToolCall(BaseModel):
     task_id: str | None = None
     tool_type: str
     tool_name: str
-    parameters: Any = Field(None, description="the parameters (JSON), or {'truncated': True, 'bytes': N, "
-                                              "'preview': text} when they were over the bound")
+    parameters: Any = Field(
+        None,
+        description="the parameters (JSON), or {'truncated': True, 'bytes': N, "
+        "'preview': text} when they were over the bound",
+    )
     parameters_bytes: int | None = Field(None, description="size of the parameters' JSON as given (UTF-8 bytes)")
     result: str | None = Field(None, description="the result, or a head-and-tail summary of it")
     result_bytes: int | None = Field(None, description="the full result's size in UTF-8 bytes")
@@ -77,8 +82,11 @@ class ToolCall(BaseModel):
 
     @property
     def result_truncated(self) -> bool:
-        return self.result is not None and self.result_bytes is not None and \
-            len(self.result.encode("utf-8")) < self.result_bytes
+        return (
+            self.result is not None
+            and self.result_bytes is not None
+            and len(self.result.encode("utf-8")) < self.result_bytes
+        )
 
 
 class ToolMetrics(BaseModel):
@@ -184,10 +192,25 @@ class ToolCallInput:
     created_at: float
 
     def row(self) -> tuple[Any, ...]:
-        return (self.uid, self.namespace, self.agent_id, self.session_id, self.task_id, self.tool_type,
-                self.tool_name, self.parameters, self.parameters_bytes, self.result, self.result_bytes,
-                int(self.success), self.duration_ms, self.error, self.error_signature, self.error_category,
-                self.created_at)
+        return (
+            self.uid,
+            self.namespace,
+            self.agent_id,
+            self.session_id,
+            self.task_id,
+            self.tool_type,
+            self.tool_name,
+            self.parameters,
+            self.parameters_bytes,
+            self.result,
+            self.result_bytes,
+            int(self.success),
+            self.duration_ms,
+            self.error,
+            self.error_signature,
+            self.error_category,
+            self.created_at,
+        )
 
 
 def _bounded_parameters(core: Core, parameters: Any, field: str = "parameters") -> tuple[str | None, int | None]:
@@ -216,9 +239,21 @@ def _duration(value: Any) -> float | None:
     return d
 
 
-def prepare(core: Core, tool_name: Any, *, agent_id: Any, success: Any, tool_type: Any = "builtin",
-            parameters: Any = None, result: Any = None, duration_ms: Any = None, error: Any = None,
-            namespace: Any = None, session_id: Any = None, task_id: Any = None) -> ToolCallInput:
+def prepare(
+    core: Core,
+    tool_name: Any,
+    *,
+    agent_id: Any,
+    success: Any,
+    tool_type: Any = "builtin",
+    parameters: Any = None,
+    result: Any = None,
+    duration_ms: Any = None,
+    error: Any = None,
+    namespace: Any = None,
+    session_id: Any = None,
+    task_id: Any = None,
+) -> ToolCallInput:
     """Validate, redact, bound and (for a failed call with an error) sign one tool call. Everything
     is checked before the error is signed (signing may learn a template)."""
     s = core.settings
@@ -250,10 +285,25 @@ def prepare(core: Core, tool_name: Any, *, agent_id: Any, success: Any, tool_typ
         err, _ = summarise(error, s.tool_result_max_bytes, redact=s.redact_secrets)
         signed = core.sign(error)
         sig, category = signed.id, signed.category
-    return ToolCallInput(uid=uuid.uuid4().hex, namespace=ns, agent_id=agent, session_id=session_id, task_id=task_id,
-                         tool_type=tool_type, tool_name=tool_name, parameters=params, parameters_bytes=params_bytes,
-                         result=res, result_bytes=res_bytes, success=success, duration_ms=duration, error=err,
-                         error_signature=sig, error_category=category, created_at=core.now())
+    return ToolCallInput(
+        uid=uuid.uuid4().hex,
+        namespace=ns,
+        agent_id=agent,
+        session_id=session_id,
+        task_id=task_id,
+        tool_type=tool_type,
+        tool_name=tool_name,
+        parameters=params,
+        parameters_bytes=params_bytes,
+        result=res,
+        result_bytes=res_bytes,
+        success=success,
+        duration_ms=duration,
+        error=err,
+        error_signature=sig,
+        error_category=category,
+        created_at=core.now(),
+    )
 
 
 def _insert_sql() -> str:
@@ -269,14 +319,36 @@ def insert(core: Core, item: ToolCallInput) -> ToolCall:
 
 
 def _row_to_call(r: Sequence[Any]) -> ToolCall:
-    return ToolCall(id=r[0], uid=r[1], namespace=r[2], agent_id=r[3], session_id=r[4], task_id=r[5], tool_type=r[6],
-                    tool_name=r[7], parameters=None if r[8] is None else json.loads(r[8]), parameters_bytes=r[9],
-                    result=r[10], result_bytes=r[11], success=bool(r[12]), duration_ms=r[13], error=r[14],
-                    error_signature=r[15], error_category=r[16], created_at=_dt(r[17]))
+    return ToolCall(
+        id=r[0],
+        uid=r[1],
+        namespace=r[2],
+        agent_id=r[3],
+        session_id=r[4],
+        task_id=r[5],
+        tool_type=r[6],
+        tool_name=r[7],
+        parameters=None if r[8] is None else json.loads(r[8]),
+        parameters_bytes=r[9],
+        result=r[10],
+        result_bytes=r[11],
+        success=bool(r[12]),
+        duration_ms=r[13],
+        error=r[14],
+        error_signature=r[15],
+        error_category=r[16],
+        created_at=_dt(r[17]),
+    )
 
 
-def _where(namespace: str | None, agent_id: str | None, tool_name: str | None = None, task_id: str | None = None,
-           success: bool | None = None, since: float | None = None) -> tuple[str, list[Any]]:
+def _where(
+    namespace: str | None,
+    agent_id: str | None,
+    tool_name: str | None = None,
+    task_id: str | None = None,
+    success: bool | None = None,
+    since: float | None = None,
+) -> tuple[str, list[Any]]:
     conds: list[str] = []
     params: list[Any] = []
     for col, val in (("namespace", namespace), ("agent_id", agent_id), ("tool_name", tool_name), ("task_id", task_id)):
@@ -292,12 +364,22 @@ def _where(namespace: str | None, agent_id: str | None, tool_name: str | None = 
     return (" AND ".join(conds) or "1 = 1"), params
 
 
-def query(core: Core, *, namespace: str | None, agent_id: str | None, tool_name: str | None, task_id: str | None,
-          success: bool | None, since: float | None, limit: int) -> list[ToolCall]:
+def query(
+    core: Core,
+    *,
+    namespace: str | None,
+    agent_id: str | None,
+    tool_name: str | None,
+    task_id: str | None,
+    success: bool | None,
+    since: float | None,
+    limit: int,
+) -> list[ToolCall]:
     """Tool calls matching every given filter, newest first."""
     where, params = _where(namespace, agent_id, tool_name, task_id, success, since)
-    rows = core.backend.execute(f"SELECT {_COLUMNS} FROM tool_calls WHERE {where} "
-                                "ORDER BY created_at DESC, id DESC LIMIT ?", (*params, limit)).fetchall()
+    rows = core.backend.execute(
+        f"SELECT {_COLUMNS} FROM tool_calls WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?", (*params, limit)
+    ).fetchall()
     return [_row_to_call(r) for r in rows]
 
 
@@ -315,7 +397,9 @@ def metrics(core: Core, *, namespace: str | None = None, agent_id: str | None = 
     where, params = _where(namespace, agent_id)
     rows = core.backend.execute(
         f"SELECT tool_type, tool_name, success, duration_ms, created_at, error_signature, id FROM tool_calls "
-        f"WHERE {where} ORDER BY tool_type, tool_name", params).fetchall()
+        f"WHERE {where} ORDER BY tool_type, tool_name",
+        params,
+    ).fetchall()
     groups: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
     for r in rows:
         groups.setdefault((r[0], r[1]), []).append(r)
@@ -326,10 +410,20 @@ def metrics(core: Core, *, namespace: str | None = None, agent_id: str | None = 
         durations = sorted(float(r[3]) for r in rs if r[3] is not None)
         failed = [r for r in rs if not r[2]]
         last = max(failed, key=lambda r: (r[4], r[6])) if failed else None
-        out.append(ToolMetrics(tool_type=ttype, tool_name=name, calls=calls, successes=ok, failures=calls - ok,
-                               success_rate=round(ok / calls, 4), p50_ms=_nearest_rank(durations, 0.5),
-                               p95_ms=_nearest_rank(durations, 0.95), last_failure_at=_dt(last[4]) if last else None,
-                               last_error_signature=last[5] if last else None))
+        out.append(
+            ToolMetrics(
+                tool_type=ttype,
+                tool_name=name,
+                calls=calls,
+                successes=ok,
+                failures=calls - ok,
+                success_rate=round(ok / calls, 4),
+                p50_ms=_nearest_rank(durations, 0.5),
+                p95_ms=_nearest_rank(durations, 0.95),
+                last_failure_at=_dt(last[4]) if last else None,
+                last_error_signature=last[5] if last else None,
+            )
+        )
     out.sort(key=lambda m: (-m.calls, m.tool_name, m.tool_type))
     return out
 
@@ -344,31 +438,58 @@ def failing_tools(core: Core, signatures: Iterable[str], *, namespace: str, limi
     rows = core.backend.execute(
         f"SELECT tool_type, tool_name, COUNT(*), MAX(created_at) FROM tool_calls WHERE namespace = ? AND success = 0 "
         f"AND error_signature IN ({marks}) GROUP BY tool_type, tool_name ORDER BY COUNT(*) DESC, MAX(created_at) DESC "
-        "LIMIT ?", (namespace, *sigs, limit)).fetchall()
+        "LIMIT ?",
+        (namespace, *sigs, limit),
+    ).fetchall()
     out = []
     for ttype, name, n, last in rows:
         err = core.backend.execute(
             f"SELECT error FROM tool_calls WHERE namespace = ? AND tool_type = ? AND tool_name = ? AND success = 0 "
             f"AND error_signature IN ({marks}) ORDER BY created_at DESC, id DESC LIMIT 1",
-            (namespace, ttype, name, *sigs)).fetchone()
-        out.append(ToolFailure(tool_type=ttype, tool_name=name, failures=int(n), last_failed_at=_dt(last),
-                               last_error=err[0] if err else None))
+            (namespace, ttype, name, *sigs),
+        ).fetchone()
+        out.append(
+            ToolFailure(
+                tool_type=ttype,
+                tool_name=name,
+                failures=int(n),
+                last_failed_at=_dt(last),
+                last_error=err[0] if err else None,
+            )
+        )
     return out
 
 
 def prune(core: Core, cutoff: float, *, dry_run: bool = False) -> int:
     """Delete (or with ``dry_run`` count) the tool calls logged before ``cutoff``."""
     if dry_run:
-        return int(core.backend.execute("SELECT COUNT(*) FROM tool_calls WHERE created_at < ?",
-                                        (cutoff,)).fetchone()[0])
+        return int(
+            core.backend.execute("SELECT COUNT(*) FROM tool_calls WHERE created_at < ?", (cutoff,)).fetchone()[0]
+        )
     with core.backend.write() as c:
         return int(c.execute("DELETE FROM tool_calls WHERE created_at < ?", (cutoff,)).rowcount)
 
 
 # -- export / import ---------------------------------------------------------------------------------
-_FIELDS = ("uid", "namespace", "agent_id", "session_id", "task_id", "tool_type", "tool_name", "parameters",
-           "parameters_bytes", "result", "result_bytes", "success", "duration_ms", "error", "error_signature",
-           "error_category", "created_at")
+_FIELDS = (
+    "uid",
+    "namespace",
+    "agent_id",
+    "session_id",
+    "task_id",
+    "tool_type",
+    "tool_name",
+    "parameters",
+    "parameters_bytes",
+    "result",
+    "result_bytes",
+    "success",
+    "duration_ms",
+    "error",
+    "error_signature",
+    "error_category",
+    "created_at",
+)
 
 
 def export_records(core: Core, *, namespace: str | None, agent_id: str | None) -> list[dict[str, Any]]:
@@ -389,8 +510,11 @@ def check_record(core: Core, rec: dict[str, Any]) -> ToolCallInput:
     unknown = sorted(set(rec) - set(_FIELDS) - {"record"})
     if unknown:
         raise InvalidInputError(f"unknown fields {unknown[:10]}")
-    missing = [f for f in ("uid", "namespace", "agent_id", "tool_type", "tool_name", "success", "created_at")
-               if rec.get(f) is None]
+    missing = [
+        f
+        for f in ("uid", "namespace", "agent_id", "tool_type", "tool_name", "success", "created_at")
+        if rec.get(f) is None
+    ]
     if missing:
         raise InvalidInputError(f"missing fields {missing}")
     if not isinstance(rec["uid"], str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", rec["uid"]):
@@ -400,33 +524,50 @@ def check_record(core: Core, rec: dict[str, Any]) -> ToolCallInput:
     params = params_bytes = None
     if rec.get("parameters") is not None:
         params, _ = _bounded_parameters(core, rec["parameters"])
-        params_bytes = v.count(rec["parameters_bytes"], "parameters_bytes") if rec.get("parameters_bytes") is not None \
-            else None
+        params_bytes = (
+            v.count(rec["parameters_bytes"], "parameters_bytes") if rec.get("parameters_bytes") is not None else None
+        )
     res = res_bytes = None
     if rec.get("result") is not None:
-        res, size = summarise(v.text(rec["result"], "result", max_bytes=1 << 24, allow_empty=True),
-                              s.tool_result_max_bytes, redact=s.redact_secrets)
-        res_bytes = max(size, v.count(rec["result_bytes"], "result_bytes")) if rec.get("result_bytes") is not None \
-            else size
+        res, size = summarise(
+            v.text(rec["result"], "result", max_bytes=1 << 24, allow_empty=True),
+            s.tool_result_max_bytes,
+            redact=s.redact_secrets,
+        )
+        res_bytes = (
+            max(size, v.count(rec["result_bytes"], "result_bytes")) if rec.get("result_bytes") is not None else size
+        )
     err = None
     if rec.get("error") is not None:
-        err, _ = summarise(v.text(rec["error"], "error", max_bytes=1 << 24), s.tool_result_max_bytes,
-                           redact=s.redact_secrets)
+        err, _ = summarise(
+            v.text(rec["error"], "error", max_bytes=1 << 24), s.tool_result_max_bytes, redact=s.redact_secrets
+        )
     success = rec["success"]
     if success not in (True, False, 0, 1) or isinstance(success, float):
         raise InvalidInputError("success must be true or false")
-    sig = None if rec.get("error_signature") is None else v.text(rec["error_signature"], "error_signature",
-                                                                 max_bytes=200)
+    sig = (
+        None if rec.get("error_signature") is None else v.text(rec["error_signature"], "error_signature", max_bytes=200)
+    )
     cat = None if rec.get("error_category") is None else v.ident(rec["error_category"], "error_category")
-    return ToolCallInput(uid=rec["uid"], namespace=v.ident(rec["namespace"], "namespace"),
-                         agent_id=v.ident(rec["agent_id"], "agent_id"),
-                         session_id=v.ident(rec.get("session_id"), "session_id", optional=True),
-                         task_id=v.ident(rec.get("task_id"), "task_id", optional=True),
-                         tool_type=v.ident(rec["tool_type"], "tool_type"),
-                         tool_name=v.ident(rec["tool_name"], "tool_name"), parameters=params,
-                         parameters_bytes=params_bytes, result=res, result_bytes=res_bytes, success=bool(success),
-                         duration_ms=_duration(rec.get("duration_ms")), error=err, error_signature=sig,
-                         error_category=cat, created_at=created or 0.0)
+    return ToolCallInput(
+        uid=rec["uid"],
+        namespace=v.ident(rec["namespace"], "namespace"),
+        agent_id=v.ident(rec["agent_id"], "agent_id"),
+        session_id=v.ident(rec.get("session_id"), "session_id", optional=True),
+        task_id=v.ident(rec.get("task_id"), "task_id", optional=True),
+        tool_type=v.ident(rec["tool_type"], "tool_type"),
+        tool_name=v.ident(rec["tool_name"], "tool_name"),
+        parameters=params,
+        parameters_bytes=params_bytes,
+        result=res,
+        result_bytes=res_bytes,
+        success=bool(success),
+        duration_ms=_duration(rec.get("duration_ms")),
+        error=err,
+        error_signature=sig,
+        error_category=cat,
+        created_at=created or 0.0,
+    )
 
 
 def import_records(conn: Connection, items: Sequence[ToolCallInput]) -> tuple[int, int]:

@@ -178,8 +178,10 @@ def timestamp(value: Any, field: str) -> float | None:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             # a naive datetime means a different instant on every host: refused, never guessed
-            raise InvalidInputError(f"{field} is a naive datetime (no time zone); pass an aware one, e.g. "
-                                    "datetime.now(timezone.utc) - timedelta(hours=1), or a UNIX timestamp")
+            raise InvalidInputError(
+                f"{field} is a naive datetime (no time zone); pass an aware one, e.g. "
+                "datetime.now(timezone.utc) - timedelta(hours=1), or a UNIX timestamp"
+            )
         try:
             value = value.timestamp()
         except (OverflowError, ValueError) as exc:
@@ -268,8 +270,10 @@ def model(cls: type[_M], value: Any, what: str) -> _M:
     try:
         return cls.model_validate(value)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e.get('loc', ()))) or what}: {e.get('msg', 'invalid')}"
-                             for e in exc.errors(include_url=False, include_input=False)[:10])
+        problems = "; ".join(
+            f"{'.'.join(map(str, e.get('loc', ()))) or what}: {e.get('msg', 'invalid')}"
+            for e in exc.errors(include_url=False, include_input=False)[:10]
+        )
         raise InvalidInputError(f"invalid {what}: {problems}") from None
     except (RecursionError, OverflowError) as exc:
         raise InvalidInputError(f"invalid {what}: {type(exc).__name__}") from None

@@ -187,8 +187,16 @@ class VectorIndex:
     def _alloc(self, cap: int) -> None:
         import numpy as np
 
-        dtypes = {"ids": np.int64, "codes": np.uint64, "ns": np.int32, "agent": np.int32, "is_global": bool,
-                  "mtype": np.int32, "archived": bool, "alive": bool}
+        dtypes = {
+            "ids": np.int64,
+            "codes": np.uint64,
+            "ns": np.int32,
+            "agent": np.int32,
+            "is_global": bool,
+            "mtype": np.int32,
+            "archived": bool,
+            "alive": bool,
+        }
         for name in _META:
             if name == "codes":  # one row per 64-bit word: the Hamming distance is summed word by word
                 new = np.zeros((self.words, cap), dtype=dtypes[name])
@@ -216,8 +224,9 @@ class VectorIndex:
             k = int(rows.searchsorted(self.n0))
             if k == len(rows):
                 return np.take(self.base, rows, axis=0)
-            return np.concatenate((np.take(self.base, rows[:k], axis=0),
-                                   np.take(self.vecs, rows[k:] - self.n0, axis=0)))
+            return np.concatenate(
+                (np.take(self.base, rows[:k], axis=0), np.take(self.vecs, rows[k:] - self.n0, axis=0))
+            )
         in_base = rows < self.n0
         if in_base.all():
             return np.take(self.base, rows, axis=0)
@@ -237,8 +246,16 @@ class VectorIndex:
         bits[: self.dim] = v > 0
         return np.packbits(bits).view(np.uint64)
 
-    def put(self, memory_id: int, namespace: str, agent_id: str, scope: str, memory_type: str,
-            archived: bool, vector: np.ndarray) -> None:
+    def put(
+        self,
+        memory_id: int,
+        namespace: str,
+        agent_id: str,
+        scope: str,
+        memory_type: str,
+        archived: bool,
+        vector: np.ndarray,
+    ) -> None:
         if not self.loaded:
             self._reset()
         r = self._row.get(memory_id)
@@ -350,8 +367,10 @@ class VectorIndex:
         self.since_snapshot = 0
         # vec0 scans its metadata columns slowly (~1.6 s per 100k rows here): read only the
         # vectors from it, and the filter fields from the memories table (kept equal to vec0's).
-        meta = {r[0]: r[1:] for r in backend.conn.execute(
-            "SELECT id, namespace, agent_id, scope, memory_type, archived FROM memories")}
+        meta = {
+            r[0]: r[1:]
+            for r in backend.conn.execute("SELECT id, namespace, agent_id, scope, memory_type, archived FROM memories")
+        }
         cap = 1024
         while cap < len(meta):
             cap *= 2
@@ -408,8 +427,11 @@ class VectorIndex:
                     return False
                 size = int.from_bytes(head[8:16], "little")
                 header = json.loads(f.read(size))
-                if (header.get("dim") != self.dim or header.get("identity") != ident
-                        or not isinstance(header.get("seq"), int)):
+                if (
+                    header.get("dim") != self.dim
+                    or header.get("identity") != ident
+                    or not isinstance(header.get("seq"), int)
+                ):
                     return False
                 seq = header["seq"]
                 if seq > hi or (hi > seq and lo > seq + 1):
@@ -475,13 +497,24 @@ class VectorIndex:
         keep = np.flatnonzero(self.alive[: self._n])
         keep = keep[np.argsort(self.ids[keep], kind="stable")]  # by id: a reader finds rows by binary search
         n = len(keep)
-        flags = (self.is_global[keep].astype(np.uint8) | (self.archived[keep].astype(np.uint8) << 1))
-        plan: list[tuple[str, np.dtype, tuple[int, ...]]] = [("ids", np.dtype(np.int64), (n,)), ("ns", np.dtype(np.int32), (n,)),
-                ("agent", np.dtype(np.int32), (n,)), ("mtype", np.dtype(np.int32), (n,)),
-                ("flags", np.dtype(np.uint8), (n,)), ("codes", np.dtype(np.uint64), (self.words, n)),
-                ("vecs", np.dtype(np.float32), (n, self.dim))]
-        header: dict[str, Any] = {"dim": self.dim, "n": n, "seq": self.seq, "identity": ident,
-                                  "strings": self._strings.strings(), "arrays": {}}
+        flags = self.is_global[keep].astype(np.uint8) | (self.archived[keep].astype(np.uint8) << 1)
+        plan: list[tuple[str, np.dtype, tuple[int, ...]]] = [
+            ("ids", np.dtype(np.int64), (n,)),
+            ("ns", np.dtype(np.int32), (n,)),
+            ("agent", np.dtype(np.int32), (n,)),
+            ("mtype", np.dtype(np.int32), (n,)),
+            ("flags", np.dtype(np.uint8), (n,)),
+            ("codes", np.dtype(np.uint64), (self.words, n)),
+            ("vecs", np.dtype(np.float32), (n, self.dim)),
+        ]
+        header: dict[str, Any] = {
+            "dim": self.dim,
+            "n": n,
+            "seq": self.seq,
+            "identity": ident,
+            "strings": self._strings.strings(),
+            "arrays": {},
+        }
         # offsets depend on the header's size, which depends on the offsets' digits: pad generously
         head_room = len(json.dumps(header).encode()) + 64 * len(plan) + 64
         offset = _round_up(16 + head_room, _ALIGN)
@@ -518,8 +551,15 @@ class VectorIndex:
         return path
 
     # -- search ----------------------------------------------------------------------------
-    def _mask(self, namespace: str, agent_id: str | None, include_global: bool,
-              types: Sequence[str] | None, include_archived: bool, scope: str | None = None) -> np.ndarray:
+    def _mask(
+        self,
+        namespace: str,
+        agent_id: str | None,
+        include_global: bool,
+        types: Sequence[str] | None,
+        include_archived: bool,
+        scope: str | None = None,
+    ) -> np.ndarray:
         import numpy as np
 
         n = self._n
@@ -542,9 +582,16 @@ class VectorIndex:
             m &= any_type
         return m
 
-    def candidates(self, *, namespace: str, agent_id: str | None, scope: str | None = None,
-                   types: Sequence[str] | None = None, include_global: bool = True,
-                   include_archived: bool = False) -> np.ndarray:
+    def candidates(
+        self,
+        *,
+        namespace: str,
+        agent_id: str | None,
+        scope: str | None = None,
+        types: Sequence[str] | None = None,
+        include_global: bool = True,
+        include_archived: bool = False,
+    ) -> np.ndarray:
         """Row positions passing the filters (for batched scoring with :meth:`best_matches`)."""
         import numpy as np
 
@@ -552,8 +599,9 @@ class VectorIndex:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(self._mask(namespace, agent_id, include_global, types, include_archived, scope))
 
-    def best_matches(self, rows: np.ndarray, queries: np.ndarray,
-                     exclude: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, float] | None]:
+    def best_matches(
+        self, rows: np.ndarray, queries: np.ndarray, exclude: set[int] | frozenset[int] = frozenset()
+    ) -> list[tuple[int, float] | None]:
         """For each query, the most similar vector among ``rows`` (exact cosine, one matrix product)."""
         import numpy as np
 
@@ -576,9 +624,18 @@ class VectorIndex:
             out += [(int(self.ids[rows[b]]), float(sims[b, j])) for j, b in enumerate(best)]
         return out
 
-    def search(self, query: np.ndarray, *, namespace: str, agent_id: str | None, include_global: bool = True,
-               types: Sequence[str] | None = None, include_archived: bool = False, k: int = 10,
-               scope: str | None = None) -> list[tuple[int, float]]:
+    def search(
+        self,
+        query: np.ndarray,
+        *,
+        namespace: str,
+        agent_id: str | None,
+        include_global: bool = True,
+        types: Sequence[str] | None = None,
+        include_archived: bool = False,
+        k: int = 10,
+        scope: str | None = None,
+    ) -> list[tuple[int, float]]:
         """``(memory_id, cosine)`` of the k nearest visible vectors, best first."""
         import numpy as np
 

@@ -66,9 +66,17 @@ class MarkdownWatcher:
     transaction with the caller's threads. :meth:`stop` ends it; so does closing the store that
     started it (:meth:`MemoryStore.watch`)."""
 
-    def __init__(self, store: MemoryStore, directory: str | Path, *, namespace: str | None = None,
-                 debounce: float | None = None, poll: bool | None = None, write_back: bool | None = None,
-                 on_event: Callable[[WatchEvent], None] | None = None):
+    def __init__(
+        self,
+        store: MemoryStore,
+        directory: str | Path,
+        *,
+        namespace: str | None = None,
+        debounce: float | None = None,
+        poll: bool | None = None,
+        write_back: bool | None = None,
+        on_event: Callable[[WatchEvent], None] | None = None,
+    ):
         s = store.settings
         self.directory = v.path(directory, "directory")
         try:
@@ -83,6 +91,7 @@ class MarkdownWatcher:
         if poll is None:
             try:
                 import watchfiles  # noqa: F401
+
                 poll = False
             except ImportError:
                 poll = True
@@ -191,9 +200,15 @@ class MarkdownWatcher:
             import watchfiles
 
             self._ready.set()
-            for changes in watchfiles.watch(self.directory, debounce=max(50, int(self.debounce * 500)), step=50,
-                                            stop_event=self._stop, rust_timeout=int(POLL_SECONDS * 1000),
-                                            yield_on_timeout=True, raise_interrupt=False):
+            for changes in watchfiles.watch(
+                self.directory,
+                debounce=max(50, int(self.debounce * 500)),
+                step=50,
+                stop_event=self._stop,
+                rust_timeout=int(POLL_SECONDS * 1000),
+                yield_on_timeout=True,
+                raise_interrupt=False,
+            ):
                 yield {Path(p) for _, p in changes}
             return
         seen: dict[Path, tuple[Any, ...]] = {}
@@ -239,8 +254,14 @@ class MarkdownWatcher:
             self._emit(WatchEvent("error", agent, str(path), {"error": f"{type(exc).__name__}: {exc.strerror}"}))
             return
         kind = "skipped" if rep.skipped_file else "imported"
-        self._emit(WatchEvent(kind, agent, str(path), {"inserted": rep.inserted, "updated": rep.updated,
-                                                      "unchanged": rep.unchanged, "deleted": rep.deleted}))
+        self._emit(
+            WatchEvent(
+                kind,
+                agent,
+                str(path),
+                {"inserted": rep.inserted, "updated": rep.updated, "unchanged": rep.unchanged, "deleted": rep.deleted},
+            )
+        )
 
     def _write_back(self, store: MemoryStore) -> None:
         from .portability import _agent_memories, _markdown_for
@@ -251,8 +272,9 @@ class MarkdownWatcher:
             agent = self._agent(path)
             if agent is None:
                 continue
-            row = core.backend.execute("SELECT file_hash FROM markdown_sync WHERE namespace = ? AND agent_id = ?",
-                                       (ns, agent)).fetchone()
+            row = core.backend.execute(
+                "SELECT file_hash FROM markdown_sync WHERE namespace = ? AND agent_id = ?", (ns, agent)
+            ).fetchone()
             if row is None or _digest(path) != row[0]:
                 continue  # never synced, or a human edit is waiting to be imported: the file wins
             text = _markdown_for(_agent_memories(core, agent, ns), agent, ns)

@@ -51,11 +51,27 @@ def _redact_obj(obj: Any, found: list[str]) -> Any:
     return redact_mapping(obj, found)
 
 
-def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = "agent", namespace: Any = None,
-            key: Any = None, task_signature: Any = None, error: Any = None, tags: Any = (),
-            importance: Any = 0.5, ttl: Any = None, metadata: Any = None, session_id: Any = None,
-            task_id: Any = None, fix_worked: bool | None = None, link_fix: bool = True,
-            thread_id: Any = None) -> MemoryInput:
+def prepare(
+    core: Core,
+    content: Any,
+    *,
+    type: Any,
+    agent_id: Any,
+    scope: Any = "agent",
+    namespace: Any = None,
+    key: Any = None,
+    task_signature: Any = None,
+    error: Any = None,
+    tags: Any = (),
+    importance: Any = 0.5,
+    ttl: Any = None,
+    metadata: Any = None,
+    session_id: Any = None,
+    task_id: Any = None,
+    fix_worked: bool | None = None,
+    link_fix: bool = True,
+    thread_id: Any = None,
+) -> MemoryInput:
     """Validate and redact one memory. A ``success`` taught with an ``error`` is a fix that worked
     for it (an error→fix link); ``fix_worked`` sets the link explicitly for any type."""
     s = core.settings
@@ -83,7 +99,9 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
         meta = _redact_obj(meta, found)
         tag_list = [t for t in dict.fromkeys(_redact_obj(tag_list, found))]
         if found:
-            meta["redacted"] = sorted(set(found) | set(meta.get("redacted", []) if isinstance(meta.get("redacted"), list) else []))
+            meta["redacted"] = sorted(
+                set(found) | set(meta.get("redacted", []) if isinstance(meta.get("redacted"), list) else [])
+            )
     esig = etpl = excerpt = message = link = kind = None
     if error is not None and error.strip():
         signed = core.sign(error)
@@ -95,11 +113,29 @@ def prepare(core: Core, content: Any, *, type: Any, agent_id: Any, scope: Any = 
         if worked is not None and link_fix:
             link = (signed.id, signed.category, bool(worked), fixes.bound_params(content, signed.params))
             kind = fix_kind(content)
-    return MemoryInput(content=content, type=mtype, agent_id=agent, scope=sc, namespace=ns, key=key,
-                       task_signature=task_signature or None, error_signature=esig, error_template=etpl,
-                       tags=tag_list, importance=imp, ttl=ttl_s, metadata=meta, session_id=session_id,
-                       task_id=task_id, content_hash=content_hash(content), error_basis=excerpt,
-                       fix_kind=kind, fix_link=link, error_message=message, thread_id=thread_id)
+    return MemoryInput(
+        content=content,
+        type=mtype,
+        agent_id=agent,
+        scope=sc,
+        namespace=ns,
+        key=key,
+        task_signature=task_signature or None,
+        error_signature=esig,
+        error_template=etpl,
+        tags=tag_list,
+        importance=imp,
+        ttl=ttl_s,
+        metadata=meta,
+        session_id=session_id,
+        task_id=task_id,
+        content_hash=content_hash(content),
+        error_basis=excerpt,
+        fix_kind=kind,
+        fix_link=link,
+        error_message=message,
+        thread_id=thread_id,
+    )
 
 
 def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None | object = None) -> list[Memory]:
@@ -137,11 +173,20 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
                             near = (mid, sim)
                 mid, inserted = _write_one(core, it, vec, near)
                 if it.fix_link is not None:  # the link survives de-duplication: it joins the kept memory
-                    fixes.link(core, mid, it.fix_link[0], it.fix_link[1], it.error_message, worked=it.fix_link[2],
-                               now=core.now(), bound=it.fix_link[3])
+                    fixes.link(
+                        core,
+                        mid,
+                        it.fix_link[0],
+                        it.fix_link[1],
+                        it.error_message,
+                        worked=it.fix_link[2],
+                        now=core.now(),
+                        bound=it.fix_link[3],
+                    )
                     if it.fix_kind is not None:
-                        core.backend.conn.execute("UPDATE memories SET fix_kind = COALESCE(fix_kind, ?) WHERE id = ?",
-                                                  (it.fix_kind, mid))
+                        core.backend.conn.execute(
+                            "UPDATE memories SET fix_kind = COALESCE(fix_kind, ?) WHERE id = ?", (it.fix_kind, mid)
+                        )
                 if inserted and vec is not None and it.key is None and it.thread_id is None:
                     added[group].append((mid, vec))
                 ids.append(mid)
@@ -174,10 +219,15 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
             # group of ~60k rows cost ~0.3 s per remember): per-item search, Hamming pre-selected
             continue
         # two reads, each through its partial index (one OR-ed condition read every row of the agent)
-        keyed = {r[0] for r in core.backend.conn.execute(
-            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key IS NOT NULL "
-            "UNION SELECT id FROM memories WHERE namespace = ? AND thread_id IS NOT NULL AND agent_id = ? "
-            "AND memory_type = ?", (ns, agent, mtype, ns, agent, mtype))}
+        keyed = {
+            r[0]
+            for r in core.backend.conn.execute(
+                "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key IS NOT NULL "
+                "UNION SELECT id FROM memories WHERE namespace = ? AND thread_id IS NOT NULL AND agent_id = ? "
+                "AND memory_type = ?",
+                (ns, agent, mtype, ns, agent, mtype),
+            )
+        }
         for k, best in zip(ks, index.best_matches(rows, vectors[ks], exclude=keyed)):
             out[k] = best
     return out
@@ -191,7 +241,8 @@ def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None, near: Any = 
     if it.key is not None:
         row = c.execute(
             "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND memory_type = ? AND key = ?",
-            (it.namespace, it.agent_id, it.type, it.key)).fetchone()
+            (it.namespace, it.agent_id, it.type, it.key),
+        ).fetchone()
         if row is not None:
             _update_in_place(core, row[0], it, vec, now, expires)
             return row[0], False
@@ -199,7 +250,8 @@ def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None, near: Any = 
         row = c.execute(
             "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
             "AND content_hash = ? AND key IS NULL AND thread_id IS NULL ORDER BY id LIMIT 1",
-            (it.namespace, it.agent_id, it.scope, it.type, it.content_hash)).fetchone()
+            (it.namespace, it.agent_id, it.scope, it.type, it.content_hash),
+        ).fetchone()
         if row is not None:
             _reinforce(core, row[0], it, now, expires, "exact", 1.0)
             return row[0], False
@@ -215,11 +267,25 @@ def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None, near: Any = 
 def _nearest(core: Core, it: MemoryInput, vec: np.ndarray) -> tuple[int, float] | None:
     if core.index is not None:
         core.index.sync(core.backend)
-        hits = core.index.search(vec, namespace=it.namespace, agent_id=it.agent_id, types=[it.type],
-                                 scope=it.scope, include_archived=True, k=4)
+        hits = core.index.search(
+            vec,
+            namespace=it.namespace,
+            agent_id=it.agent_id,
+            types=[it.type],
+            scope=it.scope,
+            include_archived=True,
+            k=4,
+        )
     else:
-        hits = core.backend.vector_knn(vec, namespace=it.namespace, agent_id=it.agent_id, scope=it.scope,
-                                       memory_type=it.type, include_archived=True, k=4)
+        hits = core.backend.vector_knn(
+            vec,
+            namespace=it.namespace,
+            agent_id=it.agent_id,
+            scope=it.scope,
+            memory_type=it.type,
+            include_archived=True,
+            k=4,
+        )
     # keyed memories are updated through their key, a thread's events are kept: never merged into
     for mid, sim in hits:
         r = core.backend.conn.execute("SELECT key, thread_id FROM memories WHERE id = ?", (mid,)).fetchone()
@@ -235,10 +301,32 @@ def _insert(core: Core, it: MemoryInput, vec: np.ndarray | None, now: float, exp
         "error_signature, error_template, context_tags, importance, relevance_score, session_id, task_id, "
         "metadata, content_hash, created_at, updated_at, expires_at, embedding_pending, error_basis, fix_kind, "
         "thread_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (uuid.uuid4().hex, it.namespace, it.agent_id, it.scope, it.type, it.content, it.key, it.task_signature,
-         it.error_signature, it.error_template, dumps(it.tags), it.importance, it.session_id, it.task_id,
-         dumps(it.metadata), it.content_hash, now, now, expires, int(vec is None), it.error_basis, it.fix_kind,
-         it.thread_id))
+        (
+            uuid.uuid4().hex,
+            it.namespace,
+            it.agent_id,
+            it.scope,
+            it.type,
+            it.content,
+            it.key,
+            it.task_signature,
+            it.error_signature,
+            it.error_template,
+            dumps(it.tags),
+            it.importance,
+            it.session_id,
+            it.task_id,
+            dumps(it.metadata),
+            it.content_hash,
+            now,
+            now,
+            expires,
+            int(vec is None),
+            it.error_basis,
+            it.fix_kind,
+            it.thread_id,
+        ),
+    )
     mid = int(cur.fetchone()[0])
     _index(core, mid, it, vec, archived=False, new=True)
     return mid
@@ -255,48 +343,86 @@ def _index(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, *, arc
         core.backend.put_vector(mid, it.namespace, it.agent_id, it.scope, it.type, archived, vec, new=new)
 
 
-def _update_in_place(core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, now: float,
-                     expires: float | None) -> None:
+def _update_in_place(
+    core: Core, mid: int, it: MemoryInput, vec: np.ndarray | None, now: float, expires: float | None
+) -> None:
     c = core.backend.conn
-    old = c.execute("SELECT version, content, content_hash, context_tags, importance, metadata, updated_at, archived "
-                    "FROM memories WHERE id = ?", (mid,)).fetchone()
-    c.execute("INSERT INTO memory_history(memory_id, version, content, content_hash, context_tags, importance, "
-              "metadata, valid_from, valid_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-              (mid, old[0], old[1], old[2], old[3], old[4], old[5], old[6], now))
+    old = c.execute(
+        "SELECT version, content, content_hash, context_tags, importance, metadata, updated_at, archived "
+        "FROM memories WHERE id = ?",
+        (mid,),
+    ).fetchone()
+    c.execute(
+        "INSERT INTO memory_history(memory_id, version, content, content_hash, context_tags, importance, "
+        "metadata, valid_from, valid_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (mid, old[0], old[1], old[2], old[3], old[4], old[5], old[6], now),
+    )
     c.execute(
         "UPDATE memories SET content = ?, content_hash = ?, scope = ?, task_signature = ?, error_signature = ?, "
         "error_template = ?, context_tags = ?, importance = ?, metadata = ?, session_id = ?, task_id = ?, "
         "updated_at = ?, expires_at = ?, version = version + 1, embedding_pending = ?, archived = 0, "
         "relevance_score = 1.0, decayed_at = ?, error_basis = ?, fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
-        (it.content, it.content_hash, it.scope, it.task_signature, it.error_signature, it.error_template,
-         dumps(it.tags), it.importance, dumps(it.metadata), it.session_id, it.task_id, now, expires,
-         int(vec is None), now, it.error_basis, it.fix_kind, mid))
+        (
+            it.content,
+            it.content_hash,
+            it.scope,
+            it.task_signature,
+            it.error_signature,
+            it.error_template,
+            dumps(it.tags),
+            it.importance,
+            dumps(it.metadata),
+            it.session_id,
+            it.task_id,
+            now,
+            expires,
+            int(vec is None),
+            now,
+            it.error_basis,
+            it.fix_kind,
+            mid,
+        ),
+    )
     if vec is None:
         core.backend.remove_vectors([mid])
     _index(core, mid, it, vec, archived=False)
-    core.log([mid], "updated", agent_id=it.agent_id, session_id=it.session_id, task_id=it.task_id,
-             outcome="updated in place via key")
+    core.log(
+        [mid],
+        "updated",
+        agent_id=it.agent_id,
+        session_id=it.session_id,
+        task_id=it.task_id,
+        outcome="updated in place via key",
+    )
 
 
-def _reinforce(core: Core, mid: int, it: MemoryInput, now: float, expires: float | None, kind: str,
-               similarity: float) -> None:
+def _reinforce(
+    core: Core, mid: int, it: MemoryInput, now: float, expires: float | None, kind: str, similarity: float
+) -> None:
     """Fold a duplicate into an existing memory: more accesses, more importance, union of tags."""
     c = core.backend.conn
-    row = c.execute("SELECT context_tags, importance, expires_at, archived, namespace, agent_id, scope, "
-                    "memory_type, content FROM memories WHERE id = ?", (mid,)).fetchone()
+    row = c.execute(
+        "SELECT context_tags, importance, expires_at, archived, namespace, agent_id, scope, "
+        "memory_type, content FROM memories WHERE id = ?",
+        (mid,),
+    ).fetchone()
     tags = list(dict.fromkeys(json.loads(row[0]) + it.tags))[: core.settings.max_tags]
     importance = min(1.0, max(row[1], it.importance) + 0.05)
     new_expires = None if (row[2] is None or expires is None) else max(row[2], expires)
     from .jobs.decay import current_relevance
 
     cur, cur_params = current_relevance(core.settings, core.backend)  # decay up to now, then the boost
-    c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
-              "context_tags = ?, expires_at = ?, updated_at = ?, "
-              f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
-              (now, importance, dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid))
-    c.execute("INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
-              "session_id, task_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-              (mid, kind, float(similarity), it.content, it.content_hash, it.agent_id, it.session_id, it.task_id, now))
+    c.execute(
+        "UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
+        "context_tags = ?, expires_at = ?, updated_at = ?, "
+        f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
+        (now, importance, dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid),
+    )
+    c.execute(
+        "INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
+        "session_id, task_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (mid, kind, float(similarity), it.content, it.content_hash, it.agent_id, it.session_id, it.task_id, now),
+    )
     if tags != json.loads(row[0]):
         c.execute("DELETE FROM memory_tags WHERE memory_id = ?", (mid,))
         c.executemany("INSERT INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(mid, t) for t in tags])
@@ -305,5 +431,11 @@ def _reinforce(core: Core, mid: int, it: MemoryInput, now: float, expires: float
         vecs = core.backend.get_vectors([mid])
         if mid in vecs:
             core.put_vector((mid, row[4], row[5], row[6], row[7], False), vecs[mid])
-    core.log([mid], "updated", agent_id=it.agent_id, session_id=it.session_id, task_id=it.task_id,
-             outcome=f"{kind} duplicate merged (similarity {similarity:.3f})")
+    core.log(
+        [mid],
+        "updated",
+        agent_id=it.agent_id,
+        session_id=it.session_id,
+        task_id=it.task_id,
+        outcome=f"{kind} duplicate merged (similarity {similarity:.3f})",
+    )

@@ -20,8 +20,19 @@ from .resign import resign
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
-__all__ = ["JOBS", "decay", "expire", "consolidate", "compact", "backfill", "consolidate_growth", "resign",
-           "reflect", "run_job", "job_status"]
+__all__ = [
+    "JOBS",
+    "decay",
+    "expire",
+    "consolidate",
+    "compact",
+    "backfill",
+    "consolidate_growth",
+    "resign",
+    "reflect",
+    "run_job",
+    "job_status",
+]
 
 
 def backfill(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict[str, int]:
@@ -37,10 +48,19 @@ def consolidate_growth(store: MemoryStore, *, dry_run: bool = False, **kw: objec
     last consolidation (checked often, runs rarely)."""
     b = store._core.backend
     trigger = store.settings.maintenance.consolidate_growth_trigger
-    last = b.execute("SELECT MAX(started_at) FROM job_runs WHERE job IN ('consolidate', 'consolidate_growth') "
-                     "AND status = 'ok'").fetchone()[0] or 0.0
-    grown = [r[0] for r in b.execute("SELECT namespace FROM memories WHERE created_at > ? GROUP BY namespace "
-                                     "HAVING COUNT(*) >= ?", (last, trigger))]
+    last = (
+        b.execute(
+            "SELECT MAX(started_at) FROM job_runs WHERE job IN ('consolidate', 'consolidate_growth') AND status = 'ok'"
+        ).fetchone()[0]
+        or 0.0
+    )
+    grown = [
+        r[0]
+        for r in b.execute(
+            "SELECT namespace FROM memories WHERE created_at > ? GROUP BY namespace HAVING COUNT(*) >= ?",
+            (last, trigger),
+        )
+    ]
     out = {"namespaces": len(grown), "patterns_created": 0}
     for ns in grown:
         got = consolidate(store, namespace=ns, dry_run=dry_run)
@@ -48,7 +68,15 @@ def consolidate_growth(store: MemoryStore, *, dry_run: bool = False, **kw: objec
     return out
 
 
-JOBS: dict[str, Callable[..., dict[str, Any]]] = {"decay": decay, "expire": expire, "consolidate": consolidate, "compact": compact, "backfill": backfill,
-        "consolidate_growth": consolidate_growth, "resign": resign, "reflect": reflect}
+JOBS: dict[str, Callable[..., dict[str, Any]]] = {
+    "decay": decay,
+    "expire": expire,
+    "consolidate": consolidate,
+    "compact": compact,
+    "backfill": backfill,
+    "consolidate_growth": consolidate_growth,
+    "resign": resign,
+    "reflect": reflect,
+}
 
 from .runner import job_status, run_job  # noqa: E402

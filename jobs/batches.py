@@ -72,8 +72,12 @@ def in_batches(store, where: str, params: list, apply, kind: str) -> int:
     batch = for_store(store)
     total, last = 0, 0
     while True:
-        ids = [r[0] for r in b.execute(f"SELECT id FROM memories WHERE id > ? AND ({where}) ORDER BY id LIMIT ?",
-                                       [last, *params, batch.size]).fetchall()]
+        ids = [
+            r[0]
+            for r in b.execute(
+                f"SELECT id FROM memories WHERE id > ? AND ({where}) ORDER BY id LIMIT ?", [last, *params, batch.size]
+            ).fetchall()
+        ]
         if not ids:
             return total
         with batch.timed(), b.write() as c:
@@ -89,7 +93,13 @@ def delete_where(store, where: str, params: list) -> int:
     core = store._core
 
     def delete(c, ids, marks):
-        return core.delete([r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({marks}) AND ({where})",
-                                                    [*ids, *params]).fetchall()])
+        return core.delete(
+            [
+                r[0]
+                for r in c.execute(
+                    f"SELECT id FROM memories WHERE id IN ({marks}) AND ({where})", [*ids, *params]
+                ).fetchall()
+            ]
+        )
 
     return in_batches(store, where, params, delete, "deleted")

@@ -29,7 +29,8 @@ def compact(store: MemoryStore, *, dry_run: bool = False, force: bool = False, *
         out["rebuilt"] = b.rebuild_vectors()  # same vectors: in-process indexes stay valid, no change is logged
     with b.write() as c:
         hi = c.execute("SELECT COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()[0]
-        out["changes_trimmed"] = c.execute("DELETE FROM vector_changes WHERE seq <= ?",
-                                           (hi - m.vector_changes_keep,)).rowcount
+        out["changes_trimmed"] = c.execute(
+            "DELETE FROM vector_changes WHERE seq <= ?", (hi - m.vector_changes_keep,)
+        ).rowcount
     out["vacuumed"] = b.optimize()
     return out

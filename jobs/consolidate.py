@@ -58,8 +58,9 @@ def cluster(X: np.ndarray, similarity: float) -> np.ndarray:
     if n <= SMALL:
         from sklearn.cluster import AgglomerativeClustering
 
-        labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
-                                         distance_threshold=1.0 - similarity).fit_predict(X)
+        labels = AgglomerativeClustering(
+            n_clusters=None, metric="cosine", linkage="average", distance_threshold=1.0 - similarity
+        ).fit_predict(X)
     else:
         from sklearn.cluster import Birch
         from sklearn.decomposition import PCA
@@ -84,17 +85,25 @@ def _summary(members: list[Memory], medoid: Memory) -> str:
     applied = sum(m.times_applied for m in members)
     ok = sum(m.times_successful for m in members)
     rate = f"{ok}/{applied} applications succeeded" if applied else "not applied yet"
-    lines = [f"Pattern of {len(members)} {medoid.type} memories: {medoid.content}",
-             f"Combined record: {rate}." + (f" Shared tags: {', '.join(tags[:8])}." if tags else "")]
+    lines = [
+        f"Pattern of {len(members)} {medoid.type} memories: {medoid.content}",
+        f"Combined record: {rate}." + (f" Shared tags: {', '.join(tags[:8])}." if tags else ""),
+    ]
     others = [m.content for m in members if m.id != medoid.id][:3]
     if others:
         lines.append("Also: " + " | ".join(o[:160] for o in others))
     return "\n".join(lines)
 
 
-def consolidate(store: MemoryStore, *, dry_run: bool = False, namespace: str | None = None,
-                summariser: Summariser | None = None, progress: Callable[[int, int], None] | None = None,
-                **_: object) -> dict[str, Any]:
+def consolidate(
+    store: MemoryStore,
+    *,
+    dry_run: bool = False,
+    namespace: str | None = None,
+    summariser: Summariser | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **_: object,
+) -> dict[str, Any]:
     core = store._core
     b = core.backend
     m = store.settings.maintenance
@@ -103,20 +112,27 @@ def consolidate(store: MemoryStore, *, dry_run: bool = False, namespace: str | N
     if namespace is not None:
         cond += " AND namespace = ?"
         params.append(namespace)
-    groups = b.execute(f"SELECT namespace, agent_id, scope, memory_type, COUNT(*) FROM memories WHERE {cond} "
-                       f"GROUP BY 1, 2, 3, 4 HAVING COUNT(*) >= 1", params).fetchall()
+    groups = b.execute(
+        f"SELECT namespace, agent_id, scope, memory_type, COUNT(*) FROM memories WHERE {cond} "
+        f"GROUP BY 1, 2, 3, 4 HAVING COUNT(*) >= 1",
+        params,
+    ).fetchall()
     plan: list[dict[str, Any]] = []
     stats: dict[str, Any] = {"groups": len(groups), "patterns_created": 0, "members_linked": 0, "joined_existing": 0}
     for gi, (ns, agent, scope, mtype, _n) in enumerate(groups):
-        rows = b.execute(f"SELECT id, error_signature, task_signature FROM memories WHERE {cond} AND namespace = ? "
-                         "AND agent_id = ? AND scope = ? AND memory_type = ? ORDER BY id",
-                         (*params, ns, agent, scope, mtype)).fetchall()
+        rows = b.execute(
+            f"SELECT id, error_signature, task_signature FROM memories WHERE {cond} AND namespace = ? "
+            "AND agent_id = ? AND scope = ? AND memory_type = ? ORDER BY id",
+            (*params, ns, agent, scope, mtype),
+        ).fetchall()
         vecs = b.get_vectors([r[0] for r in rows])
         rows = [r for r in rows if r[0] in vecs]
         # existing patterns of this group and their centroids
-        pats = b.execute("SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND "
-                         f"memory_type = 'pattern' AND {b.json_text('metadata', 'source_type')} = ?",
-                         (ns, agent, scope, mtype)).fetchall()
+        pats = b.execute(
+            "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND "
+            f"memory_type = 'pattern' AND {b.json_text('metadata', 'source_type')} = ?",
+            (ns, agent, scope, mtype),
+        ).fetchall()
         centroids: dict[int, np.ndarray] = {}
         for (pid,) in pats:
             mids = [r[0] for r in b.execute("SELECT member_id FROM pattern_members WHERE pattern_id = ?", (pid,))]
@@ -167,10 +183,16 @@ def _link(core, pattern_id: int, members: list[tuple[int, float]]) -> None:
     now = core.now()
     with core.backend.write() as c:
         for mid, s in members:
-            c.execute("INSERT INTO pattern_members(pattern_id, member_id, similarity, added_at) "
-                      "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", (pattern_id, mid, s, now))
-            c.execute("UPDATE memories SET consolidated_into = ?, relevance_score = relevance_score * 0.5 "
-                      "WHERE id = ? AND consolidated_into IS NULL", (pattern_id, mid))
+            c.execute(
+                "INSERT INTO pattern_members(pattern_id, member_id, similarity, added_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (pattern_id, mid, s, now),
+            )
+            c.execute(
+                "UPDATE memories SET consolidated_into = ?, relevance_score = relevance_score * 0.5 "
+                "WHERE id = ? AND consolidated_into IS NULL",
+                (pattern_id, mid),
+            )
         n = c.execute("SELECT COUNT(*) FROM pattern_members WHERE pattern_id = ?", (pattern_id,)).fetchone()[0]
         import json
 
@@ -178,8 +200,7 @@ def _link(core, pattern_id: int, members: list[tuple[int, float]]) -> None:
 
         meta = json.loads(c.execute("SELECT metadata FROM memories WHERE id = ?", (pattern_id,)).fetchone()[0])
         meta["members"] = n  # read-modify-write inside the write transaction (writers are serialised)
-        c.execute("UPDATE memories SET metadata = ?, updated_at = ? WHERE id = ?",
-                  (dumps(meta), now, pattern_id))
+        c.execute("UPDATE memories SET metadata = ?, updated_at = ? WHERE id = ?", (dumps(meta), now, pattern_id))
 
 
 def _summarise(summariser: Any, group: list, medoid: Any) -> str:
@@ -193,20 +214,33 @@ def _summarise(summariser: Any, group: list, medoid: Any) -> str:
     import logging
 
     try:
-        text = summariser.summarise([m.content for m in group], instruction=(
-            "These memories describe the same recurring situation. Write one short paragraph stating the "
-            "pattern they share and what worked, naming the concrete errors, tools and fixes. No other text."))
+        text = summariser.summarise(
+            [m.content for m in group],
+            instruction=(
+                "These memories describe the same recurring situation. Write one short paragraph stating the "
+                "pattern they share and what worked, naming the concrete errors, tools and fixes. No other text."
+            ),
+        )
         if isinstance(text, str) and text.strip():
             return text.strip()
         raise ValueError("empty answer")
     except Exception as exc:  # noqa: BLE001 - an endpoint or user code: the offline summary instead
         logging.getLogger("harness_memory.jobs.consolidate").warning(
-            "consolidate: the summariser failed (%s); extractive summary used", type(exc).__name__)
+            "consolidate: the summariser failed (%s); extractive summary used", type(exc).__name__
+        )
         return _summary(group, medoid)
 
 
-def _create_pattern(store: MemoryStore, ns: str, agent: str, scope: str, mtype: str, members: list[int],
-                    vecs: dict[int, np.ndarray], summariser: Summariser | None) -> int:
+def _create_pattern(
+    store: MemoryStore,
+    ns: str,
+    agent: str,
+    scope: str,
+    mtype: str,
+    members: list[int],
+    vecs: dict[int, np.ndarray],
+    summariser: Summariser | None,
+) -> int:
     from harness_memory import writes
 
     core = store._core
@@ -219,16 +253,24 @@ def _create_pattern(store: MemoryStore, ns: str, agent: str, scope: str, mtype: 
     group = [mems[i] for i in members]
     content = _summarise(summariser, group, medoid)
     tags = [t for t, k in Counter(t for g in group for t in g.tags).most_common(8) if k >= 2]
-    item = writes.prepare(core, content[: store.settings.max_content_bytes], type="pattern", agent_id=agent,
-                          scope=scope, namespace=ns, tags=tags, importance=max(g.importance for g in group),
-                          task_signature=Counter(g.task_signature for g in group).most_common(1)[0][0],
-                          metadata={"source_type": mtype, "members": len(members), "medoid": medoid.id})
+    item = writes.prepare(
+        core,
+        content[: store.settings.max_content_bytes],
+        type="pattern",
+        agent_id=agent,
+        scope=scope,
+        namespace=ns,
+        tags=tags,
+        importance=max(g.importance for g in group),
+        task_signature=Counter(g.task_signature for g in group).most_common(1)[0][0],
+        metadata={"source_type": mtype, "members": len(members), "medoid": medoid.id},
+    )
     vec = core.embed([item.content])  # before the write lock: an embedder may be slow or remote
     with core.backend.write():
         pattern = writes.write_many(core, [item], writes.NO_VECTORS if vec is None else vec)[0]
-        core.backend.conn.execute("UPDATE memories SET error_signature = ?, error_template = ? WHERE id = ?",
-                                  (medoid.error_signature, medoid.error_template, pattern.id))
+        core.backend.conn.execute(
+            "UPDATE memories SET error_signature = ?, error_template = ? WHERE id = ?",
+            (medoid.error_signature, medoid.error_template, pattern.id),
+        )
         _link(core, pattern.id, [(i, float(s)) for i, s in zip(members, sims)])
     return pattern.id
-
-

@@ -44,8 +44,10 @@ def current_relevance(settings, backend) -> tuple[str, list]:
     m = settings.maintenance
     rate, rate_params = _rate_sql_of(m)
     elapsed = backend.greatest("0.0", "? - COALESCE(decayed_at, created_at)")
-    sql = (f"(CASE WHEN pinned = 1 OR archived = 1 OR relevance_score <= ? THEN relevance_score "
-           f"ELSE {backend.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END)")
+    sql = (
+        f"(CASE WHEN pinned = 1 OR archived = 1 OR relevance_score <= ? THEN relevance_score "
+        f"ELSE {backend.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END)"
+    )
     return sql, [m.decay_floor, m.decay_floor, *rate_params]
 
 
@@ -63,8 +65,9 @@ def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = N
         last = lo - 1
         while last < hi:
             # the id range of the next batch, read outside the write lock
-            row = b.execute("SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
-                            (last, batch.size - 1)).fetchone()
+            row = b.execute(
+                "SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", (last, batch.size - 1)
+            ).fetchone()
             end = hi if row is None else row[0]
             with batch.timed(), b.write() as c:  # a short transaction per batch: writers wait one batch at most
                 cur = c.execute(
@@ -72,7 +75,8 @@ def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = N
                     f"ELSE {b.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END, "
                     "decayed_at = ? "
                     f"WHERE id > ? AND id <= ? AND archived = 0 AND pinned = 0",
-                    (m.decay_floor, m.decay_floor, *rate_params, now, now, last, end))
+                    (m.decay_floor, m.decay_floor, *rate_params, now, now, last, end),
+                )
                 decayed += cur.rowcount
             tally("decayed", cur.rowcount)
             done += batch.size
@@ -91,16 +95,22 @@ def archive(store: MemoryStore, *, now: float, dry_run: bool = False) -> int:
     m = store.settings.maintenance
     exempt = list(m.decay_exempt_types) + [t for t, r in m.decay_rates.items() if r == 0]
     placeholders = ",".join("?" * len(exempt)) or "''"
-    cond = ("archived = 0 AND pinned = 0 AND relevance_score < ? AND COALESCE(last_accessed, created_at) < ? "
-            f"AND memory_type NOT IN ({placeholders})")
+    cond = (
+        "archived = 0 AND pinned = 0 AND relevance_score < ? AND COALESCE(last_accessed, created_at) < ? "
+        f"AND memory_type NOT IN ({placeholders})"
+    )
     params = [m.archive_below, now - m.archive_after_days * 86400, *exempt]
     if dry_run:
         return b.execute(f"SELECT COUNT(*) FROM memories WHERE {cond}", params).fetchone()[0]
 
     def archive_batch(c, ids, marks):
-        done = [r[0] for r in c.execute(f"UPDATE memories SET archived = 1, relevance_score = ? "
-                                        f"WHERE id IN ({marks}) AND {cond} RETURNING id",
-                                        (m.archived_relevance, *ids, *params))]
+        done = [
+            r[0]
+            for r in c.execute(
+                f"UPDATE memories SET archived = 1, relevance_score = ? WHERE id IN ({marks}) AND {cond} RETURNING id",
+                (m.archived_relevance, *ids, *params),
+            )
+        ]
         if done:  # the run's counts in job_runs record the archiving; no per-memory log rows
             b.set_vectors_archived(done, True)  # vec0 metadata + change log
         return len(done)

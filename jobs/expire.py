@@ -19,13 +19,16 @@ def expire(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict[st
     tool_cutoff = now - m.tool_call_retention_days * 86400
     if dry_run:
         b = core.backend
-        return {"expired": b.execute("SELECT COUNT(*) FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?",
-                                     (now,)).fetchone()[0],
-                "log_rows_pruned": b.execute("SELECT COUNT(*) FROM memory_access_log WHERE timestamp < ?",
-                                             (cutoff,)).fetchone()[0],
-                "tool_calls_pruned": tool_calls.prune(core, tool_cutoff, dry_run=True)}
+        return {
+            "expired": b.execute(
+                "SELECT COUNT(*) FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?", (now,)
+            ).fetchone()[0],
+            "log_rows_pruned": b.execute(
+                "SELECT COUNT(*) FROM memory_access_log WHERE timestamp < ?", (cutoff,)
+            ).fetchone()[0],
+            "tool_calls_pruned": tool_calls.prune(core, tool_cutoff, dry_run=True),
+        }
     expired = store.cleanup_expired()
     with core.backend.write() as c:
         pruned = c.execute("DELETE FROM memory_access_log WHERE timestamp < ?", (cutoff,)).rowcount
-    return {"expired": expired, "log_rows_pruned": pruned,
-            "tool_calls_pruned": tool_calls.prune(core, tool_cutoff)}
+    return {"expired": expired, "log_rows_pruned": pruned, "tool_calls_pruned": tool_calls.prune(core, tool_cutoff)}

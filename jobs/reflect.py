@@ -24,12 +24,14 @@ def summariser_from_settings(settings: Any) -> OpenAICompatibleSummariser | None
     kind, _, model = name.partition(":")
     if kind != "openai" or not model:
         raise ConfigurationError(f"summariser must be openai:MODEL, got {name[:100]!r}")
-    return OpenAICompatibleSummariser(model, base_url=settings.summariser_base_url or "https://api.openai.com/v1",
-                                      api_key=settings.summariser_api_key)
+    return OpenAICompatibleSummariser(
+        model, base_url=settings.summariser_base_url or "https://api.openai.com/v1", api_key=settings.summariser_api_key
+    )
 
 
-def reflect(store: MemoryStore, *, dry_run: bool = False, namespace: str | None = None, summariser: Any = None,
-            **_: object) -> dict[str, Any]:
+def reflect(
+    store: MemoryStore, *, dry_run: bool = False, namespace: str | None = None, summariser: Any = None, **_: object
+) -> dict[str, Any]:
     core = store._core
     idle = store.settings.maintenance.reflect_idle_minutes * 60
     cutoff = core.now() - idle
@@ -39,7 +41,9 @@ def reflect(store: MemoryStore, *, dry_run: bool = False, namespace: str | None 
         params.append(namespace)
     rows = core.backend.execute(
         f"SELECT namespace, thread_id, MAX(created_at) FROM memories WHERE {' AND '.join(conds)} "
-        "GROUP BY namespace, thread_id", params).fetchall()
+        "GROUP BY namespace, thread_id",
+        params,
+    ).fetchall()
     idle_threads = [(ns, t) for ns, t, last in rows if last <= cutoff]
     if dry_run:
         return {"threads": len(idle_threads), "active_threads": len(rows) - len(idle_threads)}
@@ -47,6 +51,9 @@ def reflect(store: MemoryStore, *, dry_run: bool = False, namespace: str | None 
         summariser = summariser_from_settings(store.settings)
     written = 0
     for ns in sorted({ns for ns, _ in idle_threads}):
-        written += len(episodes.reflect(store, thread_id=None, namespace=ns, agent_id=None, summariser=summariser,
-                                        idle_seconds=idle))
+        written += len(
+            episodes.reflect(
+                store, thread_id=None, namespace=ns, agent_id=None, summariser=summariser, idle_seconds=idle
+            )
+        )
     return {"threads": len(idle_threads), "memories": written}

@@ -31,8 +31,9 @@ _SOURCES = [("memories", "error_basis"), ("task_attempts", "error_basis")]
 
 def _basis_of(b, sig: str) -> dict[str, Any] | None:
     for table, col in _SOURCES:
-        r = b.execute(f"SELECT {col} FROM {table} WHERE error_signature = ? AND {col} IS NOT NULL LIMIT 1",
-                      (sig,)).fetchone()
+        r = b.execute(
+            f"SELECT {col} FROM {table} WHERE error_signature = ? AND {col} IS NOT NULL LIMIT 1", (sig,)
+        ).fetchone()
         if r is not None:
             return json.loads(r[0])
     r = b.execute("SELECT tokens, partition, category, exception FROM error_templates WHERE sig = ?", (sig,)).fetchone()
@@ -47,21 +48,30 @@ def _stored_signatures(b) -> list[str]:
         "SELECT error_signature FROM memories WHERE error_signature IS NOT NULL UNION "
         "SELECT error_signature FROM task_attempts WHERE error_signature IS NOT NULL UNION "
         "SELECT error_signature FROM fix_links UNION "
-        "SELECT error_key FROM technique_effectiveness WHERE level = 'signature' ORDER BY 1").fetchall()
+        "SELECT error_key FROM technique_effectiveness WHERE level = 'signature' ORDER BY 1"
+    ).fetchall()
     return [r[0] for r in rows]
 
 
 def _merge_ledger(c, old: str, new: str) -> None:
-    cols = ("successes, failures, attempts, agent_types, task_categories, example_successes, example_failures, "
-            "first_used, last_used, last_success, last_failure, error_category")
-    for row in c.execute(f"SELECT technique, {cols} FROM technique_effectiveness WHERE level = 'signature' "
-                         "AND error_key = ?", (old,)).fetchall():
+    cols = (
+        "successes, failures, attempts, agent_types, task_categories, example_successes, example_failures, "
+        "first_used, last_used, last_success, last_failure, error_category"
+    )
+    for row in c.execute(
+        f"SELECT technique, {cols} FROM technique_effectiveness WHERE level = 'signature' AND error_key = ?", (old,)
+    ).fetchall():
         technique, s, f, a, ats, tcs, exs, exf, first, last, lsucc, lfail, cat = row
-        other = c.execute(f"SELECT {cols} FROM technique_effectiveness WHERE level = 'signature' AND error_key = ? "
-                          "AND technique = ?", (new, technique)).fetchone()
+        other = c.execute(
+            f"SELECT {cols} FROM technique_effectiveness WHERE level = 'signature' AND error_key = ? AND technique = ?",
+            (new, technique),
+        ).fetchone()
         if other is None:
-            c.execute("UPDATE technique_effectiveness SET error_key = ? WHERE level = 'signature' AND error_key = ? "
-                      "AND technique = ?", (new, old, technique))
+            c.execute(
+                "UPDATE technique_effectiveness SET error_key = ? WHERE level = 'signature' AND error_key = ? "
+                "AND technique = ?",
+                (new, old, technique),
+            )
             continue
 
         def union(x: str, y: str, cap: int | None = None) -> str:
@@ -77,31 +87,53 @@ def _merge_ledger(c, old: str, new: str) -> None:
             "agent_types = ?, task_categories = ?, example_successes = ?, example_failures = ?, first_used = ?, "
             "last_used = ?, last_success = ?, last_failure = ? WHERE level = 'signature' AND error_key = ? "
             "AND technique = ?",
-            (s2, f2, a2, s2 / a2 if a2 else None, union(ats, other[3]), union(tcs, other[4]), union(exs, other[5], 10),
-             union(exf, other[6], 10), min(first, other[7]), latest(last, other[8]), latest(lsucc, other[9]),
-             latest(lfail, other[10]), new, technique))
-        c.execute("DELETE FROM technique_effectiveness WHERE level = 'signature' AND error_key = ? AND technique = ?",
-                  (old, technique))
+            (
+                s2,
+                f2,
+                a2,
+                s2 / a2 if a2 else None,
+                union(ats, other[3]),
+                union(tcs, other[4]),
+                union(exs, other[5], 10),
+                union(exf, other[6], 10),
+                min(first, other[7]),
+                latest(last, other[8]),
+                latest(lsucc, other[9]),
+                latest(lfail, other[10]),
+                new,
+                technique,
+            ),
+        )
+        c.execute(
+            "DELETE FROM technique_effectiveness WHERE level = 'signature' AND error_key = ? AND technique = ?",
+            (old, technique),
+        )
 
 
 def _move_links(c, old: str, new: str) -> None:
     for mid, worked, failed, helpful, unhelpful, first, last in c.execute(
-            "SELECT memory_id, worked, failed, helpful, unhelpful, first_at, last_at FROM fix_links "
-            "WHERE error_signature = ?", (old,)).fetchall():
-        hit = c.execute("UPDATE fix_links SET worked = worked + ?, failed = failed + ?, helpful = helpful + ?, "
-                        "unhelpful = unhelpful + ?, first_at = CASE WHEN first_at <= ? THEN first_at ELSE ? END, "
-                        "last_at = CASE WHEN last_at >= ? THEN last_at ELSE ? END "
-                        "WHERE memory_id = ? AND error_signature = ?",
-                        (worked, failed, helpful, unhelpful, first, first, last, last, mid, new)).rowcount
+        "SELECT memory_id, worked, failed, helpful, unhelpful, first_at, last_at FROM fix_links "
+        "WHERE error_signature = ?",
+        (old,),
+    ).fetchall():
+        hit = c.execute(
+            "UPDATE fix_links SET worked = worked + ?, failed = failed + ?, helpful = helpful + ?, "
+            "unhelpful = unhelpful + ?, first_at = CASE WHEN first_at <= ? THEN first_at ELSE ? END, "
+            "last_at = CASE WHEN last_at >= ? THEN last_at ELSE ? END "
+            "WHERE memory_id = ? AND error_signature = ?",
+            (worked, failed, helpful, unhelpful, first, first, last, last, mid, new),
+        ).rowcount
         if hit:
             c.execute("DELETE FROM fix_links WHERE memory_id = ? AND error_signature = ?", (mid, old))
         else:
-            c.execute("UPDATE fix_links SET error_signature = ? WHERE memory_id = ? AND error_signature = ?",
-                      (new, mid, old))
+            c.execute(
+                "UPDATE fix_links SET error_signature = ? WHERE memory_id = ? AND error_signature = ?", (new, mid, old)
+            )
 
 
-def resign(store: MemoryStore, *, dry_run: bool = False, batch_size: int = 100, force: bool = False,
-           **_: object) -> dict[str, int]:
+def resign(
+    store: MemoryStore, *, dry_run: bool = False, batch_size: int = 100, force: bool = False, **_: object
+) -> dict[str, int]:
     """Move stored signatures to the current signing method (see the module docstring)."""
     core = store._core
     b = core.backend
@@ -120,8 +152,9 @@ def resign(store: MemoryStore, *, dry_run: bool = False, batch_size: int = 100, 
         message = basis["message"]
         if dry_run:
             continue
-        new = core.sign_message(message, basis.get("frame"), basis.get("category") or "unknown",
-                                basis.get("exception"))[0]
+        new = core.sign_message(
+            message, basis.get("frame"), basis.get("category") or "unknown", basis.get("exception")
+        )[0]
         if new != sig:
             plan[sig] = new
     if dry_run:
@@ -129,7 +162,7 @@ def resign(store: MemoryStore, *, dry_run: bool = False, batch_size: int = 100, 
     items = sorted(plan.items())
     for i in range(0, len(items), batch_size):
         with b.write() as c:
-            for old, new in items[i:i + batch_size]:
+            for old, new in items[i : i + batch_size]:
                 c.execute("UPDATE memories SET error_signature = ? WHERE error_signature = ?", (new, old))
                 c.execute("UPDATE task_attempts SET error_signature = ? WHERE error_signature = ?", (new, old))
                 _move_links(c, old, new)
@@ -139,13 +172,20 @@ def resign(store: MemoryStore, *, dry_run: bool = False, batch_size: int = 100, 
                 canonical = core.miner.canonical(new)
                 c.execute("DELETE FROM error_templates WHERE sig = ?", (old,))
                 c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (canonical, old))
-                c.execute("INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
-                          "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, linked_at = excluded.linked_at",
-                          (old, canonical, core.now()))
-            c.execute("UPDATE error_templates SET rev = (SELECT COALESCE(MAX(rev), 0) + 1 FROM error_templates) "
-                      "WHERE id = (SELECT MAX(id) FROM error_templates)")
+                c.execute(
+                    "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, linked_at = excluded.linked_at",
+                    (old, canonical, core.now()),
+                )
+            c.execute(
+                "UPDATE error_templates SET rev = (SELECT COALESCE(MAX(rev), 0) + 1 FROM error_templates) "
+                "WHERE id = (SELECT MAX(id) FROM error_templates)"
+            )
     with b.write() as c:
-        c.execute("INSERT INTO signature_state(id, method, updated_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE "
-                  "SET method = excluded.method, updated_at = excluded.updated_at", (SIGNATURE_METHOD, core.now()))
+        c.execute(
+            "INSERT INTO signature_state(id, method, updated_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE "
+            "SET method = excluded.method, updated_at = excluded.updated_at",
+            (SIGNATURE_METHOD, core.now()),
+        )
     core._signed.clear()
     return {"signatures": len(sigs), "changed": len(plan), "up_to_date": 0}

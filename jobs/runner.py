@@ -68,7 +68,7 @@ def pid_alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read()
-        return stat[stat.rindex(b")") + 2: stat.rindex(b")") + 3] not in (b"Z", b"X")
+        return stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] not in (b"Z", b"X")
     except (OSError, ValueError):
         return True  # no /proc: os.kill said it exists
 
@@ -118,8 +118,10 @@ class _Heartbeat:
             while not self._stop.wait(self.every):
                 try:
                     with side.write() as c:
-                        cur = c.execute("UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?",
-                                        (core.now() + self.lease, self.name, self.holder))
+                        cur = c.execute(
+                            "UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?",
+                            (core.now() + self.lease, self.name, self.holder),
+                        )
                 except (StorageError, side.DatabaseError) as exc:  # busy beyond the timeout: next beat
                     log.warning("lease heartbeat for %s failed: %s", self.name, exc)
                     continue
@@ -135,8 +137,9 @@ class _Heartbeat:
         self._thread.join()
 
 
-def run_job(store: MemoryStore, name: str, *, holder: str | None = None, min_interval: float | None = None,
-            **kwargs: Any) -> JobRun:
+def run_job(
+    store: MemoryStore, name: str, *, holder: str | None = None, min_interval: float | None = None, **kwargs: Any
+) -> JobRun:
     from . import JOBS
 
     if name not in JOBS:
@@ -148,28 +151,47 @@ def run_job(store: MemoryStore, name: str, *, holder: str | None = None, min_int
     if kwargs.get("dry_run"):  # a plan changes nothing: no lease, no run record
         started = core.now()
         counts = JOBS[name](store, **kwargs)
-        return JobRun(id=None, job=name, status="dry_run", counts=counts, started_at=started,
-                      finished_at=core.now(), holder=holder)
+        return JobRun(
+            id=None,
+            job=name,
+            status="dry_run",
+            counts=counts,
+            started_at=started,
+            finished_at=core.now(),
+            holder=holder,
+        )
     lease = store.settings.maintenance.lease_seconds
     now = core.now()
     with core.backend.write() as c:
         held = c.execute("SELECT holder, expires_at FROM job_leases WHERE job = ?", (name,)).fetchone()
         if held is not None and held[1] > now and held[0] != holder and not holder_gone(held[0]):
-            return JobRun(id=None, job=name, status="skipped", started_at=now, holder=holder,
-                          error=f"lease held by {held[0]}")
+            return JobRun(
+                id=None, job=name, status="skipped", started_at=now, holder=holder, error=f"lease held by {held[0]}"
+            )
         if held is not None:  # an expired lease or a dead holder: it died mid-run
-            c.execute("UPDATE job_runs SET status = 'failed', finished_at = ?, error = 'lease expired: holder died' "
-                      "WHERE job = ? AND status = 'running' AND holder = ?", (now, name, held[0]))
+            c.execute(
+                "UPDATE job_runs SET status = 'failed', finished_at = ?, error = 'lease expired: holder died' "
+                "WHERE job = ? AND status = 'running' AND holder = ?",
+                (now, name, held[0]),
+            )
         if min_interval is not None:
-            last = c.execute("SELECT MAX(started_at) FROM job_runs WHERE job = ? AND status = 'ok'", (name,)).fetchone()[0]
+            last = c.execute(
+                "SELECT MAX(started_at) FROM job_runs WHERE job = ? AND status = 'ok'", (name,)
+            ).fetchone()[0]
             if last is not None and now - last < min_interval:
-                return JobRun(id=None, job=name, status="skipped", started_at=now, holder=holder,
-                              error="already run this period")
-        c.execute("INSERT INTO job_leases(job, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?) "
-                  "ON CONFLICT(job) DO UPDATE SET holder = excluded.holder, acquired_at = excluded.acquired_at, "
-                  "expires_at = excluded.expires_at", (name, holder, now, now + lease))
-        run_id = c.execute("INSERT INTO job_runs(job, started_at, status, holder) VALUES (?, ?, 'running', ?) "
-                           "RETURNING id", (name, now, holder)).fetchone()[0]
+                return JobRun(
+                    id=None, job=name, status="skipped", started_at=now, holder=holder, error="already run this period"
+                )
+        c.execute(
+            "INSERT INTO job_leases(job, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(job) DO UPDATE SET holder = excluded.holder, acquired_at = excluded.acquired_at, "
+            "expires_at = excluded.expires_at",
+            (name, holder, now, now + lease),
+        )
+        run_id = c.execute(
+            "INSERT INTO job_runs(job, started_at, status, holder) VALUES (?, ?, 'running', ?) RETURNING id",
+            (name, now, holder),
+        ).fetchone()[0]
     status, counts, error = "ok", {}, None
     beat = _Heartbeat(store, name, holder).start()
     try:
@@ -180,7 +202,9 @@ def run_job(store: MemoryStore, name: str, *, holder: str | None = None, min_int
                 # the batches committed before the failure stay (every job resumes by running again):
                 # the record says what they changed; the message may quote data, so it is redacted
                 status = "failed" if isinstance(exc, Exception) else "interrupted"
-                error = redact_text("".join(traceback.format_exception_only(type(exc), exc)).strip()) or type(exc).__name__
+                error = (
+                    redact_text("".join(traceback.format_exception_only(type(exc), exc)).strip()) or type(exc).__name__
+                )
                 counts = {**committed, "committed_before_stop": True}
                 raise
     finally:
@@ -189,22 +213,34 @@ def run_job(store: MemoryStore, name: str, *, holder: str | None = None, min_int
             error = "the lease was taken over while the job ran"
         end = core.now()
         with core.backend.write() as c:
-            c.execute("UPDATE job_runs SET status = ?, finished_at = ?, counts = ?, error = ? WHERE id = ?",
-                      (status, end, json.dumps({k: v for k, v in counts.items() if k != "plan"}, default=str), error,
-                       run_id))
+            c.execute(
+                "UPDATE job_runs SET status = ?, finished_at = ?, counts = ?, error = ? WHERE id = ?",
+                (status, end, json.dumps({k: v for k, v in counts.items() if k != "plan"}, default=str), error, run_id),
+            )
             c.execute("DELETE FROM job_leases WHERE job = ? AND holder = ?", (name, holder))
-    return JobRun(id=run_id, job=name, status=status, counts=counts, error=error, started_at=now, finished_at=end,
-                  holder=holder)
+    return JobRun(
+        id=run_id, job=name, status=status, counts=counts, error=error, started_at=now, finished_at=end, holder=holder
+    )
 
 
 def job_status(store: MemoryStore, limit: int = 20) -> dict[str, Any]:
     b = store._core.backend
-    runs = [dict(zip(("job", "status", "started_at", "finished_at", "counts", "error", "holder"), r))
-            for r in b.execute("SELECT job, status, started_at, finished_at, counts, error, holder FROM job_runs "
-                               "ORDER BY id DESC LIMIT ?", (limit,))]
-    leases = [dict(zip(("job", "holder", "acquired_at", "expires_at"), r))
-              for r in b.execute("SELECT job, holder, acquired_at, expires_at FROM job_leases ORDER BY job")]
-    last = {r[0]: dict(zip(("status", "started_at", "finished_at", "counts"), r[1:])) for r in b.execute(
-        "SELECT job, status, started_at, finished_at, counts FROM job_runs WHERE id IN "
-        "(SELECT MAX(id) FROM job_runs GROUP BY job)")}
+    runs = [
+        dict(zip(("job", "status", "started_at", "finished_at", "counts", "error", "holder"), r))
+        for r in b.execute(
+            "SELECT job, status, started_at, finished_at, counts, error, holder FROM job_runs ORDER BY id DESC LIMIT ?",
+            (limit,),
+        )
+    ]
+    leases = [
+        dict(zip(("job", "holder", "acquired_at", "expires_at"), r))
+        for r in b.execute("SELECT job, holder, acquired_at, expires_at FROM job_leases ORDER BY job")
+    ]
+    last = {
+        r[0]: dict(zip(("status", "started_at", "finished_at", "counts"), r[1:]))
+        for r in b.execute(
+            "SELECT job, status, started_at, finished_at, counts FROM job_runs WHERE id IN "
+            "(SELECT MAX(id) FROM job_runs GROUP BY job)"
+        )
+    }
     return {"runs": runs, "leases": leases, "last": last}

@@ -74,8 +74,10 @@ def build_scheduler(db: str | Path, settings: Settings, *, blocking: bool = Fals
 
     m = settings.maintenance
     cls = BlockingScheduler if blocking else BackgroundScheduler
-    sched = cls(timezone="UTC", job_defaults={"coalesce": True, "max_instances": 1,
-                                              "misfire_grace_time": m.misfire_grace_seconds})
+    sched = cls(
+        timezone="UTC",
+        job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": m.misfire_grace_seconds},
+    )
     holder = new_holder()
     payload = settings.model_dump_json()
     for name, spec in m.schedules.items():
@@ -86,8 +88,14 @@ def build_scheduler(db: str | Path, settings: Settings, *, blocking: bool = Fals
 
             raise ConfigurationError(f"schedule for unknown job {name!r}")
         trigger, period = parse_schedule(spec)
-        sched.add_job(_run_scheduled, trigger, args=[str(db), payload, name, period / 2, holder], id=name,
-                      name=name, replace_existing=True)
+        sched.add_job(
+            _run_scheduled,
+            trigger,
+            args=[str(db), payload, name, period / 2, holder],
+            id=name,
+            name=name,
+            replace_existing=True,
+        )
     return sched
 
 

@@ -77,8 +77,10 @@ def _snapshot_tables(store: MemoryStore) -> list[tuple[str, str]]:
             fts = "using fts5" in sql.get(name, "").lower()  # its rowid is the memory's id; vec0 has a key column
             out.append((name, f'SELECT {"rowid, " if fts else ""}* FROM "{name}"'))
         return out
-    rows = b.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-                     "AND table_type = 'BASE TABLE' ORDER BY table_name")
+    rows = b.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+        "AND table_type = 'BASE TABLE' ORDER BY table_name"
+    )
     return [(r[0], f'SELECT * FROM "{r[0]}"') for r in rows]
 
 
@@ -114,8 +116,10 @@ def table_names(store: MemoryStore) -> list[str]:
     if b.dialect == "sqlite":
         sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
     else:
-        sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() " \
-              "AND table_type = 'BASE TABLE' ORDER BY table_name"
+        sql = (
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+            "AND table_type = 'BASE TABLE' ORDER BY table_name"
+        )
     return [r[0] for r in b.execute(sql)]
 
 

@@ -36,16 +36,23 @@ def measure(name, redact_fn):
     t0 = time.perf_counter()
     redact_fn(mb)
     per_mb = time.perf_counter() - t0
-    print(f"| {name} | {len(broad) - len(missed)}/{len(broad)} ({1 - len(missed) / len(broad):.1%}) | "
-          f"{neutral}/{len(corpus.NEUTRAL)} | {innocent}/{len(corpus.INNOCENT)} ({innocent / len(corpus.INNOCENT):.0%}) | "
-          f"{per_msg * 1e3:.3f} ms | {per_mb:.2f} s |")
+    print(
+        f"| {name} | {len(broad) - len(missed)}/{len(broad)} ({1 - len(missed) / len(broad):.1%}) | "
+        f"{neutral}/{len(corpus.NEUTRAL)} | {innocent}/{len(corpus.INNOCENT)} ({innocent / len(corpus.INNOCENT):.0%}) | "
+        f"{per_msg * 1e3:.3f} ms | {per_mb:.2f} s |"
+    )
     return missed
 
 
 def old_patterns():
     try:
-        src = subprocess.run(["git", "show", "9e1bc8d:harness_memory/redact.py"], capture_output=True, text=True,
-                             check=True, cwd=Path(__file__).parent).stdout
+        src = subprocess.run(
+            ["git", "show", "9e1bc8d:harness_memory/redact.py"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     ns: dict = {}
@@ -65,8 +72,11 @@ def detect_secrets_fn():
     def run(text: str) -> str:
         # as `detect-secrets scan` treats a file: line-based plugins with the default filters
         # (scan_line() is the unfiltered ad-hoc mode: it reports nearly every word)
-        values = {s.secret_value for s in _process_line_based_plugins(
-            lines=list(enumerate(text.split("\n"), start=1)), filename="log.txt") if s.secret_value}
+        values = {
+            s.secret_value
+            for s in _process_line_based_plugins(lines=list(enumerate(text.split("\n"), start=1)), filename="log.txt")
+            if s.secret_value
+        }
         for v in sorted(values, key=len, reverse=True):
             text = text.replace(v, "[REDACTED]")
         return text
@@ -78,8 +88,10 @@ def detect_secrets_fn():
 def main() -> None:
     from harness_memory.redact import redact_text
 
-    print(f"corpus: {len(corpus.broad_corpus())} secrets in context ({len(corpus.SECRETS)} shapes x "
-          f"{len(corpus.CONTEXTS)} contexts), {len(corpus.NEUTRAL)} neutral, {len(corpus.INNOCENT)} innocent\n")
+    print(
+        f"corpus: {len(corpus.broad_corpus())} secrets in context ({len(corpus.SECRETS)} shapes x "
+        f"{len(corpus.CONTEXTS)} contexts), {len(corpus.NEUTRAL)} neutral, {len(corpus.INNOCENT)} innocent\n"
+    )
     print("| detector | broad corpus caught | neutral changed | innocent changed | per message | 1 MB log |")
     print("|---|---|---|---|---|---|")
     missed = measure("harness-memory redact()", redact_text)

@@ -63,4 +63,3 @@ def drop_schema(name: str) -> None:
 
     with psycopg.connect(base_url(), autocommit=True) as c:
         c.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
-

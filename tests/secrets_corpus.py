@@ -91,12 +91,24 @@ _k8s_pw = "cGFzc3dvcmQxMjM0NTY="
 SECRETS: list[tuple[str, str, list[str]]] = [
     ("aws_key_pair", f"AWS_ACCESS_KEY_ID={_aws_id} AWS_SECRET_ACCESS_KEY={_aws_secret}", [_aws_id, _aws_secret]),
     ("aws_secret_ini", f"aws_secret_access_key = {_aws_secret}", [_aws_secret]),
-    ("azure_conn_string", f"DefaultEndpointsProtocol=https;AccountName=prodstore01;AccountKey={_azure_key};"
-                          "EndpointSuffix=core.windows.net", [_azure_key[:40]]),
-    ("azure_sas_url", f"https://prodstore01.blob.core.windows.net/backups/db.bak?sv=2022-11-02&ss=b&srt=sco&sp=rl"
-                      f"&se=2026-12-01T00:00:00Z&spr=https&sig={_sas_sig}", [_sas_sig[:20]]),
-    ("azure_servicebus", f"Endpoint=sb://ns1.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;"
-                         f"SharedAccessKey={_azure_key[:44]}", [_azure_key[:40]]),
+    (
+        "azure_conn_string",
+        f"DefaultEndpointsProtocol=https;AccountName=prodstore01;AccountKey={_azure_key};"
+        "EndpointSuffix=core.windows.net",
+        [_azure_key[:40]],
+    ),
+    (
+        "azure_sas_url",
+        f"https://prodstore01.blob.core.windows.net/backups/db.bak?sv=2022-11-02&ss=b&srt=sco&sp=rl"
+        f"&se=2026-12-01T00:00:00Z&spr=https&sig={_sas_sig}",
+        [_sas_sig[:20]],
+    ),
+    (
+        "azure_servicebus",
+        f"Endpoint=sb://ns1.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;"
+        f"SharedAccessKey={_azure_key[:44]}",
+        [_azure_key[:40]],
+    ),
     ("redis_empty_user", f"redis://:{_pw4}@cache.internal:6379/0", [_pw4]),
     ("url_password_at", f"postgres://deploy:{_pw3}@db.internal:5432/app", [_pw3, "w0rd"]),
     ("url_password_plain", f"DATABASE_URL=mysql://root:{_pw2}@127.0.0.1:3306/shop", [_pw2]),
@@ -132,8 +144,13 @@ SECRETS: list[tuple[str, str, list[str]]] = [
     ("bearer_header", f"Authorization: Bearer {_bearer}", [_bearer]),
     ("basic_header", f"Authorization: Basic {_basic}", [_basic]),
     ("pem_key", f"-----BEGIN RSA PRIVATE KEY-----\n{_pem_body}\n-----END RSA PRIVATE KEY-----", [_pem_body[:64]]),
-    ("pem_in_json", '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n'
-                    + _pem_body.replace("\n", "\\n") + '\\n-----END PRIVATE KEY-----\\n"}', [_pem_body[:64]]),
+    (
+        "pem_in_json",
+        '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n'
+        + _pem_body.replace("\n", "\\n")
+        + '\\n-----END PRIVATE KEY-----\\n"}',
+        [_pem_body[:64]],
+    ),
     ("github_pat", f"GITHUB_TOKEN={_gh}", [_gh]),
     ("github_fine", f"git clone https://{_ghpat}@github.com/org/repo.git", [_ghpat]),
     ("gitlab_pat", f"PRIVATE-TOKEN: {_glpat}", [_glpat]),
@@ -174,24 +191,36 @@ for i, (name, frag, secrets) in enumerate(SECRETS):
 
 
 def traceback_context(fragment: str) -> str:
-    return ("Traceback (most recent call last):\n"
-            '  File "/srv/app/jobs/sync.py", line 88, in run\n'
-            "    resp = session.post(url, data=payload, timeout=30)\n"
-            '  File "/usr/lib/python3.11/site-packages/requests/sessions.py", line 637, in post\n'
-            "    return self.request(\"POST\", url, data=data, json=json, **kwargs)\n"
-            f"requests.exceptions.ConnectionError: request failed with config {fragment}\n")
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/jobs/sync.py", line 88, in run\n'
+        "    resp = session.post(url, data=payload, timeout=30)\n"
+        '  File "/usr/lib/python3.11/site-packages/requests/sessions.py", line 637, in post\n'
+        '    return self.request("POST", url, data=data, json=json, **kwargs)\n'
+        f"requests.exceptions.ConnectionError: request failed with config {fragment}\n"
+    )
 
 
 def ci_env_context(fragment: str) -> str:
-    return ("##[group]Run env | sort\n+ env | sort\nCI=true\nGITHUB_ACTIONS=true\nHOME=/home/runner\n"
-            f"{fragment}\n"
-            "PATH=/opt/hostedtoolcache/Python/3.11.9/x64/bin:/usr/local/bin:/usr/bin:/bin\n"
-            "RUNNER_OS=Linux\nRUNNER_TEMP=/home/runner/work/_temp\n##[endgroup]\n")
+    return (
+        "##[group]Run env | sort\n+ env | sort\nCI=true\nGITHUB_ACTIONS=true\nHOME=/home/runner\n"
+        f"{fragment}\n"
+        "PATH=/opt/hostedtoolcache/Python/3.11.9/x64/bin:/usr/local/bin:/usr/bin:/bin\n"
+        "RUNNER_OS=Linux\nRUNNER_TEMP=/home/runner/work/_temp\n##[endgroup]\n"
+    )
 
 
 def json_log_context(fragment: str) -> str:
-    return json.dumps({"ts": "2026-11-22T10:14:03.512Z", "level": "error", "logger": "deploy.worker",
-                       "msg": f"upstream call failed: {fragment}", "attempt": 3, "trace_id": "4bf92f3577b34da6"})
+    return json.dumps(
+        {
+            "ts": "2026-11-22T10:14:03.512Z",
+            "level": "error",
+            "logger": "deploy.worker",
+            "msg": f"upstream call failed: {fragment}",
+            "attempt": 3,
+            "trace_id": "4bf92f3577b34da6",
+        }
+    )
 
 
 CONTEXTS = {"traceback": traceback_context, "ci_env": ci_env_context, "json_log": json_log_context}
@@ -216,7 +245,7 @@ NEUTRAL: list[str] = [
     "HEAD is now at 9fceb02d0ae598e95dc970b74767f19372d61af8 Merge pull request #4521 from org/fix-ci",
     "sha256:4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9 pulled for python:3.11-slim",
     "fatal: reference is not a tree: 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
-    "  File \"/usr/lib/python3.11/asyncio/base_events.py\", line 653, in run_until_complete",
+    '  File "/usr/lib/python3.11/asyncio/base_events.py", line 653, in run_until_complete',
     "MemoryError: Unable to allocate 3.73 GiB for an array with shape (500000000,) and data type float64",
     "Connection to 10.0.3.17:5432 refused; retrying in 2.0s",
     "npm ERR! code ERESOLVE while resolving @types/node@20.11.5",
@@ -226,7 +255,7 @@ NEUTRAL: list[str] = [
     "Downloading https://files.pythonhosted.org/packages/ab/cd/numpy-2.1.0-cp311-cp311-manylinux_2_17_x86_64.whl",
     "container 8d2f6a1c9e3b exited with code 137 (OOMKilled)",
     "pod api-7d9f8b6c5d-x2k4p in namespace prod is CrashLoopBackOff",
-    "ETag: \"33a64df551425fcc55e4d42a148795d9f25f89d4\" did not match",
+    'ETag: "33a64df551425fcc55e4d42a148795d9f25f89d4" did not match',
     "go: downloading golang.org/x/sys v0.15.0 h1:h48lPFYpsTvQJZF4EKyI4aLHaev3CxivZmv7yZig9pc=",
     "checksum mismatch for github.com/pkg/errors@v0.9.1: 0c7f5b3e8e1a6d4c2b9f8a7e6d5c4b3a2f1e0d9c",
     "Build #1842 finished in 4m12s on agent ip-172-31-22-9.ec2.internal",
@@ -242,7 +271,7 @@ NEUTRAL: list[str] = [
     "KeyError: 'user_id' in handler /api/v2/orders/{order_id}/items",
     "Deprecation: datetime.utcnow() is deprecated; use datetime.now(timezone.utc)",
     "core dumped: /tmp/core.python3.12345 (size 184320000)",
-    "rsync: [sender] link_stat \"/data/backups/2026-11-22\" failed: No such file or directory (2)",
+    'rsync: [sender] link_stat "/data/backups/2026-11-22" failed: No such file or directory (2)',
     "kernel: Out of memory: Killed process 4242 (python3) total-vm:8123456kB",
     "MD5 (release.tar.gz) = 9e107d9d372bb6826bd81d3542a419d6",
     "base64 -d <<< SGVsbG8gV29ybGQ= | wc -c",
@@ -281,7 +310,7 @@ INNOCENT: list[str] = [
     "tokens_per_second=35.2",
     "secretary=John Smith",
     "auth_required: true",
-    "api_key_header = \"X-API-Key\"",
+    'api_key_header = "X-API-Key"',
     "csrf_token_name=csrftoken",
     "OAuth token refresh failed: 401 Unauthorized",
     "The token '}' was unexpected at this point.",
@@ -292,10 +321,10 @@ INNOCENT: list[str] = [
     "Passwords do not match",
     "Use Basic auth or a token",
     "token = lexer.next_token()",
-    "secret = os.environ[\"DB_PASSWORD\"]",
+    'secret = os.environ["DB_PASSWORD"]',
     "password = getpass.getpass()",
     "api_key = settings.OPENAI_API_KEY",
-    "auth: {type: \"oauth2\"}",
+    'auth: {type: "oauth2"}',
     "TOKEN_TYPE=bearer",
     "credential_process = /usr/local/bin/aws-vault",
     "authenticity_token missing from form",

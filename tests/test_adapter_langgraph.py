@@ -25,8 +25,13 @@ from harness_memory import InvalidInputError, MemoryStore, Settings
 from harness_memory.integrations.langgraph import HarnessMemoryStore
 from harness_memory.testing import ManualClock
 
-NAMESPACES = [("users", "u1", "memories"), ("users", "u1", "prefs"), ("users", "u2", "memories"), ("docs",),
-              ("docs", "guides", "setup")]
+NAMESPACES = [
+    ("users", "u1", "memories"),
+    ("users", "u1", "prefs"),
+    ("users", "u2", "memories"),
+    ("docs",),
+    ("docs", "guides", "setup"),
+]
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
 
 
@@ -55,8 +60,12 @@ def test_same_operations_same_results_as_inmemorystore(ours, seed):
         roll = rnd.random()
         if roll < 0.5:
             key = f"k{rnd.randrange(8)}"
-            value = {"text": f"{rnd.choice(WORDS)} {rnd.choice(WORDS)} note {step}", "n": rnd.randrange(10),
-                     "tags": [rnd.choice(WORDS)], "meta": {"lang": rnd.choice(["en", "fr"])}}
+            value = {
+                "text": f"{rnd.choice(WORDS)} {rnd.choice(WORDS)} note {step}",
+                "n": rnd.randrange(10),
+                "tags": [rnd.choice(WORDS)],
+                "meta": {"lang": rnd.choice(["en", "fr"])},
+            }
             for s in (ref, ours):
                 s.put(ns, key, value)
             keys.setdefault(ns, set()).add(key)
@@ -74,8 +83,16 @@ def test_same_operations_same_results_as_inmemorystore(ours, seed):
                 assert b.created_at <= b.updated_at
         else:
             prefix = ns[: rnd.randrange(len(ns) + 1)]
-            flt = rnd.choice([None, {"n": {"$gte": 5}}, {"meta": {"lang": "fr"}}, {"n": 3, "meta": {"lang": "en"}},
-                              {"tags": [rnd.choice(WORDS)]}, {"n": {"$ne": 2, "$lt": 8}}])
+            flt = rnd.choice(
+                [
+                    None,
+                    {"n": {"$gte": 5}},
+                    {"meta": {"lang": "fr"}},
+                    {"n": 3, "meta": {"lang": "en"}},
+                    {"tags": [rnd.choice(WORDS)]},
+                    {"n": {"$ne": 2, "$lt": 8}},
+                ]
+            )
             a = ref.search(prefix, filter=flt, limit=1000)
             b = ours.search(prefix, filter=flt, limit=1000)
             assert triples(b) == triples(a), (prefix, flt)
@@ -84,12 +101,21 @@ def test_same_operations_same_results_as_inmemorystore(ours, seed):
     # namespaces, with every kind of condition
     expected_all = sorted(live_namespaces(ref))
     assert ours.list_namespaces(limit=1000) == expected_all
-    for kw in [{"prefix": ("users",)}, {"suffix": ("memories",)}, {"prefix": ("users", "*", "memories")},
-               {"max_depth": 2}, {"prefix": ("docs",), "max_depth": 1}, {"limit": 2, "offset": 1}]:
-        want = [n for n in ref.list_namespaces(**{**kw, "limit": 1000, "offset": 0})
-                if any(x[: len(n)] == n for x in expected_all)]
+    for kw in [
+        {"prefix": ("users",)},
+        {"suffix": ("memories",)},
+        {"prefix": ("users", "*", "memories")},
+        {"max_depth": 2},
+        {"prefix": ("docs",), "max_depth": 1},
+        {"limit": 2, "offset": 1},
+    ]:
+        want = [
+            n
+            for n in ref.list_namespaces(**{**kw, "limit": 1000, "offset": 0})
+            if any(x[: len(n)] == n for x in expected_all)
+        ]
         if "limit" in kw:
-            want = want[kw["offset"]: kw["offset"] + kw["limit"]]
+            want = want[kw["offset"] : kw["offset"] + kw["limit"]]
         assert ours.list_namespaces(**{"limit": 1000, **kw}) == want, kw
     # pages of a search: together they are the whole result, in order, without repeats
     whole = ours.search(("users",), limit=1000)
@@ -99,9 +125,14 @@ def test_same_operations_same_results_as_inmemorystore(ours, seed):
 
 def test_batch_of_mixed_ops_matches_inmemorystore(ours):
     ref = InMemoryStore()
-    ops = [PutOp(("a", "b"), "x", {"v": 1}), PutOp(("a",), "y", {"v": 2}), GetOp(("a", "b"), "x"),
-           SearchOp(("a",), None, 10, 0, None), ListNamespacesOp(None, None, 10, 0),
-           PutOp(("a", "b"), "x", {"v": 3})]
+    ops = [
+        PutOp(("a", "b"), "x", {"v": 1}),
+        PutOp(("a",), "y", {"v": 2}),
+        GetOp(("a", "b"), "x"),
+        SearchOp(("a",), None, 10, 0, None),
+        ListNamespacesOp(None, None, 10, 0),
+        PutOp(("a", "b"), "x", {"v": 3}),
+    ]
     r_ref, r_ours = ref.batch(ops), ours.batch(ops)
     # reads in a batch see the state before the batch's writes, in both
     assert r_ref[2] is None and r_ours[2] is None
@@ -112,16 +143,22 @@ def test_batch_of_mixed_ops_matches_inmemorystore(ours):
 
 def test_query_search_finds_the_item_by_meaning_of_its_words(ours):
     ref = InMemoryStore()
-    facts = {"f1": "The user prefers dark mode in every editor",
-             "f2": "Deployments happen on Tuesdays after the standup",
-             "f3": "The user's favourite language is Rust, then Python",
-             "f4": "Allergic to peanuts: never suggest satay"}
+    facts = {
+        "f1": "The user prefers dark mode in every editor",
+        "f2": "Deployments happen on Tuesdays after the standup",
+        "f3": "The user's favourite language is Rust, then Python",
+        "f4": "Allergic to peanuts: never suggest satay",
+    }
     for k, t in facts.items():
         for s in (ref, ours):
             s.put(("users", "u1"), k, {"text": t})
     ours.put(("users", "u2"), "f1", {"text": "The user prefers dark mode too"})
-    for query, key in [("which programming language does the user like", "f3"), ("dark mode editor", "f1"),
-                       ("when are deployments", "f2"), ("peanuts allergy food", "f4")]:
+    for query, key in [
+        ("which programming language does the user like", "f3"),
+        ("dark mode editor", "f1"),
+        ("when are deployments", "f2"),
+        ("peanuts allergy food", "f4"),
+    ]:
         hits = ours.search(("users", "u1"), query=query, limit=2)
         assert hits and hits[0].key == key, (query, [(h.key, h.score) for h in hits])
         assert all(h.namespace == ("users", "u1") for h in hits) and hits[0].score > 0
@@ -159,12 +196,19 @@ def test_values_are_redacted_like_every_memory(ours):
 def test_bad_input_is_refused_and_changes_nothing(ours):
     ours.put(("ok",), "k", {"v": 1})
     before = ours.memory_store.stats()["memories"]
-    bad = [PutOp(("a.b",), "k", {"v": 1}), PutOp((), "k", {"v": 1}),
-           PutOp(("a",), "", {"v": 1}), PutOp(("a",), "k\n", {"v": 1}), PutOp(("a",), "k", "not a dict"),
-           PutOp(("a",), "k", {"v": 1}, ttl=-5), PutOp(("a",), "k", {"v": float("nan")}),
-           PutOp(tuple(f"l{i}" for i in range(40)), "k", {"v": 1}),
-           SearchOp(("a",), {"n": {"$regex": "x"}}, 10, 0, None), SearchOp(("a",), None, -1, 0, None),
-           ListNamespacesOp((MatchCondition("middle", ("a",)),), None, 10, 0)]
+    bad = [
+        PutOp(("a.b",), "k", {"v": 1}),
+        PutOp((), "k", {"v": 1}),
+        PutOp(("a",), "", {"v": 1}),
+        PutOp(("a",), "k\n", {"v": 1}),
+        PutOp(("a",), "k", "not a dict"),
+        PutOp(("a",), "k", {"v": 1}, ttl=-5),
+        PutOp(("a",), "k", {"v": float("nan")}),
+        PutOp(tuple(f"l{i}" for i in range(40)), "k", {"v": 1}),
+        SearchOp(("a",), {"n": {"$regex": "x"}}, 10, 0, None),
+        SearchOp(("a",), None, -1, 0, None),
+        ListNamespacesOp((MatchCondition("middle", ("a",)),), None, 10, 0),
+    ]
     for op in bad:
         with pytest.raises((InvalidInputError, ValueError)):
             ours.batch([PutOp(("ok",), "k2", {"v": 2}), op])  # the good op before it is not applied either
@@ -181,21 +225,46 @@ def test_bad_input_is_refused_and_changes_nothing(ours):
 
 def test_namespace_listings_agree_with_inmemorystore(ours):
     ref = InMemoryStore()
-    layout = [("org", "eng", "web"), ("org", "eng", "api", "v1"), ("org", "eng", "api", "v2"), ("org", "ops", "web"),
-              ("org", "sales"), ("team", "eng", "web"), ("users", "7", "prefs"), ("users", "9"), ("x",)]
+    layout = [
+        ("org", "eng", "web"),
+        ("org", "eng", "api", "v1"),
+        ("org", "eng", "api", "v2"),
+        ("org", "ops", "web"),
+        ("org", "sales"),
+        ("team", "eng", "web"),
+        ("users", "7", "prefs"),
+        ("users", "9"),
+        ("x",),
+    ]
     for i, ns in enumerate(layout):
         for s in (ref, ours):
             s.put(ns, f"k{i}", {"i": i})
-    queries = [{}, {"prefix": ("org",)}, {"prefix": ("org", "eng")}, {"suffix": ("web",)},
-               {"prefix": ("org",), "suffix": ("web",)}, {"prefix": ("org", "*", "web")}, {"suffix": ("*", "web")},
-               {"prefix": ("*", "eng")}, {"max_depth": 1}, {"max_depth": 2}, {"prefix": ("org",), "max_depth": 3},
-               {"prefix": ("org",), "limit": 2}, {"prefix": ("org",), "offset": 2}, {"prefix": ("nothing",)},
-               {"prefix": ("users", "9")}, {"prefix": ("*", "users")}, {"limit": 3, "offset": 6}]
+    queries = [
+        {},
+        {"prefix": ("org",)},
+        {"prefix": ("org", "eng")},
+        {"suffix": ("web",)},
+        {"prefix": ("org",), "suffix": ("web",)},
+        {"prefix": ("org", "*", "web")},
+        {"suffix": ("*", "web")},
+        {"prefix": ("*", "eng")},
+        {"max_depth": 1},
+        {"max_depth": 2},
+        {"prefix": ("org",), "max_depth": 3},
+        {"prefix": ("org",), "limit": 2},
+        {"prefix": ("org",), "offset": 2},
+        {"prefix": ("nothing",)},
+        {"prefix": ("users", "9")},
+        {"prefix": ("*", "users")},
+        {"limit": 3, "offset": 6},
+    ]
     for q in queries:
         assert ours.list_namespaces(**q) == ref.list_namespaces(**q), q
     for n in range(0, 10, 3):  # pages
         assert ours.list_namespaces(limit=3, offset=n) == ref.list_namespaces(limit=3, offset=n)
-    assert HarnessMemoryStore(ours.memory_store, agent_id="empty").list_namespaces() == InMemoryStore().list_namespaces()
+    assert (
+        HarnessMemoryStore(ours.memory_store, agent_id="empty").list_namespaces() == InMemoryStore().list_namespaces()
+    )
 
 
 class State(TypedDict, total=False):
@@ -221,9 +290,15 @@ def recall_node(state: State, runtime: Runtime[Ctx]) -> State:
 
 
 def build(store):
-    return (StateGraph(State, context_schema=Ctx).add_node("remember", remember_node).add_node("recall", recall_node)
-            .add_edge("__start__", "remember").add_edge("remember", "recall").add_edge("recall", "__end__")
-            .compile(store=store))
+    return (
+        StateGraph(State, context_schema=Ctx)
+        .add_node("remember", remember_node)
+        .add_node("recall", recall_node)
+        .add_edge("__start__", "remember")
+        .add_edge("remember", "recall")
+        .add_edge("recall", "__end__")
+        .compile(store=store)
+    )
 
 
 def test_a_real_graph_reads_and_writes_memories_through_the_store(tmp_path):
@@ -257,15 +332,23 @@ def test_hostile_puts_either_round_trip_or_are_refused_without_a_trace(tmp_path)
 
     store = HarnessMemoryStore(tmp_path / "fuzz.db")
     labels = st.text(min_size=0, max_size=12)
-    scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**60, 2**60), st.floats(allow_nan=True),
-                        st.text(max_size=20))
-    values = st.recursive(scalars, lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "text", "n"]), inner, max_size=3)),
-        max_leaves=8)
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**60), 2**60), st.floats(allow_nan=True), st.text(max_size=20)
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "text", "n"]), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
 
     @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-    @given(st.lists(labels, min_size=0, max_size=4).map(tuple), st.text(max_size=12),
-           st.dictionaries(st.sampled_from(["a", "b", "text", "n"]), values, max_size=3))
+    @given(
+        st.lists(labels, min_size=0, max_size=4).map(tuple),
+        st.text(max_size=12),
+        st.dictionaries(st.sampled_from(["a", "b", "text", "n"]), values, max_size=3),
+    )
     def check(ns, key, value):
         before = store.memory_store.stats()["memories"]
         try:
@@ -287,17 +370,20 @@ def test_hostile_puts_either_round_trip_or_are_refused_without_a_trace(tmp_path)
 
 
 def test_search_behaviours_langgraph_users_rely_on(ours):
-    shop = [("p1", {"text": "red apple", "color": "red", "price": 4.5}),
-            ("p2", {"text": "red car", "color": "red", "price": 3.0}),
-            ("p3", {"text": "green apple", "color": "green", "price": 4.0}),
-            ("p4", {"text": "blue car", "color": "blue", "price": 3.5})]
+    shop = [
+        ("p1", {"text": "red apple", "color": "red", "price": 4.5}),
+        ("p2", {"text": "red car", "color": "red", "price": 3.0}),
+        ("p3", {"text": "green apple", "color": "green", "price": 4.0}),
+        ("p4", {"text": "blue car", "color": "blue", "price": 3.5}),
+    ]
     for k, v in shop:
         ours.put(("shop",), k, v)
     # a query with a filter: only matching items, the best match first
     assert ours.search(("shop",), query="apple", filter={"color": "red"})[0].key == "p1"
     assert {h.key for h in ours.search(("shop",), query="car", filter={"color": "red"})} == {"p1", "p2"}
-    assert [h.key for h in ours.search(("shop",), query="apple", filter={"price": {"$gte": 4.0}, "color": "green"})] \
-        == ["p3"]
+    assert [
+        h.key for h in ours.search(("shop",), query="apple", filter={"price": {"$gte": 4.0}, "color": "green"})
+    ] == ["p3"]
     assert len(ours.search(("shop",), query="zzzz", filter={"price": {"$gt": 3.2}})) == 3
     # odd queries are still searches
     for q in ["", None, "apple " * 100, "apple!@#$%^&*()\"'", "NEAR(apple car)", "apple OR", "-car", "c*"]:
@@ -321,9 +407,13 @@ def test_concurrent_async_operations(ours):
         docs = [(f"d{i}", {"text": f"{['red', 'blue'][i % 2]} thing {i}", "i": i}) for i in range(30)]
         await asyncio.gather(*[ours.aput(("c",), k, v) for k, v in docs])
         await asyncio.gather(*[ours.adelete(("c",), k) for k, _ in docs[:10]])
-        got = await asyncio.gather(ours.asearch(("c",), query="red", filter={"i": {"$gt": 15}}, limit=50),
-                                   ours.asearch(("c",), limit=50), ours.alist_namespaces(),
-                                   ours.aget(("c",), "d3"), ours.aget(("c",), "d13"))
+        got = await asyncio.gather(
+            ours.asearch(("c",), query="red", filter={"i": {"$gt": 15}}, limit=50),
+            ours.asearch(("c",), limit=50),
+            ours.alist_namespaces(),
+            ours.aget(("c",), "d3"),
+            ours.aget(("c",), "d13"),
+        )
         return got
 
     red, every, namespaces, gone, kept = asyncio.run(scenario())

@@ -24,8 +24,9 @@ MARK = b"[harness-memory]"
 def hm_run(db: Path, *args: str, cwd: Path | None = None, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
     e = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_")}
     e.update(env or {})
-    return subprocess.run([*CLI, "run", "--db", str(db), *args], check=False, capture_output=True, cwd=cwd, env=e,
-                          timeout=120, **kw)
+    return subprocess.run(
+        [*CLI, "run", "--db", str(db), *args], check=False, capture_output=True, cwd=cwd, env=e, timeout=120, **kw
+    )
 
 
 def marked(stderr: bytes) -> list[str]:
@@ -40,13 +41,15 @@ def memories(db: Path, task_id: str | None = None, agent: str = "ci"):
 
 def test_failing_pytest_run_is_signed_recorded_and_advised(tmp_path):
     db = tmp_path / "m.db"
-    (tmp_path / "test_broken.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_broken.py").write_text(
+        textwrap.dedent("""
         def parse(s):
             return int(s)
 
         def test_parse():
             assert parse("12x") == 12
-    """))
+    """)
+    )
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_broken.py"]
     direct = subprocess.run(cmd, check=False, capture_output=True, cwd=tmp_path, timeout=120)
     first = hm_run(db, "--task", "unit-tests", "--", *cmd, cwd=tmp_path)
@@ -84,13 +87,15 @@ def test_failing_compiler_call(tmp_path):
 def test_output_passes_through_byte_for_byte_and_exit_code_is_kept(tmp_path):
     db = tmp_path / "m.db"
     script = tmp_path / "emit.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import sys
         sys.stdout.buffer.write(b"plain\\n\\xff\\xfe not utf-8\\r\\n" + bytes(range(256)) + b"no newline at end")
         sys.stdout.flush()
         sys.stderr.buffer.write(b"warn: \\x1b[31mred\\x1b[0m\\n")
         sys.exit(42)
-    """))
+    """)
+    )
     direct = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, timeout=60)
     wrapped = hm_run(db, "--task", "emit", "--", sys.executable, str(script))
     assert wrapped.returncode == direct.returncode == 42
@@ -133,9 +138,13 @@ CHILD = textwrap.dedent("""
 def test_signal_reaches_the_child_and_is_recorded_as_interrupted(tmp_path, sig, expected):
     db = tmp_path / "m.db"
     e = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_")}
-    proc = subprocess.Popen([*CLI, "run", "--db", str(db), "--task", "long", "--retries", "3", "--",
-                             sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, env=e)
+    proc = subprocess.Popen(
+        [*CLI, "run", "--db", str(db), "--task", "long", "--retries", "3", "--", sys.executable, "-c", CHILD],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=e,
+    )
     assert proc.stdout.readline() == b"ready\n"
     proc.send_signal(sig)  # to the wrapper only, as a CI runner's cancel does
     out, err = proc.communicate(timeout=60)
@@ -154,14 +163,16 @@ def test_signal_reaches_the_child_and_is_recorded_as_interrupted(tmp_path, sig, 
 def test_retries_expose_technique_and_advice_to_the_command(tmp_path):
     db = tmp_path / "m.db"
     script = tmp_path / "flaky.sh"
-    script.write_text(textwrap.dedent("""\
+    script.write_text(
+        textwrap.dedent("""\
         if [ -z "$HARNESS_MEMORY_TECHNIQUE" ]; then
             echo "error: connection refused to registry.local:5000" >&2
             exit 4
         fi
         echo "attempt $HARNESS_MEMORY_ATTEMPT technique $HARNESS_MEMORY_TECHNIQUE"
         grep -c "Error signature" "$HARNESS_MEMORY_ADVICE_FILE"
-    """))
+    """)
+    )
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     r = hm_run(db, "--task", "deploy-1", "--retries", "2", "--", "sh", str(script), env={"TMPDIR": str(tmp)})
@@ -185,12 +196,14 @@ def test_broken_database_never_masks_the_command(tmp_path):
 def test_bad_options_run_nothing_and_change_nothing(tmp_path, store):
     marker = tmp_path / "ran"
     before = table_snapshot(store)
-    for opts in [RunOptions(task_id="bad\nid", command=["touch", str(marker)]),
-                 RunOptions(task_id="t", command=[]),
-                 RunOptions(task_id="t", command=["touch", str(marker)], retries=-1),
-                 RunOptions(task_id="t", command=["touch", str(marker)], keep_bytes=10),
-                 RunOptions(task_id="t", command=["touch", str(marker)], techniques=[""]),
-                 RunOptions(task_id="t", command=["touch", str(marker)], baseline_log=str(tmp_path / "missing"))]:
+    for opts in [
+        RunOptions(task_id="bad\nid", command=["touch", str(marker)]),
+        RunOptions(task_id="t", command=[]),
+        RunOptions(task_id="t", command=["touch", str(marker)], retries=-1),
+        RunOptions(task_id="t", command=["touch", str(marker)], keep_bytes=10),
+        RunOptions(task_id="t", command=["touch", str(marker)], techniques=[""]),
+        RunOptions(task_id="t", command=["touch", str(marker)], baseline_log=str(tmp_path / "missing")),
+    ]:
         with pytest.raises(InvalidInputError):
             run_command(opts, store=store)
     assert not marker.exists()
@@ -204,7 +217,11 @@ def test_bad_options_run_nothing_and_change_nothing(tmp_path, store):
 def test_no_secret_in_advice_or_store(tmp_path):
     db = tmp_path / "m.db"
     secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    cmd = ["sh", "-c", f"echo 'fatal: Authentication failed with token {secret} for https://u:{secret}@git.example/x' >&2; exit 128"]
+    cmd = [
+        "sh",
+        "-c",
+        f"echo 'fatal: Authentication failed with token {secret} for https://u:{secret}@git.example/x' >&2; exit 128",
+    ]
     for _ in range(2):
         r = hm_run(db, "--task", "clone", "--", *cmd)
         assert r.returncode == 128
@@ -228,8 +245,10 @@ def test_bounded_log_keeps_head_and_tail():
 
 def test_huge_output_is_signed_by_its_end(tmp_path):
     db = tmp_path / "m.db"
-    code = ("import sys\nfor i in range(200000): print(f'progress {i} ok')\n"
-            "print('ERROR: linker failed: cannot find -lfoo', file=sys.stderr)\nsys.exit(2)")
+    code = (
+        "import sys\nfor i in range(200000): print(f'progress {i} ok')\n"
+        "print('ERROR: linker failed: cannot find -lfoo', file=sys.stderr)\nsys.exit(2)"
+    )
     t = time.monotonic()
     r = hm_run(db, "--task", "big", "--keep-bytes", "65536", "--", sys.executable, "-c", code)
     assert time.monotonic() - t < 60
@@ -271,8 +290,13 @@ def test_run_and_hook_on_a_postgresql_url_from_the_environment(tmp_path):
         e["HARNESS_MEMORY_DB"] = url
         cmd = [sys.executable, "-c", "import json; json.loads('{broken')"]
         for seen in ("no", "yes"):
-            r = subprocess.run([*CLI, "run", "--task", "parse-config", "--", *cmd], check=False, capture_output=True,
-                               env=e, timeout=120)
+            r = subprocess.run(
+                [*CLI, "run", "--task", "parse-config", "--", *cmd],
+                check=False,
+                capture_output=True,
+                env=e,
+                timeout=120,
+            )
             assert r.returncode == 1
             assert any(f"seen before: {seen}" in ln for ln in marked(r.stderr)), r.stderr
         with MemoryStore(url) as s:

@@ -58,8 +58,15 @@ def token_server(tmp_path):
 
 def test_remember_recall_apply_forget_over_http(open_server):
     with httpx.Client(base_url=open_server, headers={"X-Agent-Id": "build"}) as c:
-        r = c.post("/api/memory/remember", json={"content": "pin tenacity before importing it", "type": "success",
-                                                 "tags": ["deps"], "error": "ModuleNotFoundError: No module named 'x'"})
+        r = c.post(
+            "/api/memory/remember",
+            json={
+                "content": "pin tenacity before importing it",
+                "type": "success",
+                "tags": ["deps"],
+                "error": "ModuleNotFoundError: No module named 'x'",
+            },
+        )
         assert r.status_code == 201
         mid = r.json()["id"]
         hits = c.post("/api/memory/recall", json={"query": "tenacity import", "limit": 5}).json()
@@ -98,10 +105,15 @@ def test_agent_identity_comes_from_the_token_and_scope_is_enforced(token_server)
     bob = httpx.Client(base_url=token_server, headers={"Authorization": "Bearer tok-bob", "X-Agent-Id": "alice"})
     try:
         assert httpx.get(f"{token_server}/api/memory/stats").status_code == 401
-        assert httpx.get(f"{token_server}/api/memory/stats", headers={"Authorization": "Bearer nope"}).status_code == 401
-        secret = alice.post("/api/memory/remember", json={"content": "alice private note on the vault", "type": "decision"})
-        shared = alice.post("/api/memory/remember", json={"content": "shared note on the vault", "type": "decision",
-                                                          "scope": "global"})
+        assert (
+            httpx.get(f"{token_server}/api/memory/stats", headers={"Authorization": "Bearer nope"}).status_code == 401
+        )
+        secret = alice.post(
+            "/api/memory/remember", json={"content": "alice private note on the vault", "type": "decision"}
+        )
+        shared = alice.post(
+            "/api/memory/remember", json={"content": "shared note on the vault", "type": "decision", "scope": "global"}
+        )
         assert secret.json()["agent_id"] == "alice"
         sid = secret.json()["id"]
         # bob claims to be alice in a header: the token decides, so he sees only the global note
@@ -118,8 +130,13 @@ def test_agent_identity_comes_from_the_token_and_scope_is_enforced(token_server)
 
 def test_serve_refuses_a_public_address_without_a_token(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_API_TOKEN")}
-    p = subprocess.run([sys.executable, "-m", "harness_memory", "serve", "--host", "0.0.0.0", "--db",
-                        str(tmp_path / "x.db")], capture_output=True, text=True, env=env, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "harness_memory", "serve", "--host", "0.0.0.0", "--db", str(tmp_path / "x.db")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert p.returncode == 2 and "refusing" in p.stderr
 
 
@@ -134,8 +151,7 @@ def test_schema_driven_fuzz_finds_no_server_errors(tmp_path):
             op = result.ok()
             strategy = op.as_strategy()
 
-            @hsettings(max_examples=40, deadline=None, derandomize=True,
-                       suppress_health_check=list(HealthCheck))
+            @hsettings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
             @given(case=strategy)
             def check(case):
                 resp = case.call(base_url=url, headers={"X-Agent-Id": "fuzzer"})

@@ -12,9 +12,14 @@ DAY = 86400.0
 
 
 def _log(store: MemoryStore, mid: int) -> list[tuple]:
-    return [tuple(r) for r in store._core.backend.execute(
-        "SELECT access_type, agent_id, outcome FROM memory_access_log WHERE memory_id = ? AND access_type = 'updated' "
-        "ORDER BY id", (mid,)).fetchall()]
+    return [
+        tuple(r)
+        for r in store._core.backend.execute(
+            "SELECT access_type, agent_id, outcome FROM memory_access_log WHERE memory_id = ? AND access_type = 'updated' "
+            "ORDER BY id",
+            (mid,),
+        ).fetchall()
+    ]
 
 
 def _ids(store: MemoryStore, query: str, **kw) -> set[int]:
@@ -22,8 +27,7 @@ def _ids(store: MemoryStore, query: str, **kw) -> set[int]:
 
 
 def test_archive_hides_from_recall_and_restore_brings_it_back(store):
-    m = store.remember("the flaky gradle daemon needs --no-daemon on CI", type="failure", agent_id="a",
-                       tags=["gradle"])
+    m = store.remember("the flaky gradle daemon needs --no-daemon on CI", type="failure", agent_id="a", tags=["gradle"])
     other = store.remember("gradle caches live in ~/.gradle", type="decision", agent_id="a")
     assert m.id in _ids(store, "gradle daemon")
     got = store.archive(m.id)
@@ -85,11 +89,14 @@ def test_refusals_are_typed_and_change_nothing(store):
     store.pin(pinned.id)
     before = table_snapshot(store)
     for call, args, kw, err in [
-        ("archive", (0,), {}, InvalidInputError), ("archive", ("1",), {}, InvalidInputError),
-        ("archive", (True,), {}, InvalidInputError), ("restore", (-3,), {}, InvalidInputError),
+        ("archive", (0,), {}, InvalidInputError),
+        ("archive", ("1",), {}, InvalidInputError),
+        ("archive", (True,), {}, InvalidInputError),
+        ("restore", (-3,), {}, InvalidInputError),
         ("archive", (mine.id,), {"agent_id": ""}, InvalidInputError),
         ("restore", (mine.id,), {"agent_id": 7}, InvalidInputError),
-        ("archive", (10_000,), {}, MemoryNotFoundError), ("restore", (10_000,), {}, MemoryNotFoundError),
+        ("archive", (10_000,), {}, MemoryNotFoundError),
+        ("restore", (10_000,), {}, MemoryNotFoundError),
         ("archive", (theirs.id,), {"agent_id": "a"}, MemoryNotFoundError),  # not visible to a
         ("archive", (shared.id,), {"agent_id": "a"}, MemoryNotFoundError),  # visible, but b's
         ("archive", (pinned.id,), {}, InvalidInputError),

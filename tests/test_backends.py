@@ -31,6 +31,7 @@ CTX = mp.get_context("spawn")  # a fresh interpreter per worker: no inherited co
 
 # -- targets ---------------------------------------------------------------------------------------
 
+
 def test_targets_name_one_backend(tmp_path):
     assert parse_target(str(tmp_path / "a.db")).kind == "sqlite"
     assert parse_target(tmp_path / "a.db").path == tmp_path / "a.db"
@@ -42,8 +43,9 @@ def test_targets_name_one_backend(tmp_path):
     assert "secret" not in safe_url("postgresql://h/db?user=u&password=secret")
 
 
-@pytest.mark.parametrize("url", ["http://example.com/memory.db", "mysql://u@h/db", "sqlite://", "sqlite:///",
-                                 "file:///tmp/x.db"])
+@pytest.mark.parametrize(
+    "url", ["http://example.com/memory.db", "mysql://u@h/db", "sqlite://", "sqlite:///", "file:///tmp/x.db"]
+)
 def test_any_other_url_is_a_typed_error_and_creates_nothing(tmp_path, monkeypatch, url):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InvalidInputError):
@@ -59,14 +61,17 @@ def test_sqlite_url_opens_the_file(tmp_path, monkeypatch):
 
 
 def test_sqlite_never_imports_the_postgres_driver(tmp_path):
-    code = ("import sys; from harness_memory import MemoryStore\n"
-            f"with MemoryStore({str(tmp_path / 'x.db')!r}) as s: s.remember('x', type='success', agent_id='a')\n"
-            "assert not any(m.startswith(('psycopg', 'pgvector')) for m in sys.modules), "
-            "[m for m in sys.modules if m.startswith('psycopg')]")
+    code = (
+        "import sys; from harness_memory import MemoryStore\n"
+        f"with MemoryStore({str(tmp_path / 'x.db')!r}) as s: s.remember('x', type='success', agent_id='a')\n"
+        "assert not any(m.startswith(('psycopg', 'pgvector')) for m in sys.modules), "
+        "[m for m in sys.modules if m.startswith('psycopg')]"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
 # -- PostgreSQL connections -------------------------------------------------------------------------
+
 
 @pytest.fixture
 def pg_url():
@@ -153,15 +158,26 @@ def test_filtered_vector_search_returns_k_visible_rows(pg_url):
     filter (the HNSW scan iterates; an exhausted scan falls back to the exact search)."""
     rng = np.random.default_rng(1)
     with MemoryStore(pg_url) as s:
-        items = [{"content": f"crowd memory {i} {rng.integers(1e9)}", "type": "success", "agent_id": "crowd"}
-                 for i in range(3000)]
-        items += [{"content": f"rare memory {i} {rng.integers(1e9)}", "type": "success", "agent_id": "rare"}
-                  for i in range(12)]
+        items = [
+            {"content": f"crowd memory {i} {rng.integers(1e9)}", "type": "success", "agent_id": "crowd"}
+            for i in range(3000)
+        ]
+        items += [
+            {"content": f"rare memory {i} {rng.integers(1e9)}", "type": "success", "agent_id": "rare"}
+            for i in range(12)
+        ]
         s.remember_many(items)
         b = s._core.backend
         q = s.embedder.embed_batch(["crowd memory"])[0]
-        got = b.vector_search(np.asarray(q), namespace="default", k=10, agent_id="rare", include_global=False,
-                              types=None, include_archived=False)
+        got = b.vector_search(
+            np.asarray(q),
+            namespace="default",
+            k=10,
+            agent_id="rare",
+            include_global=False,
+            types=None,
+            include_archived=False,
+        )
         assert len(got) == 10
         rare = {m for (m,) in b.execute("SELECT id FROM memories WHERE agent_id = 'rare'")}
         assert {m for m, _ in got} <= rare
@@ -169,12 +185,17 @@ def test_filtered_vector_search_returns_k_visible_rows(pg_url):
 
 # -- across processes (every backend) -------------------------------------------------------------
 
+
 def _worker(db, k: int, n: int, out) -> None:
     try:
         with MemoryStore(db, settings=Settings(busy_timeout_ms=60_000)) as s:
             for i in range(n):
-                s.remember(f"worker {k} learned fact {i} about the flaky build", type="success", agent_id=f"w{k}",
-                           tags=["fleet"])
+                s.remember(
+                    f"worker {k} learned fact {i} about the flaky build",
+                    type="success",
+                    agent_id=f"w{k}",
+                    tags=["fleet"],
+                )
                 s.recall("flaky build", agent_id=f"w{k}", limit=5)
             s.remember("everyone saw the same proxy error", type="failure", agent_id="shared", scope="global")
             s.remember(f"the keyed note, version by {k}", type="decision", agent_id="shared", key="note")
@@ -235,10 +256,17 @@ def test_writer_killed_mid_transaction_leaves_nothing_half_done(db):
 
 # -- moving between backends ----------------------------------------------------------------------
 
+
 def test_export_from_sqlite_imports_whole_into_postgres(tmp_path, pg_url):
     with MemoryStore(tmp_path / "a.db") as a:
-        m = a.remember("pin the proxy", type="success", agent_id="a", tags=["net"], key="proxy",
-                       error="ProxyError: Cannot connect to proxy 10.0.0.1:3128")
+        m = a.remember(
+            "pin the proxy",
+            type="success",
+            agent_id="a",
+            tags=["net"],
+            key="proxy",
+            error="ProxyError: Cannot connect to proxy 10.0.0.1:3128",
+        )
         a.remember("pin the proxy and the CA", type="success", agent_id="a", key="proxy")
         a.apply(m.id, helpful=True, agent_id="a")
         a.recall("proxy", agent_id="a")
@@ -296,15 +324,17 @@ def test_keyword_vocabulary_follows_every_write(pg_url):
         s.remember("the proxy blocks pip installs", type="failure", agent_id="a", tags=["corporate"])  # merge
         s.remember("keyed note about docker images", type="decision", agent_id="a", key="k")
         s.remember("keyed note about kubernetes pods", type="decision", agent_id="a", key="k")  # update
-        s.remember_many([{"content": f"batch memory {i} about proxies", "type": "success", "agent_id": "b"}
-                         for i in range(20)])
+        s.remember_many(
+            [{"content": f"batch memory {i} about proxies", "type": "success", "agent_id": "b"} for i in range(20)]
+        )
         s.remember("short lived", type="context", agent_id="a", ttl=1)
         s.forget(a.id)
         s._core.clock = lambda: 4e9  # far ahead: the ttl passed
         s.run_job("expire")
         b = s._core.backend
-        recount = dict(b.execute("SELECT w, COUNT(*) FROM memories_fts, unnest(tsvector_to_array(doc)) AS w "
-                                 "GROUP BY w").fetchall())
+        recount = dict(
+            b.execute("SELECT w, COUNT(*) FROM memories_fts, unnest(tsvector_to_array(doc)) AS w GROUP BY w").fetchall()
+        )
         vocab = dict(b.execute("SELECT term, docs FROM memories_fts_vocab WHERE docs <> 0").fetchall())
         assert vocab == recount
         _, df = b.term_frequencies(["proxies", "kubernetes", "docker"])

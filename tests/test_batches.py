@@ -12,8 +12,11 @@ from harness_memory.testing import ManualClock
 DAY = 86400.0
 
 
-_WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "nu", "pe", "ro", "si", "tu", "va", "ze")
-          for b in ("bar", "dex", "fim", "gol", "hup", "jen", "kor", "lum", "mos", "nix")]
+_WORDS = [
+    f"{a}{b}"
+    for a in ("ka", "lo", "mi", "nu", "pe", "ro", "si", "tu", "va", "ze")
+    for b in ("bar", "dex", "fim", "gol", "hup", "jen", "kor", "lum", "mos", "nix")
+]
 
 
 def _fill(store: MemoryStore, n: int, *, ttl: float | None = None, seed: int = 0) -> None:
@@ -21,10 +24,17 @@ def _fill(store: MemoryStore, n: int, *, ttl: float | None = None, seed: int = 0
     import random
 
     rng = random.Random(seed)
-    items = [{"content": " ".join(rng.sample(_WORDS, 12)), "type": "success",
-              "agent_id": f"a{i % 3}", **({"ttl": ttl} if ttl else {})} for i in range(n)]
+    items = [
+        {
+            "content": " ".join(rng.sample(_WORDS, 12)),
+            "type": "success",
+            "agent_id": f"a{i % 3}",
+            **({"ttl": ttl} if ttl else {}),
+        }
+        for i in range(n)
+    ]
     for k in range(0, n, 500):
-        store.remember_many(items[k:k + 500])
+        store.remember_many(items[k : k + 500])
 
 
 def _settings(batch_seconds: float) -> Settings:
@@ -47,7 +57,8 @@ class _Counting:
 
 def _relevances(store: MemoryStore) -> list[tuple]:
     return store._core.backend.execute(
-        "SELECT uid, ROUND(relevance_score * 1000000), archived FROM memories ORDER BY uid").fetchall()
+        "SELECT uid, ROUND(relevance_score * 1000000), archived FROM memories ORDER BY uid"
+    ).fetchall()
 
 
 def test_decay_and_archive_commit_in_many_short_batches_with_the_same_result(db, tmp_path):
@@ -72,8 +83,10 @@ def test_decay_and_archive_commit_in_many_short_batches_with_the_same_result(db,
 
 def test_an_interrupted_decay_resumed_equals_an_uninterrupted_one(db, tmp_path):
     clock = ManualClock()
-    with MemoryStore(db, settings=_settings(1e-7), clock=clock) as s, \
-            MemoryStore(tmp_path / "ref.db", settings=_settings(1e-7), clock=clock) as ref:
+    with (
+        MemoryStore(db, settings=_settings(1e-7), clock=clock) as s,
+        MemoryStore(tmp_path / "ref.db", settings=_settings(1e-7), clock=clock) as ref,
+    ):
         _fill(s, 300)
         _fill(ref, 300)
         clock.advance(40 * DAY)
@@ -164,16 +177,19 @@ def test_a_job_stopped_by_a_signal_is_recorded_interrupted_with_what_it_committe
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:  # until the run is under way and has committed batches
                 row = probe._core.backend.execute(
-                    "SELECT COUNT(*) FROM memories WHERE decayed_at IS NOT NULL").fetchone()
+                    "SELECT COUNT(*) FROM memories WHERE decayed_at IS NOT NULL"
+                ).fetchone()
                 if row[0] >= 200:
                     break
                 time.sleep(0.01)
             p.send_signal(signal.SIGINT if how == "sigint" else signal.SIGTERM)
             p.wait(60)
             status, counts, error = probe._core.backend.execute(
-                "SELECT status, counts, error FROM job_runs WHERE job = 'decay'").fetchone()
+                "SELECT status, counts, error FROM job_runs WHERE job = 'decay'"
+            ).fetchone()
             decayed_rows = probe._core.backend.execute(
-                "SELECT COUNT(*) FROM memories WHERE decayed_at IS NOT NULL").fetchone()[0]
+                "SELECT COUNT(*) FROM memories WHERE decayed_at IS NOT NULL"
+            ).fetchone()[0]
             leases = probe._core.backend.execute("SELECT COUNT(*) FROM job_leases").fetchone()[0]
     finally:
         if p.poll() is None:

@@ -24,8 +24,20 @@ def run(*args, db=None, check=True, env_extra=None):
 def test_cli_remember_recall_show_forget_stats(tmp_path):
     db = tmp_path / "cli.db"
     run("init", db=db)
-    m = json.loads(run("remember", "pip install fails behind the proxy; set HTTPS_PROXY", "--type", "failure",
-                       "--agent", "a1", "--tag", "pip", "--json", db=db).stdout)
+    m = json.loads(
+        run(
+            "remember",
+            "pip install fails behind the proxy; set HTTPS_PROXY",
+            "--type",
+            "failure",
+            "--agent",
+            "a1",
+            "--tag",
+            "pip",
+            "--json",
+            db=db,
+        ).stdout
+    )
     assert m["type"] == "failure" and m["tags"] == ["pip"]
     hits = json.loads(run("recall", "proxy pip install", "--agent", "a1", "--json", db=db).stdout)
     assert hits[0]["memory"]["id"] == m["id"] and "keyword" in hits[0]["explain"]

@@ -16,12 +16,31 @@ def hm(*args, env_extra=None, stdin=None):
     env = {**os.environ, **(env_extra or {})}
     if "HARNESS_MEMORY_EMBEDDER" not in (env_extra or {}):
         env.pop("HARNESS_MEMORY_EMBEDDER", None)
-    return subprocess.run([sys.executable, "-m", "harness_memory", *args], capture_output=True, text=True, env=env,
-                          timeout=120, input=stdin, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "harness_memory", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        input=stdin,
+        check=False,
+    )
 
 
-@pytest.mark.parametrize("cmd", [["recall", "x"], ["show", "1"], ["stats"], ["export", "OUT"], ["jobs", "status"],
-                                 ["forget", "1"], ["mcp"], ["serve"], ["select-technique", "T1"]])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["recall", "x"],
+        ["show", "1"],
+        ["stats"],
+        ["export", "OUT"],
+        ["jobs", "status"],
+        ["forget", "1"],
+        ["mcp"],
+        ["serve"],
+        ["select-technique", "T1"],
+    ],
+)
 def test_read_commands_refuse_a_missing_database_and_create_nothing(tmp_path, cmd):
     db = tmp_path / "no" / "such" / "dir" / "x.db"
     args = [str(tmp_path / "out.jsonl") if a == "OUT" else a for a in cmd]
@@ -41,15 +60,26 @@ def test_json_errors_are_json(tmp_path):
 
 def test_creating_commands_say_where_and_bad_files_are_one_line(tmp_path):
     db = tmp_path / "new" / "m.db"
-    p = hm("remember", "pip fails behind the proxy [api]", "-t", "failure", "-a", "build", "--db", str(db),
-           "--metadata", '{"ticket": "OPS-1"}', "--json")
+    p = hm(
+        "remember",
+        "pip fails behind the proxy [api]",
+        "-t",
+        "failure",
+        "-a",
+        "build",
+        "--db",
+        str(db),
+        "--metadata",
+        '{"ticket": "OPS-1"}',
+        "--json",
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["metadata"] == {"ticket": "OPS-1"}
     assert p.stderr.strip() == f"created {db}"
     again = hm("remember", "another", "-t", "failure", "-a", "build", "--db", str(db))
     assert again.returncode == 0 and "created" not in again.stderr
     assert "[api]" in hm("show", "1", "--db", str(db)).stdout  # console markup does not eat the text
-    for bad in ('[1]', 'not json'):
+    for bad in ("[1]", "not json"):
         p = hm("remember", "x", "-t", "failure", "-a", "b", "--db", str(db), "--metadata", bad)
         assert p.returncode == 2 and "--metadata must be a JSON object" in p.stderr
     (tmp_path / "notdb.db").write_text("hello")
@@ -106,8 +136,21 @@ def test_reembed_is_remembered_by_the_database(tmp_path):
 def test_learning_verbs(tmp_path):
     db = str(tmp_path / "l.db")
     err = "TimeoutError: job 17 timed out after 30s"
-    rec = hm("outcome", "T1", "decomposition", "--success", "-e", err, "-a", "build", "--notes", "split the batch",
-             "--db", db, "--json")
+    rec = hm(
+        "outcome",
+        "T1",
+        "decomposition",
+        "--success",
+        "-e",
+        err,
+        "-a",
+        "build",
+        "--notes",
+        "split the batch",
+        "--db",
+        db,
+        "--json",
+    )
     assert rec.returncode == 0, rec.stderr
     assert json.loads(rec.stdout)["result"] == "fixed"
     pick = json.loads(hm("select-technique", "T2", "--error-file", "-", "--db", db, "--json", stdin=err).stdout)

@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 
 CLI = [sys.executable, "-m", "harness_memory"]
-TRACEBACK = ("Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 4, in <module>\n"
-             "    import yaml\nModuleNotFoundError: No module named 'yaml'\n")
+TRACEBACK = (
+    'Traceback (most recent call last):\n  File "/srv/app/main.py", line 4, in <module>\n'
+    "    import yaml\nModuleNotFoundError: No module named 'yaml'\n"
+)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the warm-start server is Linux-only")
 
@@ -59,14 +61,20 @@ def _alive(pid: int) -> bool:
 
 def env_of(runtime: Path, *, on: bool, **extra: str) -> dict[str, str]:
     e = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_")}
-    e.update(HARNESS_MEMORY_RUNTIME_DIR=str(runtime), HARNESS_MEMORY_CLI_SERVER="1" if on else "0",
-             NO_COLOR="1", COLUMNS="120", **extra)
+    e.update(
+        HARNESS_MEMORY_RUNTIME_DIR=str(runtime),
+        HARNESS_MEMORY_CLI_SERVER="1" if on else "0",
+        NO_COLOR="1",
+        COLUMNS="120",
+        **extra,
+    )
     return e
 
 
 def cli(args: list[str], env: dict[str, str], *, cwd: Path, stdin: str | None = None):
-    return subprocess.run([*CLI, *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=180, check=False)
+    return subprocess.run(
+        [*CLI, *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=180, check=False
+    )
 
 
 def wait_for_server(runtime: Path) -> int:
@@ -94,11 +102,20 @@ def children_of(pid: int) -> list[int]:
 @pytest.fixture
 def project(tmp_path, runtime):
     off = env_of(runtime, on=False)
-    for args in (["init", "--db", "m.db"],
-                 ["remember", "pytest failed: ModuleNotFoundError: No module named 'yaml'; fixed with pip install pyyaml",
-                  "-t", "failure", "-a", "build", "--db", "m.db"],
-                 ["remember", "use pip install -e . before running pytest", "-t", "success", "-a", "build",
-                  "--db", "m.db"]):
+    for args in (
+        ["init", "--db", "m.db"],
+        [
+            "remember",
+            "pytest failed: ModuleNotFoundError: No module named 'yaml'; fixed with pip install pyyaml",
+            "-t",
+            "failure",
+            "-a",
+            "build",
+            "--db",
+            "m.db",
+        ],
+        ["remember", "use pip install -e . before running pytest", "-t", "success", "-a", "build", "--db", "m.db"],
+    ):
         r = cli(args, off, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
     return tmp_path
@@ -132,14 +149,26 @@ def test_a_served_call_runs_in_a_child_of_the_server_with_the_callers_stdin(proj
     cli(["recall", "warm up", "--db", "m.db"], on, cwd=project)
     server = wait_for_server(runtime)
     before = set(children_of(server))
-    p = subprocess.Popen([*CLI, "hook", "claude-code", "--db", "m.db"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=on, cwd=project)
+    p = subprocess.Popen(
+        [*CLI, "hook", "claude-code", "--db", "m.db"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=on,
+        cwd=project,
+    )
     deadline = time.monotonic() + 60
     while not set(children_of(server)) - before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert set(children_of(server)) - before, "the call did not run in a child of the server"
-    payload = {"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
-               "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    payload = {
+        "session_id": "s1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
     out, err = p.communicate(json.dumps(payload).encode(), timeout=120)
     assert p.returncode == 0, err
     assert json.loads(out) == {}
@@ -152,8 +181,14 @@ def test_the_callers_signal_ends_the_served_command_the_same_way(project, runtim
     server = wait_for_server(runtime)
     before = set(children_of(server))
     # `signature -` waits on its stdin, which stays open: the command is running when the signal comes
-    p = subprocess.Popen([*CLI, "signature", "-", "--db", "m.db"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=on, cwd=project)
+    p = subprocess.Popen(
+        [*CLI, "signature", "-", "--db", "m.db"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=on,
+        cwd=project,
+    )
     deadline = time.monotonic() + 60
     while not (kids := set(children_of(server)) - before) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -8,8 +8,10 @@ import random
 from harness_memory import MemoryStore
 from harness_memory.migrations import steps
 
-WORDS = ("build test deploy cache network retry timeout lockfile module import docker python rust go java "
-         "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank").split()
+WORDS = (
+    "build test deploy cache network retry timeout lockfile module import docker python rust go java "
+    "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank"
+).split()
 
 
 def _worker(path: str, worker: int, n: int, q) -> None:
@@ -87,11 +89,19 @@ def test_a_writer_waits_busy_timeout_ms_then_gets_the_library_error(tmp_path):
 
     db = tmp_path / "locked.db"
     with MemoryStore(db, settings=Settings(busy_timeout_ms=300)) as s:
-        holder = subprocess.Popen([sys.executable, "-c", (
-            "import sqlean, sys, time\n"
-            f"c = sqlean.connect({str(db)!r}, isolation_level=None)\n"
-            "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(8)\n")],
-            stdout=subprocess.PIPE, text=True)
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                (
+                    "import sqlean, sys, time\n"
+                    f"c = sqlean.connect({str(db)!r}, isolation_level=None)\n"
+                    "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(8)\n"
+                ),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert holder.stdout.readline().strip() == "held"
             t0 = time.monotonic()

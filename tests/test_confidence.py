@@ -9,13 +9,39 @@ import pytest
 from conftest import table_snapshot
 from harness_memory import InvalidInputError, MemoryStore, Settings
 
-SUBJECTS = ["pip", "the wheel build", "pytest", "the docker image", "the CI runner", "mypy", "the lockfile",
-            "the proxy", "the cache", "the migration", "the release tag", "the coverage job"]
-PROBLEMS = ["fails behind the corporate proxy", "times out after 30 minutes", "runs out of memory",
-            "cannot resolve the index URL", "breaks on Python 3.12", "reports a stale hash",
-            "hangs on the network mount", "loses its environment variables"]
-FIXES = ["set HTTPS_PROXY before install", "pin the dependency", "raise the job timeout", "clear the cache first",
-         "use the internal mirror", "rebuild from a clean checkout", "split the job in two"]
+SUBJECTS = [
+    "pip",
+    "the wheel build",
+    "pytest",
+    "the docker image",
+    "the CI runner",
+    "mypy",
+    "the lockfile",
+    "the proxy",
+    "the cache",
+    "the migration",
+    "the release tag",
+    "the coverage job",
+]
+PROBLEMS = [
+    "fails behind the corporate proxy",
+    "times out after 30 minutes",
+    "runs out of memory",
+    "cannot resolve the index URL",
+    "breaks on Python 3.12",
+    "reports a stale hash",
+    "hangs on the network mount",
+    "loses its environment variables",
+]
+FIXES = [
+    "set HTTPS_PROXY before install",
+    "pin the dependency",
+    "raise the job timeout",
+    "clear the cache first",
+    "use the internal mirror",
+    "rebuild from a clean checkout",
+    "split the job in two",
+]
 
 
 def _corpus(n: int = 240) -> list[str]:

@@ -65,10 +65,12 @@ def patterns(s, agent="a"):
 
 def test_a_cluster_becomes_a_pattern_built_from_its_members(db, clock):
     with open_store(db, clock) as s:
-        members = [add(s, 1, 0, tags=["ci", "npm"], importance=0.4, task_signature="task:build"),
-                   add(s, 1, 1, tags=["ci", "npm"], importance=0.9, task_signature="task:build"),
-                   add(s, 1, 2, tags=["docker"], importance=0.2, task_signature="task:build"),
-                   add(s, 1, 3, tags=["npm"], importance=0.3, task_signature="task:build")]
+        members = [
+            add(s, 1, 0, tags=["ci", "npm"], importance=0.4, task_signature="task:build"),
+            add(s, 1, 1, tags=["ci", "npm"], importance=0.9, task_signature="task:build"),
+            add(s, 1, 2, tags=["docker"], importance=0.2, task_signature="task:build"),
+            add(s, 1, 3, tags=["npm"], importance=0.3, task_signature="task:build"),
+        ]
         s.apply(members[0].id, helpful=True, agent_id="a")
         s.apply(members[1].id, helpful=False, agent_id="a")
         run = s.run_job("consolidate")
@@ -91,8 +93,9 @@ def test_a_cluster_becomes_a_pattern_built_from_its_members(db, clock):
         for m in members:
             got = s.get(m.id)
             assert got.consolidated_into == p.id and got.relevance_score == pytest.approx(0.5)
-        rows = s._core.backend.execute("SELECT member_id, similarity FROM pattern_members WHERE pattern_id = ?",
-                                       (p.id,)).fetchall()
+        rows = s._core.backend.execute(
+            "SELECT member_id, similarity FROM pattern_members WHERE pattern_id = ?", (p.id,)
+        ).fetchall()
         assert {r[0] for r in rows} == {m.id for m in members}
         assert all(0.75 <= r[1] <= 1.0 for r in rows)
 
@@ -152,8 +155,13 @@ def test_context_memories_and_patterns_are_not_consolidated(db, clock):
     with open_store(db, clock) as s:
         for j in range(4):
             add(s, 1, j, type="context")
-        assert s.run_job("consolidate").counts == {"groups": 0, "patterns_created": 0, "members_linked": 0,
-                                                  "joined_existing": 0, "planned": 0}
+        assert s.run_job("consolidate").counts == {
+            "groups": 0,
+            "patterns_created": 0,
+            "members_linked": 0,
+            "joined_existing": 0,
+            "planned": 0,
+        }
 
 
 def test_only_the_asked_namespace_is_consolidated(db, clock):
@@ -208,8 +216,11 @@ def test_progress_is_reported_per_group(db, clock):
 def test_a_shared_error_signature_pulls_memories_into_one_pattern(db, clock):
     # variants whose texts alone are just below the similarity a cluster needs (0.745 < 0.75)
     emb = TopicEmbedder(dimensions=4096, rho=0.745)
-    errors = ["ModuleNotFoundError: No module named 'tenacity'", "KeyError: 'user_id'",
-              "PermissionError: [Errno 13] Permission denied: '/etc/app.conf'"]
+    errors = [
+        "ModuleNotFoundError: No module named 'tenacity'",
+        "KeyError: 'user_id'",
+        "PermissionError: [Errno 13] Permission denied: '/etc/app.conf'",
+    ]
     with open_store(db, clock, embedder=emb) as s:
         for j in range(3):
             add(s, 1, j)  # no signature
@@ -261,8 +272,11 @@ def test_a_summariser_writes_the_content_and_a_failing_one_falls_back(db, clock,
 def test_different_signatures_do_not_keep_very_similar_memories_apart(db, clock):
     # a signature is extra evidence, not a veto: texts at cosine 0.93 cluster whatever their errors
     emb = TopicEmbedder(dimensions=4096, rho=0.93)
-    errors = ["ModuleNotFoundError: No module named 'tenacity'", "KeyError: 'user_id'",
-              "PermissionError: [Errno 13] Permission denied: '/etc/app.conf'"]
+    errors = [
+        "ModuleNotFoundError: No module named 'tenacity'",
+        "KeyError: 'user_id'",
+        "PermissionError: [Errno 13] Permission denied: '/etc/app.conf'",
+    ]
     with open_store(db, clock, embedder=emb) as s:
         ids = [add(s, 1, j, error=errors[j]).id for j in range(3)]
         run = s.run_job("consolidate")
@@ -277,8 +291,13 @@ def test_large_groups_cluster_through_pca_and_birch_into_the_same_patterns(db, c
     monkeypatch.setattr(module, "SMALL", 40)  # the large-group path, on a store small enough for a test
     # tight topics (cosine 0.92 within one): a small sample keeps its variant directions through the PCA
     with open_store(db, clock, embedder=TopicEmbedder(dimensions=512, rho=0.92)) as s:
-        s.remember_many([{"content": f"the build broke in step {j} [t{k} v{j}]", "type": "failure",
-                          "agent_id": "a"} for k in range(3) for j in range(30)])
+        s.remember_many(
+            [
+                {"content": f"the build broke in step {j} [t{k} v{j}]", "type": "failure", "agent_id": "a"}
+                for k in range(3)
+                for j in range(30)
+            ]
+        )
         loner = add(s, 7, 0)
         run = s.run_job("consolidate")
         assert run.counts["patterns_created"] == 3 and run.counts["members_linked"] == 90
@@ -286,8 +305,11 @@ def test_large_groups_cluster_through_pca_and_birch_into_the_same_patterns(db, c
         assert sizes == [30, 30, 30]
         assert s.get(loner.id).consolidated_into is None
         for p in patterns(s):
-            topics = {m.content.split("[t")[1].split()[0] for m in s.get_by_type("failure", agent_id="a", limit=200)
-                      if m.consolidated_into == p.id}
+            topics = {
+                m.content.split("[t")[1].split()[0]
+                for m in s.get_by_type("failure", agent_id="a", limit=200)
+                if m.consolidated_into == p.id
+            }
             assert len(topics) == 1
 
 
@@ -296,8 +318,7 @@ def test_a_patterns_summary_and_tags_are_bounded(db, clock):
     with open_store(db, clock) as s:
         long_tail = " and then it went on" * 20
         for j in range(4):
-            s.remember(f"the build broke in step {j} [t1 v{j}]{long_tail} {j}", type="failure", agent_id="a",
-                       tags=tags)
+            s.remember(f"the build broke in step {j} [t1 v{j}]{long_tail} {j}", type="failure", agent_id="a", tags=tags)
         s.run_job("consolidate")
         (p,) = patterns(s)
         assert len(p.tags) == 8 and set(p.tags) <= set(tags)
@@ -338,8 +359,9 @@ def test_a_dry_run_plans_a_join_with_the_pattern_it_would_join(db, clock):
         new = add(s, 1, 8)
         before = table_snapshot(s)
         run = s.run_job("consolidate", dry_run=True)
-        assert run.counts["plan"] == [{"group": ["default", "a", "agent", "failure"], "pattern": p.id,
-                                       "join": [new.id]}]
+        assert run.counts["plan"] == [
+            {"group": ["default", "a", "agent", "failure"], "pattern": p.id, "join": [new.id]}
+        ]
         assert run.counts["joined_existing"] == 0 and table_snapshot(s) == before
 
 

@@ -71,8 +71,15 @@ def make_history(path: Path, weeks: int = 8) -> dict[str, int]:
     clock = ManualClock(time.time() - weeks * WEEK)
     with MemoryStore(path, clock=clock) as s:
         counts = fill_history(s, clock, weeks=weeks)
-        hostile = s.remember(f"hostile {XSS} content", type="decision", agent_id=f'agent"><b>{XSS}', scope="global",
-                             namespace="demo", tags=["x<y>", "a&b"], key="hostile-key")
+        hostile = s.remember(
+            f"hostile {XSS} content",
+            type="decision",
+            agent_id=f'agent"><b>{XSS}',
+            scope="global",
+            namespace="demo",
+            tags=["x<y>", "a&b"],
+            key="hostile-key",
+        )
         counts["hostile"] = hostile.id
         for job in ("decay", "expire"):  # job runs, and relevance that decayed over the weeks
             assert s.run_job(job).status == "ok"
@@ -124,8 +131,9 @@ def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_writ
         assert "Repeat-failure rate" in ov and "Helpfulness of applied memories" in ov
         # recall latency from the access log: a headline figure and a p50/p95 chart with a point per week
         assert re.search(r'<h3>Recall latency p50 / p95</h3><p class="figure">[0-9.,]+ ms / [0-9.,]+ ms</p>', ov)
-        lat = re.search(r'<svg class="chart line"[^>]*aria-label="recall latency p50 and p95 per week".*?</svg>', ov,
-                        re.DOTALL)
+        lat = re.search(
+            r'<svg class="chart line"[^>]*aria-label="recall latency p50 and p95 per week".*?</svg>', ov, re.DOTALL
+        )
         assert lat and len(re.findall(r'class="pt"', lat.group(0))) >= 2 * 8
         for weeks in (2, 3, 260):  # any window: the headline still pools the last 4 weeks
             r = c.get(base + f"/dashboard/?weeks={weeks}")
@@ -162,9 +170,12 @@ def test_every_page_renders_plots_with_data_and_reads_nothing_it_should_not_writ
 def test_stored_content_is_escaped_everywhere(db):
     path, counts = db
     with Server(build_app(path, Settings())) as base, httpx.Client() as c:
-        for p in PAGES + [f"/dashboard/memories/{counts['hostile']}", "/dashboard/memories?q=hostile+content",
-                          f"/dashboard/memories/{counts['hostile']}/confirm/edit",
-                          "/dashboard/memories?agent=" + httpx.QueryParams({"a": f'agent"><b>{XSS}'})["a"]]:
+        for p in PAGES + [
+            f"/dashboard/memories/{counts['hostile']}",
+            "/dashboard/memories?q=hostile+content",
+            f"/dashboard/memories/{counts['hostile']}/confirm/edit",
+            "/dashboard/memories?agent=" + httpx.QueryParams({"a": f'agent"><b>{XSS}'})["a"],
+        ]:
             body = c.get(base + p).text
             assert "<script>window.__xss" not in body, p
             assert "<img src=x" not in body, p
@@ -180,16 +191,32 @@ def test_weekly_queries_agree_with_the_views(db):
         q = Queries(s)
         since = 0.0
         views = {
-            "v_failures_by_week": [(float(r[0]), r[1], r[2]) for r in s._core.backend.execute(
-                "SELECT week_start, failures, repeated FROM v_failures_by_week")],
-            "v_retries_by_week": [(float(r[0]), r[1], r[2], r[3], r[4]) for r in s._core.backend.execute(
-                "SELECT week_start, tasks, attempts, fixed, escalated FROM v_retries_by_week")],
-            "v_techniques_by_week": [(float(r[0]), r[1], r[2], r[3]) for r in s._core.backend.execute(
-                "SELECT week_start, attempts, successes, escalations FROM v_techniques_by_week")],
-            "v_helpfulness_by_week": [(float(r[0]), r[1], r[2]) for r in s._core.backend.execute(
-                "SELECT week_start, applied, helpful FROM v_helpfulness_by_week")],
-            "v_recall_latency_by_week": [(float(r[0]), r[1], r[2], r[3], r[4]) for r in s._core.backend.execute(
-                "SELECT week_start, recalls, p50_ms, p95_ms, max_ms FROM v_recall_latency_by_week")],
+            "v_failures_by_week": [
+                (float(r[0]), r[1], r[2])
+                for r in s._core.backend.execute("SELECT week_start, failures, repeated FROM v_failures_by_week")
+            ],
+            "v_retries_by_week": [
+                (float(r[0]), r[1], r[2], r[3], r[4])
+                for r in s._core.backend.execute(
+                    "SELECT week_start, tasks, attempts, fixed, escalated FROM v_retries_by_week"
+                )
+            ],
+            "v_techniques_by_week": [
+                (float(r[0]), r[1], r[2], r[3])
+                for r in s._core.backend.execute(
+                    "SELECT week_start, attempts, successes, escalations FROM v_techniques_by_week"
+                )
+            ],
+            "v_helpfulness_by_week": [
+                (float(r[0]), r[1], r[2])
+                for r in s._core.backend.execute("SELECT week_start, applied, helpful FROM v_helpfulness_by_week")
+            ],
+            "v_recall_latency_by_week": [
+                (float(r[0]), r[1], r[2], r[3], r[4])
+                for r in s._core.backend.execute(
+                    "SELECT week_start, recalls, p50_ms, p95_ms, max_ms FROM v_recall_latency_by_week"
+                )
+            ],
         }
         assert len(views["v_failures_by_week"]) >= 8
         assert q.weekly_failures(since) == views["v_failures_by_week"]
@@ -198,13 +225,13 @@ def test_weekly_queries_agree_with_the_views(db):
         assert q.weekly_helpfulness(since) == views["v_helpfulness_by_week"]
         assert q.weekly_latency(since) == views["v_recall_latency_by_week"]
         assert len(views["v_recall_latency_by_week"]) >= 8  # fill_history recalls every week
-        view = s._core.backend.execute("SELECT week_start, memory_type, agent_id, created FROM v_memories_by_week"
-                                       ).fetchall()
+        view = s._core.backend.execute(
+            "SELECT week_start, memory_type, agent_id, created FROM v_memories_by_week"
+        ).fetchall()
         assert sorted(q.weekly_created(since)) == sorted((float(w), t, a, n) for w, t, a, n in view)
         assert len(view) >= 8
         # past weeks cached, the current week live: the same figures
-        for fn in (q.weekly_techniques, q.weekly_helpfulness, q.weekly_created, q.weekly_selections,
-                   q.weekly_latency):
+        for fn in (q.weekly_techniques, q.weekly_helpfulness, q.weekly_created, q.weekly_selections, q.weekly_latency):
             assert q.weekly(fn, since) == fn(since), fn.__name__
             assert q.weekly(fn, since) == fn(since), fn.__name__  # from the cache
         # weeks start on Monday 00:00 UTC
@@ -250,16 +277,19 @@ def test_technique_estimates_are_the_selectors(db):
         q = Queries(s)
         err = "ModuleNotFoundError: No module named 'requests'"
         sig = s.error_signature(err)
-        d = s.select_technique("fresh-task-for-the-check", err, techniques=["prompt_restructure", "decomposition",
-                                                                              "fresh_start"], seed=1)
+        d = s.select_technique(
+            "fresh-task-for-the-check", err, techniques=["prompt_restructure", "decomposition", "fresh_start"], seed=1
+        )
         root = pooled_root(*q.pooled())
         glob = {r["technique"]: r for r in q.ledger("global")}
         cat = {r["technique"]: r for r in q.ledger("category", keys=[sig.category])}
         sg = {r["technique"]: r for r in q.ledger("signature", keys=[sig.id])}
         assert d.candidates
         for cand in d.candidates:
-            levels = [(x["successes"], x["failures"]) if x else (0, 0)
-                      for x in (glob.get(cand.technique), cat.get(cand.technique), sg.get(cand.technique))]
+            levels = [
+                (x["successes"], x["failures"]) if x else (0, 0)
+                for x in (glob.get(cand.technique), cat.get(cand.technique), sg.get(cand.technique))
+            ]
             est = hierarchical(levels, root=root, k=s.settings.prior_strength)
             assert est.mean == pytest.approx(cand.mean, abs=1e-12)
             assert est.lo < est.mean < est.hi
@@ -274,8 +304,9 @@ def test_actions_are_confirmed_posts_with_csrf_through_the_public_api(db):
         # without the CSRF field, or with another one: refused, nothing changes
         assert c.post(f"{base}/dashboard/memories/{mid}/pin", data={"csrf": "x" * 30}).status_code == 403
         assert c.post(f"{base}/dashboard/memories/{mid}/pin").status_code == 403
-        other_site = c.post(f"{base}/dashboard/memories/{mid}/pin", data={"csrf": token},
-                            headers={"Origin": "http://evil.example"})
+        other_site = c.post(
+            f"{base}/dashboard/memories/{mid}/pin", data={"csrf": token}, headers={"Origin": "http://evil.example"}
+        )
         assert other_site.status_code == 403
         with MemoryStore(path) as s:
             assert not s.get(mid).pinned
@@ -296,8 +327,10 @@ def test_actions_are_confirmed_posts_with_csrf_through_the_public_api(db):
         # a memory without a key cannot be edited
         with MemoryStore(path) as s:
             plain = s.remember("no key here", type="decision", agent_id="a", namespace="demo")
-        assert c.post(f"{base}/dashboard/memories/{plain.id}/edit",
-                      data={"csrf": token, "content": "x"}).status_code == 422
+        assert (
+            c.post(f"{base}/dashboard/memories/{plain.id}/edit", data={"csrf": token, "content": "x"}).status_code
+            == 422
+        )
         # forget: the memory is gone
         r = c.post(f"{base}/dashboard/memories/{plain.id}/forget", data={"csrf": token})
         assert r.status_code == 303
@@ -392,8 +425,11 @@ def test_serve_mounts_the_dashboard_with_the_same_tokens(tmp_path):
     with Server(create_app(str(path), st)) as base, httpx.Client(follow_redirects=False) as c:
         assert c.get(base + "/dashboard/").status_code == 401
         assert c.get(base + "/dashboard/", headers={"Authorization": "Bearer adm-token"}).status_code == 200
-        r = c.post(base + "/api/memory/remember", json={"content": "from the API", "type": "decision"},
-                   headers={"Authorization": "Bearer adm-token"})
+        r = c.post(
+            base + "/api/memory/remember",
+            json={"content": "from the API", "type": "decision"},
+            headers={"Authorization": "Bearer adm-token"},
+        )
         assert r.status_code == 201
         page = c.get(base + "/dashboard/memories", headers={"Authorization": "Bearer adm-token"}).text
         assert "from the API" in page
@@ -440,8 +476,13 @@ def test_dashboard_command_prints_the_address_and_serves(db, tmp_path):
     path, _ = db
     port = _free_port()
     env = {**os.environ, "HARNESS_MEMORY_API_TOKEN": "cli-token", "NO_COLOR": "1", "COLUMNS": "200"}
-    proc = subprocess.Popen([sys.executable, "-m", "harness_memory", "dashboard", "--db", str(path), "--port",
-                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness_memory", "dashboard", "--db", str(path), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         line = proc.stdout.readline()
         assert line.strip() == f"dashboard: http://127.0.0.1:{port}/dashboard/?token=cli-token"
@@ -466,15 +507,37 @@ def test_dashboard_command_prints_the_address_and_serves(db, tmp_path):
 def test_dashboard_command_refuses_a_public_address_without_a_token(db):
     path, _ = db
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_API")}
-    r = subprocess.run([sys.executable, "-m", "harness_memory", "dashboard", "--db", str(path), "--host", "0.0.0.0",
-                        "--port", str(_free_port())], capture_output=True, text=True, env=env, timeout=60, check=False)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness_memory",
+            "dashboard",
+            "--db",
+            str(path),
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(_free_port()),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert r.returncode == 2 and "refusing to serve the dashboard on 0.0.0.0" in " ".join(r.stderr.split())
 
 
 def test_dashboard_command_refuses_a_missing_database(tmp_path):
     missing = tmp_path / "typo.db"
-    r = subprocess.run([sys.executable, "-m", "harness_memory", "dashboard", "--db", str(missing), "--port",
-                        str(_free_port())], capture_output=True, text=True, timeout=60, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness_memory", "dashboard", "--db", str(missing), "--port", str(_free_port())],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert r.returncode == 2 and "no database at" in " ".join(r.stderr.split())
     assert not missing.exists()
 
@@ -503,13 +566,19 @@ def test_the_pages_on_postgresql():
             fill_history(s, clock, weeks=4, tasks_per_week=5)
             q = Queries(s)
             b = s._core.backend
-            assert q.weekly_failures(0.0) == [(float(r[0]), r[1], r[2]) for r in b.execute(
-                "SELECT week_start, failures, repeated FROM v_failures_by_week")]
-            assert q.weekly_helpfulness(0.0) == [(float(r[0]), r[1], r[2]) for r in b.execute(
-                "SELECT week_start, applied, helpful FROM v_helpfulness_by_week")]
+            assert q.weekly_failures(0.0) == [
+                (float(r[0]), r[1], r[2])
+                for r in b.execute("SELECT week_start, failures, repeated FROM v_failures_by_week")
+            ]
+            assert q.weekly_helpfulness(0.0) == [
+                (float(r[0]), r[1], r[2])
+                for r in b.execute("SELECT week_start, applied, helpful FROM v_helpfulness_by_week")
+            ]
             assert len(q.weekly_techniques(0.0)) >= 4
-            lat = [(float(r[0]), r[1], r[2], r[3], r[4]) for r in b.execute(
-                "SELECT week_start, recalls, p50_ms, p95_ms, max_ms FROM v_recall_latency_by_week")]
+            lat = [
+                (float(r[0]), r[1], r[2], r[3], r[4])
+                for r in b.execute("SELECT week_start, recalls, p50_ms, p95_ms, max_ms FROM v_recall_latency_by_week")
+            ]
             assert len(lat) >= 4 and q.weekly_latency(0.0) == lat
             for fn in (q.weekly_techniques, q.weekly_created, q.weekly_selections, q.weekly_latency):
                 assert q.weekly(fn, 0.0) == fn(0.0)
@@ -519,7 +588,8 @@ def test_the_pages_on_postgresql():
                 assert r.status_code == 200, (p, r.text[:300])
             assert 'class="pt"' in c.get(base + "/dashboard/").text
             mt = c.get(base + "/dashboard/maintenance").text
-            assert re.search(r'<p class="figure">[0-9.,]+ MB</p><p class="detail">the tables of schema t_[0-9a-f]+ ', mt)
+            assert re.search(
+                r'<p class="figure">[0-9.,]+ MB</p><p class="detail">the tables of schema t_[0-9a-f]+ ', mt
+            )
     finally:
         pgtestdb.drop_schema(schema)
-

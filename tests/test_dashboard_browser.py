@@ -26,16 +26,25 @@ from test_dashboard import PAGES, XSS, Server, history_db  # noqa: F401 - the se
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1280,1000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,1000",
+]
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     # a missing browser is a failure, not a skip: CI installs Debian's chromium and chromium-driver
     assert Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file(), (
-        "the browser tests need Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)")
+        "the browser tests need Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
+    )
     from selenium.webdriver.common.selenium_manager import SeleniumManager
 
     def never(*_a, **_k):  # Selenium Manager would download a driver: it must never be asked
@@ -93,8 +102,12 @@ def test_every_page_loads_cleanly_with_plots_and_a_screenshot(browser, site, tmp
         assert browser.find_element(By.TAG_NAME, "h1").text
         assert console_errors(browser) == [], p
         assert no_alert(browser) and browser.execute_script("return window.__xss === undefined"), p
-        assert browser.execute_script(  # the stylesheet applied (served by the package, no network)
-            "return getComputedStyle(document.querySelector('header')).display") == "flex"
+        assert (
+            browser.execute_script(  # the stylesheet applied (served by the package, no network)
+                "return getComputedStyle(document.querySelector('header')).display"
+            )
+            == "flex"
+        )
         name = re.sub(r"\W+", "_", p.strip("/")) or "overview"
         assert browser.save_screenshot(str(shots / f"{name}.png"))
         assert (shots / f"{name}.png").stat().st_size > 10_000
@@ -162,8 +175,9 @@ def test_keyboard_navigation_and_dark_theme(browser, site):
     browser.switch_to.active_element.send_keys(Keys.ENTER)  # Techniques, by keyboard
     heading(browser, "Techniques")
     light = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
-                            {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )
     try:
         dark = browser.execute_script("return getComputedStyle(document.documentElement).backgroundColor")
         assert dark != light and dark == "rgb(15, 18, 22)"

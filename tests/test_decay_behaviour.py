@@ -25,15 +25,22 @@ def relevance(s, mid):
 
 
 def test_relevance_falls_by_the_daily_rate_per_type_and_exempt_types_keep_theirs(db, clock):
-    with open_store(db, clock, decay_rate_per_day=0.02, decay_rates={"failure": 0.1, "success": 0.0},
-                    decay_exempt_types=["decision"]) as s:
-        ids = {t: s.remember(f"a {t} about the deploy pipeline {t}", type=t, agent_id="a").id
-               for t in ("failure", "success", "decision", "discovery")}
+    with open_store(
+        db,
+        clock,
+        decay_rate_per_day=0.02,
+        decay_rates={"failure": 0.1, "success": 0.0},
+        decay_exempt_types=["decision"],
+    ) as s:
+        ids = {
+            t: s.remember(f"a {t} about the deploy pipeline {t}", type=t, agent_id="a").id
+            for t in ("failure", "success", "decision", "discovery")
+        }
         clock.advance(10 * DAY)
         run = s.run_job("decay")
         assert run.status == "ok" and run.counts["decayed"] == 4
-        assert relevance(s, ids["failure"]) == pytest.approx(0.9 ** 10)
-        assert relevance(s, ids["discovery"]) == pytest.approx(0.98 ** 10)
+        assert relevance(s, ids["failure"]) == pytest.approx(0.9**10)
+        assert relevance(s, ids["discovery"]) == pytest.approx(0.98**10)
         assert relevance(s, ids["success"]) == pytest.approx(1.0)  # a rate of 0 exempts the type
         assert relevance(s, ids["decision"]) == pytest.approx(1.0)
 
@@ -44,7 +51,7 @@ def test_without_per_type_rates_every_type_uses_the_default_rate(db, clock):
         b = s.remember("a failure of the cache", type="failure", agent_id="a").id
         clock.advance(4 * DAY)
         s.run_job("decay")
-        assert relevance(s, a) == pytest.approx(0.95 ** 4) == pytest.approx(relevance(s, b))
+        assert relevance(s, a) == pytest.approx(0.95**4) == pytest.approx(relevance(s, b))
 
 
 def test_decay_never_goes_below_the_floor_and_never_raises_a_memory_below_it(db, clock):
@@ -76,7 +83,7 @@ def test_pinned_and_archived_memories_do_not_decay(db, clock):
         assert run.counts["decayed"] == 1
         assert relevance(s, pinned) == pytest.approx(1.0)
         assert relevance(s, archived) == pytest.approx(before_archived)
-        assert relevance(s, plain) == pytest.approx(0.9 ** 3)
+        assert relevance(s, plain) == pytest.approx(0.9**3)
 
 
 def test_decay_counts_time_from_the_last_decay_not_from_creation(db, clock):
@@ -86,22 +93,30 @@ def test_decay_counts_time_from_the_last_decay_not_from_creation(db, clock):
         s.run_job("decay", min_interval=0)
         clock.advance(3 * DAY)
         s.run_job("decay", min_interval=0)
-        assert relevance(s, m) == pytest.approx(0.9 ** 5)
+        assert relevance(s, m) == pytest.approx(0.9**5)
         s.run_job("decay", min_interval=0)  # no time passed: nothing more
-        assert relevance(s, m) == pytest.approx(0.9 ** 5)
+        assert relevance(s, m) == pytest.approx(0.9**5)
 
 
 def test_many_memories_are_decayed_in_batches_each_exactly_once_with_progress(db, clock):
     with open_store(db, clock, decay_rate_per_day=0.1) as s:
-        mems = s.remember_many([{"content": f"distinct failure number {i} in service {i * 7919 % 1000}",
-                                 "type": "failure", "agent_id": "a"} for i in range(650)])
+        mems = s.remember_many(
+            [
+                {
+                    "content": f"distinct failure number {i} in service {i * 7919 % 1000}",
+                    "type": "failure",
+                    "agent_id": "a",
+                }
+                for i in range(650)
+            ]
+        )
         s.pin(mems[0].id)
         clock.advance(2 * DAY)
         calls = []
         run = s.run_job("decay", progress=lambda done, total: calls.append((done, total)))
         assert run.counts["decayed"] == 649
         values = {round(m.relevance_score, 9) for m in (s.get(x.id) for x in mems[1:])}
-        assert values == {round(0.9 ** 2, 9)}
+        assert values == {round(0.9**2, 9)}
         assert relevance(s, mems[0].id) == pytest.approx(1.0)
         assert len(calls) >= 2  # more than one batch
         assert calls[-1] == (650, 650)
@@ -110,10 +125,10 @@ def test_many_memories_are_decayed_in_batches_each_exactly_once_with_progress(db
 
 
 def test_a_dry_run_changes_nothing_and_reports_what_would_be_archived(db, clock):
-    with open_store(db, clock, decay_rate_per_day=0.2, decay_floor=0.0, archive_after_days=30,
-                    archive_below=0.5) as s:
-        ids = [s.remember(f"stale note {i} about the legacy queue {i}", type="failure", agent_id="a").id
-               for i in range(3)]
+    with open_store(db, clock, decay_rate_per_day=0.2, decay_floor=0.0, archive_after_days=30, archive_below=0.5) as s:
+        ids = [
+            s.remember(f"stale note {i} about the legacy queue {i}", type="failure", agent_id="a").id for i in range(3)
+        ]
         clock.advance(40 * DAY)
         s.run_job("decay")  # relevance now 0.8 ** 40: faint and unused for 40 days
         with s._core.backend.write() as c:
@@ -129,8 +144,16 @@ def test_a_dry_run_changes_nothing_and_reports_what_would_be_archived(db, clock)
 
 
 def test_long_unused_faint_memories_are_archived_and_leave_recall(db, clock):
-    with open_store(db, clock, decay_rate_per_day=0.05, decay_floor=0.0, archive_after_days=60,
-                    archive_below=0.2, archived_relevance=0.01, decay_exempt_types=["decision"]) as s:
+    with open_store(
+        db,
+        clock,
+        decay_rate_per_day=0.05,
+        decay_floor=0.0,
+        archive_after_days=60,
+        archive_below=0.2,
+        archived_relevance=0.01,
+        decay_exempt_types=["decision"],
+    ) as s:
         faint = s.remember("the legacy deploy script needs python2", type="failure", agent_id="a").id
         used = s.remember("the yaml parser of the legacy deploy script rejects tabs", type="failure", agent_id="a").id
         exempt = s.remember("we decided the legacy deploy script stays", type="decision", agent_id="a").id
@@ -150,8 +173,9 @@ def test_long_unused_faint_memories_are_archived_and_leave_recall(db, clock):
 
 
 def test_a_memory_above_the_archive_threshold_or_recently_used_is_kept(db, clock):
-    with open_store(db, clock, decay_rate_per_day=0.001, decay_floor=0.0, archive_after_days=10,
-                    archive_below=0.5) as s:
+    with open_store(
+        db, clock, decay_rate_per_day=0.001, decay_floor=0.0, archive_after_days=10, archive_below=0.5
+    ) as s:
         bright = s.remember("bright memory about the build matrix", type="failure", agent_id="a").id
         clock.advance(20 * DAY)
         run = s.run_job("decay")
@@ -159,8 +183,15 @@ def test_a_memory_above_the_archive_threshold_or_recently_used_is_kept(db, clock
 
 
 def test_a_type_with_a_zero_rate_is_never_archived(db, clock):
-    with open_store(db, clock, decay_rate_per_day=0.5, decay_rates={"success": 0.0}, decay_floor=0.0,
-                    archive_after_days=5, archive_below=0.9) as s:
+    with open_store(
+        db,
+        clock,
+        decay_rate_per_day=0.5,
+        decay_rates={"success": 0.0},
+        decay_floor=0.0,
+        archive_after_days=5,
+        archive_below=0.9,
+    ) as s:
         keep = s.remember("what worked for the flaky upload", type="success", agent_id="a").id
         gone = s.remember("the flaky upload failed again", type="failure", agent_id="a").id
         with s._core.backend.write() as c:
@@ -174,8 +205,16 @@ def test_a_decay_stopped_mid_run_records_what_it_committed_and_the_next_run_fini
     import json
 
     with open_store(db, clock, decay_rate_per_day=0.1) as s:
-        mems = s.remember_many([{"content": f"failure {i} of the flaky suite in shard {i * 31 % 97}",
-                                 "type": "failure", "agent_id": "a"} for i in range(600)])
+        mems = s.remember_many(
+            [
+                {
+                    "content": f"failure {i} of the flaky suite in shard {i * 31 % 97}",
+                    "type": "failure",
+                    "agent_id": "a",
+                }
+                for i in range(600)
+            ]
+        )
         clock.advance(DAY)
 
         def stop(done, total):
@@ -206,15 +245,19 @@ class _Geometry:
             if "[arch " in t:
                 out[i, 0], out[i, 1 + int(t.split("[arch ")[1].split("]")[0])] = 0.8, 0.6
             elif "[live]" in t:
-                out[i, 0], out[i, 127] = 0.5, 0.75 ** 0.5
+                out[i, 0], out[i, 127] = 0.5, 0.75**0.5
             else:
                 out[i, 0] = 1.0
         return out
 
 
 def test_archived_memories_leave_the_vector_index_so_they_do_not_crowd_out_live_ones(tmp_path, clock):
-    cfg = Settings(vector_search="vec0", maintenance=MaintenanceSettings(
-        decay_rate_per_day=0.5, decay_floor=0.0, archive_after_days=10, archive_below=0.2))
+    cfg = Settings(
+        vector_search="vec0",
+        maintenance=MaintenanceSettings(
+            decay_rate_per_day=0.5, decay_floor=0.0, archive_after_days=10, archive_below=0.2
+        ),
+    )
     with MemoryStore(tmp_path / "v.db", settings=cfg, clock=clock, embedder=_Geometry()) as s:
         s.remember_many([{"content": f"old note [arch {i}]", "type": "failure", "agent_id": "a"} for i in range(60)])
         clock.advance(30 * DAY)

@@ -21,10 +21,14 @@ from harness_memory.testing import ManualClock
 DAY = 86400.0
 RATE, FLOOR, BOOST = 0.01, 0.1, 0.02
 
-events = st.lists(st.one_of(
-    st.tuples(st.just("wait"), st.floats(0.0, 400.0)),
-    st.tuples(st.sampled_from(["decay", "pin", "unpin", "update", "recall"]), st.just(0.0)),
-), min_size=1, max_size=14)
+events = st.lists(
+    st.one_of(
+        st.tuples(st.just("wait"), st.floats(0.0, 400.0)),
+        st.tuples(st.sampled_from(["decay", "pin", "unpin", "update", "recall"]), st.just(0.0)),
+    ),
+    min_size=1,
+    max_size=14,
+)
 
 
 class Rule:
@@ -54,8 +58,12 @@ class Rule:
 @given(seq=events)
 def test_decay_equals_the_closed_form_rule_under_any_interleaving(tmp_path_factory, seq):
     clock = ManualClock()
-    st_ = Settings(recall_boost=BOOST, maintenance=MaintenanceSettings(
-        decay_rate_per_day=RATE, decay_floor=FLOOR, decay_exempt_types=[], archive_after_days=1e6))
+    st_ = Settings(
+        recall_boost=BOOST,
+        maintenance=MaintenanceSettings(
+            decay_rate_per_day=RATE, decay_floor=FLOOR, decay_exempt_types=[], archive_after_days=1e6
+        ),
+    )
     path = tmp_path_factory.mktemp("rule") / "r.db"
     rule = Rule()
     text = "the nightly deploy of the billing service needs the migration lock released first"
@@ -97,7 +105,9 @@ def test_the_issue_cases(tmp_path):
         dup = s.remember("duplicated note about the artifact cache", type="success", agent_id="a").id
         s.pin(pinned)
         clock.advance(100 * DAY)
-        assert [h.memory.id for h in s.recall("recalled note about flaky dns in ci", agent_id="a", limit=1)] == [recalled]
+        assert [h.memory.id for h in s.recall("recalled note about flaky dns in ci", agent_id="a", limit=1)] == [
+            recalled
+        ]
         assert s.remember("duplicated note about the artifact cache", type="success", agent_id="a").id == dup
         clock.advance(100 * DAY)
         s.pin(pinned, False)
@@ -106,7 +116,7 @@ def test_the_issue_cases(tmp_path):
         s.run_job("decay")
         assert math.isclose(s.get(pinned).relevance_score, 0.99) and not s.get(pinned).archived
         assert math.isclose(s.get(keyed).relevance_score, 0.99)
-        expected = max(0.1, (min(1.0, 0.99 ** 100 + 0.02)) * 0.99 ** 101)
+        expected = max(0.1, (min(1.0, 0.99**100 + 0.02)) * 0.99**101)
         assert math.isclose(s.get(recalled).relevance_score, expected, rel_tol=1e-9)
         assert math.isclose(s.get(dup).relevance_score, expected, rel_tol=1e-9)
         assert s.get(recalled).relevance_score > s.get(twin).relevance_score

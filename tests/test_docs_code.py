@@ -57,11 +57,21 @@ def test_python_blocks_run_as_written(page, tmp_path):
         return  # nothing to run on this page
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_")}
     env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"), PYTHONPATH=str(ROOT))
-    p = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(code), capture_output=True, text=True,
-                       cwd=tmp_path, env=env, timeout=600, check=False)
+    p = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps(code),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+        check=False,
+    )
     rel = page.relative_to(ROOT).as_posix()
     if p.returncode != 0:
-        where = next((line[len("@@FAILED "):] for line in p.stderr.splitlines() if line.startswith("@@FAILED")),
-                     "before its first block")
+        where = next(
+            (line[len("@@FAILED ") :] for line in p.stderr.splitlines() if line.startswith("@@FAILED")),
+            "before its first block",
+        )
         detail = p.stderr.split("\n", 1)[1] if "@@FAILED" in p.stderr else p.stderr
         pytest.fail(f"{rel}: python {where} does not run as written:\n{detail[-3000:]}", pytrace=False)

@@ -85,24 +85,42 @@ def test_add_recall_and_reindex_only_changed_chunks(store, tmp_path):
     path.write_text(MD)
     rep = store.add_document(path, tags=["ops"])
     doc = rep.document
-    assert (doc.kind, doc.title, doc.source, rep.added) == ("markdown", "Deploying the service",
-                                                             str(path.resolve()), doc.chunks)
+    assert (doc.kind, doc.title, doc.source, rep.added) == (
+        "markdown",
+        "Deploying the service",
+        str(path.resolve()),
+        doc.chunks,
+    )
     hits = store.recall("how do I roll back a failed canary", types=["document"], agent_id="anyone")
     top = hits[0].memory
     assert "make rollback" in top.content and top.type == "document" and top.metadata["document"] == doc.uid
     assert top.tags == ["ops"] and top.scope == "global"
-    ids_before = {r[0]: r[1] for r in store._core.backend.execute(
-        "SELECT position, memory_id FROM document_chunks WHERE document_id = ?", (doc.id,))}
+    ids_before = {
+        r[0]: r[1]
+        for r in store._core.backend.execute(
+            "SELECT position, memory_id FROM document_chunks WHERE document_id = ?", (doc.id,)
+        )
+    }
     assert store.add_document(path, tags=["ops"]).skipped  # same text: nothing to do
-    path.write_text(MD.replace("within ten minutes", "within five minutes") + "\n## New section\n\nBrand new text "
-                    "about feature flags and dark launches.\n")
+    path.write_text(
+        MD.replace("within ten minutes", "within five minutes") + "\n## New section\n\nBrand new text "
+        "about feature flags and dark launches.\n"
+    )
     again = store.add_document(path, tags=["ops"])
     assert again.added == 2 and again.removed == 1 and again.unchanged == doc.chunks - 1
-    ids_after = {r[0]: r[1] for r in store._core.backend.execute(
-        "SELECT position, memory_id FROM document_chunks WHERE document_id = ?", (doc.id,))}
+    ids_after = {
+        r[0]: r[1]
+        for r in store._core.backend.execute(
+            "SELECT position, memory_id FROM document_chunks WHERE document_id = ?", (doc.id,)
+        )
+    }
     assert sum(1 for p, m in ids_after.items() if ids_before.get(p) == m) == doc.chunks - 1  # kept, not re-embedded
-    assert store.recall("within ten minutes rollback", types=["document"], agent_id="x")[0].memory.content.count(
-        "five minutes") == 1
+    assert (
+        store.recall("within ten minutes rollback", types=["document"], agent_id="x")[0].memory.content.count(
+            "five minutes"
+        )
+        == 1
+    )
     n = store._core.backend.execute("SELECT COUNT(*) FROM memories WHERE memory_type = 'document'").fetchone()[0]
     assert n == again.document.chunks
     assert store.forget_document(doc.id) == again.document.chunks
@@ -113,8 +131,9 @@ def test_add_recall_and_reindex_only_changed_chunks(store, tmp_path):
 
 
 def test_text_documents_sources_and_scopes(store):
-    a = store.add_document("Plain notes.\n\nThe cache key includes the tenant id.", agent_id="a", scope="agent",
-                           title="notes")
+    a = store.add_document(
+        "Plain notes.\n\nThe cache key includes the tenant id.", agent_id="a", scope="agent", title="notes"
+    )
     assert a.document.source.startswith("text:") and a.document.kind == "text"
     assert store.recall("cache key tenant", agent_id="b", types=["document"]) == []  # private to a
     assert store.recall("cache key tenant", agent_id="a", types=["document"])
@@ -130,9 +149,15 @@ def test_text_documents_sources_and_scopes(store):
 def test_bad_input_changes_nothing(store, tmp_path):
     (tmp_path / "bin.md").write_bytes(b"\xff\xfe\x00bad")
     before = store._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
-    for bad, err in ((tmp_path / "bin.md", InvalidInputError), ("", InvalidInputError), ("  \n ", InvalidInputError),
-                     (5, InvalidInputError), (tmp_path / "missing.md", FileAccessError), (tmp_path, InvalidInputError),
-                     ("a\x00b", InvalidInputError)):
+    for bad, err in (
+        (tmp_path / "bin.md", InvalidInputError),
+        ("", InvalidInputError),
+        ("  \n ", InvalidInputError),
+        (5, InvalidInputError),
+        (tmp_path / "missing.md", FileAccessError),
+        (tmp_path, InvalidInputError),
+        ("a\x00b", InvalidInputError),
+    ):
         with pytest.raises(err):
             store.add_document(bad)
     for kw in ({"scope": "world"}, {"tags": "x"}, {"namespace": ""}, {"metadata": []}, {"title": 3}):
@@ -162,8 +187,14 @@ def test_cli_add_doc_files_folders_and_globs(tmp_path):
     env = {**os.environ, "HARNESS_MEMORY_DB": str(tmp_path / "cli.db")}
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "harness_memory", *args], capture_output=True, text=True,
-                              env=env, timeout=120, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "harness_memory", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
 
     r = cli("add-doc", str(root), "--json")
     assert r.returncode == 0, r.stderr
@@ -207,11 +238,17 @@ def test_rest_documents_are_text_and_scoped(tmp_path):
         assert seen_by_b == [path_as_text["document"]["id"]]  # the global one; a's private document is not listed
         assert h.delete(f"/api/documents/{doc['id']}", headers=hb).status_code == 404
         assert h.delete(f"/api/documents/{doc['id']}", headers=ha).json()["chunks"] == doc["chunks"]
-        r = h.post("/api/memory/remember", headers=ha, json={"content": "Caroline went to the support group on "
-                   "Friday.", "type": "episode", "thread_id": "t1"})
+        r = h.post(
+            "/api/memory/remember",
+            headers=ha,
+            json={"content": "Caroline went to the support group on Friday.", "type": "episode", "thread_id": "t1"},
+        )
         assert r.status_code == 201, r.text
-        h.post("/api/memory/remember", headers=ha, json={"content": "Caroline said the support group helped her.",
-                                                          "type": "episode", "thread_id": "t1"})
+        h.post(
+            "/api/memory/remember",
+            headers=ha,
+            json={"content": "Caroline said the support group helped her.", "type": "episode", "thread_id": "t1"},
+        )
         assert h.post("/api/reflect", headers=hb, json={"thread_id": "t1"}).json() == []  # not b's episodes
         made = h.post("/api/reflect", headers=ha, json={"thread_id": "t1"}).json()
         assert made and all(m["agent_id"] == "agent-a" for m in made)

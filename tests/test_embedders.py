@@ -82,9 +82,17 @@ def test_contract_shape_determinism_and_normalisation(embedder):
 
 
 def test_contract_similar_texts_are_closer(embedder):
-    a, b, c = check_vectors(embedder, ["x"] * 3, embedder.embed_batch(
-        ["npm install fails with a stale lockfile", "npm install fails: the lockfile is stale",
-         "the quarterly sales report is due friday"]))
+    a, b, c = check_vectors(
+        embedder,
+        ["x"] * 3,
+        embedder.embed_batch(
+            [
+                "npm install fails with a stale lockfile",
+                "npm install fails: the lockfile is stale",
+                "the quarterly sales report is due friday",
+            ]
+        ),
+    )
     assert a @ b > a @ c
 
 
@@ -132,8 +140,9 @@ def test_failing_embedder_stores_keyword_only_then_backfills(tmp_path, mode):
 
 
 def test_failing_embedder_with_raise_policy_writes_nothing(tmp_path):
-    with MemoryStore(tmp_path / "r.db", embedder=FailingEmbedder(32, mode="nan"),
-                     settings=Settings(embed_failure="raise")) as s:
+    with MemoryStore(
+        tmp_path / "r.db", embedder=FailingEmbedder(32, mode="nan"), settings=Settings(embed_failure="raise")
+    ) as s:
         before = table_snapshot(s)
         with pytest.raises(EmbedderError):
             s.remember("x y z", type="failure", agent_id="a")

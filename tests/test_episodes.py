@@ -20,12 +20,14 @@ from harness_memory.summarisers import (
 )
 
 DAY = 86400
-TURNS = ["Caroline went to the LGBTQ support group on 7 May 2023. It was powerful.",
-         "Melanie said she painted a sunrise with her kids last week.",
-         "Caroline is researching adoption agencies because she wants to be a mom.",
-         "Melanie ran a charity race for mental health on Saturday.",
-         "Caroline said the support group made her feel accepted.",
-         "ok thanks!"]
+TURNS = [
+    "Caroline went to the LGBTQ support group on 7 May 2023. It was powerful.",
+    "Melanie said she painted a sunrise with her kids last week.",
+    "Caroline is researching adoption agencies because she wants to be a mom.",
+    "Melanie ran a charity race for mental health on Saturday.",
+    "Caroline said the support group made her feel accepted.",
+    "ok thanks!",
+]
 
 
 def _thread(store, thread="conv-1", agent="a", turns=TURNS, **kw):
@@ -68,8 +70,11 @@ def test_extractive_reflection_keeps_recurring_entities():
 
 def test_reflect_is_one_transaction_idempotent_and_linked(store):
     eps = _thread(store)
-    _thread(store, thread="conv-2", turns=["Jon opened a dance studio downtown in January.",
-                                           "Jon said the studio lost money in February."])
+    _thread(
+        store,
+        thread="conv-2",
+        turns=["Jon opened a dance studio downtown in January.", "Jon said the studio lost money in February."],
+    )
     before = _count(store)
     made = store.reflect(thread_id="conv-1")
     assert made and {m.type for m in made} <= {"fact", "pattern"}
@@ -94,8 +99,14 @@ def test_reflect_is_one_transaction_idempotent_and_linked(store):
 
 def test_reflect_per_agent_and_scope(store):
     _thread(store, agent="a")
-    _thread(store, agent="b", turns=["Deborah teaches yoga at the community center every Monday.",
-                                     "Deborah said her yoga class grew to twenty people."])
+    _thread(
+        store,
+        agent="b",
+        turns=[
+            "Deborah teaches yoga at the community center every Monday.",
+            "Deborah said her yoga class grew to twenty people.",
+        ],
+    )
     made = store.reflect(agent_id="b")
     assert made and {m.agent_id for m in made} == {"b"}
     assert all(m.reflected_at is None for m in store.thread("conv-1", agent_id="a", include_global=False))
@@ -112,10 +123,24 @@ class _ChatServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-                payload = raw if raw is not None else json.dumps(
-                    {"id": "x", "object": "chat.completion", "model": body["model"],
-                     "choices": [{"index": 0, "finish_reason": "stop",
-                                  "message": {"role": "assistant", "content": answer}}]}).encode()
+                payload = (
+                    raw
+                    if raw is not None
+                    else json.dumps(
+                        {
+                            "id": "x",
+                            "object": "chat.completion",
+                            "model": body["model"],
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": answer},
+                                }
+                            ],
+                        }
+                    ).encode()
+                )
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -140,14 +165,18 @@ class _ChatServer:
 
 def test_reflect_with_a_chat_summariser_over_http(store):
     eps = _thread(store)
-    answer = ("- Caroline attended an LGBTQ support group on 7 May 2023.\n"
-              "2. Caroline is researching adoption agencies.\nPATTERN: Caroline finds the support group accepting.\n")
+    answer = (
+        "- Caroline attended an LGBTQ support group on 7 May 2023.\n"
+        "2. Caroline is researching adoption agencies.\nPATTERN: Caroline finds the support group accepting.\n"
+    )
     with _ChatServer(answer) as srv:
         summ = OpenAICompatibleSummariser("llama3", base_url=srv.url, api_key="sk-test-not-a-real-key-123456")
         made = store.reflect(thread_id="conv-1", summariser=summ)
-    assert [m.content for m in made] == ["Caroline attended an LGBTQ support group on 7 May 2023.",
-                                         "Caroline is researching adoption agencies.",
-                                         "Caroline finds the support group accepting."]
+    assert [m.content for m in made] == [
+        "Caroline attended an LGBTQ support group on 7 May 2023.",
+        "Caroline is researching adoption agencies.",
+        "Caroline finds the support group accepting.",
+    ]
     assert [m.type for m in made] == ["fact", "fact", "pattern"]
     assert all(m.metadata["method"] == "summariser" for m in made)
     req = srv.requests[0]
@@ -157,8 +186,10 @@ def test_reflect_with_a_chat_summariser_over_http(store):
     assert "sk-test" not in repr(summ)
 
 
-@pytest.mark.parametrize("server", [{"status": 500, "answer": "x"}, {"raw": b"not json"},
-                                    {"answer": "   "}, {"raw": b'{"choices": []}'}, None])
+@pytest.mark.parametrize(
+    "server",
+    [{"status": 500, "answer": "x"}, {"raw": b"not json"}, {"answer": "   "}, {"raw": b'{"choices": []}'}, None],
+)
 def test_a_failing_summariser_falls_back_with_a_warning(store, caplog, server):
     _thread(store)
     if server is None:  # nothing listens there
@@ -207,8 +238,11 @@ def test_reflect_job_takes_idle_threads_only(db_path, clock):
     with MemoryStore(db_path, clock=clock, settings=Settings(maintenance={"reflect_idle_minutes": 60})) as s:
         _thread(s, thread="old")
         clock.advance(2 * 3600)
-        _thread(s, thread="live", turns=["Jon opened a dance studio downtown in January.",
-                                         "Jon said the studio lost money in February."])
+        _thread(
+            s,
+            thread="live",
+            turns=["Jon opened a dance studio downtown in January.", "Jon said the studio lost money in February."],
+        )
         assert s.run_job("reflect", dry_run=True).counts == {"threads": 1, "active_threads": 1}
         run = s.run_job("reflect")
         assert run.counts["threads"] == 1 and run.counts["memories"] > 0
@@ -226,10 +260,12 @@ def test_thread_ids_survive_export_and_import(store, tmp_path, settings):
         copy.import_jsonl(path)
         eps = copy.thread("conv-1", agent_id="a")
         assert len(eps) == len(TURNS) and all(m.reflected_at is not None for m in eps)
-        fact = copy.get(next(m.id for m in copy.get_by_type(made[0].type, agent_id="a")
-                             if m.content == made[0].content))
-        assert {s.content for s in copy.reflection_sources(fact.id)} == \
-            {s.content for s in store.reflection_sources(made[0].id)}
+        fact = copy.get(
+            next(m.id for m in copy.get_by_type(made[0].type, agent_id="a") if m.content == made[0].content)
+        )
+        assert {s.content for s in copy.reflection_sources(fact.id)} == {
+            s.content for s in store.reflection_sources(made[0].id)
+        }
         assert copy.import_jsonl(path).unchanged == len(TURNS) + len(made)
 
 
@@ -247,8 +283,9 @@ def test_remember_normalised_and_its_fallback(store, caplog):
     answer = json.dumps({"content": "Deploys need the VPN.", "type": "preference", "tags": ["deploy"]})
     with _ChatServer(answer) as srv:
         norm = SummariserNormaliser(OpenAICompatibleSummariser("m", base_url=srv.url))
-        m = store.remember_normalised("so like deploys only work w/ vpn on??", agent_id="a", normaliser=norm,
-                                      tags=["ops"])
+        m = store.remember_normalised(
+            "so like deploys only work w/ vpn on??", agent_id="a", normaliser=norm, tags=["ops"]
+        )
     assert (m.content, m.type, m.tags) == ("Deploys need the VPN.", "preference", ["deploy", "ops"])
     down = SummariserNormaliser(OpenAICompatibleSummariser("m", base_url="http://127.0.0.1:9/v1", timeout=2))
     with caplog.at_level(logging.WARNING, logger="harness_memory.summarisers"):
@@ -295,13 +332,25 @@ def test_cli_reflect(tmp_path):
     with MemoryStore(db) as s:
         _thread(s)
     env = {**os.environ, "HARNESS_MEMORY_DB": str(db)}
-    r = subprocess.run([sys.executable, "-m", "harness_memory", "reflect", "--thread", "conv-1", "--json"],
-                       capture_output=True, text=True, env=env, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness_memory", "reflect", "--thread", "conv-1", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     made = json.loads(r.stdout)
     assert made and all(m["metadata"]["method"] == "extractive" for m in made)
-    again = subprocess.run([sys.executable, "-m", "harness_memory", "reflect", "--thread", "conv-1"],
-                           capture_output=True, text=True, env=env, timeout=120, check=False)
+    again = subprocess.run(
+        [sys.executable, "-m", "harness_memory", "reflect", "--thread", "conv-1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert again.returncode == 0 and "nothing to reflect" in again.stdout
 
 
@@ -315,8 +364,9 @@ def test_mcp_episodes_with_a_thread(tmp_path):
     async def steps(session):
         for t in TURNS[:3]:
             await session.call_tool("memory_store", {"content": t, "type": "episode", "thread_id": "c1"})
-        await session.call_tool("memory_store", {"content": "Caroline moved to Boston", "type": "episode",
-                                                 "thread_id": "c2"})
+        await session.call_tool(
+            "memory_store", {"content": "Caroline moved to Boston", "type": "episode", "thread_id": "c2"}
+        )
         return _text(await session.call_tool("memory_search", {"query": "Caroline", "thread_id": "c2"}))
 
     found = asyncio.run(_session_run(db, steps))

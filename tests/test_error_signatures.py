@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from harness_memory import MemoryStore
 from harness_memory.error_signatures import CATEGORIES, categorize, extract, mask_params, tokenize
 
-PY_TB = '''Traceback (most recent call last):
+PY_TB = """Traceback (most recent call last):
   File "/usr/lib/python3.11/site-packages/requests/api.py", line 59, in request
     return session.request(method=method, url=url, **kwargs)
   File "/srv/app/billing/client.py", line 41, in fetch_invoice
@@ -16,7 +16,7 @@ PY_TB = '''Traceback (most recent call last):
   File "/usr/lib/python3.11/site-packages/requests/adapters.py", line 519, in send
     raise ConnectionError(e, request=request)
 requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded
-'''
+"""
 
 JAVA = """java.lang.IllegalStateException: outer failure
 \tat org.example.Service.run(Service.java:10)
@@ -46,31 +46,36 @@ def test_excerpts_from_tracebacks_java_and_logs():
     assert extract("npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree").message.startswith("npm ERR!")
 
 
-@pytest.mark.parametrize("text,category", [
-    ("ModuleNotFoundError: No module named 'foo'", "import_error"),
-    ("TypeError: unsupported operand type(s) for +: 'int' and 'str'", "type_error"),
-    ("error[E0308]: mismatched types", "type_error"),
-    ("SyntaxError: invalid syntax", "compile_error"),
-    ("AssertionError: expected 3, got 2", "assertion"),
-    ("FAILED tests/test_api.py::test_list - KeyError", "test_failure"),
-    ("1 test failed, 20 passed", "test_failure"),
-    ("TimeoutError: operation timed out after 30s", "timeout"),
-    ("curl: (7) Failed to connect: Connection refused", "network"),
-    ("HTTP 429 Too Many Requests: rate limit reached", "rate_limit"),
-    ("java.lang.OutOfMemoryError: Java heap space", "out_of_memory"),
-    ("This model's maximum context length is 8192 tokens", "context_overflow"),
-    ("PermissionError: [Errno 13] Permission denied: '/etc/shadow'", "permission"),
-    ("cat: /tmp/x: No such file or directory", "not_found"),
-    ("something odd happened", "unknown"),
-])
+@pytest.mark.parametrize(
+    "text,category",
+    [
+        ("ModuleNotFoundError: No module named 'foo'", "import_error"),
+        ("TypeError: unsupported operand type(s) for +: 'int' and 'str'", "type_error"),
+        ("error[E0308]: mismatched types", "type_error"),
+        ("SyntaxError: invalid syntax", "compile_error"),
+        ("AssertionError: expected 3, got 2", "assertion"),
+        ("FAILED tests/test_api.py::test_list - KeyError", "test_failure"),
+        ("1 test failed, 20 passed", "test_failure"),
+        ("TimeoutError: operation timed out after 30s", "timeout"),
+        ("curl: (7) Failed to connect: Connection refused", "network"),
+        ("HTTP 429 Too Many Requests: rate limit reached", "rate_limit"),
+        ("java.lang.OutOfMemoryError: Java heap space", "out_of_memory"),
+        ("This model's maximum context length is 8192 tokens", "context_overflow"),
+        ("PermissionError: [Errno 13] Permission denied: '/etc/shadow'", "permission"),
+        ("cat: /tmp/x: No such file or directory", "not_found"),
+        ("something odd happened", "unknown"),
+    ],
+)
 def test_categories(text, category):
     assert categorize(extract(text)) == category
     assert category in CATEGORIES
 
 
 def test_signature_fields_and_masked_params(store):
-    sig = store.error_signature("ConnectionRefusedError: connect to 10.0.0.7:5432 refused after 3 retries "
-                                "(config /etc/app/db.yaml, request 3fa85f64-5717-4562-b3fc-2c963f66afa6)")
+    sig = store.error_signature(
+        "ConnectionRefusedError: connect to 10.0.0.7:5432 refused after 3 retries "
+        "(config /etc/app/db.yaml, request 3fa85f64-5717-4562-b3fc-2c963f66afa6)"
+    )
     assert sig.id.startswith("err_") and sig.category == "network"
     assert "10.0.0.7:5432" in sig.params and "/etc/app/db.yaml" in sig.params
     assert "3fa85f64-5717-4562-b3fc-2c963f66afa6" in sig.params
@@ -82,13 +87,22 @@ ident = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
 
 
 @hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ip=st.ip_addresses(v=4), port=st.integers(1, 65535), n=st.integers(0, 10**9), path=st.lists(ident, min_size=2,
-       max_size=5), hexid=st.binary(min_size=8, max_size=16), name=ident)
+@given(
+    ip=st.ip_addresses(v=4),
+    port=st.integers(1, 65535),
+    n=st.integers(0, 10**9),
+    path=st.lists(ident, min_size=2, max_size=5),
+    hexid=st.binary(min_size=8, max_size=16),
+    name=ident,
+)
 def test_variable_values_never_split_a_group(store, ip, port, n, path, hexid, name):
-    base = store.error_signature("ConnectionError: could not reach 10.1.2.3:80 after 5 tries reading /a/b "
-                                 "(trace 0xdeadbeef, key 'x')")
-    other = store.error_signature(f"ConnectionError: could not reach {ip}:{port} after {n} tries reading "
-                                  f"/{'/'.join(path)} (trace 0x{hexid.hex()}, key '{name}')")
+    base = store.error_signature(
+        "ConnectionError: could not reach 10.1.2.3:80 after 5 tries reading /a/b (trace 0xdeadbeef, key 'x')"
+    )
+    other = store.error_signature(
+        f"ConnectionError: could not reach {ip}:{port} after {n} tries reading "
+        f"/{'/'.join(path)} (trace 0x{hexid.hex()}, key '{name}')"
+    )
     assert other.id == base.id
 
 
@@ -137,8 +151,12 @@ def test_subsumed_templates_are_linked_not_renamed(store):
     t1 = store.error_signature("deploy blocked by lock alpha beta gamma delta on main")
     t2 = store.error_signature("deploy blocked by lock red green blue black on main")  # 6/10 alike: a new group
     assert t2.id != t1.id
-    mem = store.remember("stale deploy locks: clear them with lockctl", type="success", agent_id="a",
-                         error="deploy blocked by lock red green blue black on main")
+    mem = store.remember(
+        "stale deploy locks: clear them with lockctl",
+        type="success",
+        agent_id="a",
+        error="deploy blocked by lock red green blue black on main",
+    )
     assert mem.error_signature == t2.id
     store.error_signature("deploy blocked by lock kappa lambda mu delta on main")  # t1 generalises
     g = store.error_signature("deploy blocked by lock kappa lambda mu sigma on main")  # t1 now subsumes t2
@@ -155,14 +173,19 @@ def test_subsumed_templates_are_linked_not_renamed(store):
 
 def test_environment_errors_are_one_error_wherever_the_code_met_them(store):
     def tb(script, func):
-        return (f'Traceback (most recent call last):\n  File "/srv/{script}", line 3, in {func}\n    import yaml\n'
-                "ModuleNotFoundError: No module named 'yaml'\n")
+        return (
+            f'Traceback (most recent call last):\n  File "/srv/{script}", line 3, in {func}\n    import yaml\n'
+            "ModuleNotFoundError: No module named 'yaml'\n"
+        )
+
     a, b = store.error_signature(tb("load_config.py", "<module>")), store.error_signature(tb("deploy.py", "main"))
     assert a.id == b.id and a.frame != b.frame  # the frame is reported, not keyed on
-    k1 = store.error_signature('Traceback (most recent call last):\n  File "/srv/a.py", line 3, in f\n    d[k]\n'
-                               "KeyError: 'region'\n")
-    k2 = store.error_signature('Traceback (most recent call last):\n  File "/srv/b.py", line 9, in g\n    d[k]\n'
-                               "KeyError: 'region'\n")
+    k1 = store.error_signature(
+        "Traceback (most recent call last):\n  File \"/srv/a.py\", line 3, in f\n    d[k]\nKeyError: 'region'\n"
+    )
+    k2 = store.error_signature(
+        "Traceback (most recent call last):\n  File \"/srv/b.py\", line 9, in g\n    d[k]\nKeyError: 'region'\n"
+    )
     assert k1.id != k2.id  # a code error keys on where it happened
 
 
@@ -171,10 +194,22 @@ def test_relative_file_paths_are_variables(store):
     assert "TCP/IP" in store.error_signature("TCP/IP stack failed to start").template
 
 
-@given(st.text(max_size=200) | st.sampled_from([
-    "Permission denied (publickey)", "HTTP 429 Too Many Requests", "No rule to make target 'x'",
-    "invalid-syntax: Expected `)`", "maximum context length is 8192 tokens", "Cannot allocate memory",
-    "error TS2322: Type 'number' is not assignable", "request timed out", "ECONNRESET by peer"]))
+@given(
+    st.text(max_size=200)
+    | st.sampled_from(
+        [
+            "Permission denied (publickey)",
+            "HTTP 429 Too Many Requests",
+            "No rule to make target 'x'",
+            "invalid-syntax: Expected `)`",
+            "maximum context length is 8192 tokens",
+            "Cannot allocate memory",
+            "error TS2322: Type 'number' is not assignable",
+            "request timed out",
+            "ECONNRESET by peer",
+        ]
+    )
+)
 def test_the_category_shortcut_never_changes_the_category(text):
     from harness_memory import error_signatures as es
 

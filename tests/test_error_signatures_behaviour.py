@@ -29,10 +29,13 @@ MASKED = [
     ("open app/main.py:3 bad", "open <*> bad", ["app/main.py:3"]),
     ("dir /tmp/tmpab12cd_x bad", "dir <*> bad", ["/tmp/tmpab12cd_x"]),
     ("in tmpk3j4h5l6 bad", "in <*> bad", ["tmpk3j4h5l6"]),
-    ("key \"abc\" missing", "key <*> missing", ['"abc"']),
+    ('key "abc" missing', "key <*> missing", ['"abc"']),
     ("key 'abc' and `cmd` missing", "key <*> and <*> missing", ["'abc'", "`cmd`"]),
-    ("took 350ms and 12 MB and 5% and 3 seconds", "took <*> and <*> and <*> and <*>",
-     ["350ms", "12 MB", "5%", "3 seconds"]),
+    (
+        "took 350ms and 12 MB and 5% and 3 seconds",
+        "took <*> and <*> and <*> and <*>",
+        ["350ms", "12 MB", "5%", "3 seconds"],
+    ),
     ("count 42 and -3.5e2", "count <*> and <*>", ["42", "-3.5e2"]),
     ("expected 3 but got 4", "expected <*> but got <*>", ["3", "4"]),
     ("Expected: <[a, b]> but was: <[a]>", "Expected: <*> but was: <*>", ["<[a, b]>", "<[a]>"]),
@@ -47,8 +50,16 @@ def test_each_kind_of_variable_is_masked_and_kept_as_a_parameter(text, masked, p
     assert mask_params(masked)[0] == masked  # idempotent
 
 
-@pytest.mark.parametrize("text", ["java.lang.String cannot be cast", "os.path.join failed", "at Foo.bar:12 x",
-                                  "main.py:12 error", "a.b.C.method broke"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "java.lang.String cannot be cast",
+        "os.path.join failed",
+        "at Foo.bar:12 x",
+        "main.py:12 error",
+        "a.b.C.method broke",
+    ],
+)
 def test_qualified_code_names_are_not_hosts(text):
     masked, _ = mask_params(text)
     first = text.split()[0].split(":")[0]
@@ -56,8 +67,14 @@ def test_qualified_code_names_are_not_hosts(text):
 
 
 def test_a_token_with_a_digit_is_a_variable_unless_it_names_an_exception():
-    assert tokenize("sqlite3.OperationalError: x9 uid=<*> Http2Exception abc1 plain") == \
-        ["sqlite3.OperationalError:", "<*>", "uid=<*>", "Http2Exception", "<*>", "plain"]
+    assert tokenize("sqlite3.OperationalError: x9 uid=<*> Http2Exception abc1 plain") == [
+        "sqlite3.OperationalError:",
+        "<*>",
+        "uid=<*>",
+        "Http2Exception",
+        "<*>",
+        "plain",
+    ]
     assert tokenize("  spaced   out  ") == ["spaced", "out"]
     assert tokenize("") == []
 
@@ -68,8 +85,11 @@ CATEGORIES = [
     ("IndentationError: unexpected indent", "compile_error"),
     ("org.opentest4j.AssertionFailedError: expected: <1> but was: <2>", "assertion"),
     ("java.net.SocketTimeoutException: Read timed out", "timeout"),
-    ("Traceback (most recent call last):\n  File \"/srv/app/load.py\", line 3, in <module>\n    x = [0] * 10**12\n"
-     "MemoryError\n", "out_of_memory"),
+    (
+        'Traceback (most recent call last):\n  File "/srv/app/load.py", line 3, in <module>\n    x = [0] * 10**12\n'
+        "MemoryError\n",
+        "out_of_memory",
+    ),
     ("java.nio.file.AccessDeniedException: /x", "permission"),
     ("KeyError: 'k'", "not_found"),
     ("ssl.SSLError: bad handshake", "network"),
@@ -108,77 +128,77 @@ def test_each_category_is_reached(text, category):
 
 # every literal the category filter looks for, each in a message that only it can categorise
 WORDS = [
-    ('context length exceeded for this model', 'context_overflow'),
-    ('too many tokens in the request', 'context_overflow'),
-    ('the prompt is too long', 'context_overflow'),
-    ('rate limit reached for requests', 'rate_limit'),
-    ('too many requests', 'rate_limit'),
-    ('HTTP 429 from the API', 'rate_limit'),
-    ('quota exceeded for the project', 'rate_limit'),
-    ('request was throttled', 'rate_limit'),
-    ('process ran out of memory', 'out_of_memory'),
-    ('killed by the OOM killer', 'out_of_memory'),
-    ('cannot allocate memory', 'out_of_memory'),
-    ('java heap space exhausted', 'out_of_memory'),
-    ('memory limit exceeded', 'out_of_memory'),
-    ('the request timed out', 'timeout'),
-    ('deadline exceeded while waiting', 'timeout'),
-    ('permission denied while opening', 'permission'),
-    ('access denied for user', 'permission'),
-    ('open failed: EACCES', 'permission'),
-    ('the server said forbidden', 'permission'),
-    ('HTTP 401 from the registry', 'permission'),
-    ('HTTP 403 from the registry', 'permission'),
-    ('the user is unauthorized', 'permission'),
-    ('operation not permitted', 'permission'),
-    ('no module named yaml', 'import_error'),
-    ('unresolved import crate::x', 'import_error'),
-    ('could not resolve dependency x', 'import_error'),
-    ('cannot import name Retry', 'import_error'),
-    ('package org.x.y does not exist', 'import_error'),
-    ('library stub not installed for yaml', 'import_error'),
-    ('no matching distribution found for foo', 'import_error'),
-    ('could not find a version that satisfies the requirement foo', 'import_error'),
-    ('unable to import foo', 'import_error'),
-    ('import error while loading', 'import_error'),
-    ('no required module provides package x', 'import_error'),
-    ('cannot find package x in any of', 'import_error'),
-    ('npm ERR! code E404', 'import_error'),
-    ('incompatible types in assignment', 'type_error'),
-    ('string is not assignable to number', 'type_error'),
-    ('error TS2322 in app.ts', 'type_error'),
-    ('object has no attribute foo', 'type_error'),
-    ('object is not callable', 'type_error'),
-    ('syntax error near unexpected', 'compile_error'),
-    ('compilation terminated', 'compile_error'),
-    ('error[E0425]: cannot find value x', 'compile_error'),
-    ('cannot find symbol Foo', 'compile_error'),
-    ('undefined reference to main', 'compile_error'),
-    ('unexpected token in JSON', 'compile_error'),
-    ('build failed with errors', 'compile_error'),
-    ('connection refused by peer', 'network'),
-    ('ECONNRESET while reading', 'network'),
-    ('network is unreachable', 'network'),
-    ('name or service not known', 'network'),
-    ('getaddrinfo failed for host', 'network'),
-    ('temporary failure in name resolution', 'network'),
-    ('broken pipe on write', 'network'),
-    ('ssl handshake failed', 'network'),
-    ('tls handshake failed', 'network'),
-    ('HTTP 502 from upstream', 'network'),
-    ('HTTP 503 from upstream', 'network'),
-    ('HTTP 504 from upstream', 'network'),
-    ('file not found', 'not_found'),
-    ('no such file or directory', 'not_found'),
-    ('open: ENOENT', 'not_found'),
-    ('the directory does not exist', 'not_found'),
-    ('HTTP 404 from the server', 'not_found'),
-    ('the config key is missing', 'not_found'),
-    ('no rule to make target all', 'not_found'),
-    ('assert x == y', 'assertion'),
-    ('expected 1 but got 2', 'assertion'),
-    ('got 1, want 2', 'assertion'),
-    ('3 tests failed', 'test_failure'),
+    ("context length exceeded for this model", "context_overflow"),
+    ("too many tokens in the request", "context_overflow"),
+    ("the prompt is too long", "context_overflow"),
+    ("rate limit reached for requests", "rate_limit"),
+    ("too many requests", "rate_limit"),
+    ("HTTP 429 from the API", "rate_limit"),
+    ("quota exceeded for the project", "rate_limit"),
+    ("request was throttled", "rate_limit"),
+    ("process ran out of memory", "out_of_memory"),
+    ("killed by the OOM killer", "out_of_memory"),
+    ("cannot allocate memory", "out_of_memory"),
+    ("java heap space exhausted", "out_of_memory"),
+    ("memory limit exceeded", "out_of_memory"),
+    ("the request timed out", "timeout"),
+    ("deadline exceeded while waiting", "timeout"),
+    ("permission denied while opening", "permission"),
+    ("access denied for user", "permission"),
+    ("open failed: EACCES", "permission"),
+    ("the server said forbidden", "permission"),
+    ("HTTP 401 from the registry", "permission"),
+    ("HTTP 403 from the registry", "permission"),
+    ("the user is unauthorized", "permission"),
+    ("operation not permitted", "permission"),
+    ("no module named yaml", "import_error"),
+    ("unresolved import crate::x", "import_error"),
+    ("could not resolve dependency x", "import_error"),
+    ("cannot import name Retry", "import_error"),
+    ("package org.x.y does not exist", "import_error"),
+    ("library stub not installed for yaml", "import_error"),
+    ("no matching distribution found for foo", "import_error"),
+    ("could not find a version that satisfies the requirement foo", "import_error"),
+    ("unable to import foo", "import_error"),
+    ("import error while loading", "import_error"),
+    ("no required module provides package x", "import_error"),
+    ("cannot find package x in any of", "import_error"),
+    ("npm ERR! code E404", "import_error"),
+    ("incompatible types in assignment", "type_error"),
+    ("string is not assignable to number", "type_error"),
+    ("error TS2322 in app.ts", "type_error"),
+    ("object has no attribute foo", "type_error"),
+    ("object is not callable", "type_error"),
+    ("syntax error near unexpected", "compile_error"),
+    ("compilation terminated", "compile_error"),
+    ("error[E0425]: cannot find value x", "compile_error"),
+    ("cannot find symbol Foo", "compile_error"),
+    ("undefined reference to main", "compile_error"),
+    ("unexpected token in JSON", "compile_error"),
+    ("build failed with errors", "compile_error"),
+    ("connection refused by peer", "network"),
+    ("ECONNRESET while reading", "network"),
+    ("network is unreachable", "network"),
+    ("name or service not known", "network"),
+    ("getaddrinfo failed for host", "network"),
+    ("temporary failure in name resolution", "network"),
+    ("broken pipe on write", "network"),
+    ("ssl handshake failed", "network"),
+    ("tls handshake failed", "network"),
+    ("HTTP 502 from upstream", "network"),
+    ("HTTP 503 from upstream", "network"),
+    ("HTTP 504 from upstream", "network"),
+    ("file not found", "not_found"),
+    ("no such file or directory", "not_found"),
+    ("open: ENOENT", "not_found"),
+    ("the directory does not exist", "not_found"),
+    ("HTTP 404 from the server", "not_found"),
+    ("the config key is missing", "not_found"),
+    ("no rule to make target all", "not_found"),
+    ("assert x == y", "assertion"),
+    ("expected 1 but got 2", "assertion"),
+    ("got 1, want 2", "assertion"),
+    ("3 tests failed", "test_failure"),
 ]
 
 
@@ -194,8 +214,10 @@ def test_the_store_signs_with_category_params_and_a_stable_id(store):
     assert sig.template == "ConnectionRefusedError: connect to <*> failed after <*> retries"
     assert sig.params == ["db.internal.corp:5432", "3"]
     assert sig.id.startswith("err_") and len(sig.id) == 20
-    assert store.error_signature("ConnectionRefusedError: connect to cache.internal.corp:6379 failed after 9 "
-                                 "retries").id == sig.id
+    assert (
+        store.error_signature("ConnectionRefusedError: connect to cache.internal.corp:6379 failed after 9 retries").id
+        == sig.id
+    )
 
 
 def test_messages_join_a_template_at_the_threshold_and_not_below(store):

@@ -52,8 +52,9 @@ def test_credits_move_the_ranking(store):
 def test_credits_given_with_the_error_land_on_its_link(store):
     m = store.learn_fix(NO_PYTEST, "bin/test sympy", agent_id=AGENT)
     store.apply(m.id, helpful=True, agent_id=AGENT, error=NO_PYTEST)
-    row = store._core.backend.execute("SELECT helpful, unhelpful FROM fix_links WHERE memory_id = ?",
-                                      (m.id,)).fetchone()
+    row = store._core.backend.execute(
+        "SELECT helpful, unhelpful FROM fix_links WHERE memory_id = ?", (m.id,)
+    ).fetchone()
     assert row == (1, 0)
 
 
@@ -80,8 +81,9 @@ def test_links_survive_de_duplication(store):
     a = store.learn_success(AGENT, "bin/test sympy", error=NO_PYTEST)
     b = store.learn_success(AGENT, "bin/test sympy", error=other)  # an exact duplicate, taught for another error
     assert a.id == b.id
-    sigs = {r[0] for r in store._core.backend.execute("SELECT error_signature FROM fix_links WHERE memory_id = ?",
-                                                      (a.id,))}
+    sigs = {
+        r[0] for r in store._core.backend.execute("SELECT error_signature FROM fix_links WHERE memory_id = ?", (a.id,))
+    }
     assert len(sigs) == 2
     assert advice(store, NO_PYTEST).fixes[0].id == a.id
     assert advice(store, other).fixes[0].id == a.id
@@ -120,8 +122,10 @@ def test_on_task_complete_after_an_error_teaches_the_summary_as_the_fix(store):
 def test_similar_errors_share_fixes_only_when_asked_to(tmp_path, clock):
     from harness_memory import MemoryStore, Settings
 
-    taught = ["ConnectionResetError: peer reset the replication stream of primary shard alpha",
-              "ConnectionResetError: peer reset the replication stream of primary shard beta"]
+    taught = [
+        "ConnectionResetError: peer reset the replication stream of primary shard alpha",
+        "ConnectionResetError: peer reset the replication stream of primary shard beta",
+    ]
     asked = "ConnectionResetError: peer reset the replication stream of primary shard gamma while idle"
     for similar, expect in ((None, False), (0.6, True)):
         with MemoryStore(tmp_path / f"s{similar}.db", settings=Settings(fix_similar_min=similar), clock=clock) as s:
@@ -159,8 +163,7 @@ def test_fixes_for_returns_evidence(store):
     assert store.fixes_for("some other error entirely", agent_id=AGENT) == []
 
 
-@pytest.mark.parametrize("bad", [dict(error=None), dict(error=3), dict(fix=""), dict(worked="yes"),
-                                 dict(agent_id="")])
+@pytest.mark.parametrize("bad", [dict(error=None), dict(error=3), dict(fix=""), dict(worked="yes"), dict(agent_id="")])
 def test_learn_fix_refuses_bad_input_and_writes_nothing(store, bad):
     from conftest import table_snapshot
 
@@ -172,8 +175,10 @@ def test_learn_fix_refuses_bad_input_and_writes_nothing(store, bad):
 
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(counts=st.lists(st.integers(1, 4), min_size=2, max_size=4), credits=st.lists(st.integers(-3, 3), min_size=4,
-       max_size=4))
+@given(
+    counts=st.lists(st.integers(1, 4), min_size=2, max_size=4),
+    credits=st.lists(st.integers(-3, 3), min_size=4, max_size=4),
+)
 def test_ranking_follows_net_evidence(store, counts, credits):
     store.clear("default")
     err = "ConnectionRefusedError: [Errno 111] Connection refused (db:5432)"
@@ -206,6 +211,10 @@ def test_export_and_import_keep_links_and_evidence(store, tmp_path, settings, cl
         assert again.inserted == 0
         ev = other.fixes_for(NO_PYTEST, agent_id=AGENT)[0]
         assert (ev.memory.content, ev.worked) == ("bin/test sympy", 2)
-        rows = other._core.backend.execute("SELECT error_signature, worked, helpful FROM fix_links ORDER BY id").fetchall()
-        orig = store._core.backend.execute("SELECT error_signature, worked, helpful FROM fix_links ORDER BY id").fetchall()
+        rows = other._core.backend.execute(
+            "SELECT error_signature, worked, helpful FROM fix_links ORDER BY id"
+        ).fetchall()
+        orig = store._core.backend.execute(
+            "SELECT error_signature, worked, helpful FROM fix_links ORDER BY id"
+        ).fetchall()
         assert rows == orig

@@ -30,18 +30,25 @@ def run(steps: list[dict], iid: str = "demo__demo-1") -> dict:
 
 # -- shapes and targets ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("command, expected", [
-    ("cd /testbed && PYTHONPATH=. timeout 60 ./tests/runtests.py delete 2>&1 | tail -5", "tests/runtests.py <target>"),
-    ("pytest tests/test_x.py -x", "pytest <target> -x"),
-    ("python3 -m pytest tests/test_x.py::TestA::test_b", "python -m pytest <target>"),
-    ("/usr/bin/python3 reproduce.py > out.txt", "python <target>"),
-    ("python3.11 tool.py", "python3.11 <target>"),
-    ("pip install pyyaml && python app.py", "pip install pyyaml && python <target>"),
-    ("ruff check --fix src/a.py src/b.py", "ruff check --fix <target>"),
-    ("cd webapp && npm run check", "npm run check"),
-    ("python manage.py migrate --fake-initial", "python manage.py <target> --fake-initial"),
-    ("python -c \"import yaml\" && python app.py", "python -c <code> && python <target>"),
-])
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        (
+            "cd /testbed && PYTHONPATH=. timeout 60 ./tests/runtests.py delete 2>&1 | tail -5",
+            "tests/runtests.py <target>",
+        ),
+        ("pytest tests/test_x.py -x", "pytest <target> -x"),
+        ("python3 -m pytest tests/test_x.py::TestA::test_b", "python -m pytest <target>"),
+        ("/usr/bin/python3 reproduce.py > out.txt", "python <target>"),
+        ("python3.11 tool.py", "python3.11 <target>"),
+        ("pip install pyyaml && python app.py", "pip install pyyaml && python <target>"),
+        ("ruff check --fix src/a.py src/b.py", "ruff check --fix <target>"),
+        ("cd webapp && npm run check", "npm run check"),
+        ("python manage.py migrate --fake-initial", "python manage.py <target> --fake-initial"),
+        ('python -c "import yaml" && python app.py', "python -c <code> && python <target>"),
+    ],
+)
 def test_shape(command, expected):
     assert shape(command) == expected
 
@@ -57,11 +64,21 @@ def test_the_same_test_target_across_runners_and_spellings():
     assert targets("python -c 'print(1)'") == frozenset()
 
 
-@pytest.mark.parametrize("command", [
-    "cat tests/test_x.py", "grep -rn foo django/", "sed -i 's/a/b/' x.py", "ls -la", "find . -name '*.py'",
-    "echo hi > notes.txt", "cat <<'EOF' > reproduce.py\nimport sys\nprint(sys.argv)\nEOF", "git diff",
-    "pip install pyyaml", "cd /testbed && git status",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat tests/test_x.py",
+        "grep -rn foo django/",
+        "sed -i 's/a/b/' x.py",
+        "ls -la",
+        "find . -name '*.py'",
+        "echo hi > notes.txt",
+        "cat <<'EOF' > reproduce.py\nimport sys\nprint(sys.argv)\nEOF",
+        "git diff",
+        "pip install pyyaml",
+        "cd /testbed && git status",
+    ],
+)
 def test_edits_inspections_and_setup_are_not_runs(command):
     assert parse(command).kind == "edit"
 
@@ -73,15 +90,20 @@ def test_a_heredoc_write_followed_by_a_run_is_a_run_of_the_written_script():
 
 # -- pairs ----------------------------------------------------------------------------------------
 
+
 def test_pair_found_with_another_runner_edits_ignored():
-    fs = extract_failures(run([
-        step("pytest tests/test_x.py", 1, "/usr/bin/python3: No module named pytest"),
-        step("cat tests/test_x.py", 0),
-        step("grep -n nothing tests/test_x.py", 1),  # an inspection that fails is not a failure
-        step("python -m unittest tests.test_other", 0),  # another target: not the repair
-        step("python -m unittest tests.test_x", 0),
-        step("python -m unittest tests.test_x -v", 0),  # the repair is the FIRST later success
-    ]))
+    fs = extract_failures(
+        run(
+            [
+                step("pytest tests/test_x.py", 1, "/usr/bin/python3: No module named pytest"),
+                step("cat tests/test_x.py", 0),
+                step("grep -n nothing tests/test_x.py", 1),  # an inspection that fails is not a failure
+                step("python -m unittest tests.test_other", 0),  # another target: not the repair
+                step("python -m unittest tests.test_x", 0),
+                step("python -m unittest tests.test_x -v", 0),  # the repair is the FIRST later success
+            ]
+        )
+    )
     assert len(fs) == 1
     f = fs[0]
     assert (f.step, f.repair_step) == (0, 4)
@@ -90,23 +112,31 @@ def test_pair_found_with_another_runner_edits_ignored():
 
 
 def test_no_pair_without_a_later_success_of_the_same_target():
-    fs = extract_failures(run([
-        step("python app.py", 0),  # a success BEFORE the failure does not repair it
-        step("python app.py", 1, "ModuleNotFoundError: No module named 'yaml'"),
-        step("python other.py", 0),
-        step("python app.py", 1, "ModuleNotFoundError: No module named 'yaml'"),
-        step("python -c 'import yaml'", 1, "ModuleNotFoundError"),  # no target: asked, never paired
-    ]))
+    fs = extract_failures(
+        run(
+            [
+                step("python app.py", 0),  # a success BEFORE the failure does not repair it
+                step("python app.py", 1, "ModuleNotFoundError: No module named 'yaml'"),
+                step("python other.py", 0),
+                step("python app.py", 1, "ModuleNotFoundError: No module named 'yaml'"),
+                step("python -c 'import yaml'", 1, "ModuleNotFoundError"),  # no target: asked, never paired
+            ]
+        )
+    )
     assert [f.step for f in fs] == [1, 3, 4]
     assert all(f.repair is None for f in fs)
 
 
 def test_several_failures_share_one_repair():
-    fs = extract_failures(run([
-        step("pytest tests/test_m.py", 4, "ERROR: file not found"),
-        step("python -m pytest tests/test_m.py -q", 1, "1 failed"),
-        step("./runtests.py tests/test_m.py", 0, "1 passed"),
-    ]))
+    fs = extract_failures(
+        run(
+            [
+                step("pytest tests/test_m.py", 4, "ERROR: file not found"),
+                step("python -m pytest tests/test_m.py -q", 1, "1 failed"),
+                step("./runtests.py tests/test_m.py", 0, "1 passed"),
+            ]
+        )
+    )
     assert [(f.step, f.repair_step) for f in fs] == [(0, 2), (1, 2)]
     assert {f.repair_shape for f in fs} == {"runtests.py <target>"}
 
@@ -122,6 +152,7 @@ def test_instance_order_and_truncation():
 
 
 # -- metrics --------------------------------------------------------------------------------------
+
 
 def test_hit_at_k():
     assert fr._score(["a", "b", "c"], "a") == fr.Outcome(True, True, True)
@@ -139,25 +170,25 @@ def _asked(repair_shape, seen, lib, group="g"):
 
 def test_rows_hit_rates_answer_rate_and_false_advice():
     asked = [
-        _asked("A", True, ["A"]),            # seen, hit@1
-        _asked("A", True, ["B", "A"]),       # seen, hit@3 only
-        _asked("B", True, []),               # seen, nothing answered
-        _asked("C", False, ["A"]),           # unseen, advised anyway: false advice
-        _asked("D", False, []),              # unseen, quiet
-        _asked(None, False, []),             # no repair, quiet
-        _asked(None, False, ["A", "B"]),     # no repair, advised: false advice
+        _asked("A", True, ["A"]),  # seen, hit@1
+        _asked("A", True, ["B", "A"]),  # seen, hit@3 only
+        _asked("B", True, []),  # seen, nothing answered
+        _asked("C", False, ["A"]),  # unseen, advised anyway: false advice
+        _asked("D", False, []),  # unseen, quiet
+        _asked(None, False, []),  # no repair, quiet
+        _asked(None, False, ["A", "B"]),  # no repair, advised: false advice
         _asked(None, False, []),
     ]
     rows = {r[1]: r for r in fr.rows_for("pooled", asked)}
     lib = rows["on_task_error"]
-    assert lib[2:4] == [5, 3]                             # pairs, seen
-    assert lib[4] == pytest.approx(1 / 3)                 # hit@1 seen
-    assert lib[5] == pytest.approx(2 / 3)                 # hit@3 seen
-    assert lib[6] == pytest.approx(1 / 5)                 # hit@1 all pairs
-    assert lib[7] == pytest.approx(2 / 5)                 # hit@3 all pairs
-    assert lib[8] == pytest.approx(4 / 8)                 # answered, over every asked failure
-    assert lib[9] == pytest.approx(1 / 2)                 # false advice, unseen repairs
-    assert lib[10] == pytest.approx(1 / 3)                # false advice, no repair
+    assert lib[2:4] == [5, 3]  # pairs, seen
+    assert lib[4] == pytest.approx(1 / 3)  # hit@1 seen
+    assert lib[5] == pytest.approx(2 / 3)  # hit@3 seen
+    assert lib[6] == pytest.approx(1 / 5)  # hit@1 all pairs
+    assert lib[7] == pytest.approx(2 / 5)  # hit@3 all pairs
+    assert lib[8] == pytest.approx(4 / 8)  # answered, over every asked failure
+    assert lib[9] == pytest.approx(1 / 2)  # false advice, unseen repairs
+    assert lib[10] == pytest.approx(1 / 3)  # false advice, no repair
     assert rows["best possible"][6] == pytest.approx(3 / 5)
 
 
@@ -186,7 +217,9 @@ def test_fix_text_of_each_teach_mode_maps_to_the_taught_repair():
     known = {"./tests/runtests.py queries": "tests/runtests.py <target>"}
     assert fr.command_answer_shape("./tests/runtests.py queries", known) == "tests/runtests.py <target>"
     # on_task_complete stores "<title>: <summary>", learn_error "<error>: <fix>"
-    assert fr.command_answer_shape("django__django-1: ./tests/runtests.py queries", known) == "tests/runtests.py <target>"
+    assert (
+        fr.command_answer_shape("django__django-1: ./tests/runtests.py queries", known) == "tests/runtests.py <target>"
+    )
     assert fr.command_answer_shape("Error: x: y\n: ./tests/runtests.py queries", known) == "tests/runtests.py <target>"
     assert fr.command_answer_shape("pytest tests/a.py", known) == "pytest <target>"
     assert fr.d4j_answer_shape("patch Lang-7: org.apache.commons.lang3.FooTest", {}) == "patch Lang-7"
@@ -198,20 +231,33 @@ def test_replay_bookkeeping_on_a_tiny_stream(tmp_path):
     err_yaml = "Traceback:\nModuleNotFoundError: No module named 'yaml'"
     runs = []
     for n, app in enumerate(["a", "b", "c", "d", "e"], start=1):
-        runs.append(run([step(f"python {app}.py", 1, err_yaml), step(f"pip install pyyaml && python {app}.py", 0)],
-                        f"demo__demo-{n}"))
-    runs.append(run([step("gcc src/m.c -o bin/m", 1, "undefined reference to `sqrt'"),
-                     step("gcc src/m.c -o bin/m -lm", 0)], "demo__demo-6"))
+        runs.append(
+            run(
+                [step(f"python {app}.py", 1, err_yaml), step(f"pip install pyyaml && python {app}.py", 0)],
+                f"demo__demo-{n}",
+            )
+        )
+    runs.append(
+        run(
+            [step("gcc src/m.c -o bin/m", 1, "undefined reference to `sqrt'"), step("gcc src/m.c -o bin/m -lm", 0)],
+            "demo__demo-6",
+        )
+    )
     runs.append(run([step("python -m unittest tests.test_q", 1, "AssertionError: 1 != 2")], "demo__demo-7"))
     src = fr.runs_source("demo", runs)
     assert [t.teach for t in sorted(src.tasks, key=lambda t: t.order)] == [True] * 4 + [False] * 3
     asked, stats = fr.replay(src, "learn_success", credit=True, online=False, db_dir=tmp_path)
     assert stats["taught"] == 4 and stats["teach_errors"] == 0
-    assert [(a.case.case_id, a.seen) for a in asked] == [("demo__demo-5#0", True), ("demo__demo-6#0", False),
-                                                         ("demo__demo-7#0", False)]
+    assert [(a.case.case_id, a.seen) for a in asked] == [
+        ("demo__demo-5#0", True),
+        ("demo__demo-6#0", False),
+        ("demo__demo-7#0", False),
+    ]
     assert asked[0].out["BM25 nearest failure"].hit1
     assert asked[0].out["most frequent repair"].hit1
-    assert asked[1].case.repair_shape == "gcc <target> -o <target> -lm" and not asked[1].out["BM25 nearest failure"].hit3
+    assert (
+        asked[1].case.repair_shape == "gcc <target> -o <target> -lm" and not asked[1].out["BM25 nearest failure"].hit3
+    )
     assert asked[2].case.repair is None
 
 
@@ -222,6 +268,7 @@ def test_learn_fix_mode_without_the_api_exits_2(monkeypatch, capsys):
 
 
 # -- the recorded corpus --------------------------------------------------------------------------
+
 
 def test_recorded_sessions_pair_as_their_scenario_says():
     assert SESSIONS.stat().st_size < 1_000_000

@@ -26,11 +26,18 @@ def _client(url, token, **headers):
 
 
 def test_stats_show_only_what_the_caller_may_see(server):
-    with _client(server, "tok-alice") as alice, _client(server, "tok-bob") as bob, \
-            _client(server, "tok-admin") as admin:
+    with (
+        _client(server, "tok-alice") as alice,
+        _client(server, "tok-bob") as bob,
+        _client(server, "tok-admin") as admin,
+    ):
         for i in range(3):
-            assert alice.post("/api/memory/remember", json={"content": f"alice private {i}", "type": "decision"}
-                              ).status_code == 201
+            assert (
+                alice.post(
+                    "/api/memory/remember", json={"content": f"alice private {i}", "type": "decision"}
+                ).status_code
+                == 201
+            )
         alice.post("/api/memory/remember", json={"content": "alice shared", "type": "decision", "scope": "global"})
         bob.post("/api/memory/remember", json={"content": "bob private", "type": "failure"})
         mid = bob.post("/api/memory/recall", json={"query": "bob private"}).json()[0]["memory"]["id"]
@@ -53,12 +60,16 @@ def test_stats_show_only_what_the_caller_may_see(server):
 
 
 def test_select_technique_never_reveals_another_agents_attempts(server):
-    with _client(server, "tok-alice") as alice, _client(server, "tok-bob") as bob, \
-            _client(server, "tok-admin") as admin:
+    with (
+        _client(server, "tok-alice") as alice,
+        _client(server, "tok-bob") as bob,
+        _client(server, "tok-admin") as admin,
+    ):
         err = "TimeoutError: the build step took longer than 600s"
         for tech in ("prompt_restructure", "decomposition"):
-            r = alice.post("/api/memory/record-outcome", json={"task_id": "T-7", "technique": tech, "success": False,
-                                                               "error": err})
+            r = alice.post(
+                "/api/memory/record-outcome", json={"task_id": "T-7", "technique": tech, "success": False, "error": err}
+            )
             assert r.status_code == 201 and r.json()["task_id"] == "T-7"  # the caller's own name comes back
         mine = alice.post("/api/memory/select-technique", json={"task_id": "T-7", "error": err}).json()
         assert set(mine["tried"]) == {"prompt_restructure", "decomposition"}
@@ -77,17 +88,29 @@ def test_select_technique_never_reveals_another_agents_attempts(server):
 def _raw_request(port: int, auth: bytes) -> bytes:
     """A request with raw header bytes, as a client that sends UTF-8 in a header would."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        s.sendall(b"GET /api/memory/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: " + auth
-                  + b"\r\nConnection: close\r\n\r\n")
+        s.sendall(
+            b"GET /api/memory/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
+            + auth
+            + b"\r\nConnection: close\r\n\r\n"
+        )
         data = b""
         while chunk := s.recv(65536):
             data += chunk
     return data
 
 
-@pytest.mark.parametrize("auth", ["Bearer tok-\u00e9lice".encode("utf-8"), "Bearer tok-alice\u00ff".encode("latin-1"),
-                                  "Bearer \u2603\u2603".encode("utf-8"), b"Bearer \x80\x81\x82", b"Basic \xc3\xa9",
-                                  b"Bearer", b"Bearer  "])
+@pytest.mark.parametrize(
+    "auth",
+    [
+        "Bearer tok-\u00e9lice".encode("utf-8"),
+        "Bearer tok-alice\u00ff".encode("latin-1"),
+        "Bearer \u2603\u2603".encode("utf-8"),
+        b"Bearer \x80\x81\x82",
+        b"Basic \xc3\xa9",
+        b"Bearer",
+        b"Bearer  ",
+    ],
+)
 def test_a_malformed_or_non_ascii_token_is_a_401(server, auth):
     port = int(server.rsplit(":", 1)[1])
     reply = _raw_request(port, auth)

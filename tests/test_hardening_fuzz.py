@@ -61,18 +61,60 @@ class Weird:
 
 HUGE_INTS = [2**63, 2**64, -(2**63) - 1, 10**100, -1, 0]
 HOSTILE = st.one_of(
-    st.none(), st.booleans(), st.sampled_from(HUGE_INTS), st.integers(),
-    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -0.0]),
-    st.text(max_size=30), st.sampled_from(["", " ", "\x00", "a\x00b", "\u202e\u0000", "\ud800", "x" * 300_000,
-                                           "é" * 70_000, "🙂" * 50, "\n\r\t", "[REDACTED:x]", "../../etc/passwd"]),
-    st.binary(max_size=20), st.just(b"\x00\xff"),
+    st.none(),
+    st.booleans(),
+    st.sampled_from(HUGE_INTS),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -0.0]),
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "\x00",
+            "a\x00b",
+            "\u202e\u0000",
+            "\ud800",
+            "x" * 300_000,
+            "é" * 70_000,
+            "🙂" * 50,
+            "\n\r\t",
+            "[REDACTED:x]",
+            "../../etc/passwd",
+        ]
+    ),
+    st.binary(max_size=20),
+    st.just(b"\x00\xff"),
     st.lists(st.one_of(st.text(max_size=10), st.integers(), st.none()), max_size=5),
     st.dictionaries(st.text(max_size=5), st.one_of(st.integers(), st.text(max_size=5)), max_size=3),
-    st.sampled_from([_deep_dict(50), _deep_dict(3000), _deep_list(3000), {1: "int key"}, {"a": {1, 2}},
-                     {"n": math.nan}, {"x": object()}, set(), frozenset({"keyword"}), (), ("a",), Weird(), object(),
-                     timedelta(days=-1), timedelta(days=10**6), datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59),
-                     datetime(2026, 1, 1, tzinfo=UTC), Path("relative"), lambda *a, **k: None, 123j,
-                     range(10**12), iter([1, 2, 3])]),
+    st.sampled_from(
+        [
+            _deep_dict(50),
+            _deep_dict(3000),
+            _deep_list(3000),
+            {1: "int key"},
+            {"a": {1, 2}},
+            {"n": math.nan},
+            {"x": object()},
+            set(),
+            frozenset({"keyword"}),
+            (),
+            ("a",),
+            Weird(),
+            object(),
+            timedelta(days=-1),
+            timedelta(days=10**6),
+            datetime(1, 1, 1),
+            datetime(9999, 12, 31, 23, 59),
+            datetime(2026, 1, 1, tzinfo=UTC),
+            Path("relative"),
+            lambda *a, **k: None,
+            123j,
+            range(10**12),
+            iter([1, 2, 3]),
+        ]
+    ),
 )
 
 PLAUSIBLE = {
@@ -97,8 +139,20 @@ def _value_for(param: str):
     hostile = HOSTILE
     if param == "path":
         # paths stay inside the test's folder: the hostile part is the type and the shape
-        hostile = st.sampled_from(["__tmp__/missing/x.jsonl", "__tmp__", "__tmp__/f\x00.jsonl", 12, b"x.jsonl", "",
-                                   None, ["x"], "__tmp__/file.jsonl/inner", "__tmp__/export.jsonl"])
+        hostile = st.sampled_from(
+            [
+                "__tmp__/missing/x.jsonl",
+                "__tmp__",
+                "__tmp__/f\x00.jsonl",
+                12,
+                b"x.jsonl",
+                "",
+                None,
+                ["x"],
+                "__tmp__/file.jsonl/inner",
+                "__tmp__/export.jsonl",
+            ]
+        )
     if param in PLAUSIBLE:
         return st.one_of(PLAUSIBLE[param], hostile)
     return hostile
@@ -136,14 +190,19 @@ def calls(draw, name):
         else:
             args.append(val)
     if name == "run_job" and draw(st.booleans()):  # the one method that takes **kwargs as job arguments
-        kwargs[draw(st.sampled_from(["bogus", "progress", "namespace", "dry_run", "force", "holder",
-                                     "min_interval", "summariser"]))] = draw(HOSTILE)
+        kwargs[
+            draw(
+                st.sampled_from(
+                    ["bogus", "progress", "namespace", "dry_run", "force", "holder", "min_interval", "summariser"]
+                )
+            )
+        ] = draw(HOSTILE)
     return args, kwargs
 
 
 def _fix_paths(v, tmp):
     if isinstance(v, str) and v.startswith("__tmp__"):
-        return str(tmp) + v[len("__tmp__"):]
+        return str(tmp) + v[len("__tmp__") :]
     return v
 
 
@@ -155,6 +214,7 @@ def _describe(args, kwargs) -> str:
     def short(x):
         r = _REPR.repr(x) if not isinstance(x, Weird) else "Weird()"
         return r if len(r) < 60 else r[:57] + "..."
+
     return ", ".join([short(a) for a in args] + [f"{k}={short(x)}" for k, x in kwargs.items()])
 
 
@@ -168,12 +228,14 @@ def _fuzz(name, tmp_path_factory, examples: int):
     leaks: list[str] = []
     tmp = tmp_path_factory.mktemp("fuzz")
     (tmp / "file.jsonl").write_text("x")
-    store = MemoryStore(tmp / "f.db", settings=Settings(extra_types=["discovery", "plan", "feedback"]),
-                        clock=ManualClock())
+    store = MemoryStore(
+        tmp / "f.db", settings=Settings(extra_types=["discovery", "plan", "feedback"]), clock=ManualClock()
+    )
     _seed(store)
 
-    @hsettings(max_examples=examples, deadline=None, derandomize=True, database=None,
-               suppress_health_check=list(HealthCheck))
+    @hsettings(
+        max_examples=examples, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(calls(name))
     def run(call):
         args, kwargs = call
@@ -195,24 +257,73 @@ def _fuzz(name, tmp_path_factory, examples: int):
 
 
 # every parameter of every method gets each of these, the other arguments being ordinary
-FIXED = [None, True, 2**64, -(2**63) - 1, -1, 0, math.nan, math.inf, 1e308, 123j, "", " ", "\x00", "a\x00b",
-         "\ud800", "x" * 300_000, "é" * 70_000, b"x", [], [None], ["a", 3], {}, {1: 2}, {"a": {1, 2}},
-         _deep_dict(3000), _deep_list(3000), set(), frozenset({"keyword"}), Weird(), object(),
-         timedelta(days=-1), timedelta(days=10**6), datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59),
-         lambda *a, **k: None, iter([1])]
-BASE = {"content": "pin the dependency", "query": "dependency", "type": "success", "agent_id": "a",
-        "memory_id": 1, "task_id": "T1", "technique": "fresh_start", "error": "ValueError: bad value 3",
-        "text": "ValueError: bad value 3", "name": "expire", "helpful": True, "success": True,
-        "items": [{"content": "x", "type": "success", "agent_id": "a"}], "context": "ctx", "pattern": "a pattern",
-        "task": {"title": "fix the build", "id": "T1"}, "result": {"success": True}, "path": "__tmp__/out.jsonl",
-        "namespace": "default"}
+FIXED = [
+    None,
+    True,
+    2**64,
+    -(2**63) - 1,
+    -1,
+    0,
+    math.nan,
+    math.inf,
+    1e308,
+    123j,
+    "",
+    " ",
+    "\x00",
+    "a\x00b",
+    "\ud800",
+    "x" * 300_000,
+    "é" * 70_000,
+    b"x",
+    [],
+    [None],
+    ["a", 3],
+    {},
+    {1: 2},
+    {"a": {1, 2}},
+    _deep_dict(3000),
+    _deep_list(3000),
+    set(),
+    frozenset({"keyword"}),
+    Weird(),
+    object(),
+    timedelta(days=-1),
+    timedelta(days=10**6),
+    datetime(1, 1, 1),
+    datetime(9999, 12, 31, 23, 59),
+    lambda *a, **k: None,
+    iter([1]),
+]
+BASE = {
+    "content": "pin the dependency",
+    "query": "dependency",
+    "type": "success",
+    "agent_id": "a",
+    "memory_id": 1,
+    "task_id": "T1",
+    "technique": "fresh_start",
+    "error": "ValueError: bad value 3",
+    "text": "ValueError: bad value 3",
+    "name": "expire",
+    "helpful": True,
+    "success": True,
+    "items": [{"content": "x", "type": "success", "agent_id": "a"}],
+    "context": "ctx",
+    "pattern": "a pattern",
+    "task": {"title": "fix the build", "id": "T1"},
+    "result": {"success": True},
+    "path": "__tmp__/out.jsonl",
+    "namespace": "default",
+}
 
 
 def _sweep(name, tmp_path_factory) -> list[str]:
     tmp = tmp_path_factory.mktemp("sweep")
     leaks: list[str] = []
-    with MemoryStore(tmp / "s.db", settings=Settings(extra_types=["discovery", "plan", "feedback"]),
-                     clock=ManualClock()) as store:
+    with MemoryStore(
+        tmp / "s.db", settings=Settings(extra_types=["discovery", "plan", "feedback"]), clock=ManualClock()
+    ) as store:
         _seed(store)
         params = _params(name)
         for target in params:
@@ -234,8 +345,9 @@ def _sweep(name, tmp_path_factory) -> list[str]:
                 except HarnessMemoryError:
                     pass
                 except Exception as exc:  # noqa: BLE001 - a leak: recorded, asserted by the caller
-                    leaks.append(f"{name}({target.name}={_describe([value], {})}) -> {type(exc).__name__}: "
-                                 f"{str(exc)[:100]}")
+                    leaks.append(
+                        f"{name}({target.name}={_describe([value], {})}) -> {type(exc).__name__}: {str(exc)[:100]}"
+                    )
     return leaks
 
 
@@ -259,20 +371,46 @@ def test_each_parameter_with_each_hostile_value(name, tmp_path_factory):
 
 
 def test_every_public_method_is_fuzzed():
-    assert set(METHODS) >= {"remember", "recall", "apply", "get", "forget", "stats", "export_jsonl", "import_jsonl",
-                            "run_job", "record_outcome", "select_technique", "on_task_start", "on_task_error",
-                            "on_task_complete", "error_signature", "has_seen_error", "learn_error"}
+    assert set(METHODS) >= {
+        "remember",
+        "recall",
+        "apply",
+        "get",
+        "forget",
+        "stats",
+        "export_jsonl",
+        "import_jsonl",
+        "run_job",
+        "record_outcome",
+        "select_technique",
+        "on_task_start",
+        "on_task_error",
+        "on_task_complete",
+        "error_signature",
+        "has_seen_error",
+        "learn_error",
+    }
     assert set(OWNED_ELSEWHERE) <= set(METHODS)
 
 
-CONSTRUCTOR_VALUES = st.fixed_dictionaries({}, optional={
-    "settings": st.one_of(HOSTILE, st.just(Settings())), "embedder": HOSTILE, "clock": HOSTILE,
-    "allow_embedder_change": HOSTILE})
+CONSTRUCTOR_VALUES = st.fixed_dictionaries(
+    {},
+    optional={
+        "settings": st.one_of(HOSTILE, st.just(Settings())),
+        "embedder": HOSTILE,
+        "clock": HOSTILE,
+        "allow_embedder_change": HOSTILE,
+    },
+)
 
 
 @hsettings(max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-@given(path=st.sampled_from(["__tmp__/ok.db", "__tmp__", "__tmp__/not-a-db.db", "__tmp__/not-a-db.db/inner.db",
-                             "", "\x00", 5, None, b"x"]), kw=CONSTRUCTOR_VALUES)
+@given(
+    path=st.sampled_from(
+        ["__tmp__/ok.db", "__tmp__", "__tmp__/not-a-db.db", "__tmp__/not-a-db.db/inner.db", "", "\x00", 5, None, b"x"]
+    ),
+    kw=CONSTRUCTOR_VALUES,
+)
 def test_the_constructor_raises_only_library_errors(tmp_path_factory, path, kw):
     tmp = tmp_path_factory.mktemp("ctor")
     (tmp / "not-a-db.db").write_bytes(b"plain text " * 500)
@@ -286,24 +424,42 @@ def test_the_constructor_raises_only_library_errors(tmp_path_factory, path, kw):
 
 
 # -- the command line, in process (main() is what the console script runs) ------------------------------
-CLI_CASES = st.sampled_from([
-    ["show", "99999999999999999999999"], ["show", "-1"], ["show", "0"], ["forget", "-5"],
-    ["recall", "", "--limit", "-5"], ["recall", "x", "--limit", "100000"], ["recall", "x", "--tag", ""],
-    ["recall", "x\x01y", "--type", "nonsense"], ["recall", "dep", "--agent", "a" * 500],
-    ["remember", "x", "--type", "success", "--agent", "a", "--importance", "nan"],
-    ["remember", "x", "--type", "success", "--agent", "a", "--importance", "1e400"],
-    ["remember", "x", "--type", "success", "--agent", "a", "--ttl-hours", "-1"],
-    ["remember", "x", "--type", "success", "--agent", "a", "--ttl-hours", "1e300"],
-    ["remember", "x" * 40_000, "--type", "success", "--agent", "a"],
-    ["remember", "", "--type", "success", "--agent", ""],
-    ["remember", "x", "--type", "success", "--agent", "a", "--scope", "world"],
-    ["export", "__tmp__/missing/x.jsonl"], ["export", "__tmp__"], ["export", "__tmp__/x.md", "--format", "xml"],
-    ["export", "__tmp__/x.md", "--format", "markdown"], ["import", "__tmp__/missing.jsonl"],
-    ["import", "/dev/null"], ["import", "__tmp__"], ["import", "__tmp__/x.md", "--format", "markdown", "--agent", ""],
-    ["jobs", "run", "decay", "--namespace", ""], ["jobs", "run", "nonsense"], ["stats", "--namespace", "\x00"],
-    ["stats", "--rows", "-1"], ["stats", "--rows", "99999999999999999999"], ["reembed", "--embedder", "nonsense:1"],
-    ["reembed", "--embedder", "hashing:0"], ["init"],
-])
+CLI_CASES = st.sampled_from(
+    [
+        ["show", "99999999999999999999999"],
+        ["show", "-1"],
+        ["show", "0"],
+        ["forget", "-5"],
+        ["recall", "", "--limit", "-5"],
+        ["recall", "x", "--limit", "100000"],
+        ["recall", "x", "--tag", ""],
+        ["recall", "x\x01y", "--type", "nonsense"],
+        ["recall", "dep", "--agent", "a" * 500],
+        ["remember", "x", "--type", "success", "--agent", "a", "--importance", "nan"],
+        ["remember", "x", "--type", "success", "--agent", "a", "--importance", "1e400"],
+        ["remember", "x", "--type", "success", "--agent", "a", "--ttl-hours", "-1"],
+        ["remember", "x", "--type", "success", "--agent", "a", "--ttl-hours", "1e300"],
+        ["remember", "x" * 40_000, "--type", "success", "--agent", "a"],
+        ["remember", "", "--type", "success", "--agent", ""],
+        ["remember", "x", "--type", "success", "--agent", "a", "--scope", "world"],
+        ["export", "__tmp__/missing/x.jsonl"],
+        ["export", "__tmp__"],
+        ["export", "__tmp__/x.md", "--format", "xml"],
+        ["export", "__tmp__/x.md", "--format", "markdown"],
+        ["import", "__tmp__/missing.jsonl"],
+        ["import", "/dev/null"],
+        ["import", "__tmp__"],
+        ["import", "__tmp__/x.md", "--format", "markdown", "--agent", ""],
+        ["jobs", "run", "decay", "--namespace", ""],
+        ["jobs", "run", "nonsense"],
+        ["stats", "--namespace", "\x00"],
+        ["stats", "--rows", "-1"],
+        ["stats", "--rows", "99999999999999999999"],
+        ["reembed", "--embedder", "nonsense:1"],
+        ["reembed", "--embedder", "hashing:0"],
+        ["init"],
+    ]
+)
 
 
 @hsettings(max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))

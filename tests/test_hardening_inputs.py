@@ -109,8 +109,7 @@ def test_a_new_database_behind_a_lock_is_a_locked_error(tmp_path):
         holder.close()
 
 
-WITHOUT_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
-               "--bounding-set=-dac_override,-dac_read_search"]
+WITHOUT_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override,-dac_read_search"]
 OPEN_SCRIPT = textwrap.dedent("""
     import sys
     from harness_memory import MemoryStore
@@ -163,11 +162,23 @@ def test_storage_errors_are_library_errors():
 
 
 # -- run_job ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name,kwargs", [
-    (["decay"], {}), (None, {}), (3, {}), ("defrag", {}), ("decay", {"bogus": 1}), ("decay", {"dry_run": "yes"}),
-    ("decay", {"progress": 5}), ("consolidate", {"namespace": ""}), ("decay", {"min_interval": float("nan")}),
-    ("decay", {"holder": "x\ny"}), ("compact", {"force": None}), ("expire", {"namespace": "n"}),
-])
+@pytest.mark.parametrize(
+    "name,kwargs",
+    [
+        (["decay"], {}),
+        (None, {}),
+        (3, {}),
+        ("defrag", {}),
+        ("decay", {"bogus": 1}),
+        ("decay", {"dry_run": "yes"}),
+        ("decay", {"progress": 5}),
+        ("consolidate", {"namespace": ""}),
+        ("decay", {"min_interval": float("nan")}),
+        ("decay", {"holder": "x\ny"}),
+        ("compact", {"force": None}),
+        ("expire", {"namespace": "n"}),
+    ],
+)
 def test_run_job_arguments(store, name, kwargs):
     with pytest.raises(InvalidInputError):
         store.run_job(name, **kwargs)
@@ -235,12 +246,32 @@ def _export(store, tmp_path):
     return path.read_text().splitlines()
 
 
-BAD_VALUES = [("created_at", 1e300), ("expires_at", 253402300800), ("updated_at", -1e20), ("last_accessed", "yesterday"),
-              ("created_at", None), ("access_count", 2**64), ("access_count", -1), ("access_count", 1.5),
-              ("times_applied", True), ("version", 2**70), ("relevance_score", 2.0), ("success_rate", -0.1),
-              ("importance", float("nan")), ("archived", "yes"), ("pinned", 2), ("tags", "not-a-list"),
-              ("metadata", _nested(40)), ("error_template", 7), ("uid", "../../etc"), ("content", ""),
-              ("type", "nonsense"), ("scope", "everyone"), ("agent_id", ""), ("bogus_field", 1)]
+BAD_VALUES = [
+    ("created_at", 1e300),
+    ("expires_at", 253402300800),
+    ("updated_at", -1e20),
+    ("last_accessed", "yesterday"),
+    ("created_at", None),
+    ("access_count", 2**64),
+    ("access_count", -1),
+    ("access_count", 1.5),
+    ("times_applied", True),
+    ("version", 2**70),
+    ("relevance_score", 2.0),
+    ("success_rate", -0.1),
+    ("importance", float("nan")),
+    ("archived", "yes"),
+    ("pinned", 2),
+    ("tags", "not-a-list"),
+    ("metadata", _nested(40)),
+    ("error_template", 7),
+    ("uid", "../../etc"),
+    ("content", ""),
+    ("type", "nonsense"),
+    ("scope", "everyone"),
+    ("agent_id", ""),
+    ("bogus_field", 1),
+]
 
 
 @pytest.mark.parametrize("field,value", BAD_VALUES, ids=[f"{f}-{i}" for i, (f, _) in enumerate(BAD_VALUES)])
@@ -286,8 +317,17 @@ def test_the_extreme_valid_years_import_and_read_back(store, tmp_path):
         assert other.export_jsonl(tmp_path / "edge-out.jsonl") == 1
 
 
-@pytest.mark.parametrize("line", ["[" * 3000 + "]" * 3000, '{"a": ' * 3000 + "1" + "}" * 3000,
-                                  '{"uid": "' + "\\" * 7 + '"}', "1" * 5000, "\x00garbage", '"just a string"'])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[" * 3000 + "]" * 3000,
+        '{"a": ' * 3000 + "1" + "}" * 3000,
+        '{"uid": "' + "\\" * 7 + '"}',
+        "1" * 5000,
+        "\x00garbage",
+        '"just a string"',
+    ],
+)
 def test_hostile_jsonl_lines(store, tmp_path, line):
     lines = _export(store, tmp_path)
     path = tmp_path / "hostile.jsonl"
@@ -342,9 +382,17 @@ def test_years_before_1000_keep_four_digits_both_ways(store, tmp_path):
         assert other.get_by_type("decision", agent_id="a")[0].created_at.date().isoformat() == "0999-12-31"
 
 
-@pytest.mark.parametrize("bad,lineno", [("- [2026-13-01] (success): month 13", 7), ("- [26-01-01] (success): short year", 7),
-                                        ("- no date at all", 7), ("- [2026-02-30] (success): no such day", 7),
-                                        ("- [2026-01-01] (nonsense): unknown type", 7), ("- [2026-01-01] (success):   ", 7)])
+@pytest.mark.parametrize(
+    "bad,lineno",
+    [
+        ("- [2026-13-01] (success): month 13", 7),
+        ("- [26-01-01] (success): short year", 7),
+        ("- no date at all", 7),
+        ("- [2026-02-30] (success): no such day", 7),
+        ("- [2026-01-01] (nonsense): unknown type", 7),
+        ("- [2026-01-01] (success):   ", 7),
+    ],
+)
 def test_a_bad_bullet_names_its_line_and_imports_nothing(store, tmp_path, bad, lineno):
     store.remember("first", type="success", agent_id="a")
     md = tmp_path / "MEMORY.md"
@@ -359,8 +407,7 @@ def test_a_bad_bullet_names_its_line_and_imports_nothing(store, tmp_path, bad, l
 
 
 contents = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=60)
-dates = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)).map(
-    lambda d: d.replace(tzinfo=UTC))
+dates = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)).map(lambda d: d.replace(tzinfo=UTC))
 types = st.sampled_from(["success", "failure", "decision", "pattern", "preference"])
 
 
@@ -389,18 +436,25 @@ def test_a_memory_md_round_trip_is_the_identity(tmp_path_factory, items):
             second = d / "second.md"
             b.export_markdown("agent", second)
             assert second.read_bytes() == first.read_bytes()
-            got = sorted((m.content, m.type) for t in ("success", "failure", "decision", "pattern", "preference")
-                         for m in b.get_by_type(t, agent_id="agent", limit=100))
-            want = sorted((m.content, m.type) for t in ("success", "failure", "decision", "pattern", "preference")
-                          for m in a.get_by_type(t, agent_id="agent", limit=100))
+            got = sorted(
+                (m.content, m.type)
+                for t in ("success", "failure", "decision", "pattern", "preference")
+                for m in b.get_by_type(t, agent_id="agent", limit=100)
+            )
+            want = sorted(
+                (m.content, m.type)
+                for t in ("success", "failure", "decision", "pattern", "preference")
+                for m in a.get_by_type(t, agent_id="agent", limit=100)
+            )
             assert got == want
 
 
 # -- the command line ------------------------------------------------------------------------------------
 def cli(*args, env_extra=None):
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "harness_memory", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "harness_memory", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def _one_clear_line(p, kind: str):

@@ -35,8 +35,12 @@ HOLDER_SCRIPT = textwrap.dedent("""
 
 
 def _start_holder(path, lease: float, beat: float, holder: str = "") -> subprocess.Popen:
-    p = subprocess.Popen([sys.executable, "-c", HOLDER_SCRIPT, str(path), str(lease), str(beat), holder],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", HOLDER_SCRIPT, str(path), str(lease), str(beat), holder],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = p.stdout.readline()
     if line.strip() != "started":
         p.kill()
@@ -107,8 +111,10 @@ def test_an_unrenewed_lease_of_another_host_is_respected_until_it_expires(db):
     settings = Settings(maintenance=MaintenanceSettings(lease_seconds=30))
     with MemoryStore(db, settings=settings) as s:
         now = time.time()
-        s._core.backend.execute("INSERT INTO job_leases(job, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)",
-                                ("decay", "elsewhere:1:abcd", now - 5, now + 25))
+        s._core.backend.execute(
+            "INSERT INTO job_leases(job, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)",
+            ("decay", "elsewhere:1:abcd", now - 5, now + 25),
+        )
         assert s.run_job("decay").status == "skipped"
         s._core.backend.execute("UPDATE job_leases SET expires_at = ? WHERE job = 'decay'", (now - 1,))
         assert s.run_job("decay").status == "ok"

@@ -74,17 +74,31 @@ def _on_task_complete_summary(s, i, text):
 
 
 PATHS = {
-    "remember.content": _remember_content, "remember.error": _remember_error,
-    "remember.metadata": _remember_metadata, "apply.outcome": _apply_outcome,
-    "record_outcome.notes": _record_outcome_notes, "record_outcome.error": _record_outcome_error,
-    "error_signature": _error_signature, "recall.error": _recall_error,
+    "remember.content": _remember_content,
+    "remember.error": _remember_error,
+    "remember.metadata": _remember_metadata,
+    "apply.outcome": _apply_outcome,
+    "record_outcome.notes": _record_outcome_notes,
+    "record_outcome.error": _record_outcome_error,
+    "error_signature": _error_signature,
+    "recall.error": _recall_error,
     "on_task_complete.summary": _on_task_complete_summary,
 }
 PATHS_OWNED_ELSEWHERE: dict[str, str] = {}  # every path now redacts
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=[pytest.mark.xfail(strict=True, reason=PATHS_OWNED_ELSEWHERE[p])]
-                                               if p in PATHS_OWNED_ELSEWHERE else []) for p in PATHS])
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            marks=[pytest.mark.xfail(strict=True, reason=PATHS_OWNED_ELSEWHERE[p])]
+            if p in PATHS_OWNED_ELSEWHERE
+            else [],
+        )
+        for p in PATHS
+    ],
+)
 def test_at_least_98_percent_of_the_corpus_stays_out_of_every_table(tmp_path, path):
     write = PATHS[path]
     with MemoryStore(tmp_path / "p.db") as s:

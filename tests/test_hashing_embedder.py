@@ -24,7 +24,14 @@ def reference(texts: list[str], dimensions: int) -> np.ndarray:
 
 VARIED = [
     "pip install fails behind the proxy: set HTTPS_PROXY first",
-    "", "   ", "a", "ab", "abc", "I", "x" * 5000, "the the the the",
+    "",
+    "   ",
+    "a",
+    "ab",
+    "abc",
+    "I",
+    "x" * 5000,
+    "the the the the",
     "Ünïcödé STRASSE straße naïve café — 日本語のテキスト 😀🚀 emoji",
     "İstanbul ǅ ß ﬁ Σίσυφος ΣΑΣ",  # lower() changes some lengths
     "tab\tsep\nnew  line   spaces\u00a0nbsp\u2003em\x1cfs",
@@ -67,8 +74,10 @@ def test_batch_and_single_texts_agree():
 
 
 def test_no_scikit_learn_import():
-    code = ("import sys, harness_memory; from harness_memory import HashingEmbedder, MemoryStore; "
-            "HashingEmbedder(64).embed_batch(['hello world']); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')))")
+    code = (
+        "import sys, harness_memory; from harness_memory import HashingEmbedder, MemoryStore; "
+        "HashingEmbedder(64).embed_batch(['hello world']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

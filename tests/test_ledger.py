@@ -14,12 +14,14 @@ LADDER = ["prompt_restructure", "decomposition", "fresh_start", "escalate"]
 
 
 def test_task_signature_is_stable_under_order_case_and_punctuation(store):
-    a = store.task_signature({"title": "Add retries to the HTTP client", "category": "feature",
-                              "agent_type": "build", "effort": "M"})
+    a = store.task_signature(
+        {"title": "Add retries to the HTTP client", "category": "feature", "agent_type": "build", "effort": "M"}
+    )
     b = store.task_signature({"title": "http CLIENT: retry!", "category": "Feature", "owner": "build", "effort": "m"})
     assert a == b == "feature:build:m:client-http-retry"
-    c = store.task_signature({"title": "Add retries to the HTTP downloader", "category": "feature",
-                              "agent_type": "build", "effort": "M"})
+    c = store.task_signature(
+        {"title": "Add retries to the HTTP downloader", "category": "feature", "agent_type": "build", "effort": "M"}
+    )
     assert c.startswith("feature:build:m:") and c != a
     assert store.task_signature("Fix flaky webhook test") == "any:any:any:flaky-test-webhook"
     with pytest.raises(InvalidInputError):
@@ -28,8 +30,12 @@ def test_task_signature_is_stable_under_order_case_and_punctuation(store):
         store.task_signature({"title": "the of and"})
 
 
-words = st.lists(st.sampled_from(["parser", "lexer", "Cache", "HTTP", "retry", "Timeout", "docs"]), min_size=1,
-                 max_size=6, unique=True)
+words = st.lists(
+    st.sampled_from(["parser", "lexer", "Cache", "HTTP", "retry", "Timeout", "docs"]),
+    min_size=1,
+    max_size=6,
+    unique=True,
+)
 
 
 @given(ws=words, seed=st.integers(0, 1000), punct=st.sampled_from(["", "!", ",", ":", "?"]))
@@ -107,13 +113,16 @@ def test_thompson_is_reproducible_with_a_seed(db):
             s.record_outcome(f"x{i}", "b", i % 3 == 0, error=IMPORT_ERR)
         picks = [s.select_technique("q", IMPORT_ERR, techniques=["a", "b", "c"], seed=7).technique for _ in range(5)]
         assert len(set(picks)) == 1
-        draws = {s.select_technique("q", IMPORT_ERR, techniques=["a", "b", "c"], seed=k).candidates[0].draw
-                 for k in range(10)}
+        draws = {
+            s.select_technique("q", IMPORT_ERR, techniques=["a", "b", "c"], seed=k).candidates[0].draw
+            for k in range(10)
+        }
         assert len(draws) > 1
 
 
-history = st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.booleans(),
-                             st.sampled_from(["T1", "T2", "T3"])), max_size=25)
+history = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.booleans(), st.sampled_from(["T1", "T2", "T3"])), max_size=25
+)
 
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -132,8 +141,17 @@ def test_selector_properties(tmp_path_factory, hist, exploration, seed):
 
 
 def test_record_outcome_writes_history_ledger_and_memory(store):
-    a = store.record_outcome("T9", "decomposition", True, error=IMPORT_ERR, agent_id="build", notes="split it",
-                             agent_type="build", task_category="feature", task_signature="feature:build:m:x")
+    a = store.record_outcome(
+        "T9",
+        "decomposition",
+        True,
+        error=IMPORT_ERR,
+        agent_id="build",
+        notes="split it",
+        agent_type="build",
+        task_category="feature",
+        task_signature="feature:build:m:x",
+    )
     assert a.result == "fixed" and a.error_signature.startswith("err_") and a.error_category == "import_error"
     rows = {r["level"]: r for lvl in ("global", "category", "signature") for r in store.technique_stats(level=lvl)}
     assert rows["global"]["successes"] == 1 and rows["category"]["error_key"] == "import_error"
@@ -143,20 +161,33 @@ def test_record_outcome_writes_history_ledger_and_memory(store):
     # shared: the technique and the masked error, never the agent's notes (issue 9: outcomes kept private)
     assert "decomposition" in mem.content and "split it" not in mem.content
     assert mem.metadata["technique"] == "decomposition"
-    store.record_outcome("T10", "fresh_start", True, error=IMPORT_ERR, agent_id="build", notes="private detail",
-                         scope="agent")
+    store.record_outcome(
+        "T10", "fresh_start", True, error=IMPORT_ERR, agent_id="build", notes="private detail", scope="agent"
+    )
     assert not [h for h in store.recall("fresh_start", agent_id="other") if "fresh_start" in h.memory.content]
-    own = [h.memory for h in store.recall("fresh_start private detail", agent_id="build")
-           if "fresh_start" in h.memory.content]
+    own = [
+        h.memory
+        for h in store.recall("fresh_start private detail", agent_id="build")
+        if "fresh_start" in h.memory.content
+    ]
     assert own and "private detail" in own[0].content and own[0].scope == "agent"
-    hist = store._core.backend.execute("SELECT interventions, successful_technique FROM task_history "
-                                       "WHERE task_id = 'T9'").fetchone()
+    hist = store._core.backend.execute(
+        "SELECT interventions, successful_technique FROM task_history WHERE task_id = 'T9'"
+    ).fetchone()
     assert hist == (1, "decomposition")
 
 
-@pytest.mark.parametrize("kwargs", [dict(task_id=""), dict(technique=None), dict(success="yes"),
-                                    dict(result="won"), dict(success=True, result="failed"),
-                                    dict(agent_id="a\nb")])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(task_id=""),
+        dict(technique=None),
+        dict(success="yes"),
+        dict(result="won"),
+        dict(success=True, result="failed"),
+        dict(agent_id="a\nb"),
+    ],
+)
 def test_record_outcome_bad_input_writes_nothing(store, kwargs):
     args = dict(task_id="T", technique="a", success=False)
     args.update(kwargs)
@@ -173,8 +204,13 @@ def _record_worker(path, w, n, q):
     with MemoryStore(path) as s:
         for i in range(n):
             try:
-                s.record_outcome(f"w{w}-t{i}", "decomposition" if i % 2 else "fresh_start", i % 3 == 0,
-                                 error=IMPORT_ERR, agent_id=f"agent{w}")
+                s.record_outcome(
+                    f"w{w}-t{i}",
+                    "decomposition" if i % 2 else "fresh_start",
+                    i % 3 == 0,
+                    error=IMPORT_ERR,
+                    agent_id=f"agent{w}",
+                )
             except Exception as exc:  # noqa: BLE001 - asserted on in the parent
                 errors.append(repr(exc))
     q.put(errors)

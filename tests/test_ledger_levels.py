@@ -178,8 +178,9 @@ def test_ucb_never_exceeds_one(db, clock):
 
 
 def test_thompson_sampling_draws_from_the_posterior_and_is_reproducible_with_a_seed(db, clock):
-    with MemoryStore(db, clock=clock, settings=Settings(techniques=["good", "bad", "new"],
-                                                        exploration="thompson")) as s:
+    with MemoryStore(
+        db, clock=clock, settings=Settings(techniques=["good", "bad", "new"], exploration="thompson")
+    ) as s:
         record(s, "good", MODULE, 25, 0)
         record(s, "bad", MODULE, 0, 25)
         decisions = [s.select_technique("T", MODULE, seed=seed) for seed in range(40)]

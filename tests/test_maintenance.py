@@ -20,8 +20,10 @@ def _relevances(store):
 
 
 def _fill(store, n=5):
-    return [store.remember(f"memory number {i} about subject {chr(97 + i)}", type="failure", agent_id="a").id
-            for i in range(n)]
+    return [
+        store.remember(f"memory number {i} about subject {chr(97 + i)}", type="failure", agent_id="a").id
+        for i in range(n)
+    ]
 
 
 @hsettings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -47,8 +49,11 @@ def test_decay_is_split_invariant(tmp_path_factory, splits):
 @given(days=st.floats(0, 5000), accesses=st.integers(0, 5))
 def test_decay_floor_and_access_never_lowers(tmp_path_factory, days, accesses):
     clock = ManualClock()
-    with MemoryStore(tmp_path_factory.mktemp("floor") / "f.db", clock=clock,
-                     settings=Settings(maintenance=MaintenanceSettings(archive_after_days=1e6))) as s:
+    with MemoryStore(
+        tmp_path_factory.mktemp("floor") / "f.db",
+        clock=clock,
+        settings=Settings(maintenance=MaintenanceSettings(archive_after_days=1e6)),
+    ) as s:
         _fill(s, 2)
         clock.advance(days * DAY)
         s.run_job("decay")
@@ -72,8 +77,8 @@ def test_decay_rate_and_exemptions(db):
         clock.advance(10 * DAY)
         s.run_job("decay")
         r = _relevances(s)
-        assert r[f] == pytest.approx(0.99 ** 10)
-        assert r[p] == pytest.approx(0.95 ** 10)
+        assert r[f] == pytest.approx(0.99**10)
+        assert r[p] == pytest.approx(0.95**10)
         assert r[d] == 1.0 and r[pinned] == 1.0
 
 
@@ -104,7 +109,11 @@ def test_expire_removes_rows_index_and_old_log(db):
         clock.advance(100 * DAY)
         s.recall("long lived", agent_id="a")
         out = s.run_job("expire").counts
-        assert out == {"expired": 1, "log_rows_pruned": 1, "tool_calls_pruned": 0}  # the first query row is past the retention
+        assert out == {
+            "expired": 1,
+            "log_rows_pruned": 1,
+            "tool_calls_pruned": 0,
+        }  # the first query row is past the retention
         b = s._core.backend
         assert b.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
         assert b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0] == 1
@@ -122,8 +131,10 @@ VARIANTS = ["", " (seen again today)", " on the release branch", " in the nightl
 
 def test_consolidation_groups_labelled_clusters_and_is_idempotent(db):
     with MemoryStore(db) as s:
-        ids = {t: [s.remember(text + v, type="failure", agent_id="a", tags=[t, "ci"]).id for v in VARIANTS]
-               for t, text in TOPICS.items()}
+        ids = {
+            t: [s.remember(text + v, type="failure", agent_id="a", tags=[t, "ci"]).id for v in VARIANTS]
+            for t, text in TOPICS.items()
+        }
         s.remember("unrelated: the office wifi password rotates monthly", type="failure", agent_id="a")
         plan = s.run_job("consolidate", dry_run=True)
         assert plan.status == "dry_run" and plan.counts["planned"] == 3
@@ -137,8 +148,9 @@ def test_consolidation_groups_labelled_clusters_and_is_idempotent(db):
             pattern = s.get(pats.pop())
             assert pattern.type == "pattern" and pattern.metadata["members"] == 5
             assert t in pattern.tags and "Pattern of 5 failure memories" in pattern.content
-            linked = {r[0] for r in b.execute("SELECT member_id FROM pattern_members WHERE pattern_id = ?",
-                                              (pattern.id,))}
+            linked = {
+                r[0] for r in b.execute("SELECT member_id FROM pattern_members WHERE pattern_id = ?", (pattern.id,))
+            }
             assert linked == set(members)
             assert all(s.get(i).relevance_score == 0.5 for i in members)
         again = s.run_job("consolidate")
@@ -163,8 +175,16 @@ def test_compact_rebuilds_a_sparse_vector_table(tmp_path):
     from harness_memory.jobs.compact import vector_fill
 
     with MemoryStore(tmp_path / "k.db") as s:
-        got = s.remember_many([{"content": f"throwaway memory {i} " + "x" * (i % 7), "type": "success",
-                                "agent_id": "a" if i % 2 else "b"} for i in range(4000)])
+        got = s.remember_many(
+            [
+                {
+                    "content": f"throwaway memory {i} " + "x" * (i % 7),
+                    "type": "success",
+                    "agent_id": "a" if i % 2 else "b",
+                }
+                for i in range(4000)
+            ]
+        )
         assert s.forget_all("b") == 2000  # every chunk keeps half its slots dead
         live, slots = vector_fill(s)
         assert live == 2000 and slots >= 4000
@@ -251,7 +271,9 @@ def test_killed_job_leaves_a_consistent_database_and_the_next_run_completes(db):
         run = s.run_job("consolidate")
         assert run.status == "ok" and run.counts["patterns_created"] == 2
         assert b.execute("SELECT status, error FROM job_runs ORDER BY id").fetchall()[0] == (
-            "failed", "lease expired: holder died")
+            "failed",
+            "lease expired: holder died",
+        )
         assert b.execute("SELECT COUNT(*) FROM memories WHERE memory_type = 'pattern'").fetchone()[0] == 3
 
 
@@ -282,12 +304,18 @@ def test_metrics_views_answer(tmp_path):
     store.record_outcome("T", "decomposition", True, error="TimeoutError: 30s")
     store.run_job("expire")
     b = store._core.backend
-    assert b.execute("SELECT memories FROM v_memories_by_agent_type WHERE memory_type = 'success' "
-                     "AND agent_id = 'a'").fetchone()[0] == 1
+    assert (
+        b.execute(
+            "SELECT memories FROM v_memories_by_agent_type WHERE memory_type = 'success' AND agent_id = 'a'"
+        ).fetchone()[0]
+        == 1
+    )
     assert b.execute("SELECT id FROM v_effective_memories").fetchone()[0] == m.id
     assert b.execute("SELECT COUNT(*) FROM v_technique_summary").fetchone()[0] == 3
     assert b.execute("SELECT SUM(accesses) FROM v_access_by_day").fetchone()[0] >= 4
-    assert b.execute("SELECT recall_to_success FROM v_recall_to_success WHERE memory_type = 'success'").fetchone()[0] > 0
+    assert (
+        b.execute("SELECT recall_to_success FROM v_recall_to_success WHERE memory_type = 'success'").fetchone()[0] > 0
+    )
     assert b.execute("SELECT job, status FROM v_job_runs").fetchone() == ("expire", "ok")
     store.close()
 
@@ -300,16 +328,25 @@ def test_scheduler_daemon_exits_cleanly_on_sigterm_and_sigint(tmp_path):
     env = {**os.environ, "HARNESS_MEMORY_MAINTENANCE__SCHEDULES": json.dumps({"expire": "interval:0.3"})}
     for sig in (signal.SIGTERM, signal.SIGINT):
         db = tmp_path / f"daemon-{int(sig)}.db"
-        p = subprocess.Popen([sys.executable, "-m", "harness_memory", "scheduler", "--db", str(db)], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "harness_memory", "scheduler", "--db", str(db)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.time() + 30
         ran = False
         while time.time() < deadline and not ran:
             time.sleep(0.3)
             if db.exists():
                 with MemoryStore(db) as s:
-                    ran = s._core.backend.execute(
-                        "SELECT COUNT(*) FROM job_runs WHERE job = 'expire' AND status = 'ok'").fetchone()[0] > 0
+                    ran = (
+                        s._core.backend.execute(
+                            "SELECT COUNT(*) FROM job_runs WHERE job = 'expire' AND status = 'ok'"
+                        ).fetchone()[0]
+                        > 0
+                    )
         p.send_signal(sig)
         out, errs = p.communicate(timeout=30)
         assert ran, errs

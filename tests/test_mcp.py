@@ -15,9 +15,11 @@ from harness_memory import MemoryStore
 
 async def _session_run(db, steps):
     MemoryStore(db).close()  # `harness-memory mcp` serves an existing database (init first)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "harness_memory", "mcp", "--db", str(db)],
-                                   env={**os.environ, "HARNESS_MEMORY_MCP_AGENT_ID": "agent-x",
-                                        "HARNESS_MEMORY_EXTRA_TYPES": "discovery,deadend"})
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "harness_memory", "mcp", "--db", str(db)],
+        env={**os.environ, "HARNESS_MEMORY_MCP_AGENT_ID": "agent-x", "HARNESS_MEMORY_EXTRA_TYPES": "discovery,deadend"},
+    )
     async with stdio_client(params) as streams:
         async with ClientSession(streams[0], streams[1]) as session:
             await session.initialize()
@@ -33,25 +35,42 @@ def test_mcp_tools_over_stdio(db):  # both backends: `harness-memory mcp --db PA
     async def steps(s):
         tools = (await s.list_tools()).tools
         out = {"tools": {t.name: t for t in tools}}
-        out["stored"] = _text(await s.call_tool("memory_store", {
-            "content": "webhook tests are flaky: use a fake clock", "type": "success", "scope": "global",
-            "tags": ["tests"], "error": "AssertionError: expected 3 deliveries, got 2"}))
+        out["stored"] = _text(
+            await s.call_tool(
+                "memory_store",
+                {
+                    "content": "webhook tests are flaky: use a fake clock",
+                    "type": "success",
+                    "scope": "global",
+                    "tags": ["tests"],
+                    "error": "AssertionError: expected 3 deliveries, got 2",
+                },
+            )
+        )
         await s.call_tool("memory_store", {"content": "the API paginates with cursors", "type": "discovery"})
         out["search"] = _text(await s.call_tool("memory_search", {"query": "flaky webhook tests"}))
         out["by_type"] = _text(await s.call_tool("memory_get_by_type", {"type": "discovery"}))
-        out["feedback"] = _text(await s.call_tool("memory_feedback", {"memory_id": out["stored"]["id"],
-                                                                      "helpful": True}))
-        out["lookup"] = _text(await s.call_tool("error_lookup", {"error": "AssertionError: expected 5 deliveries, got 4"}))
-        out["suggest"] = _text(await s.call_tool("technique_suggest", {"task_id": "T1",
-                                                                       "error": "TimeoutError: 30s"}))
+        out["feedback"] = _text(
+            await s.call_tool("memory_feedback", {"memory_id": out["stored"]["id"], "helpful": True})
+        )
+        out["lookup"] = _text(
+            await s.call_tool("error_lookup", {"error": "AssertionError: expected 5 deliveries, got 4"})
+        )
+        out["suggest"] = _text(await s.call_tool("technique_suggest", {"task_id": "T1", "error": "TimeoutError: 30s"}))
         out["bad"] = _text(await s.call_tool("memory_store", {"content": "", "type": "success"}))
         out["bad_type"] = _text(await s.call_tool("memory_get_by_type", {"type": "nonsense"}))
         return out
 
     out = asyncio.run(_session_run(db, steps))
     tools = out["tools"]
-    assert set(tools) == {"memory_store", "memory_search", "memory_get_by_type", "memory_feedback", "error_lookup",
-                          "technique_suggest"}
+    assert set(tools) == {
+        "memory_store",
+        "memory_search",
+        "memory_get_by_type",
+        "memory_feedback",
+        "error_lookup",
+        "technique_suggest",
+    }
     for t in tools.values():
         assert len(t.description) > 60  # tells the agent when to use it
         assert "agent_id" not in json.dumps(t.input_schema)  # identity is not the caller's to choose
@@ -70,10 +89,17 @@ def test_mcp_tools_over_stdio(db):  # both backends: `harness-memory mcp --db PA
 def test_mcp_error_lookup_offers_no_fix_for_an_error_never_seen(tmp_path):
     db = tmp_path / "quiet.db"
     with MemoryStore(db) as store:
-        store.learn_fix("ProxyError: Cannot connect to proxy 10.0.0.1:3128", "set HTTPS_PROXY before pip install",
-                        agent_id="agent-x")
-        store.remember("pip install fails behind the proxy", type="failure", agent_id="agent-x",
-                       error="ProxyError: Cannot connect to proxy 10.0.0.1:3128")
+        store.learn_fix(
+            "ProxyError: Cannot connect to proxy 10.0.0.1:3128",
+            "set HTTPS_PROXY before pip install",
+            agent_id="agent-x",
+        )
+        store.remember(
+            "pip install fails behind the proxy",
+            type="failure",
+            agent_id="agent-x",
+            error="ProxyError: Cannot connect to proxy 10.0.0.1:3128",
+        )
 
     async def steps(s):
         never = _text(await s.call_tool("error_lookup", {"error": "ModuleNotFoundError: No module named 'zstandard'"}))

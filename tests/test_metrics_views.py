@@ -11,16 +11,43 @@ from harness_memory import MemoryStore
 
 # every view docs/metrics.md documents, with its columns in order
 VIEWS = {
-    "v_memories_by_agent_type": ["namespace", "agent_id", "memory_type", "memories", "archived", "avg_relevance",
-                                 "avg_success_rate", "times_applied"],
-    "v_effective_memories": ["id", "namespace", "agent_id", "memory_type", "content", "times_applied",
-                             "times_successful", "success_rate", "relevance_score"],
+    "v_memories_by_agent_type": [
+        "namespace",
+        "agent_id",
+        "memory_type",
+        "memories",
+        "archived",
+        "avg_relevance",
+        "avg_success_rate",
+        "times_applied",
+    ],
+    "v_effective_memories": [
+        "id",
+        "namespace",
+        "agent_id",
+        "memory_type",
+        "content",
+        "times_applied",
+        "times_successful",
+        "success_rate",
+        "relevance_score",
+    ],
     "v_technique_summary": None,
     "v_access_by_day": ["day", "access_type", "accesses"],
     "v_recall_to_success": ["memory_type", "recalled", "applied", "applied_helpfully", "recall_to_success"],
     "v_job_runs": ["job", "status", "started", "seconds", "counts", "error", "holder"],
-    "v_tool_metrics": ["tool_type", "tool_name", "calls", "successes", "failures", "success_rate", "p50_ms", "p95_ms",
-                       "last_failure_at", "last_error_signature"],
+    "v_tool_metrics": [
+        "tool_type",
+        "tool_name",
+        "calls",
+        "successes",
+        "failures",
+        "success_rate",
+        "p50_ms",
+        "p95_ms",
+        "last_failure_at",
+        "last_error_signature",
+    ],
     "task_history": None,
     "v_task_errors": ["task_id", "error_signature", "error_category", "first_at", "repeated"],
     "v_failures_by_week": ["week_start", "failures", "repeated", "repeat_rate"],
@@ -68,15 +95,25 @@ def test_stats_command_on_every_backend(db):
     with MemoryStore(db) as s:
         _fill(s)
     env = {**os.environ, "HARNESS_MEMORY_DB": "", "COLUMNS": "400"}
-    r = subprocess.run([sys.executable, "-m", "harness_memory", "stats", "--json", "--db", str(db)],
-                       capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness_memory", "stats", "--json", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["memories"] >= 3 and out["embedder"]["name"]
     assert out["views"]["v_effective_memories"][0]["content"] == "pin the proxy"
     assert {t["technique"] for t in out["views"]["v_technique_summary"]} == {"fresh_start", "decomposition"}
     assert out["views"]["v_tool_metrics"][0]["p50_ms"] == 3.0
-    r = subprocess.run([sys.executable, "-m", "harness_memory", "stats", "--db", str(db)],
-                       capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness_memory", "stats", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert "technique effectiveness" in r.stdout and "pin the proxy" in r.stdout

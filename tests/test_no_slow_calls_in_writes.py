@@ -27,23 +27,27 @@ def test_no_write_path_embeds_while_holding_the_write_lock(tmp_path):
     clock = ManualClock()
     with MemoryStore(tmp_path / "g.db", embedder=emb, clock=clock) as s:
         emb.store = s
-        topics = ["the proxy refuses the upstream certificate", "the migration lock is held by a dead job",
-                  "the wheel cache is stale after the python upgrade"]
+        topics = [
+            "the proxy refuses the upstream certificate",
+            "the migration lock is held by a dead job",
+            "the wheel cache is stale after the python upgrade",
+        ]
         for t in topics:
             for k in range(4):
                 s.remember(f"{t}; seen in build {k} with the usual retry", type="failure", agent_id="a")
-        s.remember_many([{"content": f"batch note {i} about flaky dns", "type": "success", "agent_id": "a"}
-                         for i in range(5)])
+        s.remember_many(
+            [{"content": f"batch note {i} about flaky dns", "type": "success", "agent_id": "a"} for i in range(5)]
+        )
         s.remember("keyed note", type="decision", agent_id="a", key="k")
         s.remember("keyed note, second version", type="decision", agent_id="a", key="k")
-        s.record_outcome("t1", "retry_with_context", True, error="TimeoutError: upstream did not answer",
-                         agent_id="a")
+        s.record_outcome("t1", "retry_with_context", True, error="TimeoutError: upstream did not answer", agent_id="a")
         s.learn_fix("ModuleNotFoundError: No module named 'yaml'", "pip install pyyaml", agent_id="a")
         task = {"id": "t2", "title": "fix the proxy certificate", "agent_id": "a"}
         ctx = s.on_task_start(task)
         s.on_task_error(task, "ssl.SSLError: certificate verify failed")
-        s.on_task_complete(task, {"success": True, "summary": "pinned the CA bundle", "error": "ssl.SSLError"},
-                           context=ctx)
+        s.on_task_complete(
+            task, {"success": True, "summary": "pinned the CA bundle", "error": "ssl.SSLError"}, context=ctx
+        )
         s.recall("proxy certificate", agent_id="a")
         s.run_job("consolidate")
         assert s._core.backend.execute("SELECT COUNT(*) FROM memories WHERE memory_type = 'pattern'").fetchone()[0] >= 1

@@ -17,8 +17,24 @@ def _fill(s):
     s.apply(m.id, helpful=True)
 
 
-FIELDS = ("uid", "namespace", "agent_id", "scope", "type", "content", "key", "task_signature", "error_signature",
-          "tags", "importance", "times_applied", "times_successful", "success_rate", "metadata", "created_at")
+FIELDS = (
+    "uid",
+    "namespace",
+    "agent_id",
+    "scope",
+    "type",
+    "content",
+    "key",
+    "task_signature",
+    "error_signature",
+    "tags",
+    "importance",
+    "times_applied",
+    "times_successful",
+    "success_rate",
+    "metadata",
+    "created_at",
+)
 
 
 def _snapshot(s):
@@ -31,7 +47,9 @@ def test_jsonl_round_trip_and_idempotent_reimport(tmp_path, store):
     path = tmp_path / "export.jsonl"
     assert store.export_jsonl(path) == 4
     header = json.loads(path.read_text().splitlines()[0])
-    assert header["format"] == "harness-memory" and header["version"] == 3  # with its access log and the miner's templates
+    assert (
+        header["format"] == "harness-memory" and header["version"] == 3
+    )  # with its access log and the miner's templates
     with MemoryStore(tmp_path / "copy.db") as other:
         r1 = other.import_jsonl(path)
         assert (r1.inserted, r1.updated, r1.unchanged) == (4, 0, 0)
@@ -56,22 +74,29 @@ def test_jsonl_bad_file_imports_nothing(tmp_path, store):
         with pytest.raises(ImportFormatError, match="importance"):
             other.import_jsonl(path)
         assert table_snapshot(other) == before
-    for content in ("", "not json\n", '{"format": "other"}\n', '{"format": "harness-memory", "version": 99}\n',
-                    '{"format": "harness-memory", "version": 1}\n[1,2]\n'):
+    for content in (
+        "",
+        "not json\n",
+        '{"format": "other"}\n',
+        '{"format": "harness-memory", "version": 99}\n',
+        '{"format": "harness-memory", "version": 1}\n[1,2]\n',
+    ):
         path.write_text(content)
         with pytest.raises(ImportFormatError):
             store.import_jsonl(path)
 
 
-record_st = st.fixed_dictionaries({
-    "content": st.text(st.characters(blacklist_categories=["Cs", "Cc"]), min_size=1, max_size=80).filter(str.strip),
-    "type": st.sampled_from(["success", "failure", "decision", "pattern", "preference"]),
-    "agent_id": st.sampled_from(["a", "b", "agent-ü"]),
-    "scope": st.sampled_from(["agent", "global"]),
-    "tags": st.lists(st.sampled_from(["x", "y", "z w"]), max_size=3),
-    "importance": st.floats(0, 1),
-    "metadata": st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=2),
-})
+record_st = st.fixed_dictionaries(
+    {
+        "content": st.text(st.characters(blacklist_categories=["Cs", "Cc"]), min_size=1, max_size=80).filter(str.strip),
+        "type": st.sampled_from(["success", "failure", "decision", "pattern", "preference"]),
+        "agent_id": st.sampled_from(["a", "b", "agent-ü"]),
+        "scope": st.sampled_from(["agent", "global"]),
+        "tags": st.lists(st.sampled_from(["x", "y", "z w"]), max_size=3),
+        "importance": st.floats(0, 1),
+        "metadata": st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=2),
+    }
+)
 
 
 @hsettings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -10,13 +10,22 @@ import pytest
 from harness_memory import ImportFormatError, MemoryStore
 from harness_memory.testing import ManualClock
 
-ERRORS = ["ModuleNotFoundError: No module named 'tenacity'", "ConnectionError: timed out after 30s to 10.0.0.7:5432",
-          "AssertionError: expected 200, got 503"]
+ERRORS = [
+    "ModuleNotFoundError: No module named 'tenacity'",
+    "ConnectionError: timed out after 30s to 10.0.0.7:5432",
+    "AssertionError: expected 200, got 503",
+]
 
 
 def _fill(s: MemoryStore, clock: ManualClock) -> None:
-    m = s.remember("pin the proxy", type="success", agent_id="a", tags=["net"], key="proxy",
-                   error="ProxyError: Cannot connect to proxy 10.0.0.1:3128")
+    m = s.remember(
+        "pin the proxy",
+        type="success",
+        agent_id="a",
+        tags=["net"],
+        key="proxy",
+        error="ProxyError: Cannot connect to proxy 10.0.0.1:3128",
+    )
     clock.advance(60)
     s.remember("pin the proxy and the CA bundle", type="success", agent_id="a", key="proxy", tags=["net", "tls"])
     clock.advance(60)
@@ -41,27 +50,49 @@ def _state(s: MemoryStore) -> dict[str, list]:
     b = s._core.backend
     q = lambda sql: sorted((tuple(r) for r in b.execute(sql).fetchall()), key=repr)  # noqa: E731
     return {
-        "history": q("SELECT m.uid, h.version, h.content, h.content_hash, h.context_tags, h.importance, h.metadata, "
-                     "h.valid_from, h.valid_until FROM memory_history h JOIN memories m ON m.id = h.memory_id"),
-        "access": q("SELECT m.uid, a.agent_id, a.session_id, a.task_id, a.access_type, a.was_helpful, a.outcome, "
-                    "a.score, a.timestamp, a.error_signature, a.duration_ms FROM memory_access_log a "
-                    "JOIN memories m ON m.id = a.memory_id"),
-        "attempts": q("SELECT task_id, technique, result, error_signature, error_category, agent_id, agent_type, "
-                      "task_category, notes, attempted_at, error_basis IS NOT NULL FROM task_attempts"),
-        "techniques": q("SELECT technique, level, error_key, error_category, successes, failures, attempts, "
-                        "success_rate, agent_types, task_categories, example_successes, example_failures, "
-                        "first_used, last_used, last_success, last_failure FROM technique_effectiveness"),
-        "templates": q("SELECT sig, partition, tokens, category, exception, seen, created_at, updated_at "
-                       "FROM error_templates"),
+        "history": q(
+            "SELECT m.uid, h.version, h.content, h.content_hash, h.context_tags, h.importance, h.metadata, "
+            "h.valid_from, h.valid_until FROM memory_history h JOIN memories m ON m.id = h.memory_id"
+        ),
+        "access": q(
+            "SELECT m.uid, a.agent_id, a.session_id, a.task_id, a.access_type, a.was_helpful, a.outcome, "
+            "a.score, a.timestamp, a.error_signature, a.duration_ms FROM memory_access_log a "
+            "JOIN memories m ON m.id = a.memory_id"
+        ),
+        "attempts": q(
+            "SELECT task_id, technique, result, error_signature, error_category, agent_id, agent_type, "
+            "task_category, notes, attempted_at, error_basis IS NOT NULL FROM task_attempts"
+        ),
+        "techniques": q(
+            "SELECT technique, level, error_key, error_category, successes, failures, attempts, "
+            "success_rate, agent_types, task_categories, example_successes, example_failures, "
+            "first_used, last_used, last_success, last_failure FROM technique_effectiveness"
+        ),
+        "templates": q(
+            "SELECT sig, partition, tokens, category, exception, seen, created_at, updated_at FROM error_templates"
+        ),
         "links": q("SELECT sig, canonical, linked_at FROM error_signature_links"),
     }
 
 
 def _all_counts(s: MemoryStore) -> dict[str, int]:
     b = s._core.backend
-    return {t: b.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in (
-        "memories", "memory_tags", "memory_history", "memory_merges", "memory_access_log", "fix_links", "tool_calls",
-        "task_attempts", "technique_effectiveness", "error_templates", "error_signature_links")}
+    return {
+        t: b.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        for t in (
+            "memories",
+            "memory_tags",
+            "memory_history",
+            "memory_merges",
+            "memory_access_log",
+            "fix_links",
+            "tool_calls",
+            "task_attempts",
+            "technique_effectiveness",
+            "error_templates",
+            "error_signature_links",
+        )
+    }
 
 
 def test_a_move_keeps_history_access_log_ledger_and_templates(tmp_path, db):
@@ -85,7 +116,10 @@ def test_a_move_keeps_history_access_log_ledger_and_templates(tmp_path, db):
         before = _all_counts(b)
         rep = b.import_jsonl(tmp_path / "a.jsonl")
         assert (rep.state.history, rep.state.access, rep.state.attempts) == (
-            len(want["history"]), len(want["access"]), len(want["attempts"]))
+            len(want["history"]),
+            len(want["access"]),
+            len(want["attempts"]),
+        )
         assert rep.state.techniques == len(want["techniques"]) and rep.state.templates == len(want["templates"])
         assert _state(b) == want
         # the moved store behaves the same: the selector's estimates, the same signature for the same error
@@ -138,21 +172,24 @@ def test_the_ledger_keeps_the_side_with_more_evidence(tmp_path, db):
         assert b._core.backend.execute("SELECT COUNT(*) FROM task_attempts").fetchone()[0] == 4  # attempts merge
 
 
-@pytest.mark.parametrize("kind,change,message", [
-    ("access", {"memory": "not-in-the-file"}, "not in the file"),
-    ("access", {"access_type": "peeked"}, "access_type"),
-    ("access", {"was_helpful": "yes"}, "was_helpful"),
-    ("access", {"duration_ms": -1}, "duration_ms"),
-    ("history", {"version": 0}, "version"),
-    ("history", {"content": ""}, "content"),
-    ("attempt", {"result": "maybe"}, "result"),
-    ("attempt", {"attempted_at": "yesterday"}, "attempted_at"),
-    ("technique", {"level": "planet"}, "level"),
-    ("technique", {"successes": -2}, "successes"),
-    ("error_template", {"tokens": "not a list"}, "tokens"),
-    ("error_link", {"canonical": None}, "missing"),
-    ("access", {"surprise": 1}, "unknown fields"),
-])
+@pytest.mark.parametrize(
+    "kind,change,message",
+    [
+        ("access", {"memory": "not-in-the-file"}, "not in the file"),
+        ("access", {"access_type": "peeked"}, "access_type"),
+        ("access", {"was_helpful": "yes"}, "was_helpful"),
+        ("access", {"duration_ms": -1}, "duration_ms"),
+        ("history", {"version": 0}, "version"),
+        ("history", {"content": ""}, "content"),
+        ("attempt", {"result": "maybe"}, "result"),
+        ("attempt", {"attempted_at": "yesterday"}, "attempted_at"),
+        ("technique", {"level": "planet"}, "level"),
+        ("technique", {"successes": -2}, "successes"),
+        ("error_template", {"tokens": "not a list"}, "tokens"),
+        ("error_link", {"canonical": None}, "missing"),
+        ("access", {"surprise": 1}, "unknown fields"),
+    ],
+)
 def test_a_bad_record_imports_nothing(tmp_path, db, kind, change, message):
     clock = ManualClock()
     with MemoryStore(tmp_path / "source.db", clock=clock) as a:

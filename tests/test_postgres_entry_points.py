@@ -46,8 +46,13 @@ def test_serve_takes_the_url_from_the_environment(pg):
         s.remember("seeded before the server started", type="decision", agent_id="ops", scope="global")
     port = _port()
     env = {**os.environ, "HARNESS_MEMORY_DB": pg}
-    p = subprocess.Popen([sys.executable, "-m", "harness_memory", "serve", "--port", str(port)], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "harness_memory", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.time() + 60
@@ -80,16 +85,25 @@ def test_scheduler_daemon_runs_jobs_on_the_server_and_stops_cleanly(pg):
     with MemoryStore(pg) as s:
         s.remember("a memory for the jobs to look at", type="decision", agent_id="ops")
     env = {**os.environ, "HARNESS_MEMORY_MAINTENANCE__SCHEDULES": json.dumps({"expire": "interval:0.3"})}
-    p = subprocess.Popen([sys.executable, "-m", "harness_memory", "scheduler", "--db", pg], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "harness_memory", "scheduler", "--db", pg],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     ran = False
     try:
         deadline = time.time() + 60
         with MemoryStore(pg) as s:
             while time.time() < deadline and not ran and p.poll() is None:
                 time.sleep(0.3)
-                ran = s._core.backend.execute(
-                    "SELECT COUNT(*) FROM job_runs WHERE job = 'expire' AND status = 'ok'").fetchone()[0] > 0
+                ran = (
+                    s._core.backend.execute(
+                        "SELECT COUNT(*) FROM job_runs WHERE job = 'expire' AND status = 'ok'"
+                    ).fetchone()[0]
+                    > 0
+                )
     finally:
         out, errs = _stop(p)
     assert ran, errs

@@ -9,22 +9,40 @@ from conftest import table_snapshot
 from harness_memory import HarnessMemoryError, InvalidInputError, MemoryStore
 
 BAD = [
-    ("get", (0,), {}), ("get", ("1",), {}), ("get", (True,), {}), ("get", (1,), {"agent_id": ""}),
-    ("forget", (-1,), {}), ("forget", (None,), {}), ("forget", (1,), {"agent_id": 5}),
-    ("archive", (0,), {}), ("archive", (1,), {"agent_id": ""}), ("archive", (999,), {}),
-    ("restore", (None,), {}), ("restore", (1,), {"agent_id": 5}), ("restore", (999,), {}),
-    ("forget_all", ("",), {}), ("forget_all", ("a", "nonsense"), {}), ("forget_all", ("a",), {"namespace": ""}),
-    ("clear", ("",), {}), ("clear", (None,), {}),
-    ("set_task_context", ("a", "", "ctx"), {}), ("set_task_context", ("a", "t", ""), {}),
+    ("get", (0,), {}),
+    ("get", ("1",), {}),
+    ("get", (True,), {}),
+    ("get", (1,), {"agent_id": ""}),
+    ("forget", (-1,), {}),
+    ("forget", (None,), {}),
+    ("forget", (1,), {"agent_id": 5}),
+    ("archive", (0,), {}),
+    ("archive", (1,), {"agent_id": ""}),
+    ("archive", (999,), {}),
+    ("restore", (None,), {}),
+    ("restore", (1,), {"agent_id": 5}),
+    ("restore", (999,), {}),
+    ("forget_all", ("",), {}),
+    ("forget_all", ("a", "nonsense"), {}),
+    ("forget_all", ("a",), {"namespace": ""}),
+    ("clear", ("",), {}),
+    ("clear", (None,), {}),
+    ("set_task_context", ("a", "", "ctx"), {}),
+    ("set_task_context", ("a", "t", ""), {}),
     ("set_task_context", ("a", "t", "ctx"), {"ttl": -1}),
     ("get_task_context", ("a", None), {}),
-    ("learn_success", ("", "pattern"), {}), ("learn_error", ("a", ""), {}),
-    ("has_seen_error", ("a", 42), {}), ("has_seen_error", (None, "err"), {}),
-    ("get_by_type", ("nonsense",), {}), ("get_by_type", ("success",), {"limit": 0}),
+    ("learn_success", ("", "pattern"), {}),
+    ("learn_error", ("a", ""), {}),
+    ("has_seen_error", ("a", 42), {}),
+    ("has_seen_error", (None, "err"), {}),
+    ("get_by_type", ("nonsense",), {}),
+    ("get_by_type", ("success",), {"limit": 0}),
     ("get_by_type", ("success",), {"include_global": "yes"}),
-    ("apply", (1,), {"helpful": None}), ("apply", (1,), {"helpful": True, "outcome": 3}),
+    ("apply", (1,), {"helpful": None}),
+    ("apply", (1,), {"helpful": True, "outcome": 3}),
     ("apply", (1,), {"helpful": True, "task_id": "x\ny"}),
-    ("remember_many", ("not a list",), {}), ("remember_many", ([{"type": "success"}],), {}),
+    ("remember_many", ("not a list",), {}),
+    ("remember_many", ([{"type": "success"}],), {}),
     ("remember_many", ([{"content": "x", "type": "success", "agent_id": "a", "bogus": 1}],), {}),
     ("error_signature", (None,), {}),
     ("export_markdown", ("",), {"path": "x.md"}),
@@ -54,9 +72,20 @@ def test_missing_files_are_typed_errors(store, tmp_path):
         store.import_markdown("a", tmp_path / "missing.md")
 
 
-contents = st.lists(st.sampled_from(["restart the runner", "pin the dependency", "Restart the runner",
-                                     "use a fake clock in tests", "pin  the dependency", "split the task"]),
-                    min_size=1, max_size=12)
+contents = st.lists(
+    st.sampled_from(
+        [
+            "restart the runner",
+            "pin the dependency",
+            "Restart the runner",
+            "use a fake clock in tests",
+            "pin  the dependency",
+            "split the task",
+        ]
+    ),
+    min_size=1,
+    max_size=12,
+)
 
 
 @hsettings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

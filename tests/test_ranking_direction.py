@@ -18,8 +18,18 @@ channel = st.one_of(st.none(), unit)
 
 
 def s(**kw):
-    base = dict(vector=0.5, keyword=0.5, tags=None, signature=None, relevance=1.0, age_seconds=0.0,
-                times_applied=0, times_successful=0, importance=0.5, w=W)
+    base = dict(
+        vector=0.5,
+        keyword=0.5,
+        tags=None,
+        signature=None,
+        relevance=1.0,
+        age_seconds=0.0,
+        times_applied=0,
+        times_successful=0,
+        importance=0.5,
+        w=W,
+    )
     base.update(kw)
     return score(**base)
 
@@ -28,10 +38,10 @@ def test_recency_halves_every_half_life_and_is_one_when_new():
     assert recency(0.0, W) == 1.0
     assert recency(30 * DAY, W) == pytest.approx(0.5)
     assert recency(60 * DAY, W) == pytest.approx(0.25)
-    assert recency(15 * DAY, W) == pytest.approx(0.5 ** 0.5)
+    assert recency(15 * DAY, W) == pytest.approx(0.5**0.5)
     short = RankingWeights(recency_half_life_days=2.0)
     assert recency(2 * DAY, short) == pytest.approx(0.5)
-    assert recency(1 * DAY, short) == pytest.approx(2 ** -0.5)
+    assert recency(1 * DAY, short) == pytest.approx(2**-0.5)
 
 
 def test_a_time_in_the_future_is_not_newer_than_now():
@@ -79,8 +89,15 @@ def test_a_channel_weighted_zero_is_left_out_of_the_mean():
 
 
 def test_the_score_is_match_times_relevance_times_the_prior_factor():
-    b = s(vector=0.6, keyword=0.9, relevance=0.8, age_seconds=30 * DAY, times_applied=3, times_successful=2,
-          importance=0.7)
+    b = s(
+        vector=0.6,
+        keyword=0.9,
+        relevance=0.8,
+        age_seconds=30 * DAY,
+        times_applied=3,
+        times_successful=2,
+        importance=0.7,
+    )
     u, rec = (2 + 1) / (3 + 2), 0.5
     prior = (W.usefulness * u + W.recency * rec + W.importance * 0.7) / (W.usefulness + W.recency + W.importance)
     assert (b.usefulness, b.recency, b.importance, b.relevance) == (pytest.approx(u), pytest.approx(rec), 0.7, 0.8)
@@ -123,11 +140,19 @@ def test_values_below_zero_clip_to_zero_and_above_one_clip_to_one():
 
 
 @hsettings(max_examples=200, deadline=None)
-@given(channel, channel, channel, channel, unit, st.floats(0, 1000 * DAY), st.integers(0, 50), st.integers(0, 50),
-       unit)
+@given(channel, channel, channel, channel, unit, st.floats(0, 1000 * DAY), st.integers(0, 50), st.integers(0, 50), unit)
 def test_every_component_is_in_the_unit_interval(v, k, t, g, rel, age, applied, succ, imp):
-    b = s(vector=v, keyword=k, tags=t, signature=g, relevance=rel, age_seconds=age, times_applied=applied,
-          times_successful=min(succ, applied), importance=imp)
+    b = s(
+        vector=v,
+        keyword=k,
+        tags=t,
+        signature=g,
+        relevance=rel,
+        age_seconds=age,
+        times_applied=applied,
+        times_successful=min(succ, applied),
+        importance=imp,
+    )
     for x in (b.match, b.relevance, b.recency, b.usefulness, b.importance, b.prior, b.score):
         assert 0.0 <= x <= 1.0
     assert b.score <= b.match * b.relevance + 1e-12
@@ -163,7 +188,14 @@ def test_an_older_memory_scores_lower_and_a_useful_one_higher():
 def test_the_breakdown_reports_the_inputs_and_the_weights():
     b = s(vector=0.3, keyword=None, tags=0.7, signature=None)
     assert (b.vector, b.keyword, b.tags, b.signature) == (0.3, None, 0.7, None)
-    assert b.weights == {"vector": W.vector, "keyword": W.keyword, "tags": W.tags, "signature": W.signature,
-                         "prior_weight": W.prior_weight, "usefulness": W.usefulness, "recency": W.recency,
-                         "importance": W.importance}
+    assert b.weights == {
+        "vector": W.vector,
+        "keyword": W.keyword,
+        "tags": W.tags,
+        "signature": W.signature,
+        "prior_weight": W.prior_weight,
+        "usefulness": W.usefulness,
+        "recency": W.recency,
+        "importance": W.importance,
+    }
     assert f"score {b.score:.3f}" in b.describe() and "vector 0.30" in b.describe() and "keyword" not in b.describe()

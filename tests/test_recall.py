@@ -12,14 +12,32 @@ from harness_memory.vector_index import VectorIndex
 
 def seed(store):
     ids = {}
-    ids["vpn"] = store.remember("Deploys to staging fail unless the VPN tunnel is up; start it with vpnctl up",
-                                type="failure", agent_id="deployer", tags=["deploy", "network"]).id
-    ids["lock"] = store.remember("npm ci fails when package-lock.json is stale; regenerate the lockfile",
-                                 type="success", agent_id="builder", scope="global", tags=["npm", "build"]).id
-    ids["secret"] = store.remember("builder private note: the signing key lives in the vault path ci/sign",
-                                   type="decision", agent_id="builder", tags=["signing"]).id
-    ids["flaky"] = store.remember("Flaky webhook tests: replace sleep with a fake clock",
-                                  type="success", agent_id="tester", scope="global", tags=["tests"]).id
+    ids["vpn"] = store.remember(
+        "Deploys to staging fail unless the VPN tunnel is up; start it with vpnctl up",
+        type="failure",
+        agent_id="deployer",
+        tags=["deploy", "network"],
+    ).id
+    ids["lock"] = store.remember(
+        "npm ci fails when package-lock.json is stale; regenerate the lockfile",
+        type="success",
+        agent_id="builder",
+        scope="global",
+        tags=["npm", "build"],
+    ).id
+    ids["secret"] = store.remember(
+        "builder private note: the signing key lives in the vault path ci/sign",
+        type="decision",
+        agent_id="builder",
+        tags=["signing"],
+    ).id
+    ids["flaky"] = store.remember(
+        "Flaky webhook tests: replace sleep with a fake clock",
+        type="success",
+        agent_id="tester",
+        scope="global",
+        tags=["tests"],
+    ).id
     return ids
 
 
@@ -64,9 +82,16 @@ def test_filters_types_tags_time_relevance(store, clock):
 
 
 def test_signature_channel(store):
-    a = store.remember("fix: pin urllib3 below 2", type="success", agent_id="a", task_signature="deps:python:http",
-                       error="ImportError: cannot import name 'X' from 'urllib3' (/usr/lib/python3/urllib3/__init__.py)")
-    hits = store.recall("", agent_id="a", error="ImportError: cannot import name 'Y' from 'urllib3' (/venv/urllib3/__init__.py)")
+    a = store.remember(
+        "fix: pin urllib3 below 2",
+        type="success",
+        agent_id="a",
+        task_signature="deps:python:http",
+        error="ImportError: cannot import name 'X' from 'urllib3' (/usr/lib/python3/urllib3/__init__.py)",
+    )
+    hits = store.recall(
+        "", agent_id="a", error="ImportError: cannot import name 'Y' from 'urllib3' (/venv/urllib3/__init__.py)"
+    )
     assert [h.memory.id for h in hits] == [a.id] and hits[0].breakdown.signature == 1.0
     hits = store.recall("", agent_id="a", task_signature="deps:python")
     assert hits[0].memory.id == a.id and hits[0].breakdown.signature == 0.5
@@ -107,9 +132,21 @@ def test_apply_updates_usefulness_and_ranking(store):
         store.apply(99999, helpful=True)
 
 
-@pytest.mark.parametrize("bad", [dict(query=5), dict(limit=0), dict(limit=10**9), dict(types=["bogus"]),
-                                 dict(tags="x"), dict(min_relevance=2), dict(since="yesterday"),
-                                 dict(channels={"magic"}), dict(query="   "), dict(include_global="no")])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(query=5),
+        dict(limit=0),
+        dict(limit=10**9),
+        dict(types=["bogus"]),
+        dict(tags="x"),
+        dict(min_relevance=2),
+        dict(since="yesterday"),
+        dict(channels={"magic"}),
+        dict(query="   "),
+        dict(include_global="no"),
+    ],
+)
 def test_recall_bad_input(store, bad):
     args = dict(query="anything", agent_id="a")
     args.update(bad)
@@ -122,19 +159,37 @@ def test_vec0_and_memory_index_agree(tmp_path):
     results = {}
     for mode in ("memory", "vec0"):
         with MemoryStore(tmp_path / f"{mode}.db", settings=Settings(vector_search=mode)) as s:
-            s.remember_many([{"content": t, "type": "success", "agent_id": f"a{i % 3}",
-                              "scope": "global" if i % 5 == 0 else "agent"} for i, t in enumerate(texts)])
-            results[mode] = [[h.memory.content for h in s.recall(q, agent_id="a1", channels={"vector"}, limit=10,
-                                                                 record=False)]
-                             for q in ("topic 3 detail", "word5 detail 77", "memory about topic 12")]
+            s.remember_many(
+                [
+                    {
+                        "content": t,
+                        "type": "success",
+                        "agent_id": f"a{i % 3}",
+                        "scope": "global" if i % 5 == 0 else "agent",
+                    }
+                    for i, t in enumerate(texts)
+                ]
+            )
+            results[mode] = [
+                [h.memory.content for h in s.recall(q, agent_id="a1", channels={"vector"}, limit=10, record=False)]
+                for q in ("topic 3 detail", "word5 detail 77", "memory about topic 12")
+            ]
     assert results["memory"] == results["vec0"]
 
 
 def test_vector_index_matches_brute_force_and_follows_other_writers(tmp_path):
     rng = np.random.default_rng(0)
     with MemoryStore(tmp_path / "v.db") as s1, MemoryStore(tmp_path / "v.db") as s2:
-        s1.remember_many([{"content": f"note {i} " + " ".join(rng.choice(list("abcdefghij"), 5)), "type": "success",
-                           "agent_id": "a"} for i in range(200)])
+        s1.remember_many(
+            [
+                {
+                    "content": f"note {i} " + " ".join(rng.choice(list("abcdefghij"), 5)),
+                    "type": "success",
+                    "agent_id": "a",
+                }
+                for i in range(200)
+            ]
+        )
         q = s2._core.embed(["note 5 a b c"])[0]
         s2._core.index.sync(s2._core.backend)
         got = s2._core.index.search(q, namespace="default", agent_id="a", k=5)
@@ -165,19 +220,47 @@ def test_vector_index_large_path_uses_binary_preselection():
     assert hits / 200 >= 0.8
 
 
-weights_st = st.builds(RankingWeights, vector=st.floats(0, 5), keyword=st.floats(0, 5), tags=st.floats(0, 5),
-                       signature=st.floats(0, 5), prior_weight=st.floats(0, 1), usefulness=st.floats(0, 5),
-                       recency=st.floats(0, 5), importance=st.floats(0, 5))
+weights_st = st.builds(
+    RankingWeights,
+    vector=st.floats(0, 5),
+    keyword=st.floats(0, 5),
+    tags=st.floats(0, 5),
+    signature=st.floats(0, 5),
+    prior_weight=st.floats(0, 1),
+    usefulness=st.floats(0, 5),
+    recency=st.floats(0, 5),
+    importance=st.floats(0, 5),
+)
 unit = st.one_of(st.none(), st.floats(-2, 2))
 
 
 @hsettings(max_examples=300)
-@given(v=unit, k=unit, t=unit, s=unit, rel=st.floats(0, 1), age=st.floats(-1e6, 1e10),
-       applied=st.integers(0, 1000), data=st.data(), w=weights_st, imp=st.floats(0, 1))
+@given(
+    v=unit,
+    k=unit,
+    t=unit,
+    s=unit,
+    rel=st.floats(0, 1),
+    age=st.floats(-1e6, 1e10),
+    applied=st.integers(0, 1000),
+    data=st.data(),
+    w=weights_st,
+    imp=st.floats(0, 1),
+)
 def test_score_is_bounded(v, k, t, s, rel, age, applied, data, w, imp):
     succ = data.draw(st.integers(0, applied))
-    b = score(vector=v, keyword=k, tags=t, signature=s, relevance=rel, age_seconds=age, times_applied=applied,
-              times_successful=succ, importance=imp, w=w)
+    b = score(
+        vector=v,
+        keyword=k,
+        tags=t,
+        signature=s,
+        relevance=rel,
+        age_seconds=age,
+        times_applied=applied,
+        times_successful=succ,
+        importance=imp,
+        w=w,
+    )
     for x in (b.score, b.match, b.prior, b.usefulness, b.recency):
         assert 0.0 <= x <= 1.0
     assert b.score <= b.match + 1e-12
@@ -193,14 +276,27 @@ def test_usefulness_is_smoothed(applied, data):
 
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(st.tuples(st.sampled_from(["a1", "a2", "a3"]), st.sampled_from(["agent", "global"]),
-                               st.sampled_from(["alpha beta", "beta gamma", "gamma delta", "alpha delta"])),
-                     min_size=1, max_size=25),
-       asker=st.sampled_from(["a1", "a2", "a3", None]), query=st.sampled_from(["alpha", "beta", "delta gamma"]))
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["a1", "a2", "a3"]),
+            st.sampled_from(["agent", "global"]),
+            st.sampled_from(["alpha beta", "beta gamma", "gamma delta", "alpha delta"]),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    asker=st.sampled_from(["a1", "a2", "a3", None]),
+    query=st.sampled_from(["alpha", "beta", "delta gamma"]),
+)
 def test_scope_isolation_under_random_data(tmp_path_factory, rows, asker, query):
     with MemoryStore(tmp_path_factory.mktemp("iso") / "m.db") as s:
-        stored = s.remember_many([{"content": f"{c} {i}", "type": "success", "agent_id": a, "scope": sc}
-                                  for i, (a, sc, c) in enumerate(rows)])
+        stored = s.remember_many(
+            [
+                {"content": f"{c} {i}", "type": "success", "agent_id": a, "scope": sc}
+                for i, (a, sc, c) in enumerate(rows)
+            ]
+        )
         hits = s.recall(query, agent_id=asker, limit=100)
         for h in hits:
             m = h.memory
@@ -210,8 +306,9 @@ def test_scope_isolation_under_random_data(tmp_path_factory, rows, asker, query)
 
 
 def test_keyword_channel_finds_visible_rows_behind_many_invisible_ones(store):
-    store.remember_many([{"content": f"kubernetes pod eviction note {i}", "type": "failure", "agent_id": "other"}
-                         for i in range(300)])
+    store.remember_many(
+        [{"content": f"kubernetes pod eviction note {i}", "type": "failure", "agent_id": "other"} for i in range(300)]
+    )
     mine = store.remember("kubernetes pod eviction: raise the memory request", type="success", agent_id="me")
     hits = store.recall("kubernetes pod eviction", agent_id="me", channels={"keyword"})
     assert [h.memory.id for h in hits] == [mine.id]
@@ -219,8 +316,9 @@ def test_keyword_channel_finds_visible_rows_behind_many_invisible_ones(store):
 
 def test_posting_budget_keeps_rare_terms(tmp_path):
     with MemoryStore(tmp_path / "b.db", settings=Settings(keyword_posting_budget=50)) as s:
-        s.remember_many([{"content": f"common words everywhere row {i}", "type": "success", "agent_id": "a"}
-                         for i in range(200)])
+        s.remember_many(
+            [{"content": f"common words everywhere row {i}", "type": "success", "agent_id": "a"} for i in range(200)]
+        )
         target = s.remember("common words everywhere but zanzibar appears once", type="success", agent_id="a")
         hits = s.recall("common words everywhere zanzibar", agent_id="a", channels={"keyword"})
         assert hits[0].memory.id == target.id

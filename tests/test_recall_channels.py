@@ -17,8 +17,15 @@ SERVICES = ["billing", "search", "auth", "payments", "gateway", "reports", "mail
 
 def distractors(n: int = 300) -> list[dict]:
     """Memories about failing deploys: every one matches 'deploy failed' by keyword."""
-    return [{"content": f"deploy failed for the {SERVICES[i % 8]} service on node {i} after step {i % 13}",
-             "type": "failure", "agent_id": "ops", "tags": [SERVICES[i % 8], f"node-{i}"]} for i in range(n)]
+    return [
+        {
+            "content": f"deploy failed for the {SERVICES[i % 8]} service on node {i} after step {i % 13}",
+            "type": "failure",
+            "agent_id": "ops",
+            "tags": [SERVICES[i % 8], f"node-{i}"],
+        }
+        for i in range(n)
+    ]
 
 
 @pytest.fixture
@@ -34,8 +41,9 @@ def ids(hits):
 
 def test_the_tag_channel_finds_a_memory_the_keywords_bury(crowded):
     s = crowded
-    target = s.remember("deploy failed: the pod was killed for using too much memory", type="failure",
-                        agent_id="ops", tags=["oom-kill"])
+    target = s.remember(
+        "deploy failed: the pod was killed for using too much memory", type="failure", agent_id="ops", tags=["oom-kill"]
+    )
     only_tags = s.recall("deploy failed", agent_id="ops", tags=["oom-kill"], channels={"tags"}, record=False)
     assert ids(only_tags) == [target.id]
     assert only_tags[0].breakdown.tags == 1.0 and only_tags[0].breakdown.keyword is None
@@ -56,32 +64,59 @@ def test_the_tag_score_is_the_jaccard_overlap(crowded):
 
 def test_the_signature_channel_finds_the_task_and_the_error(crowded):
     s = crowded
-    exact = s.remember("the release job needs the signing key mounted", type="failure", agent_id="ops",
-                       task_signature="task:release")
-    longer = s.remember("the release job on arm needs qemu", type="failure", agent_id="ops",
-                        task_signature="task:release:arm")
-    err = s.remember("pin tenacity below 9 to fix the import", type="success", agent_id="ops",
-                     error="ModuleNotFoundError: No module named 'tenacity'")
-    hits = s.recall("deploy failed", agent_id="ops", task_signature="task:release", channels={"signature"},
-                    record=False)
+    exact = s.remember(
+        "the release job needs the signing key mounted", type="failure", agent_id="ops", task_signature="task:release"
+    )
+    longer = s.remember(
+        "the release job on arm needs qemu", type="failure", agent_id="ops", task_signature="task:release:arm"
+    )
+    err = s.remember(
+        "pin tenacity below 9 to fix the import",
+        type="success",
+        agent_id="ops",
+        error="ModuleNotFoundError: No module named 'tenacity'",
+    )
+    hits = s.recall(
+        "deploy failed", agent_id="ops", task_signature="task:release", channels={"signature"}, record=False
+    )
     got = {h.memory.id: h.breakdown.signature for h in hits}
     assert got == {exact.id: 1.0, longer.id: 0.5}  # an exact task match, then a prefix
     assert ids(hits) == [exact.id, longer.id]
-    hits = s.recall("deploy failed", agent_id="ops", error="ModuleNotFoundError: No module named 'tenacity'",
-                    channels={"signature"}, record=False)
+    hits = s.recall(
+        "deploy failed",
+        agent_id="ops",
+        error="ModuleNotFoundError: No module named 'tenacity'",
+        channels={"signature"},
+        record=False,
+    )
     assert ids(hits) == [err.id] and hits[0].breakdown.signature == 1.0
-    both = s.recall("x", agent_id="ops", task_signature="task:release",
-                    error="ModuleNotFoundError: No module named 'tenacity'", channels={"signature"}, record=False)
+    both = s.recall(
+        "x",
+        agent_id="ops",
+        task_signature="task:release",
+        error="ModuleNotFoundError: No module named 'tenacity'",
+        channels={"signature"},
+        record=False,
+    )
     got = {h.memory.id: h.breakdown.signature for h in both}
     assert got == {exact.id: 0.5, longer.id: 0.25, err.id: 0.5}  # the mean of the two parts
 
 
 def test_a_signature_match_ranks_first_among_keyword_look_alikes(crowded):
     s = crowded
-    target = s.remember("deploy failed for the billing service: pin tenacity", type="success", agent_id="ops",
-                        error="ModuleNotFoundError: No module named 'tenacity'")
-    hits = s.recall("deploy failed for the billing service", agent_id="ops",
-                    error="ModuleNotFoundError: No module named 'tenacity'", limit=5, record=False)
+    target = s.remember(
+        "deploy failed for the billing service: pin tenacity",
+        type="success",
+        agent_id="ops",
+        error="ModuleNotFoundError: No module named 'tenacity'",
+    )
+    hits = s.recall(
+        "deploy failed for the billing service",
+        agent_id="ops",
+        error="ModuleNotFoundError: No module named 'tenacity'",
+        limit=5,
+        record=False,
+    )
     assert hits[0].memory.id == target.id and hits[0].breakdown.signature == 1.0
     assert all(h.breakdown.signature == 0.0 for h in hits[1:])
 
@@ -100,8 +135,7 @@ def test_the_keyword_channel_is_relative_to_the_best_hit(crowded):
 
 def test_the_vector_channel_alone_reports_only_cosines(crowded):
     s = crowded
-    target = s.remember("zookeeper quorum lost its leader during the rolling restart", type="failure",
-                        agent_id="ops")
+    target = s.remember("zookeeper quorum lost its leader during the rolling restart", type="failure", agent_id="ops")
     hits = s.recall("zookeeper quorum lost its leader", agent_id="ops", channels={"vector"}, limit=5, record=False)
     assert hits[0].memory.id == target.id
     assert hits[0].breakdown.keyword is None and hits[0].breakdown.tags is None
@@ -139,8 +173,11 @@ def test_filters_by_type_time_relevance_archive_and_thread(db, clock):
         assert set(ids(s.recall("cache warmup slow", until=t_mid, **q))) == {old.id, mid.id}
         as_float = t_mid.timestamp()
         assert set(ids(s.recall("cache warmup slow", since=as_float, until=as_float, **q))) == {mid.id}
-        assert set(ids(s.recall("cache warmup slow", since=datetime(2000, 1, 1, tzinfo=UTC), **q))) == \
-            {old.id, mid.id, new.id}
+        assert set(ids(s.recall("cache warmup slow", since=datetime(2000, 1, 1, tzinfo=UTC), **q))) == {
+            old.id,
+            mid.id,
+            new.id,
+        }
         with s._core.backend.write() as c:
             c.execute("UPDATE memories SET relevance_score = 0.2 WHERE id = ?", (old.id,))
         assert set(ids(s.recall("cache warmup slow", min_relevance=0.5, **q))) == {mid.id, new.id}
@@ -154,8 +191,7 @@ def test_filters_by_type_time_relevance_archive_and_thread(db, clock):
 def test_an_agent_sees_its_own_and_global_memories_never_another_agents_private_ones(db, clock):
     with MemoryStore(db, clock=clock) as s:
         mine = s.remember("redis eviction policy must be allkeys-lru", type="decision", agent_id="a")
-        shared = s.remember("redis eviction policy is set per cluster", type="decision", agent_id="b",
-                            scope="global")
+        shared = s.remember("redis eviction policy is set per cluster", type="decision", agent_id="b", scope="global")
         private = s.remember("redis eviction policy secret plan", type="decision", agent_id="b")
         q = dict(record=False, limit=10)
         assert set(ids(s.recall("redis eviction policy", agent_id="a", **q))) == {mine.id, shared.id}
@@ -188,8 +224,10 @@ def test_a_recall_counts_the_access_and_boosts_relevance_unless_told_not_to(db, 
         got = s.get(m.id)
         assert got.access_count == 1 and got.relevance_score == pytest.approx(0.6, abs=1e-3)
         assert got.last_accessed.timestamp() == pytest.approx(clock())
-        rows = s._core.backend.execute("SELECT access_type, agent_id, session_id, task_id, score FROM "
-                                       "memory_access_log WHERE memory_id = ?", (m.id,)).fetchall()
+        rows = s._core.backend.execute(
+            "SELECT access_type, agent_id, session_id, task_id, score FROM memory_access_log WHERE memory_id = ?",
+            (m.id,),
+        ).fetchall()
         assert [r[:4] for r in rows] == [("query", "a", "s1", "t1")] and 0 < rows[0][4] <= 1
 
 
@@ -226,8 +264,9 @@ def test_a_recall_while_another_writer_holds_the_lock_keeps_its_bookkeeping_for_
             c.execute("DELETE FROM memories WHERE id = ?", (gone.id,))
         s.close()  # writes what is pending
         assert other.get(kept.id).access_count == 1
-        rows = other._core.backend.execute("SELECT memory_id FROM memory_access_log WHERE access_type = 'query'"
-                                           ).fetchall()
+        rows = other._core.backend.execute(
+            "SELECT memory_id FROM memory_access_log WHERE access_type = 'query'"
+        ).fetchall()
         assert [r[0] for r in rows] == [kept.id]  # no log row for the deleted memory
 
 
@@ -261,6 +300,7 @@ def test_the_access_bookkeeping_is_written_at_once_when_the_lock_is_free(tmp_pat
         m = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
         s.recall("gradle daemon heap", agent_id="a", task_id="t-9")
         assert other.get(m.id).access_count == 1  # seen by another connection before this store closes
-        rows = other._core.backend.execute("SELECT access_type, task_id, duration_ms FROM memory_access_log "
-                                           "WHERE memory_id = ?", (m.id,)).fetchall()
+        rows = other._core.backend.execute(
+            "SELECT access_type, task_id, duration_ms FROM memory_access_log WHERE memory_id = ?", (m.id,)
+        ).fetchall()
         assert [(r[0], r[1]) for r in rows] == [("query", "t-9")] and rows[0][2] >= 0

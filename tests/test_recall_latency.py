@@ -21,8 +21,9 @@ def test_a_recall_logs_its_duration_once(store):
     hits = store.recall("build cache pruning", agent_id="a", limit=3)
     assert len(hits) == 3
     b = store._core.backend
-    rows = b.execute("SELECT memory_id, duration_ms FROM memory_access_log WHERE access_type = 'query' "
-                     "ORDER BY id").fetchall()
+    rows = b.execute(
+        "SELECT memory_id, duration_ms FROM memory_access_log WHERE access_type = 'query' ORDER BY id"
+    ).fetchall()
     assert [r[0] for r in rows] == [h.memory.id for h in hits]
     assert rows[0][1] is not None and 0 < rows[0][1] < 60_000  # the top hit's row carries the recall's wall time
     assert [r[1] for r in rows[1:]] == [None, None]

@@ -18,24 +18,36 @@ import pytest
 from harness_memory import MemoryStore, Settings, vector_index as vi
 from harness_memory.sqlite_backend import connect
 
-WORDS = ("build test deploy cache network retry timeout lockfile module import docker python rust go java "
-         "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank").split()
+WORDS = (
+    "build test deploy cache network retry timeout lockfile module import docker python rust go java "
+    "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank"
+).split()
 
 
 def _items(n: int, seed: int = 0) -> list[dict]:
     rng = np.random.default_rng(seed)
-    return [{"content": f"note {i}: " + " ".join(rng.choice(WORDS, 8)), "type": ("success", "failure")[i % 2],
-             "agent_id": f"a{i % 3}", "scope": "global" if i % 5 == 0 else "agent"} for i in range(n)]
+    return [
+        {
+            "content": f"note {i}: " + " ".join(rng.choice(WORDS, 8)),
+            "type": ("success", "failure")[i % 2],
+            "agent_id": f"a{i % 3}",
+            "scope": "global" if i % 5 == 0 else "agent",
+        }
+        for i in range(n)
+    ]
 
 
 def _vector_ids(store: MemoryStore, query: str, **kw) -> list[int]:
     return [h.memory.id for h in store.recall(query, channels={"vector"}, record=False, **kw)]
 
 
-QUERIES = [("deploy cache retry", {"agent_id": "a1"}), ("python rust compile", {"agent_id": "a2", "limit": 25}),
-           ("flaky webhook queue", {"agent_id": "a0", "types": ["failure"]}),
-           ("schema migrate index", {"agent_id": "a1", "include_global": False}),
-           ("vector keyword fuse", {"agent_id": "a2", "include_archived": True})]
+QUERIES = [
+    ("deploy cache retry", {"agent_id": "a1"}),
+    ("python rust compile", {"agent_id": "a2", "limit": 25}),
+    ("flaky webhook queue", {"agent_id": "a0", "types": ["failure"]}),
+    ("schema migrate index", {"agent_id": "a1", "include_global": False}),
+    ("vector keyword fuse", {"agent_id": "a2", "include_archived": True}),
+]
 
 
 def test_exact_sql_path_and_in_process_index_agree(tmp_path):
@@ -128,7 +140,7 @@ def test_a_snapshot_that_does_not_fit_is_ignored(tmp_path, small_snapshots):
     header = json.loads(good[16 : 16 + int.from_bytes(good[8:16], "little")])
     header["identity"][2] += 1  # made under another embedder record (e.g. before a re-embed)
     blob = json.dumps(header).encode()
-    side.write_bytes(good[:8] + len(blob).to_bytes(8, "little") + blob + good[16 + len(blob):])
+    side.write_bytes(good[:8] + len(blob).to_bytes(8, "little") + blob + good[16 + len(blob) :])
     assert load_kind() == "database"
     with MemoryStore(path) as w:  # the change log no longer reaches back to the snapshot
         w.remember("one more", type="success", agent_id="a0")
@@ -156,9 +168,11 @@ def test_a_write_is_seen_at_once_by_a_long_lived_recalling_process(tmp_path, pat
     path = tmp_path / "m.db"
     with MemoryStore(path) as w:
         w.remember_many(_items(150))
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), path_kind], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(path), path_kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
+
         def ask(q: str) -> list[str]:
             child.stdin.write(q + "\n")
             child.stdin.flush()
@@ -196,8 +210,11 @@ def test_recall_does_not_wait_for_a_busy_write_lock_and_close_writes_what_was_de
     blocker.close()
     with MemoryStore(path) as r:  # close() wrote the deferred rows
         b = r._core.backend
-        counts = dict(b.execute("SELECT id, access_count FROM memories WHERE id IN (?, ?)",
-                                (hits[0].memory.id, hits[1].memory.id)).fetchall())
+        counts = dict(
+            b.execute(
+                "SELECT id, access_count FROM memories WHERE id IN (?, ?)", (hits[0].memory.id, hits[1].memory.id)
+            ).fetchall()
+        )
         assert counts == {hits[0].memory.id: 1, hits[1].memory.id: 1}
         logged = [r[0] for r in b.execute("SELECT memory_id FROM memory_access_log WHERE access_type = 'query'")]
         assert sorted(logged) == sorted([hits[0].memory.id, hits[1].memory.id])

@@ -34,11 +34,30 @@ def test_at_least_98_percent_of_the_broad_corpus_is_caught():
     assert caught >= 0.98, f"caught {caught:.1%}; missed: {missed}"
 
 
-@pytest.mark.parametrize("name", ["azure_conn_string", "azure_sas_url", "redis_empty_user", "slack_webhook",
-                                  "jwt_unsigned", "twilio_key", "sendgrid_key", "private_key_quoted",
-                                  "json_escaped_in_string", "go_assign_spaces", "yaml_phrase", "url_password_at",
-                                  "pypi_token", "telegram_token", "discord_token", "shopify_token", "mysql_p",
-                                  "cli_password_space", "cookie_header"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "azure_conn_string",
+        "azure_sas_url",
+        "redis_empty_user",
+        "slack_webhook",
+        "jwt_unsigned",
+        "twilio_key",
+        "sendgrid_key",
+        "private_key_quoted",
+        "json_escaped_in_string",
+        "go_assign_spaces",
+        "yaml_phrase",
+        "url_password_at",
+        "pypi_token",
+        "telegram_token",
+        "discord_token",
+        "shopify_token",
+        "mysql_p",
+        "cli_password_space",
+        "cookie_header",
+    ],
+)
 def test_each_shape_the_adversarial_run_found_is_caught_in_every_context(name):
     rows = [(label, text, secrets) for label, text, secrets in BROAD if label.split("/")[0] == name]
     assert len(rows) == 3
@@ -54,8 +73,12 @@ def test_no_neutral_message_changes():
 def test_at_most_10_percent_of_keyword_bearing_innocent_messages_change():
     changed = [(t, redact_text(t)) for t in corpus.INNOCENT if redact_text(t) != t]
     assert len(changed) <= 0.10 * len(corpus.INNOCENT), changed
-    for t in ("max_tokens=4096", "Basic authentication failed for user deploy", "Invalid token authentication header",
-              "author=Jane Doe committed 3 files"):  # the examples the adversarial run reported
+    for t in (
+        "max_tokens=4096",
+        "Basic authentication failed for user deploy",
+        "Invalid token authentication header",
+        "author=Jane Doe committed 3 files",
+    ):  # the examples the adversarial run reported
         assert redact_text(t) == t
 
 
@@ -67,14 +90,20 @@ def test_the_whole_phrase_and_the_whole_url_password_go():
 
 
 def test_kinds_are_reported():
-    text, kinds = redact("AKIAABCDEFGHIJKLMNOP password=hunter22 https://u:pw12@h/x Authorization: Bearer abcdefghij123456")
+    text, kinds = redact(
+        "AKIAABCDEFGHIJKLMNOP password=hunter22 https://u:pw12@h/x Authorization: Bearer abcdefghij123456"
+    )
     assert set(kinds) >= {"aws_access_key", "secret_pair", "url_password", "bearer"}
     assert "hunter22" not in text and "pw12" not in text
     assert redact("nothing to see here") == ("nothing to see here", [])
 
 
-fragments = st.sampled_from([frag for _, frag, _ in corpus.SECRETS] + corpus.NEUTRAL + corpus.INNOCENT
-                            + ["password=", "://", "@", "Bearer ", "[REDACTED:x]", "\\n", "\\\"", "'", '"', ":", "="])
+fragments = st.sampled_from(
+    [frag for _, frag, _ in corpus.SECRETS]
+    + corpus.NEUTRAL
+    + corpus.INNOCENT
+    + ["password=", "://", "@", "Bearer ", "[REDACTED:x]", "\\n", '\\"', "'", '"', ":", "="]
+)
 texts = st.lists(st.one_of(fragments, st.text(max_size=40)), max_size=8).map(lambda parts: " ".join(parts))
 
 
@@ -107,7 +136,7 @@ ADVERSARIAL = [
     lambda n: "token" + "_" * n + "=" + "x" * n,
     lambda n: "Cookie: " + "a=b; " * n,
     lambda n: "password: " + "word " * n,
-    lambda n: "\\\"secret\\\": " * n,
+    lambda n: '\\"secret\\": ' * n,
     lambda n: "1234567:" * n,
     lambda n: "key" * n,
 ]
@@ -139,21 +168,55 @@ def test_a_megabyte_log_is_redacted_quickly():
 
 
 def test_secret_keys():
-    for k in ("DB_PASSWORD", "clientSecret", "x-api-key", "AccountKey", "SharedAccessKey", "aws_secret_access_key",
-              "secret_key_base", "GITHUB_TOKEN", "refresh_token", "PGPASSWORD", "apikey", "sig"):
+    for k in (
+        "DB_PASSWORD",
+        "clientSecret",
+        "x-api-key",
+        "AccountKey",
+        "SharedAccessKey",
+        "aws_secret_access_key",
+        "secret_key_base",
+        "GITHUB_TOKEN",
+        "refresh_token",
+        "PGPASSWORD",
+        "apikey",
+        "sig",
+    ):
         assert is_secret_key(k), k
-    for k in ("max_tokens", "author", "secretary", "token_count", "tokenizer", "private_key_path", "key",
-              "primary_key", "auth_mode", "TOKEN_TYPE", "credentials_file", "password_policy"):
+    for k in (
+        "max_tokens",
+        "author",
+        "secretary",
+        "token_count",
+        "tokenizer",
+        "private_key_path",
+        "key",
+        "primary_key",
+        "auth_mode",
+        "TOKEN_TYPE",
+        "credentials_file",
+        "password_policy",
+    ):
         assert is_secret_key(k) is None, k
 
 
 def test_redact_mapping_uses_the_keys_and_does_not_recurse():
     found: list[str] = []
-    out = redact_mapping({"password": "hunter2", "nested": [{"api_key": "abcdef123456"}, "token=zz9988776655"],
-                          "max_tokens": "4096", "user": "bob"}, found)
-    assert out == {"password": "[REDACTED:secret_pair]", "nested": [{"api_key": "[REDACTED:secret_pair]"},
-                                                                    "token=[REDACTED:secret_pair]"],
-                   "max_tokens": "4096", "user": "bob"}
+    out = redact_mapping(
+        {
+            "password": "hunter2",
+            "nested": [{"api_key": "abcdef123456"}, "token=zz9988776655"],
+            "max_tokens": "4096",
+            "user": "bob",
+        },
+        found,
+    )
+    assert out == {
+        "password": "[REDACTED:secret_pair]",
+        "nested": [{"api_key": "[REDACTED:secret_pair]"}, "token=[REDACTED:secret_pair]"],
+        "max_tokens": "4096",
+        "user": "bob",
+    }
     assert "secret_pair" in found
     deep: dict = {"password": "s3cr3tpw"}
     for _ in range(5000):
@@ -169,13 +232,22 @@ def test_remember_stores_no_secret_of_the_corpus(tmp_path):
     every text column of the memories table is searched for every secret."""
     with MemoryStore(tmp_path / "r.db") as s:
         for i, (label, text, _secrets) in enumerate(BROAD):
-            s.remember(f"{label}: {text}", type="failure", agent_id=f"agent-{i}", error=text[:4000],
-                       metadata={"log": text, "n": i})
+            s.remember(
+                f"{label}: {text}",
+                type="failure",
+                agent_id=f"agent-{i}",
+                error=text[:4000],
+                metadata={"log": text, "n": i},
+            )
         cols = [r[1] for r in s._core.backend.execute("PRAGMA table_info(memories)")]
         rows = s._core.backend.execute("SELECT * FROM memories").fetchall()
         blob = "\n".join(json.dumps([x for x in r if isinstance(x, str)], ensure_ascii=False) for r in rows)
         assert len(rows) == len(BROAD) and "content" in cols
-        leaked = [(label, sec) for label, _, secrets in BROAD for sec in secrets
-                  if sec in blob or json.dumps(sec)[1:-1] in blob]
+        leaked = [
+            (label, sec)
+            for label, _, secrets in BROAD
+            for sec in secrets
+            if sec in blob or json.dumps(sec)[1:-1] in blob
+        ]
         missed_by_redact = {label for label, text, secrets in BROAD if _survivors(text, secrets)}
         assert {label for label, _ in leaked} <= missed_by_redact, leaked

@@ -18,8 +18,13 @@ def cyc(alphabet: str, n: int, shift: int = 0) -> str:
     return "".join(alphabet[(i * 7 + shift) % len(alphabet)] for i in range(n))
 
 
-PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA" + cyc(ALNUM, 60) + "\n" + cyc(ALNUM, 64, 3)
-       + "\n-----END RSA PRIVATE KEY-----")
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA"
+    + cyc(ALNUM, 60)
+    + "\n"
+    + cyc(ALNUM, 64, 3)
+    + "\n-----END RSA PRIVATE KEY-----"
+)
 
 # (label, secret): each one embedded in an ordinary log line must come out as [REDACTED:label]
 FORMATS = [
@@ -37,8 +42,10 @@ FORMATS = [
     ("slack_token", "xoxb-1234567890-" + cyc(ALNUM, 24)),
     ("slack_webhook", "hooks.slack.com/services/T0ABCDEFG/B0ABCDEFGHI/" + cyc(ALNUM, 24)),
     ("discord_webhook", "discord.com/api/webhooks/123456789012345678/" + cyc(ALNUM, 68)),
-    *[("aws_access_key", prefix + cyc(UPPER, 16)) for prefix in
-      ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ABIA", "ACCA")],
+    *[
+        ("aws_access_key", prefix + cyc(UPPER, 16))
+        for prefix in ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ABIA", "ACCA")
+    ],
     ("google_api_key", "AIza" + cyc(ALNUM, 35)),
     ("google_oauth", "ya29." + cyc(ALNUM, 40)),
     ("google_oauth", "GOCSPX-" + cyc(ALNUM, 28)),
@@ -78,7 +85,8 @@ def test_each_provider_format_is_redacted_with_its_label(label, secret):
     out, kinds = redact(line)
     assert kinds == [label]
     assert out == f"deploy step 3 printed [REDACTED:{label}] and exited" or (
-        label == "private_key" and out.startswith("deploy step 3 printed [REDACTED:private_key]"))
+        label == "private_key" and out.startswith("deploy step 3 printed [REDACTED:private_key]")
+    )
     assert secret.strip().splitlines()[-1] not in out
 
 
@@ -99,7 +107,7 @@ CONTEXT = [
     ("secret_pair", "DB_PASSWORD=hunter22", "hunter22"),
     ("secret_pair", "export API_TOKEN=a8F3kd92LmQ", "a8F3kd92LmQ"),
     ("secret_pair", '{"client_secret": "Zx81Ka0PqL"}', "Zx81Ka0PqL"),
-    ("secret_pair", "{\\\"token\\\": \\\"Qw7ErTy5Ui\\\"}", "Qw7ErTy5Ui"),
+    ("secret_pair", '{\\"token\\": \\"Qw7ErTy5Ui\\"}', "Qw7ErTy5Ui"),
     ("secret_pair", "password = 'tr0ub4dor'", "tr0ub4dor"),
     ("secret_pair", "AccountKey=Ab12Cd34Ef56Gh78;", "Ab12Cd34Ef56Gh78"),
     ("secret_pair", 'apikey := "x9Y8z7W6v5"', "x9Y8z7W6v5"),
@@ -136,7 +144,7 @@ CONTEXT = [
     ("netrc_password", "login bob password S3cretPw", "S3cretPw"),  # no entry head: a made-up value
     ("netrc_password", "login bob password pa$$word", "pa$$word"),
     ("sql_password", "CREATE USER app IDENTIFIED BY 'hunter22';", "hunter22"),
-    ("sql_password", "alter user app identified by \"hunter22\"", "hunter22"),
+    ("sql_password", 'alter user app identified by "hunter22"', "hunter22"),
 ]
 
 
@@ -149,19 +157,52 @@ def test_each_context_rule_is_redacted_with_its_label(label, text, secret):
 
 
 LEFT_ALONE = [
-    "max_tokens=4096", "author=Jane", "token = lexer.next()", "Basic authentication failed",
-    "password=$DB_PASSWORD", "password=%(pw)s", "password=<your password>", "token={{ secrets.DEPLOY }}",
-    "password=${DB_PASS}", "token=#{vault_token}", "password: getpass.getpass()", 'password = os.environ["DB"]',
-    "token=settings.OPENAI_API_KEY", "secret_key = self.secret_key", "password=/run/secrets/db_password",
-    "token=./conf/app/token.txt", "token=oauth", "token=Bearer", "api_key=LDAP", "token=Abcdefgh",
-    "pass=12345", "password=12", "token=ab12", "password=********", "token=xxxxxxxx", "password=•••••",
-    "password=[REDACTED:secret_pair]", "Cookie: none", "Cookie: [REDACTED:cookie]",
-    "tool --password $PW run", "tool --password abc run", "tool --password --next", "curl -u bob https://x",
-    "Authorization: Bearer [REDACTED:bearer]", "Authorization: Bearer short1", "Authorization: Bearer Abcdefghijklmnop",
-    "postgres://admin:[REDACTED:url_password]@db/app", "mysql -p",
-    "monkey=1234567890abcdef", "keyboard=us", "tokenizer=wordpiece", "passenger=3",
+    "max_tokens=4096",
+    "author=Jane",
+    "token = lexer.next()",
+    "Basic authentication failed",
+    "password=$DB_PASSWORD",
+    "password=%(pw)s",
+    "password=<your password>",
+    "token={{ secrets.DEPLOY }}",
+    "password=${DB_PASS}",
+    "token=#{vault_token}",
+    "password: getpass.getpass()",
+    'password = os.environ["DB"]',
+    "token=settings.OPENAI_API_KEY",
+    "secret_key = self.secret_key",
+    "password=/run/secrets/db_password",
+    "token=./conf/app/token.txt",
+    "token=oauth",
+    "token=Bearer",
+    "api_key=LDAP",
+    "token=Abcdefgh",
+    "pass=12345",
+    "password=12",
+    "token=ab12",
+    "password=********",
+    "token=xxxxxxxx",
+    "password=•••••",
+    "password=[REDACTED:secret_pair]",
+    "Cookie: none",
+    "Cookie: [REDACTED:cookie]",
+    "tool --password $PW run",
+    "tool --password abc run",
+    "tool --password --next",
+    "curl -u bob https://x",
+    "Authorization: Bearer [REDACTED:bearer]",
+    "Authorization: Bearer short1",
+    "Authorization: Bearer Abcdefghijklmnop",
+    "postgres://admin:[REDACTED:url_password]@db/app",
+    "mysql -p",
+    "monkey=1234567890abcdef",
+    "keyboard=us",
+    "tokenizer=wordpiece",
+    "passenger=3",
     # prose about logins is not a .netrc entry
-    "a login form; password reset mail sent", "after login users see password hints", "login alice password reset.",
+    "a login form; password reset mail sent",
+    "after login users see password hints",
+    "login alice password reset.",
 ]
 
 
@@ -171,10 +212,50 @@ def test_look_alikes_are_left_alone(text):
 
 
 PLACEHOLDERS = [
-    "none", "null", "nil", "true", "false", "undefined", "empty", "redacted", "hidden", "masked", "secret",
-    "password", "token", "required", "optional", "missing", "invalid", "expired", "n/a", "na", "unset", "default",
-    "changeme", "your_password", "your-password", "yourpassword", "your_token", "your_api_key", "xxx", "todo",
-    "example", "string", "str", "bytes", "any", "int", "bool", "env", "self", "ok", "error", "failed", "valid"]
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "empty",
+    "redacted",
+    "hidden",
+    "masked",
+    "secret",
+    "password",
+    "token",
+    "required",
+    "optional",
+    "missing",
+    "invalid",
+    "expired",
+    "n/a",
+    "na",
+    "unset",
+    "default",
+    "changeme",
+    "your_password",
+    "your-password",
+    "yourpassword",
+    "your_token",
+    "your_api_key",
+    "xxx",
+    "todo",
+    "example",
+    "string",
+    "str",
+    "bytes",
+    "any",
+    "int",
+    "bool",
+    "env",
+    "self",
+    "ok",
+    "error",
+    "failed",
+    "valid",
+]
 
 
 @pytest.mark.parametrize("word", PLACEHOLDERS)
@@ -184,19 +265,116 @@ def test_a_placeholder_value_is_not_a_secret(word):
     assert redact_mapping({"password": word}) == {"password": word}
 
 
-PASSWORD_KEYS = ["password", "passwd", "passphrase", "passcode", "pwd", "pass", "pword", "pin", "db_password",
-                 "adminPasswd", "X_PASSWORD_VALUE", "userpassword"]
-TOKEN_KEYS = ["secret", "secrets", "token", "apikey", "credential", "credentials", "auth", "authtoken", "accesstoken",
-              "sig", "privatekey", "clientsecret", "secretkey", "accesskey", "sas", "sastoken", "jwt", "bearer",
-              "cookie", "sessionid", "session_token", "webhook", "github_token", "refreshToken", "mysecret",
-              "x-api-key", "secret_key_base", "token_value", "api_token_str", "token_b64", "secret_hex", "token_raw",
-              "secret_val", "token_string", "secret_base64", "token_enc", "secret_plain", "myapikey"]
-KEY_PREFIXES = ["api", "access", "secret", "private", "client", "signing", "encryption", "master", "account",
-                "storage", "app", "service", "shared", "subscription", "license", "webhook", "session", "auth",
-                "consumer", "deploy", "ssh", "gpg", "pgp", "encrypt", "hmac", "jwt", "x", "admin", "root", "crypto",
-                "sign", "cipher", "aes", "rsa", "instrumentation", "ingest", "management", "mysecret", "readaccess"]
-NOT_KEYS = ["key", "monkey_key", "primary_key", "foreign_key", "author", "max_tokens", "passenger", "keyboard",
-            "value", "base", "token_count_total", "", "___"]
+PASSWORD_KEYS = [
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pwd",
+    "pass",
+    "pword",
+    "pin",
+    "db_password",
+    "adminPasswd",
+    "X_PASSWORD_VALUE",
+    "userpassword",
+]
+TOKEN_KEYS = [
+    "secret",
+    "secrets",
+    "token",
+    "apikey",
+    "credential",
+    "credentials",
+    "auth",
+    "authtoken",
+    "accesstoken",
+    "sig",
+    "privatekey",
+    "clientsecret",
+    "secretkey",
+    "accesskey",
+    "sas",
+    "sastoken",
+    "jwt",
+    "bearer",
+    "cookie",
+    "sessionid",
+    "session_token",
+    "webhook",
+    "github_token",
+    "refreshToken",
+    "mysecret",
+    "x-api-key",
+    "secret_key_base",
+    "token_value",
+    "api_token_str",
+    "token_b64",
+    "secret_hex",
+    "token_raw",
+    "secret_val",
+    "token_string",
+    "secret_base64",
+    "token_enc",
+    "secret_plain",
+    "myapikey",
+]
+KEY_PREFIXES = [
+    "api",
+    "access",
+    "secret",
+    "private",
+    "client",
+    "signing",
+    "encryption",
+    "master",
+    "account",
+    "storage",
+    "app",
+    "service",
+    "shared",
+    "subscription",
+    "license",
+    "webhook",
+    "session",
+    "auth",
+    "consumer",
+    "deploy",
+    "ssh",
+    "gpg",
+    "pgp",
+    "encrypt",
+    "hmac",
+    "jwt",
+    "x",
+    "admin",
+    "root",
+    "crypto",
+    "sign",
+    "cipher",
+    "aes",
+    "rsa",
+    "instrumentation",
+    "ingest",
+    "management",
+    "mysecret",
+    "readaccess",
+]
+NOT_KEYS = [
+    "key",
+    "monkey_key",
+    "primary_key",
+    "foreign_key",
+    "author",
+    "max_tokens",
+    "passenger",
+    "keyboard",
+    "value",
+    "base",
+    "token_count_total",
+    "",
+    "___",
+]
 
 
 @pytest.mark.parametrize("key", PASSWORD_KEYS)
@@ -265,8 +443,10 @@ def test_kinds_are_listed_once_each_in_order_of_appearance():
     text = f"password=hunter22 {'AKIA' + cyc(UPPER, 16)} token=Zx81Ka0PqLm2 https://u:pw12@h/x"
     out, kinds = redact(text)
     assert kinds == ["secret_pair", "aws_access_key", "url_password"]
-    assert out == ("password=[REDACTED:secret_pair] [REDACTED:aws_access_key] token=[REDACTED:secret_pair] "
-                   "https://u:[REDACTED:url_password]@h/x")
+    assert out == (
+        "password=[REDACTED:secret_pair] [REDACTED:aws_access_key] token=[REDACTED:secret_pair] "
+        "https://u:[REDACTED:url_password]@h/x"
+    )
 
 
 def test_the_discord_token_needs_its_id_part_and_a_boundary():
@@ -288,18 +468,31 @@ def test_non_text_and_empty_text_pass_through():
 
 def test_redact_mapping_replaces_a_secret_keys_value_whole_and_reports_kinds():
     found: list[str] = []
-    obj = {"password": "correct horse", "nested": [{"api_key": "Zx81Ka0PqLm2"}, "token=Zx81Ka0PqLm2", 3],
-           "note": "ok", 7: "ghp_" + cyc(ALNUM, 36), "count": 4, "empty": []}
+    obj = {
+        "password": "correct horse",
+        "nested": [{"api_key": "Zx81Ka0PqLm2"}, "token=Zx81Ka0PqLm2", 3],
+        "note": "ok",
+        7: "ghp_" + cyc(ALNUM, 36),
+        "count": 4,
+        "empty": [],
+    }
     out = redact_mapping(obj, found)
-    assert out == {"password": "[REDACTED:secret_pair]",
-                   "nested": [{"api_key": "[REDACTED:secret_pair]"}, "token=[REDACTED:secret_pair]", 3],
-                   "note": "ok", 7: "[REDACTED:github_token]", "count": 4, "empty": []}
+    assert out == {
+        "password": "[REDACTED:secret_pair]",
+        "nested": [{"api_key": "[REDACTED:secret_pair]"}, "token=[REDACTED:secret_pair]", 3],
+        "note": "ok",
+        7: "[REDACTED:github_token]",
+        "count": 4,
+        "empty": [],
+    }
     assert sorted(found) == ["github_token", "secret_pair", "secret_pair", "secret_pair"]
     assert obj["password"] == "correct horse"  # the input is not modified
     assert redact_mapping("token=Zx81Ka0PqLm2") == "token=[REDACTED:secret_pair]"
     assert redact_mapping(5) == 5
-    assert redact_mapping({"password": "$DB_PASSWORD", "token": "none"}) == {"password": "$DB_PASSWORD",
-                                                                              "token": "none"}
+    assert redact_mapping({"password": "$DB_PASSWORD", "token": "none"}) == {
+        "password": "$DB_PASSWORD",
+        "token": "none",
+    }
 
 
 def test_redaction_is_idempotent_on_every_rule():

@@ -27,8 +27,13 @@ def test_an_open_store_refuses_to_embed_after_another_process_reembedded(tmp_pat
     with MemoryStore(path) as a:  # the default hashing embedder
         a.remember("the proxy refuses the upstream certificate", type="failure", agent_id="x")
         assert a.recall("proxy certificate", agent_id="x")
-        r = subprocess.run([sys.executable, "-c", _REEMBED, str(path), str(dims)], capture_output=True, text=True,
-                           check=False, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-c", _REEMBED, str(path), str(dims)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr
         with pytest.raises(EmbedderMismatchError, match="reopen"):
             a.recall("proxy certificate", agent_id="x")
@@ -36,7 +41,8 @@ def test_an_open_store_refuses_to_embed_after_another_process_reembedded(tmp_pat
             a.remember("another note", type="success", agent_id="x")
     with MemoryStore(path, embedder=FakeEmbedder(dims)) as b:  # reopened with the new embedder: fine
         assert [h.memory.content for h in b.recall("proxy certificate", agent_id="x")] == [
-            "the proxy refuses the upstream certificate"]
+            "the proxy refuses the upstream certificate"
+        ]
         assert b.remember("another note", type="success", agent_id="x").embedding_pending is False
 
 

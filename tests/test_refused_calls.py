@@ -26,13 +26,35 @@ def snapshot(store) -> dict[str, str]:
     return out
 
 
-HOSTILE = st.sampled_from([None, 0, -1, 2**64, 1.5, float("nan"), "", " ", "\x00", "a\nb", [], [""], {}, {"x": 1},
-                           ["ok", 3], object(), b"bytes", "x" * 300])
+HOSTILE = st.sampled_from(
+    [
+        None,
+        0,
+        -1,
+        2**64,
+        1.5,
+        float("nan"),
+        "",
+        " ",
+        "\x00",
+        "a\nb",
+        [],
+        [""],
+        {},
+        {"x": 1},
+        ["ok", 3],
+        object(),
+        b"bytes",
+        "x" * 300,
+    ]
+)
 
 CALLS = {  # e: an error text never seen before (a new template would be a write)
     "on_task_error": lambda s, e, bad: s.on_task_error(TASK, e, **bad),
     "record_outcome": lambda s, e, bad: s.record_outcome("T-1", "fresh_start", True, error=e, **bad),
-    "on_task_complete": lambda s, e, bad: s.on_task_complete(TASK, {"success": True, "summary": "x", "error": e}, **bad),
+    "on_task_complete": lambda s, e, bad: s.on_task_complete(
+        TASK, {"success": True, "summary": "x", "error": e}, **bad
+    ),
     "learn_fix": lambda s, e, bad: s.learn_fix(e, "restart the replica", **{"agent_id": "coder", **bad}),
     "apply": lambda s, e, bad: s.apply(1, **{"helpful": True, "error": e, **bad}),
     "select_technique": lambda s, e, bad: s.select_technique("T-1", e, **bad),
@@ -55,8 +77,13 @@ def test_a_refused_call_changes_nothing(store, call, data):
         store.learn_success("coder", "pip install pyyaml", error=ERR)
     param = data.draw(st.sampled_from(PARAMS[call]))
     bad = {param: data.draw(HOSTILE)}
-    words = data.draw(st.lists(st.sampled_from(["replica", "stream", "shard", "sync", "dropped", "kappa", "while"]),
-                               min_size=1, max_size=25))
+    words = data.draw(
+        st.lists(
+            st.sampled_from(["replica", "stream", "shard", "sync", "dropped", "kappa", "while"]),
+            min_size=1,
+            max_size=25,
+        )
+    )
     error = "ConnectionResetError: " + " ".join(words) + f" ({len(words)} parts)"
     before = snapshot(store)
     try:

@@ -17,15 +17,25 @@ from harness_memory import (
 
 
 def test_remember_returns_a_full_memory(store):
-    m = store.remember("Use GLOB instead of REGEXP in SQLite WHERE clauses", type="failure", agent_id="build",
-                       tags=["SQLite", "query", "sqlite"], importance=0.8, task_signature="bugfix:db",
-                       error="sqlite3.OperationalError: near \"REGEXP\": syntax error", metadata={"k": [1, 2]},
-                       session_id="s1", task_id="t1")
+    m = store.remember(
+        "Use GLOB instead of REGEXP in SQLite WHERE clauses",
+        type="failure",
+        agent_id="build",
+        tags=["SQLite", "query", "sqlite"],
+        importance=0.8,
+        task_signature="bugfix:db",
+        error='sqlite3.OperationalError: near "REGEXP": syntax error',
+        metadata={"k": [1, 2]},
+        session_id="s1",
+        task_id="t1",
+    )
     assert m.id > 0 and len(m.uid) == 32
     assert m.type == "failure" and m.scope == "agent" and m.namespace == "default"
     assert m.tags == ["sqlite", "query"]
     assert m.importance == 0.8 and m.relevance_score == 1.0
-    assert m.error_signature.startswith("err_") and m.error_template == "sqlite3.OperationalError: near <*>: syntax error"
+    assert (
+        m.error_signature.startswith("err_") and m.error_template == "sqlite3.OperationalError: near <*>: syntax error"
+    )
     assert m.metadata["error_category"] == "compile_error"
     assert m.metadata["k"] == [1, 2] and m.session_id == "s1" and m.task_id == "t1"
     assert store.get(m.id) == m
@@ -52,13 +62,20 @@ def test_same_content_other_agent_scope_or_type_is_a_new_memory(store):
 
 
 def test_near_duplicate_is_merged_with_a_record(store):
-    a = store.remember("The build fails because the lockfile is out of date; run npm install to refresh it",
-                       type="failure", agent_id="a")
-    b = store.remember("The build fails because the lockfile is out of date, run npm install to refresh it.",
-                       type="failure", agent_id="a")
+    a = store.remember(
+        "The build fails because the lockfile is out of date; run npm install to refresh it",
+        type="failure",
+        agent_id="a",
+    )
+    b = store.remember(
+        "The build fails because the lockfile is out of date, run npm install to refresh it.",
+        type="failure",
+        agent_id="a",
+    )
     assert b.id == a.id
     kind, sim, merged = store._core.backend.execute(
-        "SELECT kind, similarity, merged_content FROM memory_merges").fetchone()
+        "SELECT kind, similarity, merged_content FROM memory_merges"
+    ).fetchone()
     assert kind == "near" and sim >= 0.95 and merged.endswith("it.")
     c = store.remember("Completely different: the deploy needs the VPN to be up first", type="failure", agent_id="a")
     assert c.id != a.id
@@ -77,8 +94,9 @@ def test_key_updates_in_place_and_keeps_history(store, clock):
     b = store.remember("feedback: focus on docs now", type="feedback", agent_id="supervisor", key="fb")
     assert b.id == a.id and b.version == 2 and b.content.endswith("docs now")
     assert b.updated_at > a.updated_at
-    hist = store._core.backend.execute("SELECT version, content FROM memory_history WHERE memory_id = ?",
-                                       (a.id,)).fetchall()
+    hist = store._core.backend.execute(
+        "SELECT version, content FROM memory_history WHERE memory_id = ?", (a.id,)
+    ).fetchall()
     assert hist == [(1, "feedback: focus on tests")]
     assert store.get_feedback(agent_id="supervisor").content.endswith("docs now")
     # the index follows the new content
@@ -91,8 +109,11 @@ def test_secrets_are_redacted_before_storage_and_indexing(store):
     m = store.remember(
         "deploy with AKIAABCDEFGHIJKLMNOP and password=hunter2 at https://bob:s3cret@db.local/x "
         "header Authorization: Bearer abcdefghijklmnop1234",
-        type="decision", agent_id="a", error="auth failed token=sk-abcdefghijklmnopqrstuvwxyz0123",
-        metadata={"env": {"API_KEY": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}})
+        type="decision",
+        agent_id="a",
+        error="auth failed token=sk-abcdefghijklmnopqrstuvwxyz0123",
+        metadata={"env": {"API_KEY": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
+    )
     for secret in ("AKIAABCDEFGHIJKLMNOP", "hunter2", "s3cret", "abcdefghijklmnop1234"):
         assert secret not in m.content
     assert "ghp_" not in str(m.metadata)
@@ -152,8 +173,10 @@ def test_task_context_and_learn_helpers(store, clock):
 
 
 def test_forget_forget_all_clear(store):
-    ids = [store.remember(f"note {w}", type="decision", agent_id="a", namespace="run1").id
-           for w in ("alpha", "beta", "gamma")]
+    ids = [
+        store.remember(f"note {w}", type="decision", agent_id="a", namespace="run1").id
+        for w in ("alpha", "beta", "gamma")
+    ]
     store.remember("other agent note", type="success", agent_id="b", namespace="run1")
     store.remember("another run", type="success", agent_id="a", namespace="run2")
     store.forget(ids[0])
@@ -217,28 +240,57 @@ def test_remember_many_is_all_or_nothing(store):
     store.remember("existing", type="success", agent_id="a")
     before = table_snapshot(store)
     with pytest.raises(InvalidInputError):
-        store.remember_many([{"content": "fine", "type": "success", "agent_id": "a"},
-                             {"content": "bad importance", "type": "success", "agent_id": "a", "importance": 2}])
+        store.remember_many(
+            [
+                {"content": "fine", "type": "success", "agent_id": "a"},
+                {"content": "bad importance", "type": "success", "agent_id": "a", "importance": 2},
+            ]
+        )
     assert table_snapshot(store) == before
     got = store.remember_many([{"content": f"item {i}", "type": "success", "agent_id": "a"} for i in range(20)])
     assert len({m.id for m in got}) == 20
 
 
 text_st = st.text(min_size=0, max_size=200)
-any_st = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), text_st,
-                   st.lists(text_st, max_size=3), st.dictionaries(text_st, text_st, max_size=2))
+any_st = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    text_st,
+    st.lists(text_st, max_size=3),
+    st.dictionaries(text_st, text_st, max_size=2),
+)
 
 
 @hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(content=st.one_of(text_st, any_st), mtype=st.one_of(st.sampled_from(["success", "failure", "bogus"]), any_st),
-       agent=st.one_of(text_st, any_st), scope=st.one_of(st.sampled_from(["agent", "global"]), any_st),
-       tags=any_st, importance=any_st, ttl=any_st, metadata=any_st, key=any_st)
-def test_fuzz_remember_either_stores_or_raises_typed_error(store, content, mtype, agent, scope, tags, importance,
-                                                           ttl, metadata, key):
+@given(
+    content=st.one_of(text_st, any_st),
+    mtype=st.one_of(st.sampled_from(["success", "failure", "bogus"]), any_st),
+    agent=st.one_of(text_st, any_st),
+    scope=st.one_of(st.sampled_from(["agent", "global"]), any_st),
+    tags=any_st,
+    importance=any_st,
+    ttl=any_st,
+    metadata=any_st,
+    key=any_st,
+)
+def test_fuzz_remember_either_stores_or_raises_typed_error(
+    store, content, mtype, agent, scope, tags, importance, ttl, metadata, key
+):
     before = table_snapshot(store)
     try:
-        m = store.remember(content, type=mtype, agent_id=agent, scope=scope, tags=tags, importance=importance,
-                           ttl=ttl, metadata=metadata, key=key)
+        m = store.remember(
+            content,
+            type=mtype,
+            agent_id=agent,
+            scope=scope,
+            tags=tags,
+            importance=importance,
+            ttl=ttl,
+            metadata=metadata,
+            key=key,
+        )
     except InvalidInputError:
         assert table_snapshot(store) == before
     else:
@@ -250,10 +302,13 @@ def test_batch_near_duplicates_merge_within_and_across_batches(store):
     a = "The build fails because the lockfile is out of date; run npm install to refresh it"
     b = "The build fails because the lockfile is out of date, run npm install to refresh it."
     c = "the build fails because the lockfile is out of date - run npm install to refresh it"
-    got = store.remember_many([{"content": a, "type": "failure", "agent_id": "x"},
-                               {"content": b, "type": "failure", "agent_id": "x"},
-                               {"content": "unrelated: the VPN must be up for deploys", "type": "failure",
-                                "agent_id": "x"}])
+    got = store.remember_many(
+        [
+            {"content": a, "type": "failure", "agent_id": "x"},
+            {"content": b, "type": "failure", "agent_id": "x"},
+            {"content": "unrelated: the VPN must be up for deploys", "type": "failure", "agent_id": "x"},
+        ]
+    )
     assert got[0].id == got[1].id != got[2].id
     again = store.remember_many([{"content": c, "type": "failure", "agent_id": "x"}])
     assert again[0].id == got[0].id

@@ -11,17 +11,20 @@ import httpx
 from harness_memory import Settings
 from test_api import Server
 
-FAILING = ("##[group]Run make\n"
-           "2025-03-04T10:11:12.1234567Z src/util.c:3:1: error: deprecated API (tolerated)\n"
-           "2025-03-04T10:11:12.2234567Z \x1b[31msrc/main.c:14:5: error: unknown type name 'cfg_t'\x1b[0m\n"
-           "2025-03-04T10:11:12.3234567Z make: *** [Makefile:12: build/main.o] Error 1\n"
-           "##[error]Process completed with exit code 2.\n")
+FAILING = (
+    "##[group]Run make\n"
+    "2025-03-04T10:11:12.1234567Z src/util.c:3:1: error: deprecated API (tolerated)\n"
+    "2025-03-04T10:11:12.2234567Z \x1b[31msrc/main.c:14:5: error: unknown type name 'cfg_t'\x1b[0m\n"
+    "2025-03-04T10:11:12.3234567Z make: *** [Makefile:12: build/main.o] Error 1\n"
+    "##[error]Process completed with exit code 2.\n"
+)
 PASSING = "##[group]Run make\n2025-03-03T09:00:00.0000000Z src/util.c:3:1: error: deprecated API (tolerated)\nok\n"
 
 
 def _cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "harness_memory", *args], capture_output=True, timeout=120,
-                          input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "harness_memory", *args], capture_output=True, timeout=120, input=stdin
+    )
 
 
 def test_cli_signature_of_a_file_with_a_baseline(tmp_path):

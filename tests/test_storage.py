@@ -52,7 +52,8 @@ def test_migrations_recorded_in_order_and_idempotent(db, store):
 
 def test_database_from_newer_version_is_refused(db, store):
     store._core.backend.execute(
-        "INSERT INTO schema_migrations(version, name, applied_at) VALUES (999, '0999_from_the_future', 0)")
+        "INSERT INTO schema_migrations(version, name, applied_at) VALUES (999, '0999_from_the_future', 0)"
+    )
     store.close()
     with pytest.raises(DatabaseTooNewError, match="newer"):
         MemoryStore(db)
@@ -65,18 +66,54 @@ def test_every_dialect_has_the_same_steps():
 
 def test_schema_has_required_tables(store):
     b = store._core.backend
-    for t in ("memories", "memories_fts", "memory_vectors", "memory_access_log", "embedder_info",
-              "memory_history", "memory_merges", "memory_tags"):
+    for t in (
+        "memories",
+        "memories_fts",
+        "memory_vectors",
+        "memory_access_log",
+        "embedder_info",
+        "memory_history",
+        "memory_merges",
+        "memory_tags",
+    ):
         assert b.table_exists(t), t
     if b.dialect == "sqlite":
         cols = {r[1] for r in b.execute("PRAGMA table_info(memories)")}
     else:
-        cols = {r[0] for r in b.execute("SELECT column_name FROM information_schema.columns "
-                                        "WHERE table_schema = current_schema() AND table_name = 'memories'")}
-    for c in ("namespace", "agent_id", "scope", "memory_type", "content", "key", "task_signature",
-              "error_signature", "context_tags", "importance", "relevance_score", "access_count", "last_accessed",
-              "times_applied", "times_successful", "success_rate", "session_id", "task_id", "metadata",
-              "content_hash", "created_at", "updated_at", "expires_at", "decayed_at", "consolidated_into"):
+        cols = {
+            r[0]
+            for r in b.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = current_schema() AND table_name = 'memories'"
+            )
+        }
+    for c in (
+        "namespace",
+        "agent_id",
+        "scope",
+        "memory_type",
+        "content",
+        "key",
+        "task_signature",
+        "error_signature",
+        "context_tags",
+        "importance",
+        "relevance_score",
+        "access_count",
+        "last_accessed",
+        "times_applied",
+        "times_successful",
+        "success_rate",
+        "session_id",
+        "task_id",
+        "metadata",
+        "content_hash",
+        "created_at",
+        "updated_at",
+        "expires_at",
+        "decayed_at",
+        "consolidated_into",
+    ):
         assert c in cols, c
 
 
@@ -108,15 +145,24 @@ def test_every_foreign_key_is_indexed(store):
     (bulk deletes become quadratic, issue 17)."""
     b = store._core.backend
     if b.dialect == "postgresql":
-        missing = [r[0] for r in b.execute(
-            "SELECT c.conrelid::regclass::text || '.' || a.attname FROM pg_constraint c "
-            "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
-            "WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace AND NOT EXISTS ("
-            "SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])")]
+        missing = [
+            r[0]
+            for r in b.execute(
+                "SELECT c.conrelid::regclass::text || '.' || a.attname FROM pg_constraint c "
+                "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
+                "WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace AND NOT EXISTS ("
+                "SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])"
+            )
+        ]
         assert not missing, missing
         return
-    tables = [r[0] for r in b.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                                      "AND sql NOT LIKE 'CREATE VIRTUAL%'")]
+    tables = [
+        r[0]
+        for r in b.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND sql NOT LIKE 'CREATE VIRTUAL%'"
+        )
+    ]
     missing = []
     for t in tables:
         firsts = set()

@@ -17,8 +17,18 @@ def test_the_snapshot_covers_every_table_of_the_schema(store, backend_name):
         names.discard("memories_fts_vocab")  # derived from memories_fts
         names.add("sqlite_sequence")  # AUTOINCREMENT's counters: a rolled-back insert leaves them alone
     assert set(snap) == names
-    for table in ("memories", "memory_tags", "memories_fts", "memory_vectors", "task_attempts", "tool_calls",
-                  "documents", "memory_sources", "job_runs", "fix_links"):
+    for table in (
+        "memories",
+        "memory_tags",
+        "memories_fts",
+        "memory_vectors",
+        "task_attempts",
+        "tool_calls",
+        "documents",
+        "memory_sources",
+        "job_runs",
+        "fix_links",
+    ):
         assert table in snap
     assert snap["memories"][0] == snap["memories_fts"][0] == snap["memory_vectors"][0] == 1
     assert table_counts(store) == {name: count for name, (count, _) in snap.items()}
@@ -43,8 +53,7 @@ def test_a_row_changed_in_place_changes_the_snapshot(store):
     after = table_snapshot(store)
     assert after["memories"][0] == before["memories"][0]  # the same count ...
     assert after["memories"] != before["memories"]  # ... but not the same rows
-    assert {k: v for k, v in after.items() if k != "memories"} == {k: v for k, v in before.items()
-                                                                    if k != "memories"}
+    assert {k: v for k, v in after.items() if k != "memories"} == {k: v for k, v in before.items() if k != "memories"}
 
 
 def test_a_changed_index_row_changes_the_snapshot(store):

@@ -45,8 +45,14 @@ def aged_store(tmp_path):
 @pytest.mark.parametrize("tz", ["America/New_York", "Asia/Tokyo"])
 def test_aware_since_is_the_same_instant_everywhere_and_naive_is_refused(aged_store, tz):
     env = {**os.environ, "TZ": tz}
-    r = subprocess.run([sys.executable, "-c", _PROBE, str(aged_store)], check=False, capture_output=True, text=True,
-                       env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(aged_store)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["local_offset_h"] != 0  # the probe really ran off UTC

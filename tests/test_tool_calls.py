@@ -17,8 +17,10 @@ from harness_memory import InvalidInputError, MemoryStore, Settings
 from harness_memory.errors import ImportFormatError
 from harness_memory.testing import ManualClock
 
-REFUSED = ("Traceback (most recent call last):\n  File \"fetch.py\", line 12, in get\n"
-           "ConnectionRefusedError: [Errno 111] Connection refused")
+REFUSED = (
+    'Traceback (most recent call last):\n  File "fetch.py", line 12, in get\n'
+    "ConnectionRefusedError: [Errno 111] Connection refused"
+)
 SECRET = "sk-proj-" + "Ab3dEf7hIj9kLm2nOp4qRs6tUv8wXy0z" * 2
 
 
@@ -27,10 +29,16 @@ def _rows(store, table="tool_calls"):
 
 
 def test_log_and_read_back(store):
-    call = store.log_tool_call("web_search", agent_id="researcher", success=True,
-                               parameters={"query": "python 3.12 benchmarks", "max_results": 5},
-                               result=[{"url": "https://python.org", "title": "3.12"}], duration_ms=120.5,
-                               task_id="T-1", session_id="S-1")
+    call = store.log_tool_call(
+        "web_search",
+        agent_id="researcher",
+        success=True,
+        parameters={"query": "python 3.12 benchmarks", "max_results": 5},
+        result=[{"url": "https://python.org", "title": "3.12"}],
+        duration_ms=120.5,
+        task_id="T-1",
+        session_id="S-1",
+    )
     assert call.id > 0 and call.success and call.tool_type == "builtin"
     assert call.parameters == {"max_results": 5, "query": "python 3.12 benchmarks"}
     assert json.loads(call.result) == [{"title": "3.12", "url": "https://python.org"}]
@@ -44,8 +52,13 @@ def test_log_and_read_back(store):
 
 def test_filters_and_order(store, clock):
     for k in range(5):
-        store.log_tool_call("grep" if k % 2 else "read_file", agent_id="a" if k < 3 else "b", success=k != 3,
-                            duration_ms=k, error=None if k != 3 else "FileNotFoundError: [Errno 2] No such file: 'x'")
+        store.log_tool_call(
+            "grep" if k % 2 else "read_file",
+            agent_id="a" if k < 3 else "b",
+            success=k != 3,
+            duration_ms=k,
+            error=None if k != 3 else "FileNotFoundError: [Errno 2] No such file: 'x'",
+        )
         clock.advance(10)
     allc = store.tool_calls()
     assert [c.duration_ms for c in allc] == [4, 3, 2, 1, 0]  # newest first
@@ -58,12 +71,22 @@ def test_filters_and_order(store, clock):
 
 
 def test_secrets_are_redacted_everywhere(store):
-    call = store.log_tool_call("http_get", agent_id="a", success=False, tool_type="http",
-                               parameters={"url": f"https://user:{SECRET}@example.com/x", "api_key": "hunter2hunter2",
-                                           "headers": {"Authorization": f"Bearer {SECRET}"}},
-                               result=f"echo: token={SECRET}", error=f"PermissionError: denied for key {SECRET}")
-    stored = store._core.backend.execute("SELECT parameters, result, error FROM tool_calls WHERE id = ?",
-                                         (call.id,)).fetchone()
+    call = store.log_tool_call(
+        "http_get",
+        agent_id="a",
+        success=False,
+        tool_type="http",
+        parameters={
+            "url": f"https://user:{SECRET}@example.com/x",
+            "api_key": "hunter2hunter2",
+            "headers": {"Authorization": f"Bearer {SECRET}"},
+        },
+        result=f"echo: token={SECRET}",
+        error=f"PermissionError: denied for key {SECRET}",
+    )
+    stored = store._core.backend.execute(
+        "SELECT parameters, result, error FROM tool_calls WHERE id = ?", (call.id,)
+    ).fetchone()
     for text in (*stored, call.model_dump_json()):
         assert SECRET not in text and "hunter2hunter2" not in text
     assert "[REDACTED" in stored[0] and "[REDACTED" in stored[1] and "[REDACTED" in stored[2]
@@ -73,8 +96,9 @@ def test_results_are_summarised_with_their_full_size(db_path):
     settings = Settings(tool_result_max_bytes=500, tool_parameters_max_bytes=300)
     with MemoryStore(db_path, settings=settings) as s:
         big = "HEAD " + "é" * 20_000 + f" key={SECRET} " + "x" * 5000 + " TAIL"
-        call = s.log_tool_call("cat", agent_id="a", success=True, result=big,
-                               parameters={"text": "y" * 2000, "password": "hunter2hunter2"})
+        call = s.log_tool_call(
+            "cat", agent_id="a", success=True, result=big, parameters={"text": "y" * 2000, "password": "hunter2hunter2"}
+        )
         assert call.result_bytes == len(big.encode("utf-8"))
         assert len(call.result.encode("utf-8")) <= 500 and call.result_truncated
         assert call.result.startswith("HEAD ") and call.result.endswith(" TAIL") and "bytes omitted" in call.result
@@ -89,16 +113,20 @@ def test_results_are_summarised_with_their_full_size(db_path):
 
 
 def test_failed_call_is_signed_and_named_in_the_advice(store):
-    failed = store.log_tool_call("http_get", agent_id="a", success=False, tool_type="http", error=REFUSED,
-                                 duration_ms=30)
+    failed = store.log_tool_call(
+        "http_get", agent_id="a", success=False, tool_type="http", error=REFUSED, duration_ms=30
+    )
     sig = store.error_signature(REFUSED)
     assert failed.error_signature == sig.id and failed.error_category == sig.category == "network"
-    store.log_tool_call("http_get", agent_id="b", success=False, tool_type="http",
-                        error=REFUSED.replace("line 12", "line 40"))
+    store.log_tool_call(
+        "http_get", agent_id="b", success=False, tool_type="http", error=REFUSED.replace("line 12", "line 40")
+    )
     store.log_tool_call("pip_install", agent_id="a", success=False, tool_type="shell", error=REFUSED)
     store.log_tool_call("grep", agent_id="a", success=False, error="AssertionError: 3 != 4")
-    advice = store.on_task_error({"id": "T-9", "title": "fetch the feed", "agent_id": "c"},
-                                 "ConnectionRefusedError: [Errno 111] Connection refused")
+    advice = store.on_task_error(
+        {"id": "T-9", "title": "fetch the feed", "agent_id": "c"},
+        "ConnectionRefusedError: [Errno 111] Connection refused",
+    )
     tools = [(t.tool_name, t.failures) for t in advice.failing_tools]
     assert tools == [("http_get", 2), ("pip_install", 1)]
     assert "Tools that failed with this error: http_get (http, 2 times), pip_install (shell, 1 time)" in advice.prompt
@@ -109,11 +137,25 @@ def test_failed_call_is_signed_and_named_in_the_advice(store):
 
 
 def test_bad_input_is_refused_and_writes_nothing(store):
-    bad = [{"tool_name": ""}, {"tool_name": "t\nx"}, {"agent_id": None}, {"success": "yes"},
-           {"duration_ms": -1}, {"duration_ms": float("nan")}, {"duration_ms": True}, {"parameters": "a=1"},
-           {"parameters": {"x": float("inf")}}, {"parameters": {"x": object()}}, {"result": {"x": {1, 2}}},
-           {"error": "boom", "success": True}, {"error": ""}, {"error": 3, "success": False},
-           {"namespace": ""}, {"task_id": "x" * 201}, {"tool_type": ""}]
+    bad = [
+        {"tool_name": ""},
+        {"tool_name": "t\nx"},
+        {"agent_id": None},
+        {"success": "yes"},
+        {"duration_ms": -1},
+        {"duration_ms": float("nan")},
+        {"duration_ms": True},
+        {"parameters": "a=1"},
+        {"parameters": {"x": float("inf")}},
+        {"parameters": {"x": object()}},
+        {"result": {"x": {1, 2}}},
+        {"error": "boom", "success": True},
+        {"error": ""},
+        {"error": 3, "success": False},
+        {"namespace": ""},
+        {"task_id": "x" * 201},
+        {"tool_type": ""},
+    ]
     for kw in bad:
         args = {"tool_name": "t", "agent_id": "a", "success": False, **kw}
         with pytest.raises(InvalidInputError):
@@ -133,8 +175,13 @@ def test_bad_input_is_refused_and_writes_nothing(store):
 def test_metrics_view_and_function_agree(store):
     # durations 1..100 for one tool (p50 50, p95 95 by nearest rank), a few failures
     for d in range(100, 0, -1):
-        store.log_tool_call("search", agent_id="a" if d % 2 else "b", success=d % 10 != 0, duration_ms=d,
-                            error=None if d % 10 else REFUSED)
+        store.log_tool_call(
+            "search",
+            agent_id="a" if d % 2 else "b",
+            success=d % 10 != 0,
+            duration_ms=d,
+            error=None if d % 10 else REFUSED,
+        )
     store.log_tool_call("search", agent_id="a", success=True)  # no duration: counted, not in the percentiles
     store.log_tool_call("edit", agent_id="a", success=True, duration_ms=7, tool_type="builtin")
     m = {t.tool_name: t for t in store.tool_metrics()}
@@ -143,8 +190,18 @@ def test_metrics_view_and_function_agree(store):
     assert (s.p50_ms, s.p95_ms) == (50, 95)
     assert s.last_error_signature == store.error_signature(REFUSED).id
     assert (m["edit"].p50_ms, m["edit"].p95_ms, m["edit"].last_failure_at) == (7, 7, None)
-    cols = ["tool_type", "tool_name", "calls", "successes", "failures", "success_rate", "p50_ms", "p95_ms",
-            "last_failure_at", "last_error_signature"]
+    cols = [
+        "tool_type",
+        "tool_name",
+        "calls",
+        "successes",
+        "failures",
+        "success_rate",
+        "p50_ms",
+        "p95_ms",
+        "last_failure_at",
+        "last_error_signature",
+    ]
     cur = store._core.backend.execute(f"SELECT {', '.join(cols)} FROM v_tool_metrics")
     view = {r["tool_name"]: r for r in (dict(zip(cols, row)) for row in cur.fetchall())}
     for name, fm in m.items():
@@ -161,9 +218,19 @@ def test_metrics_view_and_function_agree(store):
 
 def test_export_import_round_trip_and_idempotent(store, tmp_path, settings):
     store.remember("use the mirror when the index is down", type="success", agent_id="a")
-    kept = [store.log_tool_call("pip", agent_id="a", success=False, error=REFUSED, parameters={"pkg": "numpy"},
-                                result="x" * 50, duration_ms=3.5, task_id="T1"),
-            store.log_tool_call("ls", agent_id="b", success=True, namespace="other")]
+    kept = [
+        store.log_tool_call(
+            "pip",
+            agent_id="a",
+            success=False,
+            error=REFUSED,
+            parameters={"pkg": "numpy"},
+            result="x" * 50,
+            duration_ms=3.5,
+            task_id="T1",
+        ),
+        store.log_tool_call("ls", agent_id="b", success=True, namespace="other"),
+    ]
     path = tmp_path / "out.jsonl"
     store.export_jsonl(path)
     lines = [json.loads(x) for x in path.read_text().splitlines()]
@@ -186,12 +253,24 @@ def test_export_import_round_trip_and_idempotent(store, tmp_path, settings):
 
 def test_import_checks_tool_call_records_first(store, tmp_path):
     header = json.dumps({"format": "harness-memory", "version": 2})
-    good = {"record": "tool_call", "uid": "u1", "namespace": "default", "agent_id": "a", "tool_type": "builtin",
-            "tool_name": "t", "success": True, "created_at": 1_767_225_600.0,
-            "result": f"token={SECRET}"}
-    cases = [({**good, "record": "thing"}, "unknown record kind"), ({**good, "extra": 1}, "unknown fields"),
-             ({**good, "success": "yes"}, "success"), ({k: x for k, x in good.items() if k != "uid"}, "missing"),
-             ({**good, "duration_ms": -5}, "duration_ms")]
+    good = {
+        "record": "tool_call",
+        "uid": "u1",
+        "namespace": "default",
+        "agent_id": "a",
+        "tool_type": "builtin",
+        "tool_name": "t",
+        "success": True,
+        "created_at": 1_767_225_600.0,
+        "result": f"token={SECRET}",
+    }
+    cases = [
+        ({**good, "record": "thing"}, "unknown record kind"),
+        ({**good, "extra": 1}, "unknown fields"),
+        ({**good, "success": "yes"}, "success"),
+        ({k: x for k, x in good.items() if k != "uid"}, "missing"),
+        ({**good, "duration_ms": -5}, "duration_ms"),
+    ]
     for rec, msg in cases:
         p = tmp_path / "bad.jsonl"
         p.write_text(header + "\n" + json.dumps(good | {"uid": "u0"}) + "\n" + json.dumps(rec) + "\n")
@@ -234,11 +313,31 @@ def test_cli_log_list_metrics_and_stats(tmp_path):
     env = {**os.environ, "HARNESS_MEMORY_DB": db}
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "harness_memory", *args], capture_output=True, text=True, env=env,
-                              timeout=120, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "harness_memory", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
 
-    r = cli("log-tool-call", "http_get", "--agent", "a", "--failure", "--type", "http", "--error", REFUSED,
-            "--params", '{"url": "http://localhost:9"}', "--duration-ms", "12", "--json")
+    r = cli(
+        "log-tool-call",
+        "http_get",
+        "--agent",
+        "a",
+        "--failure",
+        "--type",
+        "http",
+        "--error",
+        REFUSED,
+        "--params",
+        '{"url": "http://localhost:9"}',
+        "--duration-ms",
+        "12",
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     logged = json.loads(r.stdout)
     assert logged["error_category"] == "network" and logged["parameters"] == {"url": "http://localhost:9"}
@@ -260,8 +359,11 @@ def test_rest_log_and_list_own_calls(tmp_path):
     settings = Settings(api_tokens={"tok-a": "agent-a", "tok-b": "agent-b"}, api_admin_token="tok-admin")
     with Server(tmp_path / "api.db", settings) as url, httpx.Client(base_url=url, timeout=30) as h:
         ha, hb = {"Authorization": "Bearer tok-a"}, {"Authorization": "Bearer tok-b"}
-        r = h.post("/api/tool-calls", headers=ha, json={"tool_name": "web", "success": False, "error": REFUSED,
-                                                        "parameters": {"q": "x"}, "duration_ms": 5})
+        r = h.post(
+            "/api/tool-calls",
+            headers=ha,
+            json={"tool_name": "web", "success": False, "error": REFUSED, "parameters": {"q": "x"}, "duration_ms": 5},
+        )
         assert r.status_code == 201, r.text
         assert r.json()["agent_id"] == "agent-a" and r.json()["error_category"] == "network"
         assert h.post("/api/tool-calls", headers=hb, json={"tool_name": "ls", "success": True}).status_code == 201
@@ -269,8 +371,9 @@ def test_rest_log_and_list_own_calls(tmp_path):
         assert bad.status_code == 422 and bad.json()["error"] == "InvalidInputError"
         assert [c["tool_name"] for c in h.get("/api/tool-calls", headers=ha).json()] == ["web"]
         # another agent's id in the query is ignored: an agent lists its own calls only
-        assert [c["tool_name"] for c in h.get("/api/tool-calls", headers=hb,
-                                              params={"agent_id": "agent-a"}).json()] == ["ls"]
+        assert [
+            c["tool_name"] for c in h.get("/api/tool-calls", headers=hb, params={"agent_id": "agent-a"}).json()
+        ] == ["ls"]
         admin = h.get("/api/tool-calls", headers={"Authorization": "Bearer tok-admin"}).json()
         assert sorted(c["tool_name"] for c in admin) == ["ls", "web"]
         st = h.get("/api/memory/stats", headers=hb).json()
@@ -285,8 +388,9 @@ def test_mcp_error_lookup_names_failing_tools(tmp_path):
         s.log_tool_call("http_get", agent_id="someone", success=False, tool_type="http", error=REFUSED)
 
     async def steps(session):
-        return _text(await session.call_tool("error_lookup", {
-            "error": "ConnectionRefusedError: [Errno 111] Connection refused"}))
+        return _text(
+            await session.call_tool("error_lookup", {"error": "ConnectionRefusedError: [Errno 111] Connection refused"})
+        )
 
     out = asyncio.run(_session_run(db, steps))
     assert [(t["tool_name"], t["failures"]) for t in out["failing_tools"]] == [("http_get", 1)]

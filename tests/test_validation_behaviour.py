@@ -23,8 +23,14 @@ def test_text_bounds_in_utf8_bytes_and_refuses_nul_surrogates_and_blank():
     with pytest.raises(ContentTooLargeError, match="content is 12 bytes; the limit is 10"):
         v.text("é" * 6, "content", max_bytes=10)
     assert v.text("  padded  ", "content", max_bytes=100) == "  padded  "  # returned as given
-    for bad, msg in ((b"bytes", "must be a string, got bytes"), (None, "got NoneType"), ("a\x00b", "NUL"),
-                     ("\ud800", "lone surrogates"), ("   ", "must not be empty"), ("", "must not be empty")):
+    for bad, msg in (
+        (b"bytes", "must be a string, got bytes"),
+        (None, "got NoneType"),
+        ("a\x00b", "NUL"),
+        ("\ud800", "lone surrogates"),
+        ("   ", "must not be empty"),
+        ("", "must not be empty"),
+    ):
         with pytest.raises(InvalidInputError, match=msg):
             v.text(bad, "content", max_bytes=100)
     assert v.text("", "query", max_bytes=10, allow_empty=True) == ""
@@ -62,8 +68,9 @@ def test_tags_are_normalised_deduplicated_and_bounded_after_normalising():
     assert v.tags(("a", "b", "a", "c"), max_tags=3, max_len=10) == ["a", "b", "c"]  # duplicates don't count
     assert v.tags(["x" * 10], max_tags=1, max_len=10) == ["x" * 10]
     assert v.tags(["  " + "x" * 10 + "  "], max_tags=1, max_len=10) == ["x" * 10]
-    for bad in ("single", b"bytes", 5, ["ok", 3], ["ok", "  "], ["x" * 11], ["a", "b", "c", "d"],
-                ["\udc80"]) + tuple([f"t{c}g"] for c in CONTROL if c not in "\t\x0b\x0c\x1c\x1d\x1e\x1f"):
+    for bad in ("single", b"bytes", 5, ["ok", 3], ["ok", "  "], ["x" * 11], ["a", "b", "c", "d"], ["\udc80"]) + tuple(
+        [f"t{c}g"] for c in CONTROL if c not in "\t\x0b\x0c\x1c\x1d\x1e\x1f"
+    ):
         with pytest.raises(InvalidInputError):
             v.tags(bad, max_tags=3, max_len=10)
 
@@ -211,11 +218,17 @@ def test_a_refused_call_through_the_store_writes_nothing(db, clock):
     with MemoryStore(db, clock=clock) as s:
         s.remember("baseline memory", type="failure", agent_id="a", tags=["x"])
         before = table_snapshot(s)
-        for kwargs in ({"agent_id": "a\x01"}, {"agent_id": "a", "tags": ["ok", "bad\x07tag"]},
-                       {"agent_id": "a", "tags": ["t"] * 3 + [f"t{i}" for i in range(40)]},
-                       {"agent_id": "a", "importance": 1.5}, {"agent_id": "a", "ttl": -1},
-                       {"agent_id": "a", "metadata": {"k": "x" * (70 * 1024)}}, {"agent_id": "a", "scope": "all"},
-                       {"agent_id": "a", "key": "k\x00"}, {"agent_id": "a", "namespace": "n" * 201}):
+        for kwargs in (
+            {"agent_id": "a\x01"},
+            {"agent_id": "a", "tags": ["ok", "bad\x07tag"]},
+            {"agent_id": "a", "tags": ["t"] * 3 + [f"t{i}" for i in range(40)]},
+            {"agent_id": "a", "importance": 1.5},
+            {"agent_id": "a", "ttl": -1},
+            {"agent_id": "a", "metadata": {"k": "x" * (70 * 1024)}},
+            {"agent_id": "a", "scope": "all"},
+            {"agent_id": "a", "key": "k\x00"},
+            {"agent_id": "a", "namespace": "n" * 201},
+        ):
             with pytest.raises(InvalidInputError):
                 s.remember("a refused memory", type="failure", **kwargs)
         with pytest.raises(ContentTooLargeError):
@@ -223,9 +236,16 @@ def test_a_refused_call_through_the_store_writes_nothing(db, clock):
         with pytest.raises(InvalidInputError):
             s.recall("q", agent_id="a", since=datetime(2026, 1, 1))
         assert table_snapshot(s) == before
-        assert s.recall("baseline", agent_id="a", since=datetime(2000, 1, 1, tzinfo=UTC),
-                        until=datetime(9999, 1, 1, tzinfo=UTC), record=False)[0].memory.content == \
-            "baseline memory"
+        assert (
+            s.recall(
+                "baseline",
+                agent_id="a",
+                since=datetime(2000, 1, 1, tzinfo=UTC),
+                until=datetime(9999, 1, 1, tzinfo=UTC),
+                record=False,
+            )[0].memory.content
+            == "baseline memory"
+        )
 
 
 def test_path_arguments_of_the_store_go_through_the_same_check(db, clock, tmp_path):
@@ -235,15 +255,33 @@ def test_path_arguments_of_the_store_go_through_the_same_check(db, clock, tmp_pa
         assert s.export_jsonl(Path(tmp_path) / "out.jsonl") == 0
 
 
-@pytest.mark.parametrize("field,value", [
-    ("agent_id", "a\x01"), ("namespace", "n\x02"), ("importance", 2.0), ("task_id", "t\x03"), ("session_id", ""),
-    ("key", "k\n"), ("thread_id", "x" * 201), ("task_signature", 5), ("scope", "everyone"), ("ttl", 0),
-    ("metadata", [1]), ("tags", "one-string"), ("content", "\x00")])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("agent_id", "a\x01"),
+        ("namespace", "n\x02"),
+        ("importance", 2.0),
+        ("task_id", "t\x03"),
+        ("session_id", ""),
+        ("key", "k\n"),
+        ("thread_id", "x" * 201),
+        ("task_signature", 5),
+        ("scope", "everyone"),
+        ("ttl", 0),
+        ("metadata", [1]),
+        ("tags", "one-string"),
+        ("content", "\x00"),
+    ],
+)
 def test_a_refused_remember_names_the_field(store, field, value):
     kwargs = {"type": "failure", "agent_id": "a", field: value}
     content = kwargs.pop("content", "a memory")
-    with pytest.raises(InvalidInputError, match=field if field not in ("tags", "content") else
-                       ("tags must be a list" if field == "tags" else "content must not contain NUL")):
+    with pytest.raises(
+        InvalidInputError,
+        match=field
+        if field not in ("tags", "content")
+        else ("tags must be a list" if field == "tags" else "content must not contain NUL"),
+    ):
         store.remember(content, **kwargs)
 
 

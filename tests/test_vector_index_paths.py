@@ -11,8 +11,10 @@ import numpy as np
 
 from harness_memory import MemoryStore
 
-WORDS = ("build deploy cache proxy timeout quota disk memory network token schema index lock queue retry "
-         "worker shard replica leader backup restore upgrade rollback canary metric alert trace").split()
+WORDS = (
+    "build deploy cache proxy timeout quota disk memory network token schema index lock queue retry "
+    "worker shard replica leader backup restore upgrade rollback canary metric alert trace"
+).split()
 
 
 def texts(n: int) -> list[str]:

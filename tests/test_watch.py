@@ -52,8 +52,10 @@ def setup(request, tmp_path):
 def test_edit_add_delete_are_applied(setup):
     store, w, md = setup
     text = md.read_text()
-    md.write_text(text.replace("use the mirror", "use the internal mirror")
-                  + "- [2026-11-20] (failure): pip times out behind the proxy\n")
+    md.write_text(
+        text.replace("use the mirror", "use the internal mirror")
+        + "- [2026-11-20] (failure): pip times out behind the proxy\n"
+    )
     wait_for(lambda: "pip times out behind the proxy" in contents(store))
     assert contents(store) == ["use the internal mirror when the index is down", "pip times out behind the proxy"]
     ev = wait_for(lambda: kinds(w, "imported"))[-1]
@@ -158,8 +160,13 @@ def test_cli_watch_runs_until_sigterm(tmp_path):
     (folder / "carol").mkdir(parents=True)
     db = tmp_path / "cli.db"
     env = {**os.environ, "HARNESS_MEMORY_DB": str(db)}
-    p = subprocess.Popen([sys.executable, "-m", "harness_memory", "watch", "--dir", str(folder), "--debounce", "0.2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "harness_memory", "watch", "--dir", str(folder), "--debounce", "0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         wait_for(lambda: db.exists(), timeout=30)
         time.sleep(1.0)
@@ -168,6 +175,7 @@ def test_cli_watch_runs_until_sigterm(tmp_path):
         def seen():
             with MemoryStore(db) as s:
                 return contents(s, "carol") == ["carol's note"]
+
         wait_for(seen, timeout=30, step=0.3)
     finally:
         p.send_signal(signal.SIGTERM)

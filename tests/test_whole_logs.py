@@ -79,8 +79,13 @@ npm error   npm test # Test a package
 npm error A complete log of this run can be found in: /root/.npm/_logs/2025-03-04T10_11_12_123Z-debug-0.log
 """
 
-LOGS = {"pytest": (PYTEST, "assertion", 16), "gcc": (GCC, "compile_error", 4), "traceback": (TRACEBACK, "network", 9),
-        "maven": (MAVEN, "compile_error", 5), "npm": (NPM, "not_found", 4)}
+LOGS = {
+    "pytest": (PYTEST, "assertion", 16),
+    "gcc": (GCC, "compile_error", 4),
+    "traceback": (TRACEBACK, "network", 9),
+    "maven": (MAVEN, "compile_error", 5),
+    "npm": (NPM, "not_found", 4),
+}
 
 JENKINS_PREAMBLE = """Started by user admin
 Running as SYSTEM
@@ -136,14 +141,23 @@ def _progress(text: str) -> str:  # a progress bar overwritten in place on the f
     return f"downloading  10%\rdownloading  55%\r{first}\n{rest}"
 
 
-WRAPPERS = {"github": _github, "gh-cli": _gh_cli, "ansi": lambda t, ts: _ansi(t), "crlf": lambda t, ts: _crlf(t),
-            "progress": lambda t, ts: _progress(t)}
+WRAPPERS = {
+    "github": _github,
+    "gh-cli": _gh_cli,
+    "ansi": lambda t, ts: _ansi(t),
+    "crlf": lambda t, ts: _crlf(t),
+    "progress": lambda t, ts: _progress(t),
+}
 
 
 @hsettings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(family=st.sampled_from(sorted(LOGS)), wrappers=st.lists(st.sampled_from(sorted(WRAPPERS)), max_size=3,
-       unique=True), ts=st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1)).map(
-           lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.%f0Z")))
+@given(
+    family=st.sampled_from(sorted(LOGS)),
+    wrappers=st.lists(st.sampled_from(sorted(WRAPPERS)), max_size=3, unique=True),
+    ts=st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1)).map(
+        lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.%f0Z")
+    ),
+)
 def test_prefixes_and_colour_codes_never_change_a_signature(store, family, wrappers, ts):
     text = LOGS[family][0]
     plain = store.error_signature(text)
@@ -154,10 +168,21 @@ def test_prefixes_and_colour_codes_never_change_a_signature(store, family, wrapp
     assert dressed.excerpt_lines == plain.excerpt_lines  # prefixes add no lines; \r does not end one
 
 
-NOISE = ["Downloading numpy-1.26.4.tar.gz (15.8 MB)", "Collecting requests>=2.31", "  Compiling serde v1.0.197",
-         "ok 12 - parses headers", "Using cache: yes (errors: 0)", " > git checkout -f 4b1c2d3e # timeout=10",
-         "+ export CFLAGS=-Werror", "[INFO] Building shop 1.0-SNAPSHOT", "warning: unused variable 'x'",
-         "PASSED tests/test_cart.py::test_add", "##[group]Run actions/checkout@v4", "##[endgroup]", ""]
+NOISE = [
+    "Downloading numpy-1.26.4.tar.gz (15.8 MB)",
+    "Collecting requests>=2.31",
+    "  Compiling serde v1.0.197",
+    "ok 12 - parses headers",
+    "Using cache: yes (errors: 0)",
+    " > git checkout -f 4b1c2d3e # timeout=10",
+    "+ export CFLAGS=-Werror",
+    "[INFO] Building shop 1.0-SNAPSHOT",
+    "warning: unused variable 'x'",
+    "PASSED tests/test_cart.py::test_add",
+    "##[group]Run actions/checkout@v4",
+    "##[endgroup]",
+    "",
+]
 
 
 @hsettings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -187,9 +212,15 @@ def test_logs_larger_than_any_content_limit_are_accepted(store):
     advice = store.on_task_error({"id": "T1", "title": "sync invoices", "agent_id": "ci"}, big)
     assert advice.signature.id == sig.id
     mem = store.remember("retry with a longer timeout", type="success", agent_id="ci", error=big)
-    assert mem.error_signature == sig.id and len(json.loads(
-        store._core.backend.execute("SELECT error_basis FROM memories WHERE id = ?", (mem.id,)).fetchone()[0]
-    )["excerpt"]) <= 2000
+    assert (
+        mem.error_signature == sig.id
+        and len(
+            json.loads(
+                store._core.backend.execute("SELECT error_basis FROM memories WHERE id = ?", (mem.id,)).fetchone()[0]
+            )["excerpt"]
+        )
+        <= 2000
+    )
 
 
 def test_a_failure_early_in_a_long_log_with_a_quiet_tail(store):
@@ -231,18 +262,25 @@ def test_resign_moves_stored_signatures_and_merges_the_ledger(store):
     b = store._core.backend
     with b.write() as c:  # as an older method would have left it: two old ids for one error
         for _k, old in enumerate(("err_0000000000000001", "err_0000000000000002")):
-            c.execute("INSERT INTO error_templates(sig, partition, tokens, category, exception, rev, created_at, "
-                      "updated_at) VALUES (?, '5|ModuleNotFoundError:|', ?, 'import_error', 'ModuleNotFoundError', "
-                      "90, 0, 0)", (old, json.dumps(["ModuleNotFoundError:", "No", "module", "named", "<*>"])))
+            c.execute(
+                "INSERT INTO error_templates(sig, partition, tokens, category, exception, rev, created_at, "
+                "updated_at) VALUES (?, '5|ModuleNotFoundError:|', ?, 'import_error', 'ModuleNotFoundError', "
+                "90, 0, 0)",
+                (old, json.dumps(["ModuleNotFoundError:", "No", "module", "named", "<*>"])),
+            )
         c.execute("UPDATE memories SET error_signature = 'err_0000000000000001', error_basis = NULL")
         c.execute("UPDATE task_attempts SET error_signature = 'err_0000000000000002', error_basis = NULL")
         c.execute("UPDATE fix_links SET error_signature = 'err_0000000000000001'")
         c.execute("UPDATE technique_effectiveness SET error_key = 'err_0000000000000001' WHERE level = 'signature'")
-        c.execute("INSERT INTO technique_effectiveness(technique, level, error_key, error_category, successes, "
-                  "failures, attempts, first_used, last_used) VALUES ('fresh_start', 'signature', "
-                  "'err_0000000000000002', 'import_error', 3, 1, 4, 0, 0)")
-        c.execute("INSERT INTO signature_state(id, method, updated_at) VALUES (1, 1, 0) "
-                  "ON CONFLICT(id) DO UPDATE SET method = excluded.method, updated_at = excluded.updated_at")
+        c.execute(
+            "INSERT INTO technique_effectiveness(technique, level, error_key, error_category, successes, "
+            "failures, attempts, first_used, last_used) VALUES ('fresh_start', 'signature', "
+            "'err_0000000000000002', 'import_error', 3, 1, 4, 0, 0)"
+        )
+        c.execute(
+            "INSERT INTO signature_state(id, method, updated_at) VALUES (1, 1, 0) "
+            "ON CONFLICT(id) DO UPDATE SET method = excluded.method, updated_at = excluded.updated_at"
+        )
     run = store.run_job("resign")
     assert run.status == "ok" and run.counts["changed"] == 2
     assert store.get(m.id).error_signature == current
@@ -280,26 +318,34 @@ def test_signing_speed_is_linear_in_the_window_not_the_log(db_path):
 def test_a_rust_panic_is_signed_with_its_message_not_its_location(store):
     """Rust >= 1.73 prints `panicked at file:line:col:` and the message on the next line: every
     panic shares the first line's template, so the message decides the signature and category."""
+
     def panic(test: str, where: str, message: str) -> str:
-        return (f"running 2 tests\ntest {test} ... FAILED\n\nfailures:\n\n---- {test} stdout ----\n"
-                f"thread '{test}' (4242) panicked at {where}:\n{message}\n  left: \"a\"\n right: \"b\"\n"
-                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n"
-                "test result: FAILED. 1 passed; 1 failed\nerror: test failed, to rerun pass `--lib`\n")
+        return (
+            f"running 2 tests\ntest {test} ... FAILED\n\nfailures:\n\n---- {test} stdout ----\n"
+            f'thread \'{test}\' (4242) panicked at {where}:\n{message}\n  left: "a"\n right: "b"\n'
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n"
+            "test result: FAILED. 1 passed; 1 failed\nerror: test failed, to rerun pass `--lib`\n"
+        )
 
     eq = store.error_signature(panic("tests::trims", "src/lib.rs:38:9", "assertion `left == right` failed"))
     eq2 = store.error_signature(panic("tests::other", "src/util.rs:12:5", "assertion `left == right` failed"))
-    unwrap = store.error_signature(panic("tests::reads", "src/lib.rs:51:30",
-                                         "called `Option::unwrap()` on a `None` value"))
+    unwrap = store.error_signature(
+        panic("tests::reads", "src/lib.rs:51:30", "called `Option::unwrap()` on a `None` value")
+    )
     assert eq.category == "assertion" and "failed" in eq.message
     assert eq.id == eq2.id  # the same failure at another place and in another test
     assert unwrap.id != eq.id
 
 
 def test_go_test_and_module_idioms_get_their_categories(store):
-    got_want = "--- FAIL: TestKeys (0.00s)\n    store_test.go:33: Keys(user:) = [user:3 user:1], want [user:1 user:3]\nFAIL\n"
+    got_want = (
+        "--- FAIL: TestKeys (0.00s)\n    store_test.go:33: Keys(user:) = [user:3 user:1], want [user:1 user:3]\nFAIL\n"
+    )
     assert store.error_signature(got_want).category == "assertion"
-    missing = ("main.go:7:2: no required module provides package github.com/acme/widgets; to add it:\n"
-               "\tgo get github.com/acme/widgets\n")
+    missing = (
+        "main.go:7:2: no required module provides package github.com/acme/widgets; to add it:\n"
+        "\tgo get github.com/acme/widgets\n"
+    )
     assert store.error_signature(missing).category == "import_error"
     npm = "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fui-kit - Not found\n"
     assert store.error_signature(npm).category == "import_error"

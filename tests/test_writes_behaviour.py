@@ -40,8 +40,7 @@ def count(s, table, where="1 = 1", params=()):
 
 
 def by_tag(s, tag, agent="a"):
-    return [h.memory.id for h in s.recall("x", agent_id=agent, tags=[tag], channels={"tags"}, limit=50,
-                                          record=False)]
+    return [h.memory.id for h in s.recall("x", agent_id=agent, tags=[tag], channels={"tags"}, limit=50, record=False)]
 
 
 def by_words(s, words, agent="a"):
@@ -51,26 +50,48 @@ def by_words(s, words, agent="a"):
 @pytest.fixture
 def busy(db, clock):
     with MemoryStore(db, clock=clock) as s:
-        s.remember_many([{"content": f"the nightly build of module {i} timed out in stage {i % 9}",
-                          "type": "failure", "agent_id": "a", "tags": ["nightly", f"m{i}"]} for i in range(250)])
+        s.remember_many(
+            [
+                {
+                    "content": f"the nightly build of module {i} timed out in stage {i % 9}",
+                    "type": "failure",
+                    "agent_id": "a",
+                    "tags": ["nightly", f"m{i}"],
+                }
+                for i in range(250)
+            ]
+        )
         yield s
 
 
 def test_an_exact_duplicate_reinforces_the_memory_and_its_new_tags_are_indexed(busy, clock):
     s = busy
-    m = s.remember("the artifact cache is full: prune it weekly", type="failure", agent_id="a", tags=["cache"],
-                   importance=0.4, ttl=10 * DAY)
+    m = s.remember(
+        "the artifact cache is full: prune it weekly",
+        type="failure",
+        agent_id="a",
+        tags=["cache"],
+        importance=0.4,
+        ttl=10 * DAY,
+    )
     clock.advance(DAY)
-    again = s.remember("the artifact cache is full: prune it weekly", type="failure", agent_id="a",
-                       tags=["disk", "cache"], importance=0.6, ttl=30 * DAY)
+    again = s.remember(
+        "the artifact cache is full: prune it weekly",
+        type="failure",
+        agent_id="a",
+        tags=["disk", "cache"],
+        importance=0.6,
+        ttl=30 * DAY,
+    )
     assert again.id == m.id
     assert again.access_count == 1 and again.importance == pytest.approx(0.65)  # the larger, plus 0.05
     assert again.tags == ["cache", "disk"]
     assert by_tag(s, "disk") == [m.id]  # the tag index follows the merged tags
     assert again.expires_at.timestamp() == pytest.approx(clock() + 30 * DAY)  # the later expiry
     assert again.last_accessed.timestamp() == pytest.approx(clock())
-    rows = s._core.backend.execute("SELECT kind, similarity, merged_content FROM memory_merges WHERE memory_id = ?",
-                                   (m.id,)).fetchall()
+    rows = s._core.backend.execute(
+        "SELECT kind, similarity, merged_content FROM memory_merges WHERE memory_id = ?", (m.id,)
+    ).fetchall()
     assert [(r[0], r[1]) for r in rows] == [("exact", 1.0)]
     assert count(s, "memories", "content_hash = (SELECT content_hash FROM memories WHERE id = ?)", (m.id,)) == 1
 
@@ -104,10 +125,12 @@ def test_a_duplicate_un_archives_the_memory(busy):
 def test_the_same_text_from_another_agent_scope_or_type_is_another_memory(busy):
     s = busy
     m = s.remember("restart the runner", type="failure", agent_id="a")
-    others = [s.remember("restart the runner", type="failure", agent_id="b"),
-              s.remember("restart the runner", type="failure", agent_id="a", scope="global"),
-              s.remember("restart the runner", type="success", agent_id="a"),
-              s.remember("restart the runner", type="failure", agent_id="a", namespace="other")]
+    others = [
+        s.remember("restart the runner", type="failure", agent_id="b"),
+        s.remember("restart the runner", type="failure", agent_id="a", scope="global"),
+        s.remember("restart the runner", type="success", agent_id="a"),
+        s.remember("restart the runner", type="failure", agent_id="a", namespace="other"),
+    ]
     assert len({m.id, *(o.id for o in others)}) == 5
     assert s.get(m.id).access_count == 0
 
@@ -115,8 +138,9 @@ def test_the_same_text_from_another_agent_scope_or_type_is_another_memory(busy):
 def test_a_near_duplicate_reinforces_and_a_less_similar_text_is_inserted(db, clock):
     with MemoryStore(db, clock=clock, embedder=AngleEmbedder()) as s:
         m = s.remember("disk quota exceeded on the runner <angle:0>", type="failure", agent_id="a", tags=["disk"])
-        near = s.remember("disk quota exceeded on a runner <angle:15>", type="failure", agent_id="a",
-                          tags=["quota"])  # cos 15 degrees = 0.966 >= 0.95
+        near = s.remember(
+            "disk quota exceeded on a runner <angle:15>", type="failure", agent_id="a", tags=["quota"]
+        )  # cos 15 degrees = 0.966 >= 0.95
         far = s.remember("disk quota exceeded on some runner <angle:25>", type="failure", agent_id="a")  # 0.906
         assert near.id == m.id and far.id != m.id
         (row,) = s._core.backend.execute("SELECT kind, similarity, merged_content FROM memory_merges").fetchall()
@@ -127,8 +151,7 @@ def test_a_near_duplicate_reinforces_and_a_less_similar_text_is_inserted(db, clo
 
 
 def test_the_threshold_is_a_setting(db, clock):
-    with MemoryStore(db, clock=clock, embedder=AngleEmbedder(),
-                     settings=Settings(near_duplicate_threshold=0.8)) as s:
+    with MemoryStore(db, clock=clock, embedder=AngleEmbedder(), settings=Settings(near_duplicate_threshold=0.8)) as s:
         m = s.remember("first wording <angle:0>", type="failure", agent_id="a")
         assert s.remember("second wording <angle:30>", type="failure", agent_id="a").id == m.id  # 0.866
         assert s.remember("third wording <angle:35>", type="failure", agent_id="a").id == m.id  # 0.819
@@ -137,13 +160,15 @@ def test_the_threshold_is_a_setting(db, clock):
 
 def test_a_batch_de_duplicates_within_itself(db, clock):
     with MemoryStore(db, clock=clock, embedder=AngleEmbedder()) as s:
-        out = s.remember_many([
-            {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "a"},
-            {"content": "flaky test in the auth module again <angle:10>", "type": "failure", "agent_id": "a"},
-            {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "a"},
-            {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "b"},
-            {"content": "unrelated <angle:70>", "type": "failure", "agent_id": "a"},
-        ])
+        out = s.remember_many(
+            [
+                {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "a"},
+                {"content": "flaky test in the auth module again <angle:10>", "type": "failure", "agent_id": "a"},
+                {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "a"},
+                {"content": "flaky test in the auth module <angle:0>", "type": "failure", "agent_id": "b"},
+                {"content": "unrelated <angle:70>", "type": "failure", "agent_id": "a"},
+            ]
+        )
         assert out[0].id == out[1].id == out[2].id
         assert len({out[0].id, out[3].id, out[4].id}) == 3
         assert s.get(out[0].id).access_count == 2
@@ -151,21 +176,33 @@ def test_a_batch_de_duplicates_within_itself(db, clock):
 
 def test_a_key_updates_in_place_keeps_the_old_version_and_the_indexes_follow(busy, clock):
     s = busy
-    v1 = s.remember("the staging database is legacyhost", type="context", agent_id="a", key="staging-db",
-                    tags=["legacy"], importance=0.3)
+    v1 = s.remember(
+        "the staging database is legacyhost",
+        type="context",
+        agent_id="a",
+        key="staging-db",
+        tags=["legacy"],
+        importance=0.3,
+    )
     assert v1.id in by_words(s, "legacyhost") and by_tag(s, "legacy") == [v1.id]
     clock.advance(60)
-    v2 = s.remember("the staging database moved to newhost", type="context", agent_id="a",
-                    key="staging-db", tags=["postgres"], importance=0.8)
+    v2 = s.remember(
+        "the staging database moved to newhost",
+        type="context",
+        agent_id="a",
+        key="staging-db",
+        tags=["postgres"],
+        importance=0.8,
+    )
     assert v2.id == v1.id and v2.version == 2 and v2.content.endswith("newhost")
     assert v2.tags == ["postgres"] and v2.importance == 0.8 and v2.relevance_score == 1.0
     assert by_tag(s, "legacy") == [] and by_tag(s, "postgres") == [v1.id]
     assert v1.id in by_words(s, "newhost") and v1.id not in by_words(s, "legacyhost")
-    hits = s.recall("the staging database moved to newhost", agent_id="a", channels={"vector"}, limit=1,
-                    record=False)
+    hits = s.recall("the staging database moved to newhost", agent_id="a", channels={"vector"}, limit=1, record=False)
     assert hits[0].memory.id == v1.id and hits[0].breakdown.vector == pytest.approx(1.0, abs=1e-3)
-    rows = s._core.backend.execute("SELECT version, content, importance FROM memory_history WHERE memory_id = ?",
-                                   (v1.id,)).fetchall()
+    rows = s._core.backend.execute(
+        "SELECT version, content, importance FROM memory_history WHERE memory_id = ?", (v1.id,)
+    ).fetchall()
     assert [tuple(r) for r in rows] == [(1, "the staging database is legacyhost", 0.3)]
     assert count(s, "memories", "key = ?", ("staging-db",)) == 1
 
@@ -197,9 +234,13 @@ def test_a_threads_events_are_each_kept(busy):
 
 def test_secrets_are_redacted_from_content_tags_and_metadata_and_listed(busy):
     s = busy
-    m = s.remember("login with password=hunter22 failed", type="failure", agent_id="a",
-                   tags=["token=Zx81Ka0PqLm2", "auth"], metadata={"env": {"API_KEY": "Zx81Ka0PqLm2x"},
-                                                                   "redacted": ["bearer"]})
+    m = s.remember(
+        "login with password=hunter22 failed",
+        type="failure",
+        agent_id="a",
+        tags=["token=Zx81Ka0PqLm2", "auth"],
+        metadata={"env": {"API_KEY": "Zx81Ka0PqLm2x"}, "redacted": ["bearer"]},
+    )
     assert m.content == "login with password=[REDACTED:secret_pair] failed"
     assert m.tags == ["token=[REDACTED:secret_pair]", "auth"]
     assert m.metadata["env"] == {"API_KEY": "[REDACTED:secret_pair]"}
@@ -248,18 +289,24 @@ def test_a_refused_batch_writes_nothing(busy):
     s = busy
     before = table_snapshot(s)
     with pytest.raises(ValueError):
-        s.remember_many([{"content": "good one", "type": "failure", "agent_id": "a"},
-                         {"content": "bad one", "type": "failure", "agent_id": "a", "importance": 7}])
+        s.remember_many(
+            [
+                {"content": "good one", "type": "failure", "agent_id": "a"},
+                {"content": "bad one", "type": "failure", "agent_id": "a", "importance": 7},
+            ]
+        )
     assert table_snapshot(s) == before
 
 
 @pytest.mark.parametrize("vector_search", ["memory", "vec0"])
 def test_near_duplicates_are_found_by_either_vector_search_and_never_merge_into_keyed_or_thread_memories(
-        db, clock, vector_search):
+    db, clock, vector_search
+):
     with MemoryStore(db, clock=clock, embedder=AngleEmbedder(), settings=Settings(vector_search=vector_search)) as s:
         keyed = s.remember("the runner image is ubuntu 22 <angle:0>", type="context", agent_id="a", key="image")
-        event = s.remember("the runner image is ubuntu 22, said in a thread <angle:50>", type="context",
-                           agent_id="a", thread_id="th")
+        event = s.remember(
+            "the runner image is ubuntu 22, said in a thread <angle:50>", type="context", agent_id="a", thread_id="th"
+        )
         plain = s.remember("the runner image is ubuntu 22 today <angle:2>", type="context", agent_id="a")
         assert plain.id not in (keyed.id, event.id)  # 0.999 to the keyed memory, but that is updated by its key
         again = s.remember("the runner image is ubuntu 22 this week <angle:4>", type="context", agent_id="a")
@@ -298,13 +345,21 @@ def test_a_fix_taught_again_with_its_error_links_the_kept_memory(busy):
 def test_updates_and_merges_are_logged_as_accesses(busy):
     s = busy
     m = s.remember("the registry token expires hourly", type="context", agent_id="a", key="registry")
-    s.remember("the registry token expires every two hours", type="context", agent_id="a", key="registry",
-               session_id="s1", task_id="t1")
+    s.remember(
+        "the registry token expires every two hours",
+        type="context",
+        agent_id="a",
+        key="registry",
+        session_id="s1",
+        task_id="t1",
+    )
     plain = s.remember("the registry token expires every two hours", type="context", agent_id="a")
     assert plain.id != m.id  # a keyed memory is updated through its key, never merged into
     s.remember("the registry token expires every two hours", type="context", agent_id="a", session_id="s2")
-    rows = s._core.backend.execute("SELECT memory_id, access_type, agent_id, session_id, task_id, outcome FROM "
-                                   "memory_access_log WHERE access_type = 'updated' ORDER BY id").fetchall()
+    rows = s._core.backend.execute(
+        "SELECT memory_id, access_type, agent_id, session_id, task_id, outcome FROM "
+        "memory_access_log WHERE access_type = 'updated' ORDER BY id"
+    ).fetchall()
     assert [tuple(r)[:5] for r in rows] == [(m.id, "updated", "a", "s1", "t1"), (plain.id, "updated", "a", "s2", None)]
     assert rows[0][5] == "updated in place via key"
 
@@ -338,10 +393,12 @@ def test_a_fix_taught_as_not_working_counts_as_a_failure(busy):
 def test_within_a_batch_an_item_merges_into_the_closer_of_an_earlier_item_and_an_old_memory(db, clock):
     with MemoryStore(db, clock=clock, embedder=AngleEmbedder()) as s:
         old = s.remember("an old note <angle:40>", type="failure", agent_id="a")
-        first, second = s.remember_many([
-            {"content": "a new note <angle:0>", "type": "failure", "agent_id": "a"},
-            {"content": "the same new note <angle:5>", "type": "failure", "agent_id": "a"},  # 0.996 to the first
-        ])
+        first, second = s.remember_many(
+            [
+                {"content": "a new note <angle:0>", "type": "failure", "agent_id": "a"},
+                {"content": "the same new note <angle:5>", "type": "failure", "agent_id": "a"},  # 0.996 to the first
+            ]
+        )
         assert second.id == first.id != old.id
 
 
@@ -372,11 +429,15 @@ def test_a_keyed_update_is_found_by_its_new_vector(db, clock, vector_search):
 
 def test_the_history_keeps_the_replaced_versions_hash_tags_and_metadata(busy):
     s = busy
-    v1 = s.remember("replica count is 3", type="context", agent_id="a", key="replicas", tags=["k8s"],
-                    metadata={"source": "helm"})
+    v1 = s.remember(
+        "replica count is 3", type="context", agent_id="a", key="replicas", tags=["k8s"], metadata={"source": "helm"}
+    )
     s.remember("replica count is 5", type="context", agent_id="a", key="replicas", tags=["prod"])
-    (row,) = s._core.backend.execute("SELECT version, content, content_hash, context_tags, metadata, valid_until "
-                                     "FROM memory_history WHERE memory_id = ?", (v1.id,)).fetchall()
+    (row,) = s._core.backend.execute(
+        "SELECT version, content, content_hash, context_tags, metadata, valid_until "
+        "FROM memory_history WHERE memory_id = ?",
+        (v1.id,),
+    ).fetchall()
     assert row[0] == 1 and row[1] == "replica count is 3"
     from harness_memory.core import content_hash
 

@@ -51,8 +51,14 @@ CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure")
 END_EVENTS = ("Stop", "SessionEnd")
 # what --install writes: event -> matcher (None: the event takes no matcher)
-HOOK_EVENTS: dict[str, str | None] = {"SessionStart": None, "UserPromptSubmit": None, "PostToolUse": "Bash",
-                                      "PostToolUseFailure": "Bash", "Stop": None, "SessionEnd": None}
+HOOK_EVENTS: dict[str, str | None] = {
+    "SessionStart": None,
+    "UserPromptSubmit": None,
+    "PostToolUse": "Bash",
+    "PostToolUseFailure": "Bash",
+    "Stop": None,
+    "SessionEnd": None,
+}
 MAX_EVENT_BYTES = 16 << 20
 MAX_ERROR_CHARS = 16_000
 _EXIT_FIELDS = ("exit_code", "exitCode", "returncode", "return_code", "code")
@@ -96,10 +102,13 @@ def _shell_failure(payload: dict[str, Any]) -> str | None:
         return None
     code = next((resp[f] for f in _EXIT_FIELDS if f in resp), 0)
     failed = (isinstance(code, int) and not isinstance(code, bool) and code != 0) or bool(
-        resp.get("is_error") or resp.get("isError"))
+        resp.get("is_error") or resp.get("isError")
+    )
     if not failed:
         return None
-    parts = [val for k in ("stderr", "stdout", "error", "output") if isinstance(val := resp.get(k), str) and val.strip()]
+    parts = [
+        val for k in ("stderr", "stdout", "error", "output") if isinstance(val := resp.get(k), str) and val.strip()
+    ]
     return "\n".join(parts) or f"command exited with status {code}"
 
 
@@ -122,14 +131,20 @@ def _log_tool_call(store: Any, payload: dict[str, Any], s: _Session, shell_error
     duration = payload.get("duration_ms")
     try:
         store.log_tool_call(
-            tool, agent_id=s.agent, success=not failed,
+            tool,
+            agent_id=s.agent,
+            success=not failed,
             tool_type="shell" if tool in SHELL_TOOLS else ("mcp" if tool.startswith("mcp__") else "builtin"),
             parameters=params if isinstance(params, dict | list) else None,
             result=resp if tool in SHELL_TOOLS and not failed and isinstance(resp, dict | str) else None,
-            error=error[-MAX_ERROR_CHARS:] if error else None, namespace=s.namespace, session_id=s.task_id,
+            error=error[-MAX_ERROR_CHARS:] if error else None,
+            namespace=s.namespace,
+            session_id=s.task_id,
             task_id=s.task_id,
-            duration_ms=duration if isinstance(duration, int | float) and not isinstance(duration, bool)
-            and 0 <= duration <= 1e11 else None)
+            duration_ms=duration
+            if isinstance(duration, int | float) and not isinstance(duration, bool) and 0 <= duration <= 1e11
+            else None,
+        )
     except InvalidInputError:
         pass  # a tool name or parameters the log refuses: the rest of the answer stands
 
@@ -164,13 +179,21 @@ class _Session:
 
     def task(self, title: str | None = None, description: str = "") -> dict[str, Any]:
         title = " ".join((title or self.state.get("title") or f"coding session in {self.project}").split())[:2000]
-        return {"id": self.task_id, "title": title or "coding session", "description": description[:32_768],
-                "agent_id": self.agent, "agent_type": "claude-code", "namespace": self.namespace,
-                "tags": ["claude-code"], "session_id": self.task_id}
+        return {
+            "id": self.task_id,
+            "title": title or "coding session",
+            "description": description[:32_768],
+            "agent_id": self.agent,
+            "agent_type": "claude-code",
+            "namespace": self.namespace,
+            "tags": ["claude-code"],
+            "session_id": self.task_id,
+        }
 
     def save(self) -> None:
-        self.store.set_task_context(self.agent, self.task_id, json.dumps(self.state, ensure_ascii=False),
-                                    namespace=self.namespace)
+        self.store.set_task_context(
+            self.agent, self.task_id, json.dumps(self.state, ensure_ascii=False), namespace=self.namespace
+        )
 
     def clear(self) -> None:
         if self._memory is not None:
@@ -187,8 +210,14 @@ def _context_answer(event: str, text: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def handle_event(store: Any, payload: dict[str, Any], *, agent: str = "claude-code", namespace: str | None = None,
-                 budget_chars: int = 6000) -> dict[str, Any]:
+def handle_event(
+    store: Any,
+    payload: dict[str, Any],
+    *,
+    agent: str = "claude-code",
+    namespace: str | None = None,
+    budget_chars: int = 6000,
+) -> dict[str, Any]:
     """The answer to one hook event (a JSON-ready dict); records what the event teaches."""
     event = payload.get("hook_event_name")
     if event in CONTEXT_EVENTS:
@@ -218,8 +247,7 @@ def handle_event(store: Any, payload: dict[str, Any], *, agent: str = "claude-co
             error = error[-MAX_ERROR_CHARS:]
             task = s.task()
             advice = store.on_task_error(task, error)
-            store.on_task_complete(task, {"success": False, "summary": f"`{_command(payload)}` failed",
-                                          "error": error})
+            store.on_task_complete(task, {"success": False, "summary": f"`{_command(payload)}` failed", "error": error})
             s.state.update(error=error, fixed_by=[], failed_command=_command(payload), resolved=False)
             s.save()
             text = advice.prompt
@@ -246,11 +274,14 @@ def handle_event(store: Any, payload: dict[str, Any], *, agent: str = "claude-co
         fixed_by = s.state.get("fixed_by") or []
         resolved = bool(s.state.get("resolved"))
         injected = [i for i in s.state.get("injected", []) if isinstance(i, int) and not isinstance(i, bool)]
-        ctx = TaskContext(task=Task.model_validate(task), task_signature=store.task_signature(task), prompt="", injected=injected)
+        ctx = TaskContext(
+            task=Task.model_validate(task), task_signature=store.task_signature(task), prompt="", injected=injected
+        )
         failed = s.state.get("failed_command", "a command")
         if error and resolved and fixed_by:  # the commands run between the failure and its passing re-run
-            summary = f"after `{failed}` failed: ran " + "; ".join(f"`{c}`" for c in fixed_by) + \
-                f", then `{failed}` passed"
+            summary = (
+                f"after `{failed}` failed: ran " + "; ".join(f"`{c}`" for c in fixed_by) + f", then `{failed}` passed"
+            )
             store.on_task_complete(task, {"success": True, "summary": summary, "error": error}, context=ctx)
         elif not error or resolved:  # nothing new to store (a failure was recorded when it happened)
             for mid in injected:
@@ -286,9 +317,18 @@ def _needs_store(payload: dict[str, Any]) -> bool:
     return event in TOOL_EVENTS and isinstance(tool, str) and bool(tool.strip()) and not _interrupted(payload)
 
 
-def main(*, db: str | Path | None = None, agent: str = "claude-code", namespace: str | None = None,
-         budget_ms: int = 2000, budget_chars: int = 6000, stdin: Any = None, stdout: TextIO | None = None,
-         stderr: TextIO | None = None, hard_exit: bool = True) -> int:
+def main(
+    *,
+    db: str | Path | None = None,
+    agent: str = "claude-code",
+    namespace: str | None = None,
+    budget_ms: int = 2000,
+    budget_chars: int = 6000,
+    stdin: Any = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    hard_exit: bool = True,
+) -> int:
     """Answer one event from stdin on stdout within ``budget_ms``; always returns 0."""
     start = time.monotonic()
     stdin = stdin if stdin is not None else sys.stdin.buffer
@@ -306,8 +346,9 @@ def main(*, db: str | Path | None = None, agent: str = "claude-code", namespace:
                     from ..cli import _open  # sqlite-vec's KNN, as a command: no whole vector index to load
 
                     with _open(db) as store:
-                        box["answer"] = handle_event(store, payload, agent=agent, namespace=namespace,
-                                                     budget_chars=budget_chars)
+                        box["answer"] = handle_event(
+                            store, payload, agent=agent, namespace=namespace, budget_chars=budget_chars
+                        )
                 except BaseException as exc:  # noqa: BLE001 - reported below, never raised at the agent
                     box["error"] = exc
 
@@ -350,8 +391,15 @@ def _hook_command(db: str | Path | None, agent: str, namespace: str | None) -> s
     return shlex.join(parts)
 
 
-def install(project: str | Path, *, db: str | Path | None = None, agent: str = "claude-code",
-            namespace: str | None = None, timeout_s: int = 10, all_tools: bool = False) -> list[str]:
+def install(
+    project: str | Path,
+    *,
+    db: str | Path | None = None,
+    agent: str = "claude-code",
+    namespace: str | None = None,
+    timeout_s: int = 10,
+    all_tools: bool = False,
+) -> list[str]:
     """Merge the hook configuration into ``<project>/.claude/settings.json`` (created if missing).
 
     Existing settings and hooks are kept; an event that already runs this hook command is left as
@@ -384,9 +432,12 @@ def install(project: str | Path, *, db: str | Path | None = None, agent: str = "
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise ConfigurationError(f'"hooks.{event}" in {path} must be a list; nothing was changed')
-        present = any(isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(
-            isinstance(h, dict) and "hook claude-code" in str(h.get("command", "")) for h in g["hooks"])
-            for g in groups)
+        present = any(
+            isinstance(g, dict)
+            and isinstance(g.get("hooks"), list)
+            and any(isinstance(h, dict) and "hook claude-code" in str(h.get("command", "")) for h in g["hooks"])
+            for g in groups
+        )
         if present:
             continue
         group: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": timeout_s}]}

@@ -80,12 +80,12 @@ class BoundedLog:
             tail = b"".join(self.tail)
             if self.total <= self.limit:
                 return bytes(self.head) + tail
-            tail = tail[-self.tail_limit:]
+            tail = tail[-self.tail_limit :]
             omitted = self.total - len(self.head) - len(tail)
             nl = tail.find(b"\n")  # start the tail at a line
             if 0 <= nl < 4096:
                 omitted += nl + 1
-                tail = tail[nl + 1:]
+                tail = tail[nl + 1 :]
             return bytes(self.head) + f"\n[... {omitted} bytes left out by harness-memory ...]\n".encode() + tail
 
     def text(self) -> str:
@@ -185,8 +185,9 @@ class _Forwarder:
             pass
 
 
-def _spawn(command: list[str], env: dict[str, str], log: BoundedLog, fwd: _Forwarder,
-           stdout: BinaryIO, stderr: BinaryIO) -> tuple[int, float]:
+def _spawn(
+    command: list[str], env: dict[str, str], log: BoundedLog, fwd: _Forwarder, stdout: BinaryIO, stderr: BinaryIO
+) -> tuple[int, float]:
     start = time.monotonic()
     try:
         child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -205,8 +206,10 @@ def _spawn(command: list[str], env: dict[str, str], log: BoundedLog, fwd: _Forwa
     fwd.child = child
     if fwd.received is not None and fwd.received != signal.SIGINT:  # a signal came while it started
         child.send_signal(fwd.received)
-    pumps = [threading.Thread(target=_pump, args=(child.stdout, stdout, log), daemon=True),
-             threading.Thread(target=_pump, args=(child.stderr, stderr, log), daemon=True)]
+    pumps = [
+        threading.Thread(target=_pump, args=(child.stdout, stdout, log), daemon=True),
+        threading.Thread(target=_pump, args=(child.stderr, stderr, log), daemon=True),
+    ]
     for t in pumps:
         t.start()
     rc = child.wait()
@@ -214,8 +217,11 @@ def _spawn(command: list[str], env: dict[str, str], log: BoundedLog, fwd: _Forwa
     for t in pumps:  # the rest of the output, unless a background process it started keeps the pipe open
         t.join(max(0.0, deadline - time.monotonic()))
     if any(t.is_alive() for t in pumps):
-        _note("the command exited but a process it started still holds its output open; not waiting for it "
-              "(its further output is not kept)", stderr)
+        _note(
+            "the command exited but a process it started still holds its output open; not waiting for it "
+            "(its further output is not kept)",
+            stderr,
+        )
     fwd.child = None
     return rc, time.monotonic() - start
 
@@ -226,8 +232,14 @@ def _open_store(db: str | Path | None) -> MemoryStore:
     return MemoryStore(db)
 
 
-def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = None,
-                stdout: BinaryIO | None = None, stderr: BinaryIO | None = None) -> RunReport:
+def run_command(
+    opts: RunOptions,
+    *,
+    db: str | Path | None = None,
+    store: Any = None,
+    stdout: BinaryIO | None = None,
+    stderr: BinaryIO | None = None,
+) -> RunReport:
     """Run ``opts.command`` as a learning task; return the report (``exit_code`` is the command's).
 
     Every option is checked before the command runs: bad options raise
@@ -258,8 +270,13 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
     stderr = stderr or sys.stderr.buffer
 
     report = RunReport(exit_code=0)
-    task = {"id": opts.task_id, "title": title, "agent_id": opts.agent_id, "namespace": opts.namespace,
-            "tags": ["harness-memory-run"]}
+    task = {
+        "id": opts.task_id,
+        "title": title,
+        "agent_id": opts.agent_id,
+        "namespace": opts.namespace,
+        "tags": ["harness-memory-run"],
+    }
     own_store = store is None
     opened: dict[str, Any] = {"store": store, "failed": False}
 
@@ -270,8 +287,11 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
             try:
                 opened["store"] = _open_store(db)
             except Exception as exc:  # noqa: BLE001 - the command's result stands without memory
-                _note(f"memory unavailable ({type(exc).__name__}: {' '.join(str(exc).split())[:300]}); "
-                      "this run is not recorded", stderr)
+                _note(
+                    f"memory unavailable ({type(exc).__name__}: {' '.join(str(exc).split())[:300]}); "
+                    "this run is not recorded",
+                    stderr,
+                )
                 opened["failed"], report.memory_ok = True, False
         return opened["store"]
 
@@ -312,30 +332,53 @@ def run_command(opts: RunOptions, *, db: str | Path | None = None, store: Any = 
                     name = signal.Signals(fwd.received).name
                     att.interrupted = name
                     _note(f"interrupted by {name}: exit {status}; recorded, not retried", stderr)
-                    remember("record the interruption", "remember",
-                             f"{title}: interrupted by {name} (exit {status}) after {secs:.1f} s",
-                             type="failure", agent_id=opts.agent_id, namespace=opts.namespace,
-                             task_id=opts.task_id, tags=["harness-memory-run", "interrupted"], importance=0.3,
-                             metadata={"interrupted": True, "signal": name, "exit_code": status,
-                                       "attempt": number + 1, "command": cmdline[:1000]})
+                    remember(
+                        "record the interruption",
+                        "remember",
+                        f"{title}: interrupted by {name} (exit {status}) after {secs:.1f} s",
+                        type="failure",
+                        agent_id=opts.agent_id,
+                        namespace=opts.namespace,
+                        task_id=opts.task_id,
+                        tags=["harness-memory-run", "interrupted"],
+                        importance=0.3,
+                        metadata={
+                            "interrupted": True,
+                            "signal": name,
+                            "exit_code": status,
+                            "attempt": number + 1,
+                            "command": cmdline[:1000],
+                        },
+                    )
                     break
                 if status == 0:
-                    result = {"success": True, "technique": technique, "error": last_error,
-                              "summary": "passed" + (f" with technique {technique}" if technique else "")}
+                    result = {
+                        "success": True,
+                        "technique": technique,
+                        "error": last_error,
+                        "summary": "passed" + (f" with technique {technique}" if technique else ""),
+                    }
                     remember("record the success", "on_task_complete", task, result)
                     if number:
-                        _note(f"attempt {number + 1} passed" + (f" with technique {technique}" if technique else ""),
-                              stderr)
+                        _note(
+                            f"attempt {number + 1} passed" + (f" with technique {technique}" if technique else ""),
+                            stderr,
+                        )
                     break
                 text = log.text()
                 if not text.strip():
                     text = f"command exited with status {status}: {cmdline[:1000]}"
-                result = {"success": False, "technique": technique, "error": text,
-                          "summary": f"exited with status {status}"}
+                result = {
+                    "success": False,
+                    "technique": technique,
+                    "error": text,
+                    "summary": f"exited with status {status}",
+                }
                 if technique is not None:  # the technique's outcome first: the next choice must not repeat it
                     remember("record the failure", "on_task_complete", task, result)
-                advice = remember("sign the failure", "on_task_error", task, text,
-                                  baseline=baseline, techniques=opts.techniques)
+                advice = remember(
+                    "sign the failure", "on_task_error", task, text, baseline=baseline, techniques=opts.techniques
+                )
                 if technique is None:  # after the advice, so that "seen before" speaks of earlier runs
                     remember("record the failure", "on_task_complete", task, result)
                 last_error = text
@@ -370,9 +413,11 @@ def _print_advice(advice: Any, status: int, number: int, stderr: BinaryIO) -> No
     """The advice between marker lines; every memory in it is stored (redacted) text, and the
     signature's excerpt is redacted before signing."""
     sig = advice.signature
-    lines = [f"{MARK} ---- attempt {number} failed (exit {status}) ----",
-             f"{MARK} signature {sig.id} ({sig.category}): {sig.template[:300]}",
-             f"{MARK} seen before: {'yes' if advice.seen_before else 'no'}"]
+    lines = [
+        f"{MARK} ---- attempt {number} failed (exit {status}) ----",
+        f"{MARK} signature {sig.id} ({sig.category}): {sig.template[:300]}",
+        f"{MARK} seen before: {'yes' if advice.seen_before else 'no'}",
+    ]
     for m in advice.fixes[:3]:
         lines.append(f"{MARK} what fixed it before (#{m.id}): {' '.join(m.content.split())[:300]}")
     for m in advice.failures[:2]:

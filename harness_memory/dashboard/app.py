@@ -50,8 +50,10 @@ CSRF_COOKIE = "hm_csrf"
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 10_000
 MAX_FORM_BYTES = 1 << 20
-CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
-       "base-uri 'none'")
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'"
+)
 _TOKEN_IN_URL = re.compile(r"([?&]token=)[^&\s\"]*")
 
 
@@ -153,8 +155,9 @@ def _host_is_loopback(request: Request) -> bool:
     return name in LOOPBACK_HOSTS
 
 
-def create_dashboard(store: Any, settings: Settings | None = None, *,
-                     lock: AbstractContextManager | threading.Lock | None = None) -> FastAPI:
+def create_dashboard(
+    store: Any, settings: Settings | None = None, *, lock: AbstractContextManager | threading.Lock | None = None
+) -> FastAPI:
     """The dashboard pages for ``store`` (an open :class:`MemoryStore`), to mount at ``/dashboard``.
 
     ``lock`` serialises calls on the store's connection with the rest of the process (the REST
@@ -185,36 +188,59 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
             return got, False
         return secrets.token_urlsafe(24), True
 
-    def html(request: Request, title: str, body: str, active: str, status: int = 200, started: float | None = None,
-             csrf: tuple[str, bool] | None = None) -> Response:
+    def html(
+        request: Request,
+        title: str,
+        body: str,
+        active: str,
+        status: int = 200,
+        started: float | None = None,
+        csrf: tuple[str, bool] | None = None,
+    ) -> Response:
         ms = None if started is None else (time.perf_counter() - started) * 1000
-        resp = HTMLResponse(page(root(request), active, title, body, elapsed_ms=ms,
-                                 logout=not access.open and status < 400), status_code=status)
+        resp = HTMLResponse(
+            page(root(request), active, title, body, elapsed_ms=ms, logout=not access.open and status < 400),
+            status_code=status,
+        )
         tok, fresh = csrf or csrf_of(request)
         if fresh:
             resp.set_cookie(CSRF_COOKIE, tok, httponly=True, samesite="strict", path=root(request) or "/")
         return headers(resp)
 
     def login_page(request: Request, status: int, message: str) -> Response:
-        body = (f'<p class="notice" role="alert">{e(message)}</p>'
-                f'<form method="post" action="{e(root(request))}/login">'
-                '<label class="block">token <input type="password" name="token" autocomplete="current-password" '
-                'required autofocus></label>'
-                f'<input type="hidden" name="next" value="{e(request.url.path)}">'
-                '<button type="submit">Open the dashboard</button></form>')
+        body = (
+            f'<p class="notice" role="alert">{e(message)}</p>'
+            f'<form method="post" action="{e(root(request))}/login">'
+            '<label class="block">token <input type="password" name="token" autocomplete="current-password" '
+            "required autofocus></label>"
+            f'<input type="hidden" name="next" value="{e(request.url.path)}">'
+            '<button type="submit">Open the dashboard</button></form>'
+        )
         return html(request, "Sign in", body, "", status=status)
 
     def denied(request: Request) -> Response | None:
         """None when the request may see the dashboard; else the refusal."""
         if access.open:
             if not _host_is_loopback(request):
-                return html(request, "Refused", "<p>Without a token the dashboard answers only on a loopback "
-                            "address (127.0.0.1, ::1, localhost).</p>", "", status=403)
+                return html(
+                    request,
+                    "Refused",
+                    "<p>Without a token the dashboard answers only on a loopback "
+                    "address (127.0.0.1, ::1, localhost).</p>",
+                    "",
+                    status=403,
+                )
             return None
         if not access.tokens:
-            return html(request, "Refused", "<p>The dashboard shows every agent's memories: it needs "
-                        "HARNESS_MEMORY_API_TOKEN or HARNESS_MEMORY_API_ADMIN_TOKEN (per-agent tokens see one agent "
-                        "only).</p>", "", status=403)
+            return html(
+                request,
+                "Refused",
+                "<p>The dashboard shows every agent's memories: it needs "
+                "HARNESS_MEMORY_API_TOKEN or HARNESS_MEMORY_API_ADMIN_TOKEN (per-agent tokens see one agent "
+                "only).</p>",
+                "",
+                status=403,
+            )
         auth = request.headers.get("authorization") or ""
         if auth[:7].lower() == "bearer " and access.valid_token(auth[7:].strip()):
             return None
@@ -224,13 +250,19 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
 
     def session_response(request: Request, target: str) -> Response:
         resp = headers(RedirectResponse(target, status_code=303))
-        resp.set_cookie(SESSION_COOKIE, access.new_session(), httponly=True, samesite="strict",
-                        path=root(request) or "/", max_age=SESSION_SECONDS)
+        resp.set_cookie(
+            SESSION_COOKIE,
+            access.new_session(),
+            httponly=True,
+            samesite="strict",
+            path=root(request) or "/",
+            max_age=SESSION_SECONDS,
+        )
         return resp
 
     @app.middleware("http")
     async def gate(request: Request, call_next):
-        path = request.url.path[len(root(request)):] or "/"
+        path = request.url.path[len(root(request)) :] or "/"
         if path in ("/login", "/static/dashboard.css"):
             return await call_next(request)
         token = request.query_params.get("token")
@@ -254,8 +286,13 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
 
     @app.exception_handler(StorageError)
     async def storage(request: Request, exc: StorageError):
-        return html(request, "Database unavailable", "<p>The database is unavailable (locked, read-only or "
-                    "unreadable). Try again.</p>", "", status=503)
+        return html(
+            request,
+            "Database unavailable",
+            "<p>The database is unavailable (locked, read-only or unreadable). Try again.</p>",
+            "",
+            status=503,
+        )
 
     @app.exception_handler(HarnessMemoryError)
     async def other(request: Request, exc: HarnessMemoryError):
@@ -325,8 +362,15 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
 
     @app.get("/techniques")
     def techniques(request: Request) -> Response:
-        return render(request, "techniques", pages.techniques, q, root(request), settings.prior_strength,
-                      weeks_param(request, pages.DEFAULT_WEEKS))
+        return render(
+            request,
+            "techniques",
+            pages.techniques,
+            q,
+            root(request),
+            settings.prior_strength,
+            weeks_param(request, pages.DEFAULT_WEEKS),
+        )
 
     @app.get("/errors")
     def errors(request: Request) -> Response:
@@ -337,16 +381,24 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
         if len(sig) > 200:
             raise MemoryNotFoundError("no such error signature")
         started = time.perf_counter()
-        title, body = pages.signature(q, root(request), sig, settings.prior_strength,
-                                      weeks_param(request, pages.DEFAULT_WEEKS))
+        title, body = pages.signature(
+            q, root(request), sig, settings.prior_strength, weeks_param(request, pages.DEFAULT_WEEKS)
+        )
         if not title:
             return html(request, "Not found", f"<p>No error signature {e(sig)} is recorded.</p>", "errors", 404)
         return html(request, title, body, "errors", started=started)
 
     @app.get("/maintenance")
     def maintenance(request: Request) -> Response:
-        return render(request, "maintenance", pages.maintenance, q, store, root(request),
-                      weeks_param(request, pages.DEFAULT_WEEKS))
+        return render(
+            request,
+            "maintenance",
+            pages.maintenance,
+            q,
+            store,
+            root(request),
+            weeks_param(request, pages.DEFAULT_WEEKS),
+        )
 
     @app.get("/memories")
     def memories(request: Request) -> Response:
@@ -362,8 +414,13 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
     def memory(request: Request, mid: str) -> Response:
         csrf = csrf_of(request)
         done = request.query_params.get("done")
-        notice = {"pin": "Pinned.", "unpin": "Unpinned.", "archive": "Archived.", "restore": "Restored.", "edit": "Saved a new version."
-                  }.get(done or "")
+        notice = {
+            "pin": "Pinned.",
+            "unpin": "Unpinned.",
+            "archive": "Archived.",
+            "restore": "Restored.",
+            "edit": "Saved a new version.",
+        }.get(done or "")
         started = time.perf_counter()
         title, body = pages.memory(q, store, root(request), memory_id(mid), csrf[0], notice)
         return html(request, title, body, "memories", started=started, csrf=csrf)
@@ -383,10 +440,18 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
         data = await form(request)
         cookie = request.cookies.get(CSRF_COOKIE) or ""
         origin = request.headers.get("origin")
-        if (not cookie or not hmac.compare_digest(cookie.encode(), (data.get("csrf") or "").encode())
-                or (origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"))):
-            return html(request, "Refused", "<p>The form is stale or came from another site: open the memory's page "
-                        "and try again.</p>", "memories", status=403)
+        if (
+            not cookie
+            or not hmac.compare_digest(cookie.encode(), (data.get("csrf") or "").encode())
+            or (origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"))
+        ):
+            return html(
+                request,
+                "Refused",
+                "<p>The form is stale or came from another site: open the memory's page and try again.</p>",
+                "memories",
+                status=403,
+            )
         ident = memory_id(mid)
 
         def run() -> str:
@@ -406,9 +471,17 @@ def create_dashboard(store: Any, settings: Settings | None = None, *,
                 m = store.get(ident)
                 if m.key is None:
                     raise InvalidInputError("only a keyed memory can be edited (a new version through its key)")
-                store.remember(data.get("content", ""), type=m.type, agent_id=m.agent_id, scope=m.scope,
-                               namespace=m.namespace, key=m.key, tags=m.tags, importance=m.importance,
-                               task_signature=m.task_signature)
+                store.remember(
+                    data.get("content", ""),
+                    type=m.type,
+                    agent_id=m.agent_id,
+                    scope=m.scope,
+                    namespace=m.namespace,
+                    key=m.key,
+                    tags=m.tags,
+                    importance=m.importance,
+                    task_signature=m.task_signature,
+                )
             return f"{root(request)}/memories/{ident}?done={action}"
 
         from starlette.concurrency import run_in_threadpool

@@ -10,8 +10,13 @@ from urllib.parse import quote, urlencode
 
 __all__ = ["NAV", "day", "e", "link", "page", "qs", "seg", "short", "table", "tile", "when"]
 
-NAV = [("", "Overview"), ("techniques", "Techniques"), ("errors", "Errors"), ("memories", "Memories"),
-       ("maintenance", "Maintenance")]
+NAV = [
+    ("", "Overview"),
+    ("techniques", "Techniques"),
+    ("errors", "Errors"),
+    ("memories", "Memories"),
+    ("maintenance", "Maintenance"),
+]
 
 
 def e(value: Any) -> str:
@@ -53,55 +58,76 @@ def seg(value: str) -> str:
     return quote(value, safe="")
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, caption: str | None = None,
-          numeric: Sequence[int] = (), cls: str = "") -> str:
+def table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    caption: str | None = None,
+    numeric: Sequence[int] = (),
+    cls: str = "",
+) -> str:
     """A table; cells are trusted HTML (escape with :func:`e` before)."""
     out = [f'<div class="tablewrap"><table class="{e(cls)}">']
     if caption:
         out.append(f"<caption>{e(caption)}</caption>")
-    out.append("<thead><tr>" + "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{e(h)}</th>'
-                                        for i, h in enumerate(headers)) + "</tr></thead><tbody>")
+    out.append(
+        "<thead><tr>"
+        + "".join(f'<th scope="col"{" class=num" if i in numeric else ""}>{e(h)}</th>' for i, h in enumerate(headers))
+        + "</tr></thead><tbody>"
+    )
     n = 0
     for r in rows:
         n += 1
-        out.append("<tr>" + "".join(f'<td{" class=num" if i in numeric else ""}>{c}</td>' for i, c in enumerate(r))
-                   + "</tr>")
+        out.append(
+            "<tr>" + "".join(f"<td{' class=num' if i in numeric else ''}>{c}</td>" for i, c in enumerate(r)) + "</tr>"
+        )
     if not n:
         out.append(f'<tr><td colspan="{len(headers)}" class="empty">nothing yet</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
 
 
-def tile(title: str, value: str, *, detail: str = "", verdict: str | None = None, ok: bool | None = None,
-         chart: str = "") -> str:
+def tile(
+    title: str, value: str, *, detail: str = "", verdict: str | None = None, ok: bool | None = None, chart: str = ""
+) -> str:
     """A headline figure. ``verdict`` is said in words (and an icon), not by colour alone."""
     v = ""
     if verdict is not None:
         mark, cls = ("✔", "good") if ok else ("✘", "bad") if ok is False else ("•", "neutral")
         v = f'<p class="verdict {cls}"><span aria-hidden="true">{mark}</span> {e(verdict)}</p>'
-    return (f'<section class="tile" aria-label="{e(title)}"><h3>{e(title)}</h3><p class="figure">{e(value)}</p>'
-            f'{v}<p class="detail">{e(detail)}</p>{chart}</section>')
+    return (
+        f'<section class="tile" aria-label="{e(title)}"><h3>{e(title)}</h3><p class="figure">{e(value)}</p>'
+        f'{v}<p class="detail">{e(detail)}</p>{chart}</section>'
+    )
 
 
-def page(root: str, active: str, title: str, body: str, *, elapsed_ms: float | None = None,
-         logout: bool = False) -> str:
+def page(
+    root: str, active: str, title: str, body: str, *, elapsed_ms: float | None = None, logout: bool = False
+) -> str:
     nav = "".join(
         f'<a href="{e(root + "/" + path)}"{" aria-current=page" if path == active else ""}>{e(name)}</a>'
-        for path, name in NAV)
+        for path, name in NAV
+    )
     foot = f"rendered in {elapsed_ms:.0f} ms · " if elapsed_ms is not None else ""
     return (
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<meta name=\"color-scheme\" content=\"light dark\">"
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="color-scheme" content="light dark">'
         f"<title>{e(title)} · harness-memory</title>"
-        f"<link rel=\"stylesheet\" href=\"{e(root)}/static/dashboard.css\">"
-        "<link rel=\"icon\" href=\"data:,\">"
+        f'<link rel="stylesheet" href="{e(root)}/static/dashboard.css">'
+        '<link rel="icon" href="data:,">'
         "</head><body>"
-        "<a class=\"skip\" href=\"#main\">Skip to content</a>"
-        f"<header><span class=\"brand\">harness-memory</span><nav aria-label=\"pages\">{nav}</nav>"
-        + (f"<form class=\"logout\" method=\"post\" action=\"{e(root)}/logout\"><button type=\"submit\">Log out"
-           "</button></form>" if logout else "") + "</header>"
-        f"<main id=\"main\" tabindex=\"-1\"><h1>{e(title)}</h1>{body}</main>"
+        '<a class="skip" href="#main">Skip to content</a>'
+        f'<header><span class="brand">harness-memory</span><nav aria-label="pages">{nav}</nav>'
+        + (
+            f'<form class="logout" method="post" action="{e(root)}/logout"><button type="submit">Log out'
+            "</button></form>"
+            if logout
+            else ""
+        )
+        + "</header>"
+        f'<main id="main" tabindex="-1"><h1>{e(title)}</h1>{body}</main>'
         f"<footer>{e(foot)}times are UTC; weeks start on Monday; weeks before the current one are read at most "
         "every 10 minutes, the current week live</footer>"
-        "</body></html>")
+        "</body></html>"
+    )

@@ -79,8 +79,9 @@ class Queries:
             # process's writes do not wait for a page (and in WAL mode no reader blocks a writer)
             from ..sqlite_backend import SQLiteBackend
 
-            self._own = self._b = SQLiteBackend(store._core.backend.path,
-                                                busy_timeout_ms=store._core.backend.busy_timeout_ms)
+            self._own = self._b = SQLiteBackend(
+                store._core.backend.path, busy_timeout_ms=store._core.backend.busy_timeout_ms
+            )
         self.past_ttl, self.ttl = past_ttl, ttl
         self._cache: dict[Any, tuple[float, Any]] = {}
         self._cache_lock = threading.Lock()
@@ -148,47 +149,69 @@ class Queries:
         """``(week_start, failures, repeated)``: a failure is a task meeting an error signature (its first
         attempt at it); repeated when another task met the signature before (v_failures_by_week)."""
         w = self._week("f.first_at")
-        return [(float(r[0]), int(r[1]), int(r[2] or 0)) for r in self._rows(
-            f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN EXISTS (SELECT 1 FROM task_attempts p "
-            "WHERE p.error_signature = f.error_signature AND p.attempted_at < f.first_at AND p.task_id <> f.task_id) "
-            "THEN 1 ELSE 0 END) FROM (SELECT task_id, error_signature, MIN(attempted_at) AS first_at FROM task_attempts "
-            f"WHERE error_signature IS NOT NULL AND {_window('attempted_at', until)} GROUP BY task_id, error_signature) f "
-            "GROUP BY wk ORDER BY wk", _params(since, until))]
+        return [
+            (float(r[0]), int(r[1]), int(r[2] or 0))
+            for r in self._rows(
+                f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN EXISTS (SELECT 1 FROM task_attempts p "
+                "WHERE p.error_signature = f.error_signature AND p.attempted_at < f.first_at AND p.task_id <> f.task_id) "
+                "THEN 1 ELSE 0 END) FROM (SELECT task_id, error_signature, MIN(attempted_at) AS first_at FROM task_attempts "
+                f"WHERE error_signature IS NOT NULL AND {_window('attempted_at', until)} GROUP BY task_id, error_signature) f "
+                "GROUP BY wk ORDER BY wk",
+                _params(since, until),
+            )
+        ]
 
     def weekly_retries(self, since: float, until: float | None = None) -> list[tuple[float, int, int, int, int]]:
         """``(week_start, tasks, interventions, fixed, escalated)`` by the week of each task's first attempt."""
         w = self._week("t.first_at")
-        return [(float(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)) for r in self._rows(
-            f"SELECT {w} AS wk, COUNT(*), SUM(t.attempts), SUM(t.fixed), SUM(t.escalated) FROM (SELECT task_id, "
-            "MIN(attempted_at) AS first_at, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END) AS attempts, "
-            "MAX(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END) AS fixed, "
-            "MAX(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) AS escalated FROM task_attempts "
-            f"WHERE {_window('attempted_at', until)} GROUP BY task_id) t GROUP BY wk ORDER BY wk", _params(since, until))]
+        return [
+            (float(r[0]), int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0))
+            for r in self._rows(
+                f"SELECT {w} AS wk, COUNT(*), SUM(t.attempts), SUM(t.fixed), SUM(t.escalated) FROM (SELECT task_id, "
+                "MIN(attempted_at) AS first_at, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END) AS attempts, "
+                "MAX(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END) AS fixed, "
+                "MAX(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) AS escalated FROM task_attempts "
+                f"WHERE {_window('attempted_at', until)} GROUP BY task_id) t GROUP BY wk ORDER BY wk",
+                _params(since, until),
+            )
+        ]
 
     def weekly_techniques(self, since: float, until: float | None = None) -> list[tuple[float, int, int, int]]:
         """``(week_start, attempts, successes, escalations)`` over every attempt (v_techniques_by_week)."""
         w = self._week("attempted_at")
-        return [(float(r[0]), int(r[1] or 0), int(r[2] or 0), int(r[3] or 0)) for r in self._rows(
-            f"SELECT {w} AS wk, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END), "
-            f"SUM(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) FROM task_attempts WHERE "
-            f"{_window('attempted_at', until)} GROUP BY wk ORDER BY wk", _params(since, until))]
+        return [
+            (float(r[0]), int(r[1] or 0), int(r[2] or 0), int(r[3] or 0))
+            for r in self._rows(
+                f"SELECT {w} AS wk, SUM(CASE WHEN result <> 'escalated' THEN 1 ELSE 0 END), "
+                "SUM(CASE WHEN result IN ('fixed', 'decomposed') THEN 1 ELSE 0 END), "
+                f"SUM(CASE WHEN result = 'escalated' THEN 1 ELSE 0 END) FROM task_attempts WHERE "
+                f"{_window('attempted_at', until)} GROUP BY wk ORDER BY wk",
+                _params(since, until),
+            )
+        ]
 
     def weekly_helpfulness(self, since: float, until: float | None = None) -> list[tuple[float, int, int]]:
         """``(week_start, applied, helpful)`` from the access log (v_helpfulness_by_week)."""
         w = self._week("timestamp")
-        return [(float(r[0]), int(r[1]), int(r[2] or 0)) for r in self._rows(
-            f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END) FROM memory_access_log "
-            f"WHERE {_window('timestamp', until)} AND access_type = 'applied' GROUP BY wk ORDER BY wk",
-            _params(since, until))]
+        return [
+            (float(r[0]), int(r[1]), int(r[2] or 0))
+            for r in self._rows(
+                f"SELECT {w} AS wk, COUNT(*), SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END) FROM memory_access_log "
+                f"WHERE {_window('timestamp', until)} AND access_type = 'applied' GROUP BY wk ORDER BY wk",
+                _params(since, until),
+            )
+        ]
 
     def latency_samples(self, since: float, until: float | None = None) -> list[tuple[float, list[float]]]:
         """``(week_start, sorted recall durations in ms)`` per week: the access log's timed rows (one per
         recorded recall, v_recall_latency), read from their partial index alone and sorted here (a
         window function over the same rows costs several times more on SQLite)."""
         weeks: dict[float, list[float]] = {}
-        for ts, ms in self._rows("SELECT timestamp, duration_ms FROM memory_access_log WHERE duration_ms IS NOT NULL "
-                                 f"AND {_window('timestamp', until)}", _params(since, until)):
+        for ts, ms in self._rows(
+            "SELECT timestamp, duration_ms FROM memory_access_log WHERE duration_ms IS NOT NULL "
+            f"AND {_window('timestamp', until)}",
+            _params(since, until),
+        ):
             weeks.setdefault(week_start(ts), []).append(ms)
         return [(float(w), sorted(xs)) for w, xs in sorted(weeks.items())]
 
@@ -199,26 +222,39 @@ class Queries:
     def weekly_created(self, since: float, until: float | None = None) -> list[tuple[float, str, str, int]]:
         """``(week_start, type, agent, created)`` (v_memories_by_week; read from an index alone)."""
         w = self._week("created_at")
-        return [(float(r[0]), r[1], r[2], int(r[3])) for r in self._rows(
-            f"SELECT {w} AS wk, memory_type, agent_id, COUNT(*) FROM memories WHERE {_window('created_at', until)} "
-            "GROUP BY wk, memory_type, agent_id ORDER BY wk LIMIT 100000", _params(since, until))]
+        return [
+            (float(r[0]), r[1], r[2], int(r[3]))
+            for r in self._rows(
+                f"SELECT {w} AS wk, memory_type, agent_id, COUNT(*) FROM memories WHERE {_window('created_at', until)} "
+                "GROUP BY wk, memory_type, agent_id ORDER BY wk LIMIT 100000",
+                _params(since, until),
+            )
+        ]
 
     def memories_before(self, ts: float) -> int:
         return int(self._one("SELECT COUNT(*) FROM memories WHERE created_at < ?", (ts,))[0])
 
     def groups(self, limit: int = 5000) -> list[tuple[str, str, str, int]]:
         """``(namespace, agent, type, memories)``: what v_memories_by_agent_type counts, from an index alone."""
-        return [(r[0], r[1], r[2], int(r[3])) for r in self._rows(
-            "SELECT namespace, agent_id, memory_type, COUNT(*) FROM memories "
-            "GROUP BY namespace, scope, agent_id, memory_type LIMIT ?", (limit,))]  # the order of ix_memories_visible
+        return [
+            (r[0], r[1], r[2], int(r[3]))
+            for r in self._rows(
+                "SELECT namespace, agent_id, memory_type, COUNT(*) FROM memories "
+                "GROUP BY namespace, scope, agent_id, memory_type LIMIT ?",
+                (limit,),
+            )
+        ]  # the order of ix_memories_visible
 
     def totals(self) -> dict[str, int]:
         groups = self.summary(self.groups)  # counts per agent and type: read at most once per ttl
-        return {"memories": int(self._one("SELECT COUNT(*) FROM memories")[0]),
-                "archived": int(self._one("SELECT COUNT(*) FROM memories WHERE archived = 1")[0]),
-                "pinned": int(self._one("SELECT COUNT(*) FROM memories WHERE pinned = 1")[0]),
-                "namespaces": len({g[0] for g in groups}), "agents": len({g[1] for g in groups}),
-                "attempts": int(self._one("SELECT COUNT(*) FROM task_attempts")[0])}
+        return {
+            "memories": int(self._one("SELECT COUNT(*) FROM memories")[0]),
+            "archived": int(self._one("SELECT COUNT(*) FROM memories WHERE archived = 1")[0]),
+            "pinned": int(self._one("SELECT COUNT(*) FROM memories WHERE pinned = 1")[0]),
+            "namespaces": len({g[0] for g in groups}),
+            "agents": len({g[1] for g in groups}),
+            "attempts": int(self._one("SELECT COUNT(*) FROM task_attempts")[0]),
+        }
 
     # -- techniques -------------------------------------------------------------------------------
     def ledger(self, level: str, *, keys: Sequence[str] | None = None, limit: int = 500) -> list[dict[str, Any]]:
@@ -229,30 +265,55 @@ class Queries:
                 return []
             cond += f" AND error_key IN ({', '.join('?' * len(keys))})"
             params += list(keys)
-        rows = self._rows("SELECT technique, error_key, error_category, successes, failures, attempts, last_used, "
-                          "last_success FROM technique_effectiveness WHERE " + cond +
-                          " ORDER BY attempts DESC, technique LIMIT ?", (*params, limit))
-        return [{"technique": r[0], "error_key": r[1], "error_category": r[2], "successes": int(r[3]),
-                 "failures": int(r[4]), "attempts": int(r[5]), "last_used": r[6], "last_success": r[7]} for r in rows]
+        rows = self._rows(
+            "SELECT technique, error_key, error_category, successes, failures, attempts, last_used, "
+            "last_success FROM technique_effectiveness WHERE " + cond + " ORDER BY attempts DESC, technique LIMIT ?",
+            (*params, limit),
+        )
+        return [
+            {
+                "technique": r[0],
+                "error_key": r[1],
+                "error_category": r[2],
+                "successes": int(r[3]),
+                "failures": int(r[4]),
+                "attempts": int(r[5]),
+                "last_used": r[6],
+                "last_success": r[7],
+            }
+            for r in rows
+        ]
 
     def pooled(self) -> tuple[int, int]:
         """``(successes, attempts)`` of every technique overall: the selector's root."""
-        r = self._one("SELECT COALESCE(SUM(successes), 0), COALESCE(SUM(attempts), 0) FROM technique_effectiveness "
-                      "WHERE level = 'global'")
+        r = self._one(
+            "SELECT COALESCE(SUM(successes), 0), COALESCE(SUM(attempts), 0) FROM technique_effectiveness "
+            "WHERE level = 'global'"
+        )
         return int(r[0]), int(r[1])
 
     def categories(self, limit: int = 30) -> list[tuple[str, int]]:
         """Error categories with the most recorded attempts."""
-        return [(r[0], int(r[1])) for r in self._rows(
-            "SELECT error_key, SUM(attempts) AS n FROM technique_effectiveness WHERE level = 'category' "
-            "GROUP BY error_key ORDER BY n DESC LIMIT ?", (limit,))]
+        return [
+            (r[0], int(r[1]))
+            for r in self._rows(
+                "SELECT error_key, SUM(attempts) AS n FROM technique_effectiveness WHERE level = 'category' "
+                "GROUP BY error_key ORDER BY n DESC LIMIT ?",
+                (limit,),
+            )
+        ]
 
     def weekly_selections(self, since: float, until: float | None = None) -> list[tuple[float, str, int]]:
         """``(week_start, technique, times selected)``: the attempts recorded per technique and week."""
         w = self._week("attempted_at")
-        return [(float(r[0]), r[1], int(r[2])) for r in self._rows(
-            f"SELECT {w} AS wk, technique, COUNT(*) FROM task_attempts WHERE {_window('attempted_at', until)} "
-            "GROUP BY wk, technique ORDER BY wk LIMIT 100000", _params(since, until))]
+        return [
+            (float(r[0]), r[1], int(r[2]))
+            for r in self._rows(
+                f"SELECT {w} AS wk, technique, COUNT(*) FROM task_attempts WHERE {_window('attempted_at', until)} "
+                "GROUP BY wk, technique ORDER BY wk LIMIT 100000",
+                _params(since, until),
+            )
+        ]
 
     # -- errors -----------------------------------------------------------------------------------
     def top_signatures(self, limit: int = 30) -> list[dict[str, Any]]:
@@ -261,8 +322,18 @@ class Queries:
         got: dict[str, dict[str, Any]] = {}
 
         def entry(sig: str) -> dict[str, Any]:
-            return got.setdefault(sig, {"sig": sig, "tasks": 0, "retries": 0, "memories": 0, "first_seen": None,
-                                        "last_seen": None, "category": None})
+            return got.setdefault(
+                sig,
+                {
+                    "sig": sig,
+                    "tasks": 0,
+                    "retries": 0,
+                    "memories": 0,
+                    "first_seen": None,
+                    "last_seen": None,
+                    "category": None,
+                },
+            )
 
         def seen(d: dict[str, Any], first: float | None, last: float | None) -> None:
             if first is not None:
@@ -270,13 +341,18 @@ class Queries:
             if last is not None:
                 d["last_seen"] = last if d["last_seen"] is None else max(d["last_seen"], last)
 
-        attempts_sql = ("SELECT error_signature, COUNT(DISTINCT task_id), COUNT(*), MIN(attempted_at), "
-                        "MAX(attempted_at), MAX(error_category) FROM task_attempts WHERE error_signature {cond} "
-                        "GROUP BY error_signature")
-        memories_sql = ("SELECT error_signature, COUNT(*), MIN(created_at), MAX(updated_at) FROM memories "
-                        "WHERE error_signature {cond} GROUP BY error_signature")
-        for r in self._rows(attempts_sql.format(cond="IS NOT NULL") + " ORDER BY COUNT(DISTINCT task_id) DESC LIMIT ?",
-                            (limit,)):
+        attempts_sql = (
+            "SELECT error_signature, COUNT(DISTINCT task_id), COUNT(*), MIN(attempted_at), "
+            "MAX(attempted_at), MAX(error_category) FROM task_attempts WHERE error_signature {cond} "
+            "GROUP BY error_signature"
+        )
+        memories_sql = (
+            "SELECT error_signature, COUNT(*), MIN(created_at), MAX(updated_at) FROM memories "
+            "WHERE error_signature {cond} GROUP BY error_signature"
+        )
+        for r in self._rows(
+            attempts_sql.format(cond="IS NOT NULL") + " ORDER BY COUNT(DISTINCT task_id) DESC LIMIT ?", (limit,)
+        ):
             d = entry(r[0])
             d.update(tasks=int(r[1]), retries=int(r[2]), category=r[5])
             seen(d, r[3], r[4])
@@ -295,8 +371,9 @@ class Queries:
                 d = got[r[0]]
                 d["memories"] = int(r[1])
                 seen(d, r[2], r[3])
-            for r in self._rows(f"SELECT sig, category, exception, tokens FROM error_templates WHERE sig IN ({marks})",
-                                sigs):
+            for r in self._rows(
+                f"SELECT sig, category, exception, tokens FROM error_templates WHERE sig IN ({marks})", sigs
+            ):
                 got[r[0]].update(category=got[r[0]]["category"] or r[1], exception=r[2], template=_template(r[3]))
         out = sorted(got.values(), key=lambda d: (-(d["tasks"] + d["memories"]), d["sig"]))[:limit]
         for d in out:
@@ -304,17 +381,19 @@ class Queries:
             d.setdefault("exception", None)
         return out
 
-    def signature_weeks(self, sigs: Sequence[str], since: float,
-                        until: float | None = None) -> dict[str, dict[float, int]]:
+    def signature_weeks(
+        self, sigs: Sequence[str], since: float, until: float | None = None
+    ) -> dict[str, dict[float, int]]:
         """Per signature: attempts per week since ``since``."""
         if not sigs:
             return {}
         w = self._week("attempted_at")
         out: dict[str, dict[float, int]] = {s: {} for s in sigs}
         for sig, wk, n in self._rows(
-                f"SELECT error_signature, {w} AS wk, COUNT(*) FROM task_attempts WHERE error_signature IN "
-                f"({', '.join('?' * len(sigs))}) AND {_window('attempted_at', until)} GROUP BY error_signature, wk",
-                (*sigs, *_params(since, until))):
+            f"SELECT error_signature, {w} AS wk, COUNT(*) FROM task_attempts WHERE error_signature IN "
+            f"({', '.join('?' * len(sigs))}) AND {_window('attempted_at', until)} GROUP BY error_signature, wk",
+            (*sigs, *_params(since, until)),
+        ):
             out[sig][float(wk)] = int(n)
         return out
 
@@ -324,39 +403,68 @@ class Queries:
             return {}
         out: dict[str, list[dict[str, Any]]] = {s: [] for s in sigs}
         for r in self._rows(
-                "SELECT l.error_signature, l.memory_id, l.worked, l.failed, l.helpful, l.unhelpful, m.content "
-                "FROM fix_links l JOIN memories m ON m.id = l.memory_id WHERE l.error_signature IN "
-                f"({', '.join('?' * len(sigs))}) ORDER BY l.worked DESC, l.helpful DESC, l.id LIMIT ?",
-                (*sigs, 50 * len(sigs))):
+            "SELECT l.error_signature, l.memory_id, l.worked, l.failed, l.helpful, l.unhelpful, m.content "
+            "FROM fix_links l JOIN memories m ON m.id = l.memory_id WHERE l.error_signature IN "
+            f"({', '.join('?' * len(sigs))}) ORDER BY l.worked DESC, l.helpful DESC, l.id LIMIT ?",
+            (*sigs, 50 * len(sigs)),
+        ):
             if len(out[r[0]]) < per_sig:
-                out[r[0]].append({"memory_id": r[1], "worked": r[2], "failed": r[3], "helpful": r[4],
-                                  "unhelpful": r[5], "content": r[6]})
+                out[r[0]].append(
+                    {
+                        "memory_id": r[1],
+                        "worked": r[2],
+                        "failed": r[3],
+                        "helpful": r[4],
+                        "unhelpful": r[5],
+                        "content": r[6],
+                    }
+                )
         return out
 
     def signature(self, sig: str) -> dict[str, Any] | None:
         """One signature: the miner's template, and first/last seen over attempts and memories (None: unknown)."""
         t = self._one("SELECT category, exception, tokens FROM error_templates WHERE sig = ?", (sig,))
-        a = self._one("SELECT MIN(attempted_at), MAX(attempted_at), MAX(error_category), COUNT(*) FROM task_attempts "
-                      "WHERE error_signature = ?", (sig,))
-        m = self._one("SELECT MIN(created_at), MAX(updated_at), COUNT(*) FROM memories WHERE error_signature = ?",
-                      (sig,))
+        a = self._one(
+            "SELECT MIN(attempted_at), MAX(attempted_at), MAX(error_category), COUNT(*) FROM task_attempts "
+            "WHERE error_signature = ?",
+            (sig,),
+        )
+        m = self._one(
+            "SELECT MIN(created_at), MAX(updated_at), COUNT(*) FROM memories WHERE error_signature = ?", (sig,)
+        )
         if t is None and not a[3] and not m[2]:
             return None
         firsts = [x for x in (a[0], m[0]) if x is not None]
         lasts = [x for x in (a[1], m[1]) if x is not None]
-        return {"sig": sig, "category": (t[0] if t else None) or a[2], "exception": t[1] if t else None,
-                "template": _template(t[2]) if t else None, "first_seen": min(firsts) if firsts else None,
-                "last_seen": max(lasts) if lasts else None, "retries": int(a[3]), "memories": int(m[2])}
+        return {
+            "sig": sig,
+            "category": (t[0] if t else None) or a[2],
+            "exception": t[1] if t else None,
+            "template": _template(t[2]) if t else None,
+            "first_seen": min(firsts) if firsts else None,
+            "last_seen": max(lasts) if lasts else None,
+            "retries": int(a[3]),
+            "memories": int(m[2]),
+        }
 
     def signature_memories(self, sig: str, limit: int = 50) -> list[Memory]:
-        return [row_to_memory(r) for r in self._rows(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE error_signature = ? ORDER BY id DESC LIMIT ?", (sig, limit))]
+        return [
+            row_to_memory(r)
+            for r in self._rows(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE error_signature = ? ORDER BY id DESC LIMIT ?",
+                (sig, limit),
+            )
+        ]
 
     def signature_attempts(self, sig: str, limit: int = 100) -> list[dict[str, Any]]:
-        return [{"task_id": r[0], "technique": r[1], "result": r[2], "agent_id": r[3], "notes": r[4],
-                 "attempted_at": r[5]} for r in self._rows(
-            "SELECT task_id, technique, result, agent_id, notes, attempted_at FROM task_attempts "
-            "WHERE error_signature = ? ORDER BY id DESC LIMIT ?", (sig, limit))]
+        return [
+            {"task_id": r[0], "technique": r[1], "result": r[2], "agent_id": r[3], "notes": r[4], "attempted_at": r[5]}
+            for r in self._rows(
+                "SELECT task_id, technique, result, agent_id, notes, attempted_at FROM task_attempts "
+                "WHERE error_signature = ? ORDER BY id DESC LIMIT ?",
+                (sig, limit),
+            )
+        ]
 
     # -- memories ---------------------------------------------------------------------------------
     def facets(self) -> dict[str, list[tuple[str, int]]]:
@@ -371,8 +479,12 @@ class Queries:
         """Memories matching the filter, newest first, ``limit`` at a time (keyset: ``id < before``)."""
         conds: list[str] = []
         params: list[Any] = []
-        for col, val in (("m.agent_id", f.agent_id), ("m.memory_type", f.memory_type), ("m.scope", f.scope),
-                         ("m.namespace", f.namespace)):
+        for col, val in (
+            ("m.agent_id", f.agent_id),
+            ("m.memory_type", f.memory_type),
+            ("m.scope", f.scope),
+            ("m.namespace", f.namespace),
+        ):
             if val is not None:
                 conds.append(f"{col} = ?")
                 params.append(val)
@@ -389,61 +501,126 @@ class Queries:
             conds.append("m.id < ?")
             params.append(before)
         where = ("WHERE " + " AND ".join(conds)) if conds else ""
-        return [row_to_memory(r) for r in self._rows(
-            f"SELECT {MEMORY_COLUMNS} FROM memories m {where} ORDER BY m.id DESC LIMIT ?", (*params, limit))]
+        return [
+            row_to_memory(r)
+            for r in self._rows(
+                f"SELECT {MEMORY_COLUMNS} FROM memories m {where} ORDER BY m.id DESC LIMIT ?", (*params, limit)
+            )
+        ]
 
     def history(self, memory_id: int, limit: int = 50) -> list[dict[str, Any]]:
-        return [{"version": r[0], "content": r[1], "valid_from": r[2], "valid_until": r[3]} for r in self._rows(
-            "SELECT version, content, valid_from, valid_until FROM memory_history WHERE memory_id = ? "
-            "ORDER BY version DESC LIMIT ?", (memory_id, limit))]
+        return [
+            {"version": r[0], "content": r[1], "valid_from": r[2], "valid_until": r[3]}
+            for r in self._rows(
+                "SELECT version, content, valid_from, valid_until FROM memory_history WHERE memory_id = ? "
+                "ORDER BY version DESC LIMIT ?",
+                (memory_id, limit),
+            )
+        ]
 
     def merges(self, memory_id: int, limit: int = 50) -> list[dict[str, Any]]:
-        return [{"kind": r[0], "similarity": r[1], "content": r[2], "agent_id": r[3], "merged_at": r[4]}
-                for r in self._rows("SELECT kind, similarity, merged_content, agent_id, merged_at FROM memory_merges "
-                                    "WHERE memory_id = ? ORDER BY id DESC LIMIT ?", (memory_id, limit))]
+        return [
+            {"kind": r[0], "similarity": r[1], "content": r[2], "agent_id": r[3], "merged_at": r[4]}
+            for r in self._rows(
+                "SELECT kind, similarity, merged_content, agent_id, merged_at FROM memory_merges "
+                "WHERE memory_id = ? ORDER BY id DESC LIMIT ?",
+                (memory_id, limit),
+            )
+        ]
 
     def access(self, memory_id: int, limit: int = 50) -> tuple[list[dict[str, Any]], dict[str, int]]:
         """The latest access-log rows of a memory, and its counts per access type."""
-        rows = [{"access_type": r[0], "agent_id": r[1], "task_id": r[2], "was_helpful": r[3], "outcome": r[4],
-                 "score": r[5], "timestamp": r[6]} for r in self._rows(
-            "SELECT access_type, agent_id, task_id, was_helpful, outcome, score, timestamp FROM memory_access_log "
-            "WHERE memory_id = ? ORDER BY id DESC LIMIT ?", (memory_id, limit))]
-        counts = {r[0]: int(r[1]) for r in self._rows(
-            "SELECT access_type, COUNT(*) FROM memory_access_log WHERE memory_id = ? GROUP BY access_type",
-            (memory_id,))}
+        rows = [
+            {
+                "access_type": r[0],
+                "agent_id": r[1],
+                "task_id": r[2],
+                "was_helpful": r[3],
+                "outcome": r[4],
+                "score": r[5],
+                "timestamp": r[6],
+            }
+            for r in self._rows(
+                "SELECT access_type, agent_id, task_id, was_helpful, outcome, score, timestamp FROM memory_access_log "
+                "WHERE memory_id = ? ORDER BY id DESC LIMIT ?",
+                (memory_id, limit),
+            )
+        ]
+        counts = {
+            r[0]: int(r[1])
+            for r in self._rows(
+                "SELECT access_type, COUNT(*) FROM memory_access_log WHERE memory_id = ? GROUP BY access_type",
+                (memory_id,),
+            )
+        }
         return rows, counts
 
-    def pattern_links(self, memory_id: int, limit: int = 100) -> tuple[list[tuple[int, float, str]],
-                                                                        list[tuple[int, float, str]]]:
+    def pattern_links(
+        self, memory_id: int, limit: int = 100
+    ) -> tuple[list[tuple[int, float, str]], list[tuple[int, float, str]]]:
         """``(members, patterns)``: the members of this pattern memory, and the patterns it belongs to."""
-        members = [(int(r[0]), float(r[1]), r[2]) for r in self._rows(
-            "SELECT p.member_id, p.similarity, m.content FROM pattern_members p JOIN memories m ON m.id = p.member_id "
-            "WHERE p.pattern_id = ? ORDER BY p.similarity DESC LIMIT ?", (memory_id, limit))]
-        patterns = [(int(r[0]), float(r[1]), r[2]) for r in self._rows(
-            "SELECT p.pattern_id, p.similarity, m.content FROM pattern_members p JOIN memories m ON m.id = p.pattern_id "
-            "WHERE p.member_id = ? ORDER BY p.pattern_id LIMIT ?", (memory_id, limit))]
+        members = [
+            (int(r[0]), float(r[1]), r[2])
+            for r in self._rows(
+                "SELECT p.member_id, p.similarity, m.content FROM pattern_members p JOIN memories m ON m.id = p.member_id "
+                "WHERE p.pattern_id = ? ORDER BY p.similarity DESC LIMIT ?",
+                (memory_id, limit),
+            )
+        ]
+        patterns = [
+            (int(r[0]), float(r[1]), r[2])
+            for r in self._rows(
+                "SELECT p.pattern_id, p.similarity, m.content FROM pattern_members p JOIN memories m ON m.id = p.pattern_id "
+                "WHERE p.member_id = ? ORDER BY p.pattern_id LIMIT ?",
+                (memory_id, limit),
+            )
+        ]
         return members, patterns
 
     def fix_links(self, memory_id: int, limit: int = 50) -> list[dict[str, Any]]:
-        return [{"error_signature": r[0], "error_category": r[1], "error_message": r[2], "worked": r[3],
-                 "failed": r[4], "helpful": r[5], "unhelpful": r[6]} for r in self._rows(
-            "SELECT error_signature, error_category, error_message, worked, failed, helpful, unhelpful FROM fix_links "
-            "WHERE memory_id = ? ORDER BY worked DESC, id LIMIT ?", (memory_id, limit))]
+        return [
+            {
+                "error_signature": r[0],
+                "error_category": r[1],
+                "error_message": r[2],
+                "worked": r[3],
+                "failed": r[4],
+                "helpful": r[5],
+                "unhelpful": r[6],
+            }
+            for r in self._rows(
+                "SELECT error_signature, error_category, error_message, worked, failed, helpful, unhelpful FROM fix_links "
+                "WHERE memory_id = ? ORDER BY worked DESC, id LIMIT ?",
+                (memory_id, limit),
+            )
+        ]
 
     # -- maintenance ------------------------------------------------------------------------------
     def job_runs(self, limit: int = 60) -> list[dict[str, Any]]:
         """The latest job runs (from the job_runs table behind v_job_runs, with numeric times)."""
-        return [{"job": r[0], "status": r[1], "started_at": r[2], "finished_at": r[3], "counts": r[4],
-                 "error": r[5], "holder": r[6]} for r in self._rows(
-            "SELECT job, status, started_at, finished_at, counts, error, holder FROM job_runs ORDER BY id DESC LIMIT ?",
-            (limit,))]
+        return [
+            {
+                "job": r[0],
+                "status": r[1],
+                "started_at": r[2],
+                "finished_at": r[3],
+                "counts": r[4],
+                "error": r[5],
+                "holder": r[6],
+            }
+            for r in self._rows(
+                "SELECT job, status, started_at, finished_at, counts, error, holder FROM job_runs ORDER BY id DESC LIMIT ?",
+                (limit,),
+            )
+        ]
 
     def relevance_histogram(self, bins: int = 10) -> list[tuple[float, float, int, int]]:
         """``(lo, hi, live, archived)`` counts of relevance_score in ``bins`` equal bins of [0, 1]."""
         got: dict[int, tuple[int, int]] = {}
         for b, live, archived in self._rows(
-                f"SELECT CASE WHEN relevance_score >= 1 THEN {bins - 1} ELSE CAST(relevance_score * {bins} AS INTEGER) "
-                "END AS b, SUM(CASE WHEN archived = 0 THEN 1 ELSE 0 END), SUM(archived) FROM memories GROUP BY b"):
+            f"SELECT CASE WHEN relevance_score >= 1 THEN {bins - 1} ELSE CAST(relevance_score * {bins} AS INTEGER) "
+            "END AS b, SUM(CASE WHEN archived = 0 THEN 1 ELSE 0 END), SUM(archived) FROM memories GROUP BY b"
+        ):
             got[int(b)] = (int(live or 0), int(archived or 0))
         return [(i / bins, (i + 1) / bins, *got.get(i, (0, 0))) for i in range(bins)]
 
@@ -451,9 +628,11 @@ class Queries:
         """Sizes of the SQLite database file and its WAL; on PostgreSQL, of the store's schema (its tables
         with their indexes and TOAST, ``pg_total_relation_size``); None for another engine."""
         if self._dialect == "postgresql":
-            r = self._one("SELECT current_schema(), COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                          "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() "
-                          "AND c.relkind IN ('r', 'm', 'p')")
+            r = self._one(
+                "SELECT current_schema(), COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() "
+                "AND c.relkind IN ('r', 'm', 'p')"
+            )
             return {"schema": r[0], "bytes": int(r[1])}
         if self._dialect != "sqlite":
             return None

@@ -16,12 +16,13 @@ from .app import LOOPBACK_HOSTS, create_dashboard, warm_quietly
 __all__ = ["build_app", "check_bind", "dashboard_url"]
 
 
-
 def check_bind(host: str, settings: Settings) -> None:
     """Refuse a non-loopback address without a token that opens the dashboard."""
     if host not in LOOPBACK_HOSTS and not (settings.api_token or settings.api_admin_token):
-        raise ConfigurationError(f"refusing to serve the dashboard on {host} without a token: set "
-                                 "HARNESS_MEMORY_API_TOKEN or HARNESS_MEMORY_API_ADMIN_TOKEN")
+        raise ConfigurationError(
+            f"refusing to serve the dashboard on {host} without a token: set "
+            "HARNESS_MEMORY_API_TOKEN or HARNESS_MEMORY_API_ADMIN_TOKEN"
+        )
 
 
 def dashboard_url(host: str, port: int, settings: Settings) -> str:
@@ -42,15 +43,20 @@ def build_app(db: str | Path, settings: Settings, *, warm: bool = True) -> FastA
 
     text = str(db)
     if "://" not in text and text != ":memory:" and not Path(text).exists():  # a file path: never create one
-        raise DatabaseOpenError(f"no database at {text}: the dashboard shows an existing database (create one "
-                                f"with `harness-memory init --db {text}`)")
+        raise DatabaseOpenError(
+            f"no database at {text}: the dashboard shows an existing database (create one "
+            f"with `harness-memory init --db {text}`)"
+        )
     store = MemoryStore(db, settings=settings)
     board = create_dashboard(store, settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
-        thread = (threading.Thread(target=warm_quietly, args=(board,), name="dashboard-warm-up", daemon=True)
-                  if warm else None)
+        thread = (
+            threading.Thread(target=warm_quietly, args=(board,), name="dashboard-warm-up", daemon=True)
+            if warm
+            else None
+        )
         if thread is not None:
             thread.start()
         yield
@@ -59,8 +65,7 @@ def build_app(db: str | Path, settings: Settings, *, warm: bool = True) -> FastA
         board.state.queries.close()
         store.close()
 
-    app = FastAPI(title="harness-memory dashboard", docs_url=None, redoc_url=None, openapi_url=None,
-                  lifespan=lifespan)
+    app = FastAPI(title="harness-memory dashboard", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
     app.state.store = store
 
     @app.get("/", include_in_schema=False)

@@ -79,10 +79,17 @@ def _ns_check(namespace: Any, what: str = "namespace", *, allow_empty: bool = Fa
     if not ns and not allow_empty:
         raise InvalidInputError(f"{what} must not be empty")
     for label in ns:
-        if not isinstance(label, str) or not label or "." in label or len(label) > 200 or any(
-                ord(c) < 32 or ord(c) == 127 for c in label):
-            raise InvalidInputError(f"{what} labels must be non-empty strings of at most 200 characters, without "
-                                    f"periods or control characters; got {label!r:.80}")
+        if (
+            not isinstance(label, str)
+            or not label
+            or "." in label
+            or len(label) > 200
+            or any(ord(c) < 32 or ord(c) == 127 for c in label)
+        ):
+            raise InvalidInputError(
+                f"{what} labels must be non-empty strings of at most 200 characters, without "
+                f"periods or control characters; got {label!r:.80}"
+            )
     return ns
 
 
@@ -99,8 +106,11 @@ def _compare(value: Any, wanted: Any) -> bool:
             return all(_operator(value, op, arg) for op, arg in wanted.items())
         return isinstance(value, dict) and all(_compare(value.get(k), v) for k, v in wanted.items())
     if isinstance(wanted, list | tuple):
-        return isinstance(value, list | tuple) and len(value) == len(wanted) and all(
-            _compare(a, b) for a, b in zip(value, wanted, strict=False))
+        return (
+            isinstance(value, list | tuple)
+            and len(value) == len(wanted)
+            and all(_compare(a, b) for a, b in zip(value, wanted, strict=False))
+        )
     return value == wanted
 
 
@@ -154,9 +164,16 @@ class HarnessMemoryStore(BaseStore):
 
     supports_ttl: bool = True
 
-    def __init__(self, store: MemoryStore | str | Path | None = None, *, agent_id: str = "langgraph",
-                 namespace: str | None = None, memory_type: str = "context", index: IndexConfig | None = None,
-                 ttl: TTLConfig | None = None):
+    def __init__(
+        self,
+        store: MemoryStore | str | Path | None = None,
+        *,
+        agent_id: str = "langgraph",
+        namespace: str | None = None,
+        memory_type: str = "context",
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+    ):
         from .. import validation as v
 
         self._own = not isinstance(store, MemoryStore)
@@ -198,9 +215,17 @@ class HarnessMemoryStore(BaseStore):
 
     def _find(self, tags: list[str], limit: int, query: str = "") -> list[Any]:
         """Recall within this store's namespace/agent/type: archived items included, nothing recorded."""
-        return self._store.recall(query, agent_id=self.agent_id, namespace=self.hm_namespace,
-                                  types=[self.memory_type], tags=tags, include_global=False,
-                                  include_archived=True, limit=limit, record=False)
+        return self._store.recall(
+            query,
+            agent_id=self.agent_id,
+            namespace=self.hm_namespace,
+            types=[self.memory_type],
+            tags=tags,
+            include_global=False,
+            include_archived=True,
+            limit=limit,
+            record=False,
+        )
 
     @staticmethod
     def _payload(memory: Any) -> dict[str, Any] | None:
@@ -210,8 +235,13 @@ class HarnessMemoryStore(BaseStore):
     def _item(self, memory: Any, score: float | None = None, search: bool = False) -> Item:
         p = self._payload(memory)
         assert p is not None  # the lookup and the search keep only memories that carry a payload
-        kw = {"namespace": tuple(p["ns"]), "key": p["key"], "value": p["value"], "created_at": memory.created_at,
-              "updated_at": memory.updated_at}
+        kw = {
+            "namespace": tuple(p["ns"]),
+            "key": p["key"],
+            "value": p["value"],
+            "created_at": memory.created_at,
+            "updated_at": memory.updated_at,
+        }
         return SearchItem(**kw, score=score) if search else Item(**kw)
 
     def _lookup(self, ns: tuple[str, ...], key: str) -> Any | None:
@@ -270,8 +300,9 @@ class HarnessMemoryStore(BaseStore):
                 _ns_check(cond.path, "match path", allow_empty=True)
                 if cond.match_type not in ("prefix", "suffix"):
                     raise InvalidInputError(f"unsupported match type {cond.match_type!r}: use prefix or suffix")
-            if op.max_depth is not None and (isinstance(op.max_depth, bool) or not isinstance(op.max_depth, int)
-                                             or op.max_depth < 1):
+            if op.max_depth is not None and (
+                isinstance(op.max_depth, bool) or not isinstance(op.max_depth, int) or op.max_depth < 1
+            ):
                 raise InvalidInputError("max_depth must be a positive int")
             for name in ("limit", "offset"):
                 val = getattr(op, name)
@@ -319,14 +350,26 @@ class HarnessMemoryStore(BaseStore):
         value = dict(op.value)
         ttl_min = op.ttl  # put() has applied ttl_config's default_ttl when no ttl was given
         tags = [_ITEM + _h(ns, key), _EXACT + _h(ns)] + [_PREFIX + _h(ns[:i]) for i in range(len(ns) + 1)]
-        self._store.remember(self._content(value, op.index, ns, key), type=self.memory_type, agent_id=self.agent_id,
-                             namespace=self.hm_namespace, key="lg:" + _h(ns, key), tags=tags,
-                             ttl=None if ttl_min is None else float(ttl_min) * 60.0,
-                             metadata={_META: {"ns": list(ns), "key": key, "value": value}})
+        self._store.remember(
+            self._content(value, op.index, ns, key),
+            type=self.memory_type,
+            agent_id=self.agent_id,
+            namespace=self.hm_namespace,
+            key="lg:" + _h(ns, key),
+            tags=tags,
+            ttl=None if ttl_min is None else float(ttl_min) * 60.0,
+            metadata={_META: {"ns": list(ns), "key": key, "value": value}},
+        )
         if existing is None and self._registry(ns) is None:
-            self._store.remember(f"LangGraph namespace {'/'.join(ns)}", type=self.memory_type, agent_id=self.agent_id,
-                                 namespace=self.hm_namespace, key="lg-ns:" + _h(ns),
-                                 tags=[_REGISTRY, _REGISTRY + ":" + _h(ns)], metadata={_META + "_ns": list(ns)})
+            self._store.remember(
+                f"LangGraph namespace {'/'.join(ns)}",
+                type=self.memory_type,
+                agent_id=self.agent_id,
+                namespace=self.hm_namespace,
+                key="lg-ns:" + _h(ns),
+                tags=[_REGISTRY, _REGISTRY + ":" + _h(ns)],
+                metadata={_META + "_ns": list(ns)},
+            )
 
     def _registry(self, ns: tuple[str, ...]) -> Any | None:
         for hit in self._find([_REGISTRY + ":" + _h(ns)], 5):
@@ -352,7 +395,7 @@ class HarnessMemoryStore(BaseStore):
             found.append((hit.score if query else None, hit.memory))
         if not query:
             found.sort(key=lambda t: (t[1].updated_at, t[1].id), reverse=True)
-        page = found[op.offset: op.offset + op.limit]
+        page = found[op.offset : op.offset + op.limit]
         return [self._item(m, score, search=True) for score, m in page]  # type: ignore[misc]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -365,4 +408,4 @@ class HarnessMemoryStore(BaseStore):
             namespaces = {ns for ns in namespaces if all(_matches(c, ns) for c in op.match_conditions)}
         if op.max_depth is not None:
             namespaces = {ns[: op.max_depth] for ns in namespaces}
-        return sorted(namespaces)[op.offset: op.offset + op.limit]
+        return sorted(namespaces)[op.offset : op.offset + op.limit]
