@@ -222,7 +222,7 @@ def test_off_means_no_server(project, runtime):
 
 
 def test_an_idle_server_exits_and_status_and_stop_say_so(project, runtime):
-    on = env_of(runtime, on=True, HARNESS_MEMORY_CLI_SERVER_IDLE="1")
+    on = env_of(runtime, on=True, HARNESS_MEMORY_CLI_SERVER_IDLE="5")
     cli(["recall", "warm up", "--db", "m.db"], on, cwd=project)
     server = wait_for_server(runtime)
     deadline = time.monotonic() + 120
