@@ -99,6 +99,18 @@ def children_of(pid: int) -> list[int]:
     return kids
 
 
+def start_served(server: int, args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen, set[int]]:
+    """Start a call whose stdin stays open; the server's new children once the call runs in one."""
+    before = set(children_of(server))
+    p = subprocess.Popen(
+        [*CLI, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
+    deadline = time.monotonic() + 60
+    while not (kids := set(children_of(server)) - before) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return p, kids
+
+
 @pytest.fixture
 def project(tmp_path, runtime):
     off = env_of(runtime, on=False)
@@ -148,19 +160,8 @@ def test_a_served_call_runs_in_a_child_of_the_server_with_the_callers_stdin(proj
     on = env_of(runtime, on=True, CLAUDE_PROJECT_DIR=str(project))
     cli(["recall", "warm up", "--db", "m.db"], on, cwd=project)
     server = wait_for_server(runtime)
-    before = set(children_of(server))
-    p = subprocess.Popen(
-        [*CLI, "hook", "claude-code", "--db", "m.db"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=on,
-        cwd=project,
-    )
-    deadline = time.monotonic() + 60
-    while not set(children_of(server)) - before and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert set(children_of(server)) - before, "the call did not run in a child of the server"
+    p, kids = start_served(server, ["hook", "claude-code", "--db", "m.db"], on, project)
+    assert kids, "the call did not run in a child of the server"
     payload = {
         "session_id": "s1",
         "transcript_path": "/tmp/t.jsonl",
@@ -179,19 +180,8 @@ def test_the_callers_signal_ends_the_served_command_the_same_way(project, runtim
     on = env_of(runtime, on=True)
     cli(["recall", "warm up", "--db", "m.db"], on, cwd=project)
     server = wait_for_server(runtime)
-    before = set(children_of(server))
     # `signature -` waits on its stdin, which stays open: the command is running when the signal comes
-    p = subprocess.Popen(
-        [*CLI, "signature", "-", "--db", "m.db"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=on,
-        cwd=project,
-    )
-    deadline = time.monotonic() + 60
-    while not (kids := set(children_of(server)) - before) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    p, kids = start_served(server, ["signature", "-", "--db", "m.db"], on, project)
     assert kids
     p.send_signal(sig)
     p.communicate(timeout=120)
