@@ -438,24 +438,7 @@ def import_records(core: Core, c, items: Sequence[StateRecord], memory_ids: dict
                 f"INSERT INTO task_attempts({', '.join(_ATTEMPT)}) VALUES (?{', ?' * (len(_ATTEMPT) - 1)})", new
             )
             rep.attempts += len(new)
-    cols = (
-        "technique",
-        "level",
-        "error_key",
-        "error_category",
-        "successes",
-        "failures",
-        "attempts",
-        "success_rate",
-        "agent_types",
-        "task_categories",
-        "example_successes",
-        "example_failures",
-        "first_used",
-        "last_used",
-        "last_success",
-        "last_failure",
-    )
+    cols = (*_TECHNIQUE, "attempts")  # attempts: derived when the record was read (successes + failures)
     for r in by["technique"]:
         # the side with more evidence wins (idempotent; a store's own, larger ledger is never overwritten)
         done = c.execute(
