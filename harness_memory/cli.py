@@ -85,16 +85,17 @@ NsOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="namespace 
 
 def _settings() -> Any:
     """Settings from the environment (pydantic-settings is imported by the commands that need it)."""
-    from .settings import Settings
+    from .settings import from_environment
 
-    return Settings()
+    return from_environment()
 
 
 def _open(db: str | Path | None, **kw: Any):
-    from .store import MemoryStore, _settings_from_environment
+    from .settings import from_environment
+    from .store import MemoryStore
 
     if "settings" not in kw:
-        settings = _settings_from_environment()
+        settings = from_environment()
         if "vector_search" not in settings.model_fields_set:
             # one command, one or two queries: sqlite-vec's KNN in the file beats loading the
             # whole in-process vector index first (seconds at 100k memories)

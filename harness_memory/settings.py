@@ -10,10 +10,19 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
-__all__ = ["Settings", "RankingWeights", "ConfidenceWeights", "MaintenanceSettings", "default_db_path"]
+from .errors import ConfigurationError
+
+__all__ = [
+    "Settings",
+    "RankingWeights",
+    "ConfidenceWeights",
+    "MaintenanceSettings",
+    "default_db_path",
+    "from_environment",
+]
 
 
 def default_db_path() -> Path:
@@ -241,3 +250,17 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             return [t.strip() for t in v.split(",") if t.strip()]
         return v
+
+
+def from_environment() -> Settings:
+    """Settings from the environment (HARNESS_MEMORY_*); a bad value is a ConfigurationError naming it."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', 'invalid')}"
+            for e in exc.errors(include_url=False, include_input=False)[:10]
+        )
+        raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {problems}") from None
+    except SettingsError as exc:
+        raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {exc}") from None

@@ -29,7 +29,7 @@ from .memory_types import TypeRegistry
 from .migrate import migrate
 from .models import MEMORY_COLUMNS, Memory, RecallHit, row_to_memory
 from .redact import redact
-from .settings import Settings
+from .settings import Settings, from_environment
 from .sqlite_backend import DatabaseError
 from .tasks import task_signature as _task_signature
 from .vector_index import VectorIndex
@@ -70,22 +70,6 @@ _JOB_ARGS: dict[str, set[str]] = {
 }
 
 
-def _settings_from_environment() -> Settings:
-    from pydantic import ValidationError
-    from pydantic_settings import SettingsError
-
-    try:
-        return Settings()
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', 'invalid')}"
-            for e in exc.errors(include_url=False, include_input=False)[:10]
-        )
-        raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {problems}") from None
-    except SettingsError as exc:
-        raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {exc}") from None
-
-
 def _batch_size(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
         raise InvalidInputError("batch_size must be an int from 1 to 100,000")
@@ -113,7 +97,7 @@ class MemoryStore:
         self._scheduler: Any = None  # an APScheduler BackgroundScheduler once started
         self._watchers: list = []
         if settings is None:
-            settings = _settings_from_environment()
+            settings = from_environment()
         elif not isinstance(settings, Settings):
             raise InvalidInputError(f"settings must be a Settings, got {type(settings).__name__}")
         self.settings = settings
