@@ -13,8 +13,9 @@ libraries once and forks a child per mutant; the child imports ``harness_memory`
 scratch tree (bytecode caching is off, so a same-size mutant never reuses a stale ``.pyc``).
 
 Equivalent mutants (no test can tell them apart from the original) are listed with the reason in
-``benchmarks/mutation/equivalent.json``, matched by a fingerprint that does not depend on line numbers,
-and excluded from the score.
+``benchmarks/mutation/equivalent.json``, matched by a fingerprint that depends on neither line numbers
+nor formatting (the scope, the mutated statement as ``ast.unparse`` prints it, the operator), and
+excluded from the score.
 
     nice -n 10 .venv/bin/python benchmarks/mutation.py                      # the nine core modules
     nice -n 10 .venv/bin/python benchmarks/mutation.py ranking decay --max 40
@@ -298,9 +299,11 @@ def sites(source: str) -> list[Mutant]:
     scope = _scopes(tree)
     lines = source.splitlines()
     out: list[Mutant] = []
+    nodes: list[ast.AST] = []
 
     def add(i, node, op, arg, desc):
         line = getattr(node, "lineno", 0)
+        nodes.append(node)
         out.append(
             Mutant(
                 len(out),
@@ -348,14 +351,42 @@ def sites(source: str) -> list[Mutant]:
             and parent is not tree
         ):
             add(i, node, "delete", "", f"delete {type(node).__name__.lower()} statement")
-    # fingerprints: independent of line numbers, stable while the line and its scope are unchanged
+    # fingerprints: independent of line numbers and of formatting (comments, line breaks, quotes,
+    # parentheses): the enclosing scope, the mutated code as ast.unparse prints it, the operator and the
+    # occurrence among equal keys (in walk order)
+    context = _contexts(tree)
     seen: dict[str, int] = {}
-    for m in out:
-        base = f"{m.scope}|{m.source}|{m.op}|{m.desc}"
+    for m, node in zip(out, nodes, strict=True):
+        base = f"{m.scope}|{context(node)}|{m.op}|{m.desc}"
         k = seen.get(base, 0)
         seen[base] = k + 1
         m.fingerprint = hashlib.sha1(f"{base}|{k}".encode()).hexdigest()[:12]
     return out
+
+
+def _contexts(tree: ast.AST):
+    """A function giving a node's context as normalised code: the smallest statement holding it, or for a
+    node in a compound statement's header (an ``if`` test, a ``for`` iterable, a default argument, an
+    ``except`` type) that part of the header only, never the body. Formatting does not change it."""
+    parent: dict[int, tuple[ast.AST, str]] = {}
+    for node, par, fld, _idx in _walk(tree):
+        if par is not None:
+            parent[id(node)] = (par, fld)
+    bodies = ("body", "orelse", "finalbody", "handlers", "cases")
+
+    def context(node: ast.AST) -> str:
+        cur, via = node, None
+        while not isinstance(cur, (ast.stmt, ast.excepthandler, ast.match_case)) and id(cur) in parent:
+            via = cur
+            cur = parent[id(cur)][0]
+        if via is None or not any(getattr(cur, b, None) for b in bodies):
+            return ast.unparse(cur)  # a simple statement (or the node is the statement)
+        fld = parent[id(via)][1]
+        value = getattr(cur, fld)
+        parts = value if isinstance(value, list) else [value]
+        return f"{type(cur).__name__}.{fld}: " + ", ".join(ast.unparse(v) for v in parts)
+
+    return context
 
 
 def mutate(source: str, m: Mutant) -> str:
@@ -515,6 +546,10 @@ def run_module(
     original = target.read_text()
     everything = sites(original)
     equivalent = load_equivalent()
+    current = {f"{name}:{m.fingerprint}" for m in everything}
+    for key, e in equivalent.items():
+        if key.startswith(f"{name}:") and key not in current:
+            print(f"{name}: equivalent.json entry matches no mutant of the source now: {e['desc']}", flush=True)
     if only is not None:
         chosen = [m for m in everything if m.fingerprint in only]
     else:
