@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from .failure_excerpt import _EXC_NAME, Excerpt, extract
+from .failure_excerpt import _EXC, _EXC_NAME, Excerpt, extract
 
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
@@ -52,7 +52,7 @@ __all__ = [
 
 WILDCARD = "<*>"
 DEFAULT_THRESHOLD = 0.7
-SIGNATURE_METHOD = 3  # bump when signing changes; the `resign` job moves stored signatures to it
+SIGNATURE_METHOD = 4  # bump when signing changes; the `resign` job moves stored signatures to it
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset(
     {"import_error", "network", "timeout", "rate_limit", "out_of_memory", "context_overflow", "permission"}
@@ -278,7 +278,7 @@ _BY_TEXT = [
     (
         "import_error",
         re.compile(
-            r"(?i)no module named|cannot find module|unresolved import|could not resolve|"
+            r"(?i)no module named|cannot find module|unresolved import|could not resolve(?! (?:host|proxy))|"
             r"cannot import name|package .{1,100} does not exist|library stub|"
             r"no matching distribution|could not find a version that satisfies|"
             r"module not found|unable to import|import error|no required module provides|"
@@ -303,6 +303,7 @@ _BY_TEXT = [
         "network",
         re.compile(
             r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
+            r"could(?: no|n')t resolve (?:host|proxy)|network error|failed to establish a new connection|"
             r"name or service not known|getaddrinfo|temporary failure in name resolution|"
             r"broken pipe|ssl|tls handshake|\b50[234]\b"
         ),
@@ -373,6 +374,9 @@ _TEXT_KEYS = {
     ),
     "network": (
         "connection",
+        "resolve host",
+        "resolve proxy",
+        "network error",
         "econn",
         "network is unreachable",
         "name or service not known",
@@ -406,11 +410,61 @@ def _by_text(text: str) -> str | None:
     return None
 
 
+_ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
+_WEAK = frozenset({"unknown", "test_failure"})
+# a checker whose findings are not compile errors (the step's command names it, or the finding names its lint)
+_LINTER = re.compile(
+    r"(?i)(?:^|[\s/+$>])(?:go vet|vet|clippy|cargo clippy|[\w-]*lint(?:er)?|eslint|tslint|stylelint|pylint|"
+    r"flake8|ruff(?! format)|pycodestyle|pydocstyle|bandit|shellcheck|hadolint|rubocop|staticcheck|"
+    r"golangci-lint|revive|ktlint|detekt|checkstyle|spotbugs|pmd|cppcheck|clang-tidy|swiftlint|credo|"
+    r"markdownlint|yamllint|semgrep)\b"
+)
+_LINT_NAMED = re.compile(r"\bclippy::|\(lint\)|\blint:|\[lint\]")
+_TYPE_WORDS = re.compile(r"(?i)incompatible types?|mismatched types|type mismatch|expected type")
+_HEADER = re.compile(r"(?i)#\s*include\b|\.(?:h|hh|hpp|hxx|inc)\b")
+_EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
+
+
+def _of_text(text: str) -> str | None:
+    """The category of a cause or a detail line: its exception type, else its words."""
+    m = _EXC.match(text.strip())
+    if m:
+        name = m.group(1).rsplit(".", 1)[-1]
+        for cat, rx in _BY_EXCEPTION:
+            if rx.search(name):
+                return cat
+    return _by_text(text)
+
+
 def categorize(excerpt: Excerpt) -> str:
-    """The category of the decisive failure: from its exception type, else the words of its
-    decisive line, else the kind of diagnostic (a compiled language's source: compile_error; a
-    type-checked one's ``error``: type_error; another checker's finding: test_failure), else the
-    rest of its block, else a conventional exit code (124 timeout, 137 killed, 127 not found)."""
+    """The category of the decisive failure (see ``_categorize_block``); a cause the failure
+    names (its ``Caused by:`` chain, a chained exception, the retries before it) decides when
+    it is about the environment (network, rate limit, permission, memory, time) and the block
+    is not, or when the block alone says no more than that something failed."""
+    own = _categorize_block(excerpt)
+    if excerpt.causes and own not in _ENVIRONMENT:
+        found = [c for c in (_of_text(t) for t in reversed(excerpt.causes)) if c is not None]
+        env = next((c for c in found if c in _ENVIRONMENT), None)
+        if env is not None:
+            return env
+        if own in _WEAK and found:
+            return found[0]
+    return own
+
+
+def _categorize_block(excerpt: Excerpt) -> str:
+    """The category of the decisive block: from its exception type, else (for a test's failure
+    line, whose title is the test's name) an exception in its block, else the words of its
+    decisive line, else the kind of diagnostic (a checker's finding: test_failure; a compiled
+    language's source: compile_error, a type error there included; a type-checked one's
+    ``error``: type_error), else the rest of its block, else a conventional exit code (124
+    timeout, 137 killed, 127 not found)."""
+    if excerpt.kind == "failure" and not excerpt.exception:
+        for hit in _EXC_IN_BLOCK.finditer("\n".join((excerpt.block, excerpt.detail))):
+            name = hit.group(1).rsplit(".", 1)[-1]
+            for cat, rx in _BY_EXCEPTION:
+                if rx.search(name):
+                    return cat
     if excerpt.exception:
         for cat, rx in _BY_EXCEPTION:
             if rx.search(excerpt.exception):
@@ -420,11 +474,19 @@ def categorize(excerpt: Excerpt) -> str:
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _by_text(excerpt.message)
+    where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
+    compiled = bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
+    if excerpt.kind == "diagnostic":
+        if compiled and by_text == "type_error" and _TYPE_WORDS.search(excerpt.message):
+            return "compile_error"  # a compiler's type check is the build failing to compile
+        if compiled and by_text == "not_found" and _HEADER.search(excerpt.block or excerpt.message):
+            return "import_error"  # an included header that is not there: a missing dependency
     if by_text is not None:
         return by_text
     if excerpt.kind == "diagnostic":
-        where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
-        if _COMPILED.search(where):
+        if _LINT_NAMED.search(excerpt.block) or (excerpt.command and _LINTER.search(excerpt.command)):
+            return "test_failure"  # a linter's finding
+        if compiled:
             return "compile_error"
         if _TYPED.search(excerpt.message) or (
             where is not excerpt.message and _TYPED_FILE.search(where) and re.match(r"(?i)error\b", excerpt.message)

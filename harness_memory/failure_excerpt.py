@@ -54,6 +54,8 @@ class Excerpt:
     lines: tuple[int, int] | None = None
     kind: str = "message"
     level: str | None = None
+    causes: list[str] = field(default_factory=list)  # what the failure reports as its cause (categorising only)
+    command: str | None = None  # the echoed command whose output holds the failure, when the log shows it
 
 
 @dataclass
@@ -484,6 +486,74 @@ _ARROW = re.compile(r"^\s{0,12}--> \S{1,400}:\d{1,7}")  # a diagnostic's locatio
 _WARN_HEAD = re.compile(r"(?i)^(?:warning|note|help|info)\b")
 
 
+_CAUSED_BY = re.compile(r"^\s{0,12}Caused by:\s{0,4}(.{0,2000})$")
+_PY_CHAIN = re.compile(
+    r"^\s*(?:The above exception was the direct cause of the following exception|"
+    r"During handling of the above exception, another exception occurred):?\s*$"
+)
+_RETRY = re.compile(r"(?i)\bretry(?:ing)?\b|\btries remaining\b|\battempt \d{1,4} ?(?:of|/) ?\d{1,4}\b")
+_CAUSE_LOOKAHEAD = 40  # lines after the block searched for its "Caused by:" chain
+_RETRY_LOOKBACK = 30  # lines before the block searched for the retries that preceded it
+
+
+def _tb_exception(lines: list[Line], start: int, hi: int) -> int | None:
+    """The line of the exception that ends the Python traceback starting at ``start``."""
+    for j in range(start + 1, hi):
+        t = lines[j].text
+        if _PY_FRAME.match(t):
+            continue
+        if t.strip() and not t.startswith((" ", "\t")) and not t.strip().startswith(("^", "~")):
+            return j
+    return None
+
+
+def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, end: int) -> Excerpt:
+    """What the failure itself names as its cause, read for the category only: the ``Caused by:``
+    chain printed under it (cargo, Gradle, Java), the earlier exceptions of a chained Python
+    traceback, and the retries reported just before it (a network fetch retried, then a
+    consequence such as "no matching version"). Its own step only; the deepest cause last."""
+    causes = []
+    j = end + 1
+    stop = min(hi, end + 1 + _CAUSE_LOOKAHEAD)
+    while j < stop:
+        m = _CAUSED_BY.match(lines[j].text)
+        if m:
+            said = m.group(1).strip()
+            if not said:  # "Caused by:" alone: the cause is the next non-blank line
+                k = next((k for k in range(j + 1, min(hi, j + 3)) if lines[k].text.strip()), None)
+                said = lines[k].text.strip() if k is not None else ""
+            if said:
+                causes.append(said)
+        j += 1
+    starts = [i for i in range(lo, start + 1) if _PY_TB_START.match(lines[i].text)]
+    for a, b in zip(starts, starts[1:], strict=False):  # each earlier traceback the next one was raised from
+        at = _tb_exception(lines, a, b)
+        if at is not None and any(_PY_CHAIN.match(lines[k].text) for k in range(at + 1, b)):
+            causes.insert(0, lines[at].text.strip())
+    for k in range(max(lo, start - _RETRY_LOOKBACK), start):
+        t = lines[k].text.strip()
+        if t and _RETRY.search(t):
+            causes.insert(0, t[:1000])
+    ex.causes = causes[-16:]
+    return ex
+
+
+def _step_command(lines: list[Line], lo: int) -> str | None:
+    """The echoed command that opens the failing step (``+ go vet ./...``, ``$ cargo clippy``)."""
+    if lo > 0 and _ECHO.match(lines[lo - 1].text.strip()):
+        return lines[lo - 1].text.strip()[:500]
+    return None
+
+
+def _finish(ex: Excerpt, lines: list[Line], lo: int, hi: int) -> Excerpt:
+    """The decisive block's causes and the command of its step."""
+    if ex.lines is not None and lines:
+        start, end = ex.lines[0] - lines[0].no, ex.lines[1] - lines[0].no
+        _add_causes(ex, lines, lo, hi, start, end)
+    ex.command = _step_command(lines, lo)
+    return ex
+
+
 def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None:
     for k, ln in enumerate(lines):
         _classify(ln)
@@ -506,7 +576,10 @@ def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None
             return None
         i = trailers[0]
         ex = Excerpt(message=lines[i].text.strip(), kind="trailer", level=lines[i].level)
-        return _with_block(ex, lines, i, i)
+        lo = i
+        while lo > 0 and not lines[lo - 1].boundary:
+            lo -= 1
+        return _finish(_with_block(ex, lines, i, i), lines, lo, i + 1)
     strong = [i for i in specific if lines[i].cls >= 3]
     last = (strong or specific)[-1]
     # the failing step: back from the last specific failure to the boundary that opens its step
@@ -520,10 +593,10 @@ def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None
     if best == 5:
         got = _python(lines, lo, hi) or _java(lines, lo, hi)
         if got is not None:
-            return got
+            return _finish(got, lines, lo, hi)
         i = next(i for i in range(lo, hi) if lines[i].cls == 5)
         if _PYTEST_E.match(lines[i].text):
-            return _pytest(lines, i, hi)
+            return _finish(_pytest(lines, i, hi), lines, lo, hi)
     i = next(i for i in range(lo, hi) if lines[i].cls == best)
     t = lines[i].text.strip()
     if _PANIC_AT_END.search(t):  # Rust >= 1.73 prints the panic's message on the line after its location
@@ -537,7 +610,7 @@ def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None
         level=lines[i].level,
     )
     ex.detail = _indented_detail(lines, i, hi)
-    return _with_block(ex, lines, i, _detail_end(lines, i, hi))
+    return _finish(_with_block(ex, lines, i, _detail_end(lines, i, hi)), lines, lo, hi)
 
 
 def _indented_detail(lines: list[Line], at: int, hi: int, limit: int = 24) -> str:

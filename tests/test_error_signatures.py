@@ -51,7 +51,10 @@ def test_excerpts_from_tracebacks_java_and_logs():
     [
         ("ModuleNotFoundError: No module named 'foo'", "import_error"),
         ("TypeError: unsupported operand type(s) for +: 'int' and 'str'", "type_error"),
-        ("error[E0308]: mismatched types", "type_error"),
+        ("error[E0308]: mismatched types", "compile_error"),  # a compiler's type check: the build did not compile
+        ("src/Foo.java:17: error: incompatible types: String cannot be converted to int", "compile_error"),
+        ("app.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.", "type_error"),
+        ("app.py:3: error: Incompatible types in assignment", "type_error"),
         ("SyntaxError: invalid syntax", "compile_error"),
         ("AssertionError: expected 3, got 2", "assertion"),
         ("FAILED tests/test_api.py::test_list - KeyError", "test_failure"),
