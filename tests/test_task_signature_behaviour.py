@@ -1,0 +1,119 @@
+"""Task signatures as harness_memory/tasks.py documents them: ``category:agent_type:effort:terms``, the
+coarse fields under each of their names, light stemming, stop words, the description's terms when the
+title is short, the bounds on fields and terms, and the refusals."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from harness_memory import InvalidInputError
+from harness_memory.tasks import task_signature
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("libraries", "library"),  # ies -> y
+        ("caching", "cach"),  # ing
+        ("parsed", "pars"),  # ed
+        ("boxes", "box"),  # es
+        ("tokens", "token"),  # s
+        ("class", "class"),  # ss is not a plural
+        ("ties", "tie"),  # 'ies' and 'es' would leave under 3 letters: only the 's' goes
+        ("tie", "tie"),
+        ("sing", "sing"),
+        ("bus", "bus"),
+        ("owed", "owed"),
+        ("parser", "parser"),  # no suffix: unchanged
+    ],
+)
+def test_title_words_are_stemmed_lightly(word, stem):
+    assert task_signature({"title": f"{word}", "category": "c"}) == f"c:any:any:{stem}"
+
+
+def test_a_stem_of_exactly_three_letters_is_stemmed():
+    assert task_signature({"title": "cats", "category": "c"}) == "c:any:any:cat"
+    assert task_signature({"title": "babies", "category": "c"}) == "c:any:any:baby"
+    assert task_signature({"title": "boxing", "category": "c"}) == "c:any:any:box"
+
+
+def test_plurals_and_tenses_share_a_signature():
+    assert task_signature("cached parsers") == task_signature("caching the parser") == "any:any:any:cach-parser"
+
+
+def test_the_harness_verbs_are_not_terms():
+    assert task_signature("fix the parser") == task_signature("add parser") == "any:any:any:parser"
+    for verb in ("make", "update", "use", "new", "please", "task", "implement", "support"):
+        assert task_signature(f"{verb} parser") == "any:any:any:parser"
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        ({"category": "bug", "agent_type": "build", "effort": "s"}, "bug:build:s"),
+        ({"type": "bug", "owner": "build", "size": "s"}, "bug:build:s"),
+        ({"kind": "bug", "agent": "build", "estimate": "s"}, "bug:build:s"),
+    ],
+)
+def test_each_coarse_field_is_read_under_each_of_its_names(names, expected):
+    assert task_signature({"title": "parser lexer cache", **names}) == f"{expected}:cache-lexer-parser"
+
+
+def test_the_first_given_name_of_a_field_wins():
+    sig = task_signature({"title": "parser", "category": "bug", "type": "feature", "kind": "chore"})
+    assert sig.startswith("bug:")
+    assert task_signature({"title": "parser", "category": None, "type": "feature"}).startswith("feature:")
+
+
+def test_an_object_with_attributes_signs_like_a_mapping():
+    obj = SimpleNamespace(title="parser lexer cache", category="bug", agent_type="build", effort="s")
+    assert task_signature(obj) == task_signature(vars(obj))
+    named = SimpleNamespace(name="parser lexer cache", body="ignored", type="bug")
+    assert task_signature(named) == "bug:any:any:cache-lexer-parser"
+
+
+def test_coarse_fields_are_normalised_and_bounded_at_forty_characters():
+    assert task_signature({"title": "parser", "category": "  Big Bug!  "}) == "big-bug:any:any:parser"
+    forty = "a" * 40
+    assert task_signature({"title": "parser", "category": forty}).split(":")[0] == forty
+    assert task_signature({"title": "parser", "category": forty + "b"}).split(":")[0] == forty
+    assert task_signature({"title": "parser", "category": "!!!"}).startswith("any:")  # nothing left: any
+    assert task_signature({"title": "parser", "effort": 3}).split(":")[2] == "3"
+
+
+def test_terms_are_sorted_deduplicated_and_at_most_max_terms():
+    title = "zeta yak xenon wren vole urchin tapir"
+    assert task_signature(title) == "any:any:any:urchin-vole-wren-xenon-yak-zeta"  # the first six, sorted
+    assert task_signature(title, max_terms=2) == "any:any:any:yak-zeta"
+    assert task_signature("parser parser parsers") == "any:any:any:parser"
+
+
+def test_a_short_title_borrows_terms_from_the_description_up_to_three():
+    one = task_signature({"title": "parser", "description": "lexer cache tokens grammar"})
+    assert one == "any:any:any:cache-lexer-parser"
+    two = task_signature({"title": "parser lexer", "description": "lexer cache tokens"})
+    assert two == "any:any:any:cache-lexer-parser"  # lexer is not counted twice
+    three = task_signature({"title": "parser lexer cache", "description": "tokens grammar"})
+    assert three == "any:any:any:cache-lexer-parser"  # three title terms: the description is not read
+    assert task_signature({"title": "", "body": "lexer", "category": "c"}) == "c:any:any:lexer"
+
+
+def test_a_category_alone_signs_with_any_terms():
+    assert task_signature({"title": "the of and", "category": "bug"}) == "bug:any:any:any"
+
+
+@pytest.mark.parametrize("bad", [None, b"parser", 3, 2.5, True])
+def test_values_that_are_not_tasks_are_refused(bad):
+    with pytest.raises(InvalidInputError):
+        task_signature(bad)
+
+
+@pytest.mark.parametrize(
+    "task",
+    [{"title": 3}, {"title": "parser", "description": ["x"]}, {"title": "the of and"}, {}],
+)
+def test_titles_that_are_not_text_or_sign_nothing_are_refused(task):
+    with pytest.raises(InvalidInputError):
+        task_signature(task)
