@@ -44,6 +44,12 @@ __all__ = ["FixEvidence", "fix_kind", "link_text", "link", "credit", "rank"]
 _TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$|[\\/]|://|^[\"'`]")
 
 
+_PATHLIKE = re.compile(
+    r"[\\/]|\.(?:py|pyi|ipynb|js|mjs|cjs|ts|tsx|jsx|sh|bash|zsh|ps1|c|cc|cpp|cxx|h|hh|hpp|go|rs|java|kt|kts|"
+    r"scala|rb|php|pl|pm|swift|cs|fs|lua|r|jl|ex|exs|erl|hs|ml|dart|sql)$"
+)
+
+
 def fix_kind(text: str) -> str:
     """The kind of a fix: its words with its targets masked (paths, file names, dotted modules,
     URLs, quoted strings), then hashed: ``bin/test a/test_x.py`` and ``bin/test b/test_y.py`` are
@@ -61,11 +67,15 @@ def link_text(signed: ErrorSignature) -> str:
 
 def bound_params(fix: str, params: list[str]) -> list[str]:
     """The variable parts of an error that a fix names (``pip install pyyaml`` for ``No module
-    named 'yaml'``): such a fix applies to errors with those values only."""
+    named 'yaml'``): such a fix applies to errors with those values only. A target the fix acts
+    on (a path or file name: ``black src/a.py`` for ``would reformat src/a.py``) is not bound:
+    the fix's kind already stands for it with any target (``fix_kind``)."""
     low = fix.lower()
     out = []
     for p in params:
         p = p.strip("\"'`<>").lower()
+        if _PATHLIKE.search(p):
+            continue  # a path or a source file (a package name, such as ruamel.yaml, stays bound)
         if len(p) >= 3 and not p.replace(".", "").isdigit() and p in low and p not in out:
             out.append(p)
     return out[:8]

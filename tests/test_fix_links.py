@@ -36,6 +36,23 @@ def test_an_error_never_seen_gets_no_fixes(store):
     assert "What fixed it before" not in got.prompt
 
 
+def test_a_fix_acting_on_the_errors_file_applies_to_the_same_error_on_another_file(store):
+    # the file is the fix's target (its kind stands for any file), not a value the fix is bound to
+    for path in ("src/calc.py", "pkg/stats.py"):
+        store.learn_fix(f"would reformat {path}\nOh no! 1 file would be reformatted.", f"black {path}", agent_id=AGENT)
+    got = advice(store, "would reformat core/mathx.py\nOh no! 1 file would be reformatted.")
+    assert [m.content for m in got.fixes] == ["black pkg/stats.py"]
+    assert got.fix_evidence[0].worked == 2 and got.fix_evidence[0].variants == 2
+
+
+def test_a_fix_naming_a_package_stays_bound_to_it(store):
+    store.learn_fix("ModuleNotFoundError: No module named 'yaml'", "pip install pyyaml", agent_id=AGENT)
+    assert [m.content for m in advice(store, "ModuleNotFoundError: No module named 'yaml'").fixes] == [
+        "pip install pyyaml"
+    ]
+    assert advice(store, "ModuleNotFoundError: No module named 'toml'").fixes == []
+
+
 def test_credits_move_the_ranking(store):
     for _ in range(2):
         store.learn_fix(NO_PYTEST, "tox -e py311", agent_id=AGENT)
