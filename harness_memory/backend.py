@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -25,6 +25,8 @@ from .errors import InvalidInputError
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .jobs.batches import Batcher
 
 __all__ = ["Backend", "Target", "open_backend", "parse_target", "safe_url"]
 
@@ -199,7 +201,9 @@ class Backend(Protocol):
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
     def iter_vectors(self, since_seq: int | None = None, batch: int = 5000) -> Iterator[tuple]: ...
     def vector_fill(self) -> tuple[int, int]: ...  # (live rows, slots) of the vector table
-    def rebuild_vectors(self) -> int: ...  # rebuild the vector table (same vectors); the rows copied
+    def rebuild_vectors(
+        self, batches: Batcher | None = None, progress: Callable[[int], None] | None = None
+    ) -> int: ...  # free the vector table's dead space (same vectors) in batches; the rows moved
     def vector_change_seq(self) -> tuple[int, int]: ...
     def vector_knn(
         self,

@@ -735,8 +735,9 @@ class PostgresBackend:
         n = self.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}").fetchone()[0]
         return n, n
 
-    def rebuild_vectors(self) -> int:
-        """Rebuild the HNSW index (after many deletes its graph holds dead ends)."""
+    def rebuild_vectors(self, batches: Any = None, progress: Any = None) -> int:
+        """Rebuild the HNSW index (after many deletes its graph holds dead ends); ``batches`` and
+        ``progress`` serve SQLite's batched rebuild, one statement here."""
         with self.write() as c:
             c.execute(f"REINDEX TABLE {self.VEC_TABLE}")
             return c.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}").fetchone()[0]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +24,13 @@ from .errors import DatabaseLockedError, DatabaseReadOnlyError, SchemaError
 if TYPE_CHECKING:
     import numpy as np
 
+    from .jobs.batches import Batcher as BatchSizer
+
 __all__ = ["connect", "SQLiteBackend", "DatabaseError", "query_terms", "match_expression"]
 
 DatabaseError = sqlean.DatabaseError
 OperationalError = sqlean.OperationalError
+MOVE_BATCH = 500  # vec0 rows moved per transaction when no batch sizer is given
 
 
 def _vec0_path() -> str:
@@ -674,21 +677,53 @@ class SQLiteBackend:
         slots = self.execute(f"SELECT COALESCE(SUM(size), 0) FROM {self.VEC_TABLE}_chunks").fetchone()[0]
         return live, slots
 
-    def rebuild_vectors(self) -> int:
-        """Copy the vec0 table into a fresh one (frees deleted slots); returns the rows copied."""
-        with self.write() as c:
-            rows = c.execute(
-                f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding FROM {self.VEC_TABLE}"
-            ).fetchall()
-            dims = self.vector_dimensions()
-            assert dims is not None  # the table being rebuilt exists
-            self.create_vector_table(dims)
-            c.executemany(
-                f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, "
-                "embedding) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-        return len(rows)
+    def rebuild_vectors(self, batches: BatchSizer | None = None, progress: Callable[[int], None] | None = None) -> int:
+        """Free the vec0 slots that deletes left dead, in short write transactions; returns the rows moved.
+
+        sqlite-vec never reuses a deleted slot, but frees a chunk once its last row is deleted. So
+        the rows of every chunk with dead slots (except the newest of each partition, still filling)
+        are moved: deleted and inserted again in one transaction per batch, which appends them to
+        the newest chunk, and each emptied chunk is freed. ``batches`` sizes the batches (its
+        ``size``; ``timed()`` around each transaction); ``progress(n)`` is called after each commit.
+        Each batch re-reads its rows inside its transaction (a writer may have moved or deleted
+        them meanwhile), so a run stopped anywhere leaves a valid table and the next run moves the
+        rest. Same vectors and metadata: nothing is logged, in-process indexes stay valid."""
+        t = self.VEC_TABLE
+        if not self.table_exists(t):
+            return 0
+        with self.read() as c:
+            newest = {r[0] for r in c.execute(f"SELECT MAX(chunk_id) FROM {t}_chunks GROUP BY partition00")}
+            live = dict(c.execute(f"SELECT chunk_id, COUNT(*) FROM {t}_rowids GROUP BY chunk_id").fetchall())
+            sparse = {
+                int(ch)
+                for ch, size in c.execute(f"SELECT chunk_id, size FROM {t}_chunks")
+                if ch not in newest and live.get(ch, 0) < size
+            }
+            ids = [
+                int(r[0])
+                for r in c.execute(f"SELECT rowid, chunk_id FROM {t}_rowids ORDER BY chunk_id, chunk_offset")
+                if r[1] in sparse
+            ]
+        columns = "memory_id, namespace, agent_id, scope, memory_type, archived, embedding"
+        moved = k = 0
+        while k < len(ids):
+            size = batches.size if batches is not None else MOVE_BATCH
+            chunk = ids[k : k + size]
+            k += len(chunk)
+            with batches.timed() if batches is not None else nullcontext(), self.write() as c:
+                marks = ",".join("?" * len(chunk))
+                still = [
+                    r[0]
+                    for r in c.execute(f"SELECT rowid, chunk_id FROM {t}_rowids WHERE rowid IN ({marks})", chunk)
+                    if r[1] in sparse
+                ]
+                rows = [c.execute(f"SELECT {columns} FROM {t} WHERE memory_id = ?", (i,)).fetchone() for i in still]
+                c.executemany(f"DELETE FROM {t} WHERE memory_id = ?", [(i,) for i in still])
+                c.executemany(f"INSERT INTO {t}({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            moved += len(still)
+            if progress is not None and still:
+                progress(len(still))
+        return moved
 
     FTS_MERGE_PAGES = 200  # pages of FTS5 segment merging per write transaction
 

@@ -1,9 +1,11 @@
-"""Compact: rebuild the vec0 table when deletes left it sparse, trim the change log, optimise
-the FTS index, ANALYZE, and VACUUM when much of the file is free pages."""
+"""Compact: free the vec0 table's dead slots when deletes left it sparse (in bounded batches), trim
+the change log, optimise the FTS index, ANALYZE, and VACUUM when much of the file is free pages."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from harness_memory.jobs.batches import for_store, tally
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
@@ -26,7 +28,9 @@ def compact(store: MemoryStore, *, dry_run: bool = False, force: bool = False, *
         out["would_rebuild"] = int(sparse or force)
         return out
     if sparse or force:
-        out["rebuilt"] = b.rebuild_vectors()  # same vectors: in-process indexes stay valid, no change is logged
+        # rows moved out of chunks with dead slots, a batch per short transaction; same vectors:
+        # in-process indexes stay valid, no change is logged
+        out["rebuilt"] = b.rebuild_vectors(for_store(store), progress=lambda n: tally("rebuilt", n))
     with b.write() as c:
         hi = c.execute("SELECT COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()[0]
         out["changes_trimmed"] = c.execute(
