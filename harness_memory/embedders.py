@@ -89,7 +89,10 @@ def murmur3_rows(keys: np.ndarray) -> np.ndarray:
 
 
 def murmur3_32(keys: Sequence[bytes]) -> np.ndarray:
-    """Signed 32-bit MurmurHash3 (seed 0) of each byte string (grouped by length, vectorised)."""
+    """Signed 32-bit MurmurHash3 (seed 0) of each byte string (grouped by length, vectorised; a
+    few keys in plain Python, where numpy's per-call cost would dominate)."""
+    if len(keys) <= _PY_HASH_MAX_KEYS:
+        return np.array([_murmur3_py(k) for k in keys], dtype=np.int64)
     out = np.empty(len(keys), dtype=np.int64)
     by_len: dict[int, list[int]] = {}
     for i, key in enumerate(keys):
@@ -98,6 +101,33 @@ def murmur3_32(keys: Sequence[bytes]) -> np.ndarray:
         rows = np.frombuffer(b"".join(keys[i] for i in idx), dtype=np.uint8).reshape(len(idx), n)
         out[idx] = murmur3_rows(rows)
     return out
+
+
+_PY_HASH_MAX_KEYS = 48  # up to this many keys, murmur3_32 hashes in plain Python
+_M32 = 0xFFFFFFFF
+
+
+def _murmur3_py(key: bytes) -> int:
+    """murmur3_rows for one key, in plain Python (a few microseconds for a word)."""
+    h = 0
+    n = len(key)
+    end = n - (n & 3)
+    for i in range(0, end, 4):
+        k = (int.from_bytes(key[i : i + 4], "little") * 0xCC9E2D51) & _M32
+        k = (((k << 15) | (k >> 17)) & _M32) * 0x1B873593 & _M32
+        h ^= k
+        h = ((((h << 13) | (h >> 19)) & _M32) * 5 + 0xE6546B64) & _M32
+    if n & 3:
+        k = int.from_bytes(key[end:], "little")
+        k = (k * 0xCC9E2D51) & _M32
+        h ^= (((k << 15) | (k >> 17)) & _M32) * 0x1B873593 & _M32
+    h ^= n
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & _M32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & _M32
+    h ^= h >> 16
+    return h - (1 << 32) if h & 0x80000000 else h
 
 
 class HashingEmbedder:
@@ -118,6 +148,7 @@ class HashingEmbedder:
         self.dimensions = dimensions
         self.name = f"hashing-v1:{dimensions}"
         self._word_hash: dict[str, int] = {}
+        self._char_hash: dict[str, np.ndarray] = {}  # a word -> the hashes of its character n-grams
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         texts = [t.lower() for t in texts]
@@ -156,40 +187,75 @@ class HashingEmbedder:
         return self._buckets(len(texts), np.repeat(np.arange(len(texts)), counts), hashes)
 
     def _chars(self, texts: list[str]) -> np.ndarray:
-        # Every window of 3, 4 and 5 characters inside each " word " (a padded word shorter
-        # than a window counts once, at its own length): all texts at once, on UTF-8 bytes.
-        padded = []
-        for t in texts:
-            words = t.split()
-            padded.append(" " + "  ".join(words) + " " if words else "")
-        big = "".join(padded)
-        if not big:
-            return self._buckets(len(texts), np.zeros(0, np.int64), np.zeros(0, np.int64))
-        text_of = np.repeat(np.arange(len(texts)), [len(p) for p in padded])
-        raw = big.encode("utf-8")
-        buf = np.frombuffer(raw, dtype=np.uint8)
-        if len(raw) == len(big):  # ASCII: one byte per character
-            offsets = np.arange(len(big) + 1, dtype=np.int64)
-            is_space = buf == 32
-        else:
-            cp = np.frombuffer(big.encode("utf-32-le"), dtype=np.uint32)
-            width = 1 + (cp >= 0x80).astype(np.int64) + (cp >= 0x800) + (cp >= 0x10000)
-            offsets = np.concatenate(([0], np.cumsum(width)))
-            is_space = cp == 32
-        pos = np.arange(len(big))
-        # a padded word ends after a space that follows a non-space
-        ends = np.nonzero(is_space & np.concatenate(([False], ~is_space[:-1])))[0] + 1
-        word_end = ends[np.searchsorted(ends, pos, side="right")]
-        rows, hashes = [], []
-        for k in (3, 4, 5):
-            starts = np.nonzero(pos + k <= word_end)[0]
-            first = offsets[starts]
-            nbytes = offsets[starts + k] - first
-            for length in np.unique(nbytes):
-                sel = nbytes == length
-                hashes.append(murmur3_rows(buf[first[sel][:, None] + np.arange(length)]))
-                rows.append(text_of[starts[sel]])
-        return self._buckets(len(texts), np.concatenate(rows), np.concatenate(hashes))
+        # The character n-grams of a text are those of each of its words (a window never crosses
+        # a word's padding), so they are hashed once per distinct word and kept (most words recur).
+        cache = self._char_hash
+        split = [t.split() for t in texts]
+        new = [w for w in dict.fromkeys(w for words in split for w in words) if w not in cache]
+        if new:
+            if len(cache) + len(new) > _CHAR_CACHE_MAX:
+                cache.clear()
+                new = list(dict.fromkeys(w for words in split for w in words))
+            rows, hashes = _char_hashes(new)
+            order = np.argsort(rows, kind="stable")
+            bounds = np.searchsorted(rows[order], np.arange(len(new) + 1))
+            for k, w in enumerate(new):
+                cache[w] = hashes[order[bounds[k] : bounds[k + 1]]]
+        parts = [cache[w] for words in split for w in words]
+        counts = [sum(len(cache[w]) for w in words) for words in split]
+        hashes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        return self._buckets(len(texts), np.repeat(np.arange(len(texts)), counts), hashes)
+
+
+_CHAR_CACHE_MAX = 1 << 16  # distinct words whose character n-gram hashes are kept between calls
+
+
+def _char_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(text of each n-gram, its hash)``: every window of 3, 4 and 5 characters inside each
+    " word " (all texts at once, on UTF-8 bytes; a padded word shorter than a window has none)."""
+    padded = []
+    for t in texts:
+        words = t.split()
+        padded.append(" " + "  ".join(words) + " " if words else "")
+    big = "".join(padded)
+    if not big:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if len(texts) <= _PY_HASH_MAX_KEYS // 8 and len(big) <= 64:  # a word or two: plain Python
+        out_rows: list[int] = []
+        out_hashes: list[int] = []
+        for r, t in enumerate(texts):
+            for w in t.split():
+                seg = " " + w + " "
+                for k in (3, 4, 5):
+                    for i in range(len(seg) - k + 1):
+                        out_hashes.append(_murmur3_py(seg[i : i + k].encode("utf-8")))
+                        out_rows.append(r)
+        return np.array(out_rows, dtype=np.int64), np.array(out_hashes, dtype=np.int64)
+    text_of = np.repeat(np.arange(len(texts)), [len(p) for p in padded])
+    raw = big.encode("utf-8")
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    if len(raw) == len(big):  # ASCII: one byte per character
+        offsets = np.arange(len(big) + 1, dtype=np.int64)
+        is_space = buf == 32
+    else:
+        cp = np.frombuffer(big.encode("utf-32-le"), dtype=np.uint32)
+        width = 1 + (cp >= 0x80).astype(np.int64) + (cp >= 0x800) + (cp >= 0x10000)
+        offsets = np.concatenate(([0], np.cumsum(width)))
+        is_space = cp == 32
+    pos = np.arange(len(big))
+    # a padded word ends after a space that follows a non-space
+    ends = np.nonzero(is_space & np.concatenate(([False], ~is_space[:-1])))[0] + 1
+    word_end = ends[np.searchsorted(ends, pos, side="right")]
+    rows, hashes = [], []
+    for k in (3, 4, 5):
+        starts = np.nonzero(pos + k <= word_end)[0]
+        first = offsets[starts]
+        nbytes = offsets[starts + k] - first
+        for length in np.unique(nbytes):
+            sel = nbytes == length
+            hashes.append(murmur3_rows(buf[first[sel][:, None] + np.arange(length)]))
+            rows.append(text_of[starts[sel]])
+    return np.concatenate(rows), np.concatenate(hashes)
 
 
 class SentenceTransformerEmbedder:

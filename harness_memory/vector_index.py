@@ -59,6 +59,13 @@ SQL_EXACT_BUDGET_S = 0.5
 # A persisted index's vectors up to this size are read into memory (~0.1 s at 100k memories);
 # larger ones stay mapped (the first searches fault their pages in from the page cache)
 COPY_BASE_MAX_BYTES = 256 << 20
+# A write's near-duplicate check (VectorIndex.near): above this many rows of its group, rows that
+# cannot reach the threshold are dropped by their sign codes before any vector is read; the
+# lower bound sorts the query's coordinates into this many weight classes; a slack on the bound
+# for float32 rounding (the filter may keep a row it could drop, never the reverse)
+NEAR_FILTER_MIN = 256
+NEAR_WEIGHT_CLASSES = 8
+NEAR_SLACK = 1e-4
 SNAPSHOT_MIN_ROWS = 20_000  # smaller indexes load from the database quickly: no sidecar file
 _MAGIC = b"HMVECIX2"
 _ALIGN = 4096
@@ -315,6 +322,11 @@ class VectorIndex:
         inside its write transaction): then :meth:`save_if_due` writes it after the transaction."""
         can_save = not backend.in_transaction
         ident: list | None
+        if self.seq is not None and not (can_save and self._save_due):
+            # the common case, nothing logged since: one statement (a transaction costs three more)
+            top = backend.execute("SELECT MAX(seq) FROM vector_changes").fetchone()[0] or 0
+            if top == self.seq:
+                return
         with backend.read():
             lo, hi = backend.vector_change_seq()
             if self.seq is not None and hi == self.seq and not (can_save and self._save_due):
@@ -332,8 +344,7 @@ class VectorIndex:
             if self.seq is not None and self.seq != hi:
                 self._apply_changes(backend, self.seq)
                 self.seq = hi
-            if len(self) >= SNAPSHOT_MIN_ROWS and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10):
-                self._save_due = True
+            self._check_snapshot_due()
             save = can_save and self._save_due
             ident = _identity(backend) if save else None
         if not save:
@@ -345,6 +356,15 @@ class VectorIndex:
             self.seq = None
             self.sync(backend)
             self.last_load = "database"
+
+    def _check_snapshot_due(self) -> None:
+        if len(self) >= SNAPSHOT_MIN_ROWS and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10):
+            self._save_due = True
+
+    def caught_up(self, seq: int) -> None:
+        """The caller applied (through :meth:`put`) every change logged up to ``seq``: its own write's."""
+        self.seq = seq
+        self._check_snapshot_due()
 
     def save_if_due(self, backend) -> None:
         """Write the snapshot a sync inside a transaction could not (call outside transactions)."""
@@ -624,6 +644,58 @@ class VectorIndex:
             out += [(int(self.ids[rows[b]]), float(sims[b, j])) for j, b in enumerate(best)]
         return out
 
+    def near(self, rows: np.ndarray, query: np.ndarray, min_sim: float) -> list[tuple[int, float]]:
+        """``(memory_id, cosine)`` of every row of ``rows`` whose cosine with ``query`` reaches
+        ``min_sim``, best first: exact (a write's near-duplicate check), without reading the
+        vectors of rows that cannot reach it.
+
+        The sign codes bound the cosine from above. Where a row's sign bit differs from the
+        query's at coordinate i, ``|q_i - v_i| >= |q_i|``; so for unit vectors the query's weight
+        ``q_i**2`` summed over the differing coordinates is at most ``|q - v|**2 = 2 - 2 cos``.
+        A row whose differing coordinates weigh more than ``2 (1 - min_sim)`` cannot reach
+        ``min_sim``. First a lower bound of that weight from popcounts per weight class (the
+        ``d`` differing coordinates of a class weigh at least its ``d`` lightest), then the
+        exact weight through a byte table for the rows left, then the cosine of the few left."""
+        import numpy as np
+
+        q = np.ascontiguousarray(query, dtype=np.float32)
+        if len(rows) == 0 or not q.any():
+            return []
+        bound = 2.0 * (1.0 - float(min_sim)) + NEAR_SLACK
+        if len(rows) > NEAR_FILTER_MIN and bound < 2.0:
+            w = np.zeros(self.words * 64, dtype=np.float64)
+            w[: self.dim] = q.astype(np.float64) ** 2
+            qc = self._code_of(q)
+            diff = [self.codes[k][rows] ^ qc[k] for k in range(self.words)]
+            nz = np.flatnonzero(w)
+            order = nz[np.argsort(w[nz], kind="stable")]
+            low = np.zeros(len(rows), dtype=np.float64)
+            for part in np.array_split(order, NEAR_WEIGHT_CLASSES):
+                if len(part) == 0:
+                    continue
+                bits = np.zeros(self.words * 64, dtype=bool)
+                bits[part] = True
+                mask = np.packbits(bits).view(np.uint64)
+                d = np.zeros(len(rows), dtype=np.intp)
+                for k in np.flatnonzero(mask).tolist():
+                    d += np.bitwise_count(diff[k] & mask[k])
+                low += np.concatenate(([0.0], np.cumsum(w[part])))[d]  # the d lightest of the class
+            keep = np.flatnonzero(low <= bound)
+            rows = rows[keep]
+            if len(rows) > NEAR_FILTER_MIN // 8:
+                # the exact weight: one table of 256 sums per byte of the code (packbits: MSB first)
+                table = w.reshape(-1, 8) @ _byte_bits().T
+                b = np.stack([d[keep] for d in diff], axis=1).view(np.uint8)  # (rows, bytes), in code order
+                exact = np.take(table.ravel(), b.astype(np.intp) + 256 * np.arange(b.shape[1])).sum(axis=1)
+                rows = rows[exact <= bound]
+            if len(rows) == 0:
+                return []
+        rows = np.sort(rows)
+        sims = np.einsum("ij,j->i", self._gather(rows, ascending=True), q)
+        hit = np.flatnonzero(sims >= min_sim)
+        order = hit[np.argsort(-sims[hit], kind="stable")]
+        return [(int(self.ids[rows[o]]), float(sims[o])) for o in order]
+
     def search(
         self,
         query: np.ndarray,
@@ -683,6 +755,18 @@ def _codes(vecs: np.ndarray, words: int) -> np.ndarray:
         bits[:, :dim] = vecs[s : s + 65_536] > 0
         out[s : s + len(bits)] = np.packbits(bits, axis=1).view(np.uint64).reshape(len(bits), words)
     return out
+
+
+_BYTE_BITS: list[np.ndarray] = []
+
+
+def _byte_bits() -> np.ndarray:
+    """(256, 8) float64: the bits of each byte value, most significant first (np.packbits' order)."""
+    import numpy as np
+
+    if not _BYTE_BITS:
+        _BYTE_BITS.append(((np.arange(256)[:, None] >> np.arange(7, -1, -1)) & 1).astype(np.float64))
+    return _BYTE_BITS[0]
 
 
 def _round_up(x: int, a: int) -> int:

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import fixes, validation as v, vector_index
+from . import fixes, validation as v
 from .core import Core, content_hash, dumps, error_text, signature_basis
 from .fixes import fix_kind
 from .models import Memory
@@ -157,8 +157,10 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
     try:
         with core.backend.write():
             pre: dict[int, tuple[int, float] | None] = {}
+            start: tuple[int, int] | None = None
             if core.index is not None and vectors is not None:
                 core.index.sync(core.backend)  # only what other writers logged since: a few rows
+                start = _own_start(core)
                 pre = _batch_nearest(core, items, vectors)
             added: dict[tuple[str, str, str, str], list[tuple[int, np.ndarray]]] = defaultdict(list)
             for k, it in enumerate(items):
@@ -190,6 +192,8 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
                 if inserted and vec is not None and it.key is None and it.thread_id is None:
                     added[group].append((mid, vec))
                 ids.append(mid)
+            if start is not None and vectors is not None:
+                _own_apply(core, start, items, ids, vectors)
     except BaseException:
         if core.index is not None:
             core.index.seq = None  # it may have read rows of the rolled-back transaction
@@ -198,13 +202,52 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
     return [got[i] for i in ids]
 
 
+def _own_start(core: Core) -> tuple[int, int] | None:
+    """``(change-log sequence, largest memory id)`` before this transaction writes, when its own
+    vectors may go straight into the in-process index (see :func:`_own_apply`)."""
+    if core.index is None or core.index.seq is None:
+        return None
+    top = core.backend.conn.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
+    return core.index.seq, int(top)
+
+
+def _own_apply(core: Core, start: tuple[int, int], items: list[MemoryInput], ids: list[int], vectors: Any) -> None:
+    """Put the vectors this transaction inserted into the in-process index and advance it past
+    them, instead of reading them back from vec0 at the next sync. Only when every change logged
+    since ``start`` (inside the write lock: all of them this transaction's) is the first 'put' of
+    a memory it created, whose vector and filter fields are the item's; otherwise (an update in
+    place, an un-archived duplicate, a sync in between) the next sync catches up from the log."""
+    index = core.index
+    seq, top = start
+    if index is None or index.seq != seq or any(it.key is not None for it in items):
+        return
+    first: dict[int, int] = {}
+    for k, mid in enumerate(ids):
+        if mid > top:
+            first.setdefault(mid, k)
+    changes = core.backend.conn.execute(
+        "SELECT seq, memory_id, op FROM vector_changes WHERE seq > ? ORDER BY seq", (seq,)
+    ).fetchall()
+    if not changes or len(changes) != len(first) or any(op != "put" or mid not in first for _, mid, op in changes):
+        return
+    if len({mid for _, mid, _ in changes}) != len(changes):
+        return
+    for _, mid, _ in changes:
+        it = items[first[mid]]
+        index.put(mid, it.namespace, it.agent_id, it.scope, it.type, False, vectors[first[mid]])
+    index.caught_up(int(changes[-1][0]))
+
+
 _UNKNOWN = object()
 NO_VECTORS = object()  # write_many(vectors=NO_VECTORS): the embedder failed earlier (keyword-only + pending)
 BATCH_EXACT_LIMIT = 65_536
 
 
 def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) -> dict[int, tuple[int, float] | None]:
-    """Nearest existing un-keyed memory per item, one matrix product per (namespace, agent, scope, type)."""
+    """Nearest existing un-keyed memory per item, per (namespace, agent, scope, type): for a few
+    items (one remember), every row reaching the near-duplicate threshold, found through the sign
+    codes (``VectorIndex.near``: exact, reads the vectors of the few rows that can reach it; None
+    when none does); for many, one matrix product."""
     groups: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
     for k, it in enumerate(items):
         if it.key is None and it.thread_id is None:
@@ -212,11 +255,15 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
     out: dict[int, tuple[int, float] | None] = {}
     index = core.index
     assert index is not None  # the caller searches only with an index
+    threshold = core.settings.near_duplicate_threshold
     for (ns, agent, scope, mtype), ks in groups.items():
         rows = index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
-        if len(rows) > BATCH_EXACT_LIMIT or (len(ks) == 1 and len(rows) > vector_index.EXACT_LIMIT):
-            # too many to score exactly in one product (or for one write: at a million memories a
-            # group of ~60k rows cost ~0.3 s per remember): per-item search, Hamming pre-selected
+        if len(ks) <= NEAR_ITEMS or len(rows) > BATCH_EXACT_LIMIT:
+            hits = {k: index.near(rows, vectors[k], threshold) for k in ks}
+            found = list(dict.fromkeys(mid for h in hits.values() for mid, _ in h))
+            excluded = _keyed_or_thread(core, found)
+            for k, h in hits.items():
+                out[k] = next(((mid, sim) for mid, sim in h if mid not in excluded), None)
             continue
         # two reads, each through its partial index (one OR-ed condition read every row of the agent)
         keyed = {
@@ -230,6 +277,25 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
         }
         for k, best in zip(ks, index.best_matches(rows, vectors[ks], exclude=keyed)):
             out[k] = best
+    return out
+
+
+NEAR_ITEMS = 16  # a group with at most this many items of a batch checks each through VectorIndex.near
+
+
+def _keyed_or_thread(core: Core, ids: list[int]) -> set[int]:
+    """Those of ``ids`` never merged into: keyed memories (updated through their key) and a thread's events."""
+    out: set[int] = set()
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        out.update(
+            r[0]
+            for r in core.backend.conn.execute(
+                f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(chunk))}) "
+                "AND (key IS NOT NULL OR thread_id IS NOT NULL)",
+                chunk,
+            )
+        )
     return out
 
 

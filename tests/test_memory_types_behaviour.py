@@ -17,6 +17,17 @@ def test_the_builtin_types_come_first_and_registered_ones_follow_in_order_once()
     assert TypeRegistry().names == BUILTIN_TYPES
 
 
+DOCUMENTED = ("success", "failure", "decision", "pattern", "preference", "context", "episode", "fact", "document")
+
+
+def test_the_builtin_types_are_the_documented_nine_and_a_store_takes_each(tmp_path):
+    assert TypeRegistry().names == DOCUMENTED
+    with MemoryStore(tmp_path / "b.db") as s:
+        assert s.memory_types == DOCUMENTED
+        for t in DOCUMENTED:
+            assert s.remember(f"a {t} about the parser cache", type=t, agent_id="a").type == t
+
+
 @pytest.mark.parametrize("name", ["a", "a" * 40, "plan_2", "x9"])
 def test_lower_case_identifiers_up_to_forty_characters_register(name):
     assert name in TypeRegistry([name])

@@ -104,16 +104,24 @@ def test_a_category_alone_signs_with_any_terms():
     assert task_signature({"title": "the of and", "category": "bug"}) == "bug:any:any:any"
 
 
+def test_a_long_title_is_signed_by_its_own_terms_only():
+    sig = task_signature({"title": "alpha bravo charlie delta echo", "description": "foxtrot golf hotel"})
+    assert sig == "any:any:any:alpha-bravo-charlie-delta-echo"
+
+
 @pytest.mark.parametrize("bad", [None, b"parser", 3, 2.5, True])
-def test_values_that_are_not_tasks_are_refused(bad):
-    with pytest.raises(InvalidInputError):
+def test_values_that_are_not_tasks_are_refused_saying_what_a_task_is(bad):
+    with pytest.raises(InvalidInputError, match="title string, a mapping or an object"):
         task_signature(bad)
 
 
-@pytest.mark.parametrize(
-    "task",
-    [{"title": 3}, {"title": "parser", "description": ["x"]}, {"title": "the of and"}, {}],
-)
-def test_titles_that_are_not_text_or_sign_nothing_are_refused(task):
-    with pytest.raises(InvalidInputError):
+@pytest.mark.parametrize("task", [{"title": 3}, {"title": "parser", "description": ["x"]}])
+def test_a_title_or_description_that_is_not_text_is_refused(task):
+    with pytest.raises(InvalidInputError, match="must be strings"):
+        task_signature(task)
+
+
+@pytest.mark.parametrize("task", [{"title": "the of and"}, {}])
+def test_a_task_with_nothing_to_sign_is_refused(task):
+    with pytest.raises(InvalidInputError, match="no title terms and no category"):
         task_signature(task)
