@@ -239,3 +239,40 @@ def test_the_context_type_is_the_one_on_task_start_returns(lc):
     ctx = lc.on_task_start(TASK)
     assert isinstance(ctx, TaskContext)
     assert lc.on_task_complete(TASK, {"success": True}, context=ctx)["memory"] is not None
+
+
+def test_decisions_preferences_and_patterns_are_relevant_experience(lc):
+    ids = {
+        t: lc.remember(f"HTTP client retry {t}: back off exponentially", type=t, agent_id="build").id
+        for t in ("decision", "preference", "pattern", "failure")
+    }
+    ctx = lc.on_task_start(TASK)
+    assert {h.memory.id for h in ctx.hits} == set(ids.values())
+
+
+def test_a_task_without_an_agent_is_the_default_agents(lc):
+    mine = lc.remember("HTTP client retry with backoff", type="success", agent_id="agent")
+    ctx = lc.on_task_start({"id": "T1", "title": TASK["title"]})
+    assert ctx.task.agent_id == "agent" and [h.memory.id for h in ctx.hits] == [mine.id]
+
+
+def test_a_task_carries_at_most_thirty_two_tags(lc):
+    assert lc.on_task_start({**TASK, "tags": [f"t{k}" for k in range(32)]}).task.tags[-1] == "t31"
+    with pytest.raises(InvalidInputError):
+        lc.on_task_start({**TASK, "tags": [f"t{k}" for k in range(33)]})
+
+
+def test_task_start_records_the_access_unless_told_not_to(lc):
+    m = lc.remember("HTTP client retry with backoff", type="success", agent_id="build")
+    lc.on_task_start(TASK, record=False)
+    assert lc.get(m.id).access_count == 0
+    lc.on_task_start(TASK)
+    assert lc.get(m.id).access_count == 1
+
+
+def test_sections_are_separated_by_a_blank_line(lc):
+    _full(lc)
+    prompt = lc.on_task_start(TASK).prompt
+    assert prompt.startswith("## Memory\n")
+    for title in ("Latest feedback", "Relevant experience", "Dead ends to avoid", "Discoveries from other agents"):
+        assert f"</memory>\n\n### {title}\n<memory " in prompt
