@@ -3,7 +3,8 @@
 ``category:agent_type:effort:term-term-term``: the coarse fields first, so tasks of one
 kind share a prefix, then the key terms of the title (and of the description when the title
 is short), lower-cased, without stop words, lightly stemmed and sorted, so the signature
-does not change with word order, case or punctuation.
+does not change with word order, case or punctuation. Each field and each term is cut at 40
+characters, so a signature stays within a few hundred bytes whatever the title holds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ _EXTRA_STOP = frozenset(
     "add added adding fix fixed fixing make making update updated use using new please task "
     "implement implementing support".split()
 )
+
+
+_MAX_TERM = 40  # characters of one term (a hash or a URL in a title must not outgrow the signature's bound)
 
 
 def _stem(w: str) -> str:
@@ -61,9 +65,9 @@ def task_signature(task: Any, *, max_terms: int = 6) -> str:
         effort = _field(task, "effort", "size", "estimate")
     if not isinstance(title, str) or not isinstance(desc, str):
         raise InvalidInputError("task title and description must be strings")
-    terms = [t for t in dict.fromkeys(_stem(w) for w in query_terms(title)) if t not in _EXTRA_STOP]
+    terms = [t for t in dict.fromkeys(_stem(w)[:_MAX_TERM] for w in query_terms(title)) if t not in _EXTRA_STOP]
     if len(terms) < 3 and desc:
-        more = [t for t in dict.fromkeys(_stem(w) for w in query_terms(desc)) if t not in _EXTRA_STOP]
+        more = [t for t in dict.fromkeys(_stem(w)[:_MAX_TERM] for w in query_terms(desc)) if t not in _EXTRA_STOP]
         terms += [t for t in more if t not in terms][: 3 - len(terms)]
     if not terms and cat is None:
         raise InvalidInputError("task has no title terms and no category to sign")

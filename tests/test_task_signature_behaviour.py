@@ -125,3 +125,21 @@ def test_a_title_or_description_that_is_not_text_is_refused(task):
 def test_a_task_with_nothing_to_sign_is_refused(task):
     with pytest.raises(InvalidInputError, match="no title terms and no category"):
         task_signature(task)
+
+
+def test_each_term_is_cut_at_forty_characters():
+    forty, longer = "k" * 40, "q" * 41
+    assert task_signature(forty) == f"any:any:any:{forty}"
+    assert task_signature(longer) == f"any:any:any:{'q' * 40}"
+
+
+def test_a_title_of_long_words_still_starts_and_completes_a_task(tmp_path):
+    from harness_memory import MemoryStore
+
+    title = "investigate " + " ".join(ch * 300 for ch in "abcdef")  # hashes, URLs: valid titles of 2000 characters
+    task = {"id": "T1", "title": title[:2000], "agent_id": "a"}
+    with MemoryStore(tmp_path / "t.db") as s:
+        ctx = s.on_task_start(task)
+        assert len(ctx.task_signature) < 400
+        out = s.on_task_complete(task, {"success": True, "summary": "done"}, context=ctx)
+        assert out["memory"].task_signature == ctx.task_signature
