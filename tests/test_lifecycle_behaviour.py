@@ -276,3 +276,15 @@ def test_sections_are_separated_by_a_blank_line(lc):
     assert prompt.startswith("## Memory\n")
     for title in ("Latest feedback", "Relevant experience", "Dead ends to avoid", "Discoveries from other agents"):
         assert f"</memory>\n\n### {title}\n<memory " in prompt
+
+
+def test_the_outcome_memory_keeps_the_first_500_characters_of_a_long_title(lc):
+    title = "retry " + "x" * 1994
+    out = lc.on_task_complete({**TASK, "title": title}, {"success": True, "summary": "done it"})
+    assert out["memory"].metadata["task_title"] == title[:500]
+
+
+def test_a_session_id_is_at_most_200_characters(lc):
+    assert lc.on_task_start({**TASK, "session_id": "s" * 200}).task.session_id == "s" * 200
+    with pytest.raises(InvalidInputError):
+        lc.on_task_start({**TASK, "session_id": "s" * 201})
