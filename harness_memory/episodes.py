@@ -174,8 +174,11 @@ def _from_summary(answer: str, sources: list[int], max_facts: int) -> list[Fact]
 
 
 def _cap(text: str, max_bytes: int) -> str:
+    """``text`` within ``max_bytes`` UTF-8 bytes, an ellipsis included when it was cut."""
     data = text.encode("utf-8")
-    return text if len(data) <= max_bytes else data[:max_bytes].decode("utf-8", "ignore").rstrip() + "…"
+    if len(data) <= max_bytes:
+        return text
+    return data[: max(0, max_bytes - len("…".encode()))].decode("utf-8", "ignore").rstrip() + "…"
 
 
 def reflect(

@@ -133,6 +133,16 @@ def test_reflected_facts_carry_their_names_as_tags_not_their_numbers(store):
     assert not any(t[0].isdigit() for t in tags)
 
 
+def test_a_fact_over_the_content_bound_is_cut_with_an_ellipsis(tmp_path):
+    with MemoryStore(tmp_path / "c.db", settings=Settings(max_content_bytes=200)) as s:
+        _thread(s, turns=["Caroline researched adoption agencies in Boston during the spring."] * 2)
+        long = "Caroline said " + "adoption agencies matter a lot " * 20
+        made = s.reflect(summariser=Canned(long))
+        assert len(made) == 1
+        assert made[0].content.endswith("…") and 190 <= len(made[0].content.encode()) <= 200
+        assert long.startswith(made[0].content[:-1])
+
+
 def test_the_reflect_job_takes_a_thread_idle_for_exactly_the_bound(tmp_path):
     clock = ManualClock()
     settings = Settings(maintenance={"reflect_idle_minutes": 60})
