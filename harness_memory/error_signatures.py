@@ -233,10 +233,10 @@ _BY_EXCEPTION = [
         "import_error",
         re.compile(
             r"^(?:ImportError|ModuleNotFoundError|ClassNotFoundException|NoClassDefFoundError|"
-            r"LinkageError|UnsatisfiedLinkError)$"
+            r"LinkageError|UnsatisfiedLinkError|LoadError)$"
         ),
     ),
-    ("type_error", re.compile(r"^(?:TypeError|ClassCastException|InvalidCastException)$")),
+    ("type_error", re.compile(r"^(?:TypeError|ClassCastException|InvalidCastException|NoMethodError)$")),
     ("compile_error", re.compile(r"^(?:SyntaxError|IndentationError|TabError|CompileError|CompilationError)$")),
     (
         "assertion",
@@ -246,7 +246,7 @@ _BY_EXCEPTION = [
         ),
     ),
     ("timeout", re.compile(r"Timeout|TimedOut")),
-    ("out_of_memory", re.compile(r"^(?:MemoryError|OutOfMemoryError)$")),
+    ("out_of_memory", re.compile(r"MemoryError$|^OutOfMemoryError$")),  # numpy's _ArrayMemoryError too
     ("permission", re.compile(r"^(?:PermissionError|AccessDeniedException|SecurityException|AccessControlException)$")),
     (
         "not_found",
@@ -266,7 +266,10 @@ _BY_TEXT = [
         ),
     ),
     ("rate_limit", re.compile(r"(?i)rate.?limit|too many requests|\b429\b|quota exceeded|throttl")),
-    ("out_of_memory", re.compile(r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit")),
+    (
+        "out_of_memory",
+        re.compile(r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit|unable to allocate \d"),
+    ),
     ("timeout", re.compile(r"(?i)timed? ?out|timeout|deadline exceeded")),
     (
         "permission",
@@ -282,14 +285,15 @@ _BY_TEXT = [
             r"cannot import name|package .{1,100} does not exist|library stub|"
             r"no matching distribution|could not find a version that satisfies|"
             r"module not found|unable to import|import error|no required module provides|"
-            r"cannot find package|npm (?:err!|error) (?:code )?e?404\b"
+            r"cannot find package|npm (?:err!|error) (?:code )?e?404\b|cannot load such file"
         ),
     ),
     (
         "type_error",
         re.compile(
             r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
-            r"\berror TS\d+|has no attribute|not callable|expected type"
+            r"\berror TS\d+|has no attribute|not callable|expected type|nil pointer dereference|"
+            r"null pointer dereference|undefined method .{1,200} for nil\b|cannot read propert(?:y|ies) of (?:undefined|null)"
         ),
     ),
     (
@@ -312,10 +316,17 @@ _BY_TEXT = [
         "not_found",
         re.compile(
             r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
-            r"no rule to make target"
+            r"no rule to make target|unbound variable"
         ),
     ),
-    ("assertion", re.compile(r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b")),
+    (
+        "assertion",
+        re.compile(
+            r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|"
+            r"\bexpected\b.{1,300}\bto (?:include|eq|equal|be|match|contain|have|raise|respond|start_with|end_with)\b|"
+            r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)"
+        ),
+    ),
     ("test_failure", re.compile(r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure")),
 ]
 
@@ -344,7 +355,14 @@ _TEXT_LOWER = [(cat, re.compile(_lower_pattern(rx))) for cat, rx in _BY_TEXT]
 _TEXT_KEYS = {
     "context_overflow": ("context", "token", "prompt"),
     "rate_limit": ("rate", "too many requests", "429", "quota", "throttl"),
-    "out_of_memory": ("out of memory", "oom", "cannot allocate memory", "heap space", "memory limit"),
+    "out_of_memory": (
+        "out of memory",
+        "oom",
+        "cannot allocate memory",
+        "heap space",
+        "memory limit",
+        "unable to allocate",
+    ),
     "timeout": ("time", "deadline"),
     "permission": ("permission", "access denied", "eacces", "forbidden", "401", "403", "unauthori", "not permitted"),
     "import_error": (
@@ -361,8 +379,18 @@ _TEXT_KEYS = {
         "no required module",
         "cannot find package",
         "npm err",
+        "cannot load such file",
     ),
-    "type_error": ("type", "is not assignable", "error ts", "has no attribute", "not callable"),
+    "type_error": (
+        "type",
+        "is not assignable",
+        "error ts",
+        "has no attribute",
+        "not callable",
+        "pointer dereference",
+        "for nil",
+        "cannot read propert",
+    ),
     "compile_error": (
         "syntax",
         "compil",
@@ -389,7 +417,16 @@ _TEXT_KEYS = {
         "503",
         "504",
     ),
-    "not_found": ("not found", "no such file", "enoent", "does not exist", "404", "missing", "no rule to make"),
+    "not_found": (
+        "not found",
+        "no such file",
+        "enoent",
+        "does not exist",
+        "404",
+        "missing",
+        "no rule to make",
+        "unbound variable",
+    ),
     "assertion": ("assert", "expected", ", want"),
     "test_failure": ("fail",),
 }
@@ -474,6 +511,13 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _by_text(excerpt.message)
+    if by_text in (None, "test_failure") and excerpt.kind in ("failure", "pytest", "error-words"):
+        # a line that only says a test failed (or a heading over it): its detail tells why
+        for more in (excerpt.block, excerpt.detail):
+            found = _by_text(more) if more and more != excerpt.message else None
+            if found is not None and found != "test_failure":
+                return found
+    linter = bool(excerpt.command and _LINTER.search(excerpt.command))
     where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
     compiled = bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
     if excerpt.kind == "diagnostic":
@@ -484,8 +528,10 @@ def _categorize_block(excerpt: Excerpt) -> str:
     if by_text is not None:
         return by_text
     if excerpt.kind == "diagnostic":
-        if _LINT_NAMED.search(excerpt.block) or (excerpt.command and _LINTER.search(excerpt.command)):
+        if _LINT_NAMED.search(excerpt.block) or linter:
             return "test_failure"  # a linter's finding
+        if excerpt.block[:1].isspace() and not re.search(r"(?i)\berror\b", excerpt.message):
+            return "test_failure"  # an indented file:line: line is a test's report (Go's t.Errorf), not a compiler's
         if compiled:
             return "compile_error"
         if _TYPED.search(excerpt.message) or (
@@ -502,6 +548,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
     m = _EXIT.search(excerpt.message)
     if m and m.group(1) in _EXIT_CATEGORY:
         return _EXIT_CATEGORY[m.group(1)]
+    if linter:
+        return "test_failure"  # whatever the linter printed, the step failed on its findings
     if excerpt.kind in ("pytest", "failure", "trailer") and re.search(
         r"(?i)\btests?\b|\bFAIL", block or excerpt.message
     ):

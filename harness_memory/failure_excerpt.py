@@ -77,6 +77,7 @@ _PREFIXES = [
     re.compile(r"^[^\t]{1,200}\t[^\t]{0,200}\t(?=\ufeff?" + _ISO_TS + r")"),  # gh run view --log columns
     re.compile(r"^\ufeff?" + _ISO_TS + r"\s?"),
     re.compile(r"^\[\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]\s?"),
+    re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\s(?=\S)"),  # Go's log, many daemons
     re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
 ]
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
@@ -143,6 +144,8 @@ def clean_lines(text: str, first_no: int = 1) -> list[Line]:
 
 
 # -- classification ----------------------------------------------------------------------------------
+# a heading over a list of failures ("Failures:", "Errors:"), not an exception named Failures
+_HEADING = re.compile(r"^(?:Failures?|Errors?|Exceptions?|Failed)\s?:?\s*$")
 _PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):?\s*$")
 _PY_FRAME = re.compile(r'^\s*File "([^"]{1,1000})", line (\d{1,9})(?:, in (\S{1,300}))?')
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[\w$]{0,40}$")
@@ -190,7 +193,9 @@ _C3 = re.compile(
     r"^(?:npm (?:ERR!|error)|yarn error|error) (?!code\b|errno\b|A complete log|Lifecycle|Failed at|This is probably|"
     r"Exit status|path\b|command (?:sh|failed)|workspace|location|syscall|\s*$)|"
     r"^(?:fatal|error|Error|ERROR|E): \S|^make(?:\[\d{1,4}\])?: \*\*\* |"
-    r"\b(?:command not found|No such file or directory|Permission denied|Connection refused|Operation not permitted|"
+    r"^\S{1,400}: line \d{1,7}: \S|^Failure/Error: \S|"
+    r"\b(?:command not found|[Nn]o such file or directory|[Pp]ermission denied|[Cc]onnection refused|"
+    r"[Oo]peration not permitted|unbound variable|"
     r"not recognized as an internal or external command|Could not find a version that satisfies|"
     r"No matching distribution found|Cannot find module|Module not found|ModuleNotFoundError|ImportError|"
     r"Missing script|cannot open|could not open|unable to (?:open|find|resolve|locate|access|connect)|"
@@ -206,6 +211,7 @@ _C1 = re.compile(
     r"\breturned (?:a )?non-zero exit (?:code|status)\b|\bscript returned exit code\b|"
     r"^(?:BUILD FAILURE|BUILD FAILED|FAILURE: Build failed with an exception|Finished: FAILURE)\b|"
     r"\bJob failed\b|\bcould not compile\b|^error: Recipe |\bCommand failed with exit code\b|"
+    r"^error: (?:\d+ )?(?:tests?|build|command|process|script) failed\b|"
     r"^(?:npm (?:ERR!|error)|yarn error) (?:code|errno|A complete log|Lifecycle|Failed at|This is probably|"
     r"Exit status|command failed|path\b|command sh|workspace|location|syscall)|"
     r"^=+ .{0,200}\b\d{1,9} (?:failed|errors?)\b.{0,200}=+$|^FAILED \((?:failures|errors)=\d|"
@@ -252,6 +258,8 @@ _ANY_WORDS = (
     "cannot allocate",
     "***",
     "no rule",
+    "unbound variable",
+    ": line ",
     "-->",
     "✗",
     "✕",
@@ -301,7 +309,13 @@ def _classify(ln: Line) -> None:
         ln.cls = 5
         return
     m = _EXC.match(t)
-    if m and _EXC_NAME.search(m.group(1)) and (m.group(2) is not None or t == m.group(1)) and " " not in m.group(1):
+    if (
+        m
+        and _EXC_NAME.search(m.group(1))
+        and (m.group(2) is not None or t == m.group(1))
+        and " " not in m.group(1)
+        and not _HEADING.match(t)
+    ):
         ln.cls = 5
         return
     if _C5.search(t):
@@ -403,13 +417,14 @@ def _python(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
         return None
     frames, exc_at = [], None
     last_frame_at = starts[-1]
+    base = _indent(lines[starts[-1]].text)  # a traceback nested in another tool's output is indented as a whole
     for j in range(starts[-1] + 1, hi):
         t = lines[j].text
         fm = _PY_FRAME.match(t)
         if fm:
             frames.append((fm.group(1), fm.group(3) or "<module>"))
             last_frame_at = j
-        elif t.strip() and not t.startswith((" ", "\t")) and not t.strip().startswith(("^", "~")):
+        elif t.strip() and _indent(t) <= base and not t.strip().startswith(("^", "~")):
             exc_at = j
             break
     if exc_at is None:
@@ -486,7 +501,7 @@ _ARROW = re.compile(r"^\s{0,12}--> \S{1,400}:\d{1,7}")  # a diagnostic's locatio
 _WARN_HEAD = re.compile(r"(?i)^(?:warning|note|help|info)\b")
 
 
-_CAUSED_BY = re.compile(r"^\s{0,12}Caused by:\s{0,4}(.{0,2000})$")
+_CAUSED_BY = re.compile(r"^\s{0,12}(?:Caused by|\[cause\]|cause):\s{0,4}(.{0,2000})$")
 _PY_CHAIN = re.compile(
     r"^\s*(?:The above exception was the direct cause of the following exception|"
     r"During handling of the above exception, another exception occurred):?\s*$"
@@ -496,13 +511,18 @@ _CAUSE_LOOKAHEAD = 40  # lines after the block searched for its "Caused by:" cha
 _RETRY_LOOKBACK = 30  # lines before the block searched for the retries that preceded it
 
 
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t"))
+
+
 def _tb_exception(lines: list[Line], start: int, hi: int) -> int | None:
     """The line of the exception that ends the Python traceback starting at ``start``."""
+    base = _indent(lines[start].text)
     for j in range(start + 1, hi):
         t = lines[j].text
         if _PY_FRAME.match(t):
             continue
-        if t.strip() and not t.startswith((" ", "\t")) and not t.strip().startswith(("^", "~")):
+        if t.strip() and _indent(t) <= base and not t.strip().startswith(("^", "~")):
             return j
     return None
 
@@ -513,7 +533,7 @@ def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, en
     traceback, and the retries reported just before it (a network fetch retried, then a
     consequence such as "no matching version"). Its own step only; the deepest cause last."""
     causes = []
-    j = end + 1
+    j = start + 1
     stop = min(hi, end + 1 + _CAUSE_LOOKAHEAD)
     while j < stop:
         m = _CAUSED_BY.match(lines[j].text)
@@ -538,10 +558,21 @@ def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, en
     return ex
 
 
+_COMMAND_ECHO = re.compile(r"^(?:\+{1,4} |\$ |> |Run |\[command\])\s?(\S.{0,500})$")
+_COMMAND_LOOKBACK = 30
+
+
 def _step_command(lines: list[Line], lo: int) -> str | None:
-    """The echoed command that opens the failing step (``+ go vet ./...``, ``$ cargo clippy``)."""
+    """The echoed command whose output holds the failure: the echo that opens its step (``+ go
+    vet ./...``, ``$ cargo clippy``), else the nearest echo-looking line (``> eslint src``, an npm
+    script's) in the lines before it."""
     if lo > 0 and _ECHO.match(lines[lo - 1].text.strip()):
         return lines[lo - 1].text.strip()[:500]
+    for k in range(lo, max(-1, lo - _COMMAND_LOOKBACK), -1):
+        if k < len(lines):
+            m = _COMMAND_ECHO.match(lines[k].text.strip())
+            if m:
+                return m.group(1)[:500]
     return None
 
 

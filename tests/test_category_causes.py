@@ -135,3 +135,96 @@ def test_an_exception_under_a_tests_title_decides_not_the_title():
         at pick (/w/src/rates.js:6:44)
 """
     assert category(log) == "type_error"
+
+
+def test_a_traceback_nested_in_a_tools_output_ends_at_its_own_indentation():
+    log = """\
+  Getting requirements to build wheel: finished with status 'error'
+  error: subprocess-exited-with-error
+  ╰─> [5 lines of output]
+      Traceback (most recent call last):
+        File "<string>", line 1, in <module>
+          import numpy
+      ModuleNotFoundError: No module named 'numpy'
+      [end of output]
+error: subprocess-exited-with-error
+"""
+    ex = extract(log)
+    assert ex.message == "ModuleNotFoundError: No module named 'numpy'" and ex.lines[0] <= 7 <= ex.lines[1] < 9
+    assert categorize(ex) == "import_error"
+
+
+def test_a_heading_over_failures_is_not_an_exception():
+    log = """\
+...F
+
+Failures:
+
+  1) RowParser normalises the sku
+     Failure/Error: expect(parser.parse("a-1")).to include(sku: "A-1")
+       expected {:sku => "a-1"} to include {:sku => "A-1"}
+
+4 examples, 1 failure
+"""
+    ex = extract(log)
+    assert ex.message.startswith("Failure/Error:") and ex.lines[0] == 6
+    assert categorize(ex) == "assertion"
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        ("2026/11/26 00:34:31 load config: open config/app.yaml: no such file or directory\n", "not_found"),
+        ("==> packaging\n./scripts/publish.sh: line 10: REGISTRY_TOKEN: unbound variable\n", "not_found"),
+        ("Failed example:\n    f(1)\nExpected:\n    2\nGot:\n    3\n", "assertion"),
+        ("  1) Failure:\nT#test_x [t.rb:8]:\n--- expected\n+++ actual\n@@ -1 +1 @@\n", "assertion"),
+        ("panic: runtime error: invalid memory address or nil pointer dereference\n", "type_error"),
+        ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 7.45 GiB for an array\n", "out_of_memory"),
+        ("cannot load such file -- faraday (LoadError)\n", "import_error"),
+    ],
+)
+def test_failures_of_more_tools(log, expected):
+    assert category("step\n" + log) == expected
+
+
+def test_a_cause_printed_inside_the_block_counts():
+    log = """\
+TypeError: fetch failed
+    at node:internal/deps/undici/undici:14976:13
+    at async file:///w/scripts/smoke.mjs:6:15 {
+  [cause]: Error: connect ECONNREFUSED 127.0.0.1:18080
+"""
+    assert category(log) == "network"
+
+
+def test_an_indented_location_line_is_a_tests_report_not_a_compile_error():
+    report = "--- FAIL: TestCounter (0.01s)\n    testing.go:1319: race detected during execution of test\n"
+    assert category(report) == "test_failure"
+    assert category("# example.com/x\n./x.go:3:2: undefined: foo\n") == "compile_error"
+
+
+def test_a_summary_saying_the_tests_failed_is_not_the_failure():
+    log = """\
+test tests::rejects_garbage - should panic ... FAILED
+
+---- tests::rejects_garbage stdout ----
+note: test did not panic as expected at src/lib.rs:52:8
+
+test result: FAILED. 4 passed; 1 failed
+error: test failed, to rerun pass `--lib`
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[1] <= 4 and "to rerun" not in ex.message
+
+
+def test_an_npm_scripts_echoed_linter_makes_its_output_a_finding():
+    log = """\
+> form-kit@1.0.0 lint
+> eslint src
+
+/w/src/submit.js
+   5:9   error  'started' is assigned a value but never used  no-unused-vars
+
+✖ 1 problem (1 error, 0 warnings)
+"""
+    assert category(log) == "test_failure"

@@ -46,7 +46,10 @@ def test_cli_signature_of_a_file_with_a_baseline(tmp_path):
 
 
 def test_rest_signature_with_a_baseline(tmp_path):
-    with Server(tmp_path / "api.db", Settings()) as url, httpx.Client(base_url=url, headers={"X-Agent-Id": "ci"}) as c:
+    with (
+        Server(tmp_path / "api.db", Settings()) as url,
+        httpx.Client(base_url=url, headers={"X-Agent-Id": "ci"}, timeout=60) as c,
+    ):
         r = c.post("/api/memory/error-signature", json={"text": FAILING, "baseline": PASSING})
         assert r.status_code == 200, r.text
         body = r.json()
