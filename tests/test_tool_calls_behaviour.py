@@ -168,3 +168,14 @@ def test_failing_tools_most_failures_first_then_most_recent_with_the_last_error(
     assert tools[0].last_failed_at == datetime.fromtimestamp(clock.now - 1, tz=UTC)
     assert [t.tool_name for t in small.failing_tools(refused.format(9), limit=1)] == ["curl"]
     assert small.failing_tools(refused.format(9), namespace="other") == []
+
+
+@pytest.mark.parametrize("bad", ["a=1", 3, {"x": float("nan")}])
+def test_refused_parameters_are_named_in_the_error(small, bad):
+    with pytest.raises(InvalidInputError, match="^parameters "):
+        small.log_tool_call("q", agent_id="a", success=True, parameters=bad)
+
+
+def test_a_result_with_a_lone_surrogate_is_stored_with_a_replacement(small):
+    call = small.log_tool_call("q", agent_id="a", success=True, result="bad \ud800 text")
+    assert call.result == "bad ? text" and call.result_bytes == len("bad ? text")
