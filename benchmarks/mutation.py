@@ -88,6 +88,46 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ],
         "",
     ),
+    # the modules measured second (sampled, --max 30 or 40), each against the test files of its behaviour
+    "confidence": (
+        "harness_memory/confidence.py",
+        ["tests/test_confidence.py", "tests/test_confidence_behaviour.py"],
+        "",
+    ),
+    "tasks": (
+        "harness_memory/tasks.py",
+        ["tests/test_task_signature_behaviour.py", "tests/test_ledger.py"],
+        "signature",
+    ),
+    "memory_types": (
+        "harness_memory/memory_types.py",
+        ["tests/test_memory_types_behaviour.py", "tests/test_remember.py"],
+        "type",
+    ),
+    "lifecycle": (
+        "harness_memory/lifecycle.py",
+        ["tests/test_lifecycle_behaviour.py", "tests/test_lifecycle.py"],
+        "",
+    ),
+    "tool_calls": (
+        "harness_memory/tool_calls.py",
+        ["tests/test_tool_calls_behaviour.py", "tests/test_tool_calls.py"],
+        "",
+    ),
+    "episodes": ("harness_memory/episodes.py", ["tests/test_episodes_behaviour.py", "tests/test_episodes.py"], ""),
+    "summarisers": ("harness_memory/summarisers.py", ["tests/test_episodes.py"], ""),
+    "portability": ("harness_memory/portability.py", ["tests/test_portability.py"], ""),
+    "portable_state": ("harness_memory/portable_state.py", ["tests/test_portable_state.py"], ""),
+    "models": ("harness_memory/models.py", ["tests/test_remember.py", "tests/test_recall.py"], ""),
+    "documents": ("harness_memory/documents.py", ["tests/test_documents.py"], ""),
+    "watch": ("harness_memory/watch.py", ["tests/test_watch.py"], ""),
+    "embedders": ("harness_memory/embedders.py", ["tests/test_embedders.py", "tests/test_hashing_embedder.py"], ""),
+    "settings": ("harness_memory/settings.py", ["tests/test_hardening_inputs.py", "tests/test_maintenance.py"], ""),
+    "migrate": ("harness_memory/migrate.py", ["tests/test_storage.py"], ""),
+    "backend": ("harness_memory/backend.py", ["tests/test_backends.py", "tests/test_storage.py"], ""),
+    "runner": ("jobs/runner.py", ["tests/test_hardening_leases.py", "tests/test_maintenance.py"], ""),
+    "batches": ("jobs/batches.py", ["tests/test_batches.py"], ""),
+    "resign": ("jobs/resign.py", ["tests/test_maintenance.py", "tests/test_storage.py"], ""),
 }
 # The test files written for issue 18. By default they run first (they are the fastest to fail). With
 # --old-first they run after the module's older test files, so one run measures both scores: "before"
@@ -103,9 +143,26 @@ ROUND_TESTS = frozenset(
         "tests/test_error_signatures_behaviour.py",
         "tests/test_recall_channels.py",
         "tests/test_validation_behaviour.py",
+        "tests/test_confidence_behaviour.py",
+        "tests/test_task_signature_behaviour.py",
+        "tests/test_memory_types_behaviour.py",
+        "tests/test_lifecycle_behaviour.py",
+        "tests/test_tool_calls_behaviour.py",
+        "tests/test_episodes_behaviour.py",
     }
 )
-CORE = list(MODULES)
+# the default set of a run without module names: the nine measured first
+CORE = [
+    "redact",
+    "consolidate",
+    "decay",
+    "writes",
+    "ranking",
+    "ledger",
+    "error_signatures",
+    "recall",
+    "validation",
+]
 # Deselected in every run: the PostgreSQL half (it needs the session's server and these modules'
 # SQL is exercised by the SQLite half; run it with --keyword "" to include it), and tests that
 # time the code, which fail at random under load and would count a mutant as killed.
