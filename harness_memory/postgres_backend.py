@@ -231,7 +231,7 @@ class PostgresBackend:
             max_size=max(1, int(pool_size)),
             kwargs=kwargs,
             configure=self._configure,
-            check=ConnectionPool.check_connection,
+            check=self._check,
             timeout=max(self.connect_timeout, self.busy_timeout_ms / 1000),
             reconnect_timeout=60,
             open=False,
@@ -258,11 +258,28 @@ class PostgresBackend:
             return DatabaseOpenError(f"cannot open {self.display}: {msg} (create it with createdb)")
         return DatabaseOpenError(f"cannot reach {self.display}: {msg}")
 
+    @staticmethod
+    def _check(conn: Any) -> None:
+        """Before a pooled connection is handed out: a round trip only when it may be dead. A
+        connection the server closed (a restart, an idle timeout) has its socket readable while
+        idle (the server's goodbye, or EOF); a healthy idle one has nothing to read. Checking
+        every checkout with a query cost a round trip per statement group (6 per recall)."""
+        import select
+
+        if conn.closed or conn.broken:
+            raise psycopg.OperationalError("the connection is closed")
+        readable, _, _ = select.select([conn.fileno()], [], [], 0)
+        if readable:
+            ConnectionPool.check_connection(conn)
+
     def _configure(self, conn: Any) -> None:
         conn.adapters.register_loader("numeric", _Numeric)
         # filtered vector searches keep scanning the HNSW graph until k rows pass the filters
         conn.execute("SET hnsw.iterative_scan = 'relaxed_order'")
         conn.execute("SET hnsw.ef_search = 100")
+        # busy_timeout_ms bounds every lock wait, as on SQLite: the writers' advisory lock, a row
+        # another transaction holds, a table a migration or REINDEX holds (reads included)
+        conn.execute(f"SET lock_timeout = {max(1, self.busy_timeout_ms)}")
 
     def _vector_ready(self, pg: Any) -> None:
         if pg.adapters.types.get("vector") is None:
@@ -277,8 +294,8 @@ class PostgresBackend:
             yield
         except pg_errors.LockNotAvailable as exc:
             raise DatabaseLockedError(
-                f"{self.display}: another writer held the write lock for longer than "
-                f"busy_timeout_ms ({self.busy_timeout_ms} ms)"
+                f"{self.display} stayed locked by another connection for longer than busy_timeout_ms "
+                f"({self.busy_timeout_ms} ms)"
             ) from exc
         except pg_errors.ReadOnlySqlTransaction as exc:
             raise DatabaseReadOnlyError(f"{self.display} is read-only: {_message(exc, self._secret)}") from exc
@@ -318,7 +335,6 @@ class PostgresBackend:
         cur = getattr(st, "conn", None)
         if cur is not None:
             if not getattr(st, "writing", False):  # a write inside a read: take the write lock now
-                cur.execute(f"SET LOCAL lock_timeout = {max(1, self.busy_timeout_ms)}")
                 cur.execute("SELECT pg_advisory_xact_lock(?)", (self._lock_key,))
                 st.writing = True
             yield cur
@@ -327,8 +343,29 @@ class PostgresBackend:
             c = st.conn = _Conn(self, pg)
             st.writing = True
             try:
-                pg.execute(f"SET LOCAL lock_timeout = {max(1, self.busy_timeout_ms)}")
-                pg.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+                pg.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))  # waits <= lock_timeout
+                yield c
+            finally:
+                st.conn = None
+                st.writing = False
+
+    @contextmanager
+    def try_write(self) -> Iterator[_Conn | None]:
+        """A write transaction if the write lock is free right now, else ``None`` (never waits);
+        recall's access bookkeeping uses it so recalls never queue behind writers. Nested, it joins."""
+        st = self._local
+        if getattr(st, "conn", None) is not None:
+            with self.write() as cur:
+                yield cur
+            return
+        with self._connection() as pg, self._errors(), pg.transaction():
+            row = pg.execute("SELECT pg_try_advisory_xact_lock(%s)", (self._lock_key,)).fetchone()
+            if not row[0]:
+                yield None
+                return
+            c = st.conn = _Conn(self, pg)
+            st.writing = True
+            try:
                 yield c
             finally:
                 st.conn = None
@@ -611,13 +648,20 @@ class PostgresBackend:
         self.conn.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", [(i,) for i in ids])
 
     def _vector_rows(self, sql: str, params: Sequence[Any]) -> list:
+        """Rows of a statement on vectors, in binary (parsing 384 floats of text per row cost more
+        than the query)."""
+
+        def run(pg: Any) -> list:
+            self._vector_ready(pg)
+            with self._errors(), pg.cursor(binary=True) as cur:
+                cur.execute(self._sql(sql), tuple(params))
+                return cur.fetchall()
+
         st = self._local
         if getattr(st, "conn", None) is not None:
-            self._vector_ready(st.conn.pg)
-            return st.conn.execute(sql, params).fetchall()
+            return run(st.conn.pg)
         with self._connection() as pg:
-            self._vector_ready(pg)
-            return _Conn(self, pg).execute(sql, params).fetchall()
+            return run(pg)
 
     def get_vectors(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not memory_ids:
@@ -652,6 +696,17 @@ class PostgresBackend:
         for i in ids:
             r = got.get(i)
             yield (i, None, None, None, None, None, None) if r is None else (*r[:6], _np(r[6]))
+
+    def vector_similarities(self, vector: np.ndarray, memory_ids: Sequence[int]) -> dict[int, float]:
+        """Cosine of ``vector`` with each stored vector of ``memory_ids``, computed by the server
+        (shipping the vectors back cost more than the search)."""
+        if not memory_ids or not self._has_vectors():
+            return {}
+        rows = self._vector_rows(
+            f"SELECT memory_id, 1 - (embedding <=> ?) FROM {self.VEC_TABLE} WHERE memory_id = ANY(?)",
+            (self._vec(vector), list(memory_ids)),
+        )
+        return {int(r[0]): float(r[1]) for r in rows}
 
     def vector_change_seq(self) -> tuple[int, int]:
         lo, hi = self.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()
@@ -726,6 +781,108 @@ class PostgresBackend:
         if not include_archived:
             conds.append("archived = 0")
         return self._knn(vector, conds, params, k)
+
+    # -- batches (writes.write_many): one statement or one pipeline per batch, not per memory ----
+    def _tx(self) -> _Conn:
+        c = self.conn
+        assert isinstance(c, _Conn)  # called inside write(): a transaction's connection
+        return c
+
+    def existing_hashes(self, keys: Sequence[tuple[str, str, str, str, str]]) -> dict[tuple, int]:
+        """The oldest un-keyed, non-thread memory per ``(namespace, agent, scope, type, content hash)``."""
+        if not keys:
+            return {}
+        cols = list(zip(*keys))
+        rows = (
+            self._tx()
+            .execute(
+                "SELECT q.ns, q.ag, q.sc, q.ty, q.h, x.id FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], "
+                "?::text[]) AS q(ns, ag, sc, ty, h) CROSS JOIN LATERAL (SELECT m.id FROM memories m WHERE "
+                "m.namespace = q.ns AND m.agent_id = q.ag AND m.scope = q.sc AND m.memory_type = q.ty AND "
+                "m.content_hash = q.h AND m.key IS NULL AND m.thread_id IS NULL ORDER BY m.id LIMIT 1) x",
+                [list(c) for c in cols],
+            )
+            .fetchall()
+        )
+        return {tuple(r[:5]): int(r[5]) for r in rows}
+
+    def insert_returning(self, sql: str, rows: Sequence[Sequence[Any]]) -> list[int]:
+        """Run an ``INSERT … RETURNING id`` once per row, pipelined (one round trip); the ids in order."""
+        if not rows:
+            return []
+        c = self._tx()
+        out: list[int] = []
+        with self._errors(), c.pg.cursor() as cur:
+            cur.executemany(self._sql(sql), [tuple(r) for r in rows], returning=True)
+            while True:
+                row = cur.fetchone()
+                assert row is not None  # every statement returns its id
+                out.append(int(row[0]))
+                if not cur.nextset():
+                    break
+        return out
+
+    def index_texts(self, rows: Sequence[tuple[int, str, Sequence[str]]]) -> None:
+        """The tsvector rows of new memories and their vocabulary counts, one statement."""
+        if not rows:
+            return
+        self._tx().execute(
+            "WITH d AS (SELECT x.id, setweight(to_tsvector('english', x.content), 'A') || "
+            "setweight(to_tsvector('english', x.tags), 'B') AS doc "
+            "FROM unnest(?::bigint[], ?::text[], ?::text[]) AS x(id, content, tags)), "
+            "up AS (INSERT INTO memories_fts(memory_id, doc) SELECT id, doc FROM d), "
+            "delta AS (SELECT w, COUNT(*) AS c FROM d, unnest(tsvector_to_array(d.doc)) AS w GROUP BY w) "
+            "INSERT INTO memories_fts_vocab(term, docs) SELECT w, c FROM delta ORDER BY w "
+            "ON CONFLICT (term) DO UPDATE SET docs = memories_fts_vocab.docs + excluded.docs",
+            ([r[0] for r in rows], [r[1] for r in rows], [" ".join(r[2]) for r in rows]),
+        )
+
+    _PUT = (
+        "WITH v AS (INSERT INTO {t}(memory_id, namespace, agent_id, scope, memory_type, "
+        "archived, embedding) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+        "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
+        "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding "
+        "RETURNING memory_id) INSERT INTO vector_changes(memory_id, op) SELECT memory_id, 'put' FROM v"
+    )
+
+    def put_vectors(self, rows: Sequence[tuple[int, str, str, str, str, bool, np.ndarray]]) -> None:
+        """Vectors of new memories with their change-log entries, pipelined."""
+        if not rows:
+            return
+        c = self._tx()
+        self._vector_ready(c.pg)
+        c.executemany(
+            self._PUT.format(t=self.VEC_TABLE),
+            [(r[0], r[1], r[2], r[3], r[4], int(r[5]), self._vec(r[6])) for r in rows],
+        )
+
+    def vector_knn_many(
+        self, queries: Sequence[tuple[np.ndarray, str, str, str, str]], k: int
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`vector_knn` (archived rows included) for each ``(vector, namespace, agent, scope,
+        type)``, the searches sent as one pipeline."""
+        if not queries or not self._has_vectors():
+            return [[] for _ in queries]
+        c = self._tx()
+        self._vector_ready(c.pg)
+        sql = self._sql(
+            f"SELECT memory_id, d FROM (SELECT memory_id, embedding <=> ? AS d FROM {self.VEC_TABLE} "
+            "WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
+            "ORDER BY embedding <=> ? LIMIT ?) x ORDER BY d, memory_id"
+        )
+        with self._errors():
+            with c.pg.pipeline():
+                curs = []
+                for vec, ns, agent, scope, mtype in queries:
+                    q = self._vec(vec)
+                    curs.append(c.pg.execute(sql, (q, ns, agent, scope, mtype, q, int(k))))
+            out = [[(int(r[0]), 1.0 - float(r[1])) for r in cur.fetchall()] for cur in curs]
+        for i, (vec, ns, agent, scope, mtype) in enumerate(queries):
+            if len(out[i]) < k:  # a filter too selective for the scan budget: the exact search decides
+                out[i] = self.vector_knn(
+                    vec, namespace=ns, agent_id=agent, scope=scope, memory_type=mtype, include_archived=True, k=k
+                )
+        return out
 
     # -- maintenance (the compact job) ------------------------------------------------------------
     def vector_fill(self) -> tuple[int, int]:

@@ -636,6 +636,39 @@ class SQLiteBackend:
         with self.lock:
             return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
 
+    # -- batches (writes.write_many): loops of the single-row statements (in-process, no round trips)
+    def existing_hashes(self, keys: Sequence[tuple[str, str, str, str, str]]) -> dict[tuple, int]:
+        """The oldest un-keyed, non-thread memory per ``(namespace, agent, scope, type, content hash)``."""
+        out: dict[tuple, int] = {}
+        for key in keys:
+            row = self.conn.execute(
+                "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
+                "AND content_hash = ? AND key IS NULL AND thread_id IS NULL ORDER BY id LIMIT 1",
+                key,
+            ).fetchone()
+            if row is not None:
+                out[tuple(key)] = int(row[0])
+        return out
+
+    def insert_returning(self, sql: str, rows: Sequence[Sequence[Any]]) -> list[int]:
+        return [int(self.conn.execute(sql, r).fetchone()[0]) for r in rows]
+
+    def index_texts(self, rows: Sequence[tuple[int, str, Sequence[str]]]) -> None:
+        for mid, content, tags in rows:
+            self.index_text(mid, content, tags, new=True)
+
+    def put_vectors(self, rows: Sequence[tuple[int, str, str, str, str, bool, np.ndarray]]) -> None:
+        for r in rows:
+            self.put_vector(*r, new=True)
+
+    def vector_knn_many(
+        self, queries: Sequence[tuple[np.ndarray, str, str, str, str]], k: int
+    ) -> list[list[tuple[int, float]]]:
+        return [
+            self.vector_knn(v, namespace=ns, agent_id=a, scope=s, memory_type=t, include_archived=True, k=k)
+            for v, ns, a, s, t in queries
+        ]
+
     def vector_exact(self, vector: Any, where: str, params: Sequence[Any], k: int) -> list[tuple[int, float]]:
         """Exact KNN: ``(memory_id, cosine)`` of the ``k`` rows passing ``where`` (a condition on alias
         ``m``, the memories table) nearest ``vector``, best first.
