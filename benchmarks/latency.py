@@ -52,6 +52,7 @@ from urllib.parse import quote
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _pg
 from _common import pct, table
 from harness_memory import HashingEmbedder, MemoryStore, Settings
 
@@ -381,7 +382,15 @@ def main() -> None:
         metavar="DIR",
         help="keep one SQLite database per size in DIR and measure it again on later runs",
     )
-    ap.add_argument("--fill", choices=["remember", "insert"], default="remember")
+    ap.add_argument(
+        "--fill",
+        choices=["remember", "insert", "copy"],
+        default="remember",
+        help="copy: PostgreSQL bulk load by COPY, the HNSW index built after it (--reuse with a PostgreSQL --db)",
+    )
+    ap.add_argument("--fill-only", action="store_true", help="with --reuse: fill the databases, measure nothing")
+    ap.add_argument("--shared-buffers", default="3GB", help="a kept pgserver's shared_buffers (--reuse)")
+    ap.add_argument("--batches", type=int, default=5, help="remember_many batches of --batch timed at each size")
     ap.add_argument("--fresh-queries", type=int, default=100, help="recalls in the fresh process (0: skip it)")
     ap.add_argument("--concurrent", type=int, nargs=2, default=None, metavar=("RECALLERS", "WRITERS"))
     ap.add_argument("--concurrent-seconds", type=float, default=20.0)
@@ -389,8 +398,12 @@ def main() -> None:
     rows, thr_rows, conc_rows, fresh_rows, mixed_rows = [], [], [], [], []
     if args.reuse:
         Path(args.reuse).mkdir(parents=True, exist_ok=True)
-        for size in sorted(args.sizes):
-            _measure_reused(args, size, rows, thr_rows, fresh_rows, mixed_rows)
+        specs = args.db or ["sqlite"]
+        if any(not _pg.is_pg(s) for s in specs):
+            for size in sorted(args.sizes):
+                _measure_reused(args, size, rows, thr_rows, fresh_rows, mixed_rows)
+        for spec in (s for s in specs if _pg.is_pg(s)):
+            _measure_reused_pg(args, spec, rows, thr_rows, conc_rows)
     else:
         with tempfile.TemporaryDirectory(dir=args.db_dir) as d:
             for label, target, cleanup in _fresh_targets(args.db or ["sqlite"], Path(d)):
@@ -638,6 +651,75 @@ def _measure(
         rate, errors = _concurrent(target, args.writers, args.per_writer)
         conc_rows.append([label, n, round(rate), errors])
     store.close()
+
+
+def _measure_reused_pg(args, spec: str, rows: list, thr_rows: list, conc_rows: list) -> None:
+    """PostgreSQL with ``--reuse DIR``: one schema per size (``hm_latency_<size>``) on the server of
+    ``spec`` (``pgserver``: kept in ``DIR/pgdata``), filled once (``--fill copy``: COPY, then the HNSW
+    index), then measured: recall vs the numpy baseline and overlap, ``--batches`` batched
+    ``remember_many`` calls, ``--single`` one-at-a-time remembers, and the concurrent writers."""
+    base, srv = _pg.server_url(spec, Path(args.reuse))
+    if srv is not None:
+        _pg.tune_server(base, srv, args.shared_buffers)
+    for size in sorted(args.sizes):
+        target = _pg.schema_url(base, f"hm_latency_{size}", create=True)
+        rng = random.Random(7 + size)
+        if args.fill == "copy":
+            written, t_load, t_index = _pg.bulk_fill(target, size, synth, rng)
+            if written:
+                thr_rows.append(
+                    [
+                        "postgresql",
+                        f"COPY: {written} rows, +{t_index:.0f} s HNSW build",
+                        size,
+                        round(written / t_load),
+                        "",
+                        "",
+                    ]
+                )
+        else:
+            with MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(embed_failure="raise")) as store:
+                n = store.stats()["memories"]
+                if n < size:
+                    written, dt, last = _fill(store, rng, n, size, args.batch, args.fill)
+                    thr_rows.append(
+                        ["postgresql", f"{args.fill}: {written} new", size, round(written / dt), round(last), ""]
+                    )
+        if args.fill_only:
+            continue
+        store = MemoryStore(target, embedder=HashingEmbedder())
+        try:
+            count = store.stats()["memories"]
+            top = store._core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0]
+            queries = _queries(rng, top, args.queries)
+            rows.append(_recall_rows(args, "postgresql", store, "hnsw", count, queries))
+            base_id = 70_000_000 + count + 10 * args.batch * args.batches
+            t_batches = 0.0
+            for b in range(args.batches):
+                items = [synth(rng, base_id + b * args.batch + k) for k in range(args.batch)]
+                t0 = time.perf_counter()
+                store.remember_many(items)
+                t_batches += time.perf_counter() - t0
+            singles = [synth(rng, 80_000_000 + count + k) for k in range(args.single)]
+            t0 = time.perf_counter()
+            for it in singles:
+                store.remember(**it)
+            t_single = time.perf_counter() - t0
+            thr_rows.append(
+                [
+                    "postgresql",
+                    f"reused, at {count}",
+                    store.stats()["memories"],
+                    round(args.batches * args.batch / t_batches) if t_batches else "",
+                    "",
+                    round(args.single / t_single) if args.single else "",
+                ]
+            )
+        finally:
+            store.close()
+        if args.writers:
+            rate, errors = _concurrent(target, args.writers, args.per_writer)
+            conc_rows.append(["postgresql", count, round(rate), errors])
 
 
 if __name__ == "__main__":
