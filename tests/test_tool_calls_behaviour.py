@@ -179,3 +179,55 @@ def test_refused_parameters_are_named_in_the_error(small, bad):
 def test_a_result_with_a_lone_surrogate_is_stored_with_a_replacement(small):
     call = small.log_tool_call("q", agent_id="a", success=True, result="bad \ud800 text")
     assert call.result == "bad ? text" and call.result_bytes == len("bad ? text")
+
+
+GOOD_RECORD = {
+    "record": "tool_call",
+    "uid": "u1",
+    "namespace": "default",
+    "agent_id": "a",
+    "tool_type": "builtin",
+    "tool_name": "t",
+    "success": False,
+    "created_at": 1_767_225_600.0,
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"tool_name": ""}, "tool_name"),
+        ({"tool_type": "a\nb"}, "tool_type"),
+        ({"error_category": "a\nb"}, "error_category"),
+        ({"namespace": "n\x01"}, "namespace"),
+        ({"agent_id": "x" * 201}, "agent_id"),
+        ({"session_id": ""}, "session_id"),
+        ({"uid": "has space"}, "uid"),
+        ({"success": 0.0}, "success"),
+        ({"parameters_bytes": -1, "parameters": {"q": 1}}, "parameters_bytes"),
+    ],
+)
+def test_an_imported_tool_call_names_its_bad_field(small, tmp_path, change, field):
+    from harness_memory.errors import ImportFormatError
+
+    path = tmp_path / "bad.jsonl"
+    header = json.dumps({"format": "harness-memory", "version": 2})
+    path.write_text(header + "\n" + json.dumps({**GOOD_RECORD, **change}) + "\n")
+    with pytest.raises(ImportFormatError, match=rf"\b{field}\b"):
+        small.import_jsonl(path)
+    assert small.tool_calls() == []
+
+
+def test_an_imported_result_keeps_the_larger_of_its_stated_and_actual_size(small, tmp_path):
+    path = tmp_path / "ok.jsonl"
+    header = json.dumps({"format": "harness-memory", "version": 2})
+    recs = [
+        {**GOOD_RECORD, "uid": "u1", "result": "abc", "result_bytes": 9000},
+        {**GOOD_RECORD, "uid": "u2", "result": "abcdef", "result_bytes": 2},
+        {**GOOD_RECORD, "uid": "u3", "result": "abcd", "error_category": "network", "error_signature": "err_1"},
+    ]
+    path.write_text(header + "\n" + "\n".join(json.dumps(r) for r in recs) + "\n")
+    assert small.import_jsonl(path).tool_calls == 3
+    got = {c.uid: c for c in small.tool_calls()}
+    assert (got["u1"].result_bytes, got["u2"].result_bytes, got["u3"].result_bytes) == (9000, 6, 4)
+    assert (got["u3"].error_category, got["u3"].error_signature) == ("network", "err_1")
