@@ -117,7 +117,7 @@ def test_values_that_are_not_tasks_are_refused_saying_what_a_task_is(bad):
 
 @pytest.mark.parametrize("task", [{"title": 3}, {"title": "parser", "description": ["x"]}])
 def test_a_title_or_description_that_is_not_text_is_refused(task):
-    with pytest.raises(InvalidInputError, match="must be strings"):
+    with pytest.raises(InvalidInputError, match="^task title and description must be strings$"):
         task_signature(task)
 
 
