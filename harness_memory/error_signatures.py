@@ -449,6 +449,7 @@ def _by_text(text: str) -> str | None:
 
 _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
 _WEAK = frozenset({"unknown", "test_failure"})
+_CONSEQUENCE = frozenset({"unknown", "test_failure", "import_error", "not_found"})
 # a checker whose findings are not compile errors (the step's command names it, or the finding names its lint)
 _LINTER = re.compile(
     r"(?i)(?:^|[\s/+$>])(?:go vet|vet|clippy|cargo clippy|[\w-]*lint(?:er)?|eslint|tslint|stylelint|pylint|"
@@ -475,17 +476,26 @@ def _of_text(text: str) -> str | None:
 
 def categorize(excerpt: Excerpt) -> str:
     """The category of the decisive failure (see ``_categorize_block``); a cause the failure
-    names (its ``Caused by:`` chain, a chained exception, the retries before it) decides when
-    it is about the environment (network, rate limit, permission, memory, time) and the block
-    is not, or when the block alone says no more than that something failed."""
+    names (its ``Caused by:`` chain, a chained exception) decides when it is about the
+    environment (network, rate limit, permission, memory, time) and the block is not, or when
+    the block alone says no more than that something failed; retries reported just before it
+    decide only over a consequence (unknown, test_failure, import_error, not_found), never over
+    an assertion or a compile error that merely followed a flaky retry."""
     own = _categorize_block(excerpt)
-    if excerpt.causes and own not in _ENVIRONMENT:
+    if own in _ENVIRONMENT:
+        return own
+    if excerpt.causes:
         found = [c for c in (_of_text(t) for t in reversed(excerpt.causes)) if c is not None]
         env = next((c for c in found if c in _ENVIRONMENT), None)
         if env is not None:
             return env
         if own in _WEAK and found:
             return found[0]
+    if excerpt.retries and own in _CONSEQUENCE:
+        # retried, then gave up with a consequence ("no matching version", "failed to get"): the retried cause
+        env = next((c for c in (_of_text(t) for t in reversed(excerpt.retries)) if c in _ENVIRONMENT), None)
+        if env is not None:
+            return env
     return own
 
 

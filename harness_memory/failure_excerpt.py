@@ -55,6 +55,7 @@ class Excerpt:
     kind: str = "message"
     level: str | None = None
     causes: list[str] = field(default_factory=list)  # what the failure reports as its cause (categorising only)
+    retries: list[str] = field(default_factory=list)  # retries reported just before it (categorising only)
     command: str | None = None  # the echoed command whose output holds the failure, when the log shows it
 
 
@@ -550,11 +551,10 @@ def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, en
         at = _tb_exception(lines, a, b)
         if at is not None and any(_PY_CHAIN.match(lines[k].text) for k in range(at + 1, b)):
             causes.insert(0, lines[at].text.strip())
-    for k in range(max(lo, start - _RETRY_LOOKBACK), start):
-        t = lines[k].text.strip()
-        if t and _RETRY.search(t):
-            causes.insert(0, t[:1000])
     ex.causes = causes[-16:]
+    ex.retries = [
+        t[:1000] for k in range(max(lo, start - _RETRY_LOOKBACK), start) if _RETRY.search(t := lines[k].text.strip())
+    ][-16:]
     return ex
 
 

@@ -228,3 +228,10 @@ def test_an_npm_scripts_echoed_linter_makes_its_output_a_finding():
 ✖ 1 problem (1 error, 0 warnings)
 """
     assert category(log) == "test_failure"
+
+
+def test_a_retry_before_an_assertion_does_not_make_it_an_environment_failure():
+    log = "retrying test_total after a timeout (attempt 2 of 3)\n" + (
+        "    def test_total():\n>       assert total([1, 2]) == 4\nE       assert 3 == 4\n"
+    )
+    assert category(log) == "assertion"
