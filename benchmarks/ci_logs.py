@@ -1,6 +1,6 @@
 """Failure excerpts of whole CI logs: does `error_signature` find the decisive lines, and categorise them?
 
-    python benchmarks/ci_logs.py                      # dev, heldout, heldout2, heldout3 and all
+    python benchmarks/ci_logs.py                      # dev, heldout, heldout2, heldout3, heldout4 and all
     python benchmarks/ci_logs.py --split dev --misses # only dev, and list the logs it misses
 
 Corpus: tests/fixtures/ci_logs (real tool output of broken projects, plain or wrapped the way
@@ -217,9 +217,9 @@ def main() -> None:
     ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="folder holding labels.json and the logs")
     ap.add_argument(
         "--split",
-        choices=["dev", "heldout", "heldout2", "heldout3", "all"],
+        choices=["dev", "heldout", "heldout2", "heldout3", "heldout4", "all"],
         default="all",
-        help="all (default) prints dev, heldout, heldout2, heldout3 and all separately",
+        help="all (default) prints dev, heldout, heldout2, heldout3, heldout4 and all separately",
     )
     ap.add_argument("--misses", action="store_true", help="list the logs whose excerpt or category is wrong")
     ap.add_argument("--size-mib", type=int, default=50, help="also time one log of this size (0: skip)")
@@ -240,7 +240,7 @@ def main() -> None:
             "NOTE: ErrorSignature has no `excerpt_lines` yet; the library's span is located by searching the "
             "log for the excerpt's first line (fallback).\n"
         )
-    splits = ["dev", "heldout", "heldout2", "heldout3"] if args.split == "all" else [args.split]
+    splits = ["dev", "heldout", "heldout2", "heldout3", "heldout4"] if args.split == "all" else [args.split]
     for sp in splits:
         report(sp, [r for r in rs if r.split == sp])
     if args.split == "all":
