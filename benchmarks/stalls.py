@@ -1,7 +1,7 @@
 """Never stall the fleet: how long does a writer in another process wait while the maintenance
 jobs and slow-embedder calls run? (issue 17)
 
-    python benchmarks/stalls.py [--rows 100000] [--embed-ms 0 30]
+    python benchmarks/stalls.py [--rows 100000] [--embed-ms 0 30] [--template PATH] [--phases NAME...]
 
 For each embedder delay: a store of ``--rows`` memories (synthetic task texts, a tenth with a
 TTL, built with ``remember_many``) is opened by this process with an embedder that sleeps
@@ -19,6 +19,10 @@ in order, each timed and paired with the probe's calls that overlapped it:
 Printed per phase: its time, the probe's calls during it, their p50 / p99 / worst wait, and the
 ratio of p99 to the idle p99. Targets (issue 17): writer p99 <= 250 ms and worst <= 1 s during
 every phase; expire/forget of 80k rows < 30 s.
+
+``--template PATH`` keeps the built store there and copies it for each run (building 100k rows
+takes about ten minutes); ``--phases`` runs only the named phases (matched by their first word,
+e.g. ``compact clear``) after the idle baseline.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import argparse
 import json
 import multiprocessing as mp
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -98,12 +103,14 @@ def build(path: Path, rows: int) -> float:
     return time.perf_counter() - t0
 
 
-def phases(path: Path, delay: float) -> list[tuple[str, float, float, dict]]:
+def phases(path: Path, delay: float, only: list[str] | None = None) -> list[tuple[str, float, float, dict]]:
     """``(phase, start, end, counts)`` in wall-clock seconds."""
     out = []
     emb = SlowEmbedder(delay)
 
     def timed(name, fn):
+        if only and out and name.split()[0] not in only:
+            return
         t0 = time.time()
         counts = fn() or {}
         out.append((name, t0, time.time(), counts))
@@ -139,9 +146,17 @@ def phases(path: Path, delay: float) -> list[tuple[str, float, float, dict]]:
     return out
 
 
-def measure(rows: int, delay_ms: float, tmp: Path) -> list[list]:
+def measure(rows: int, delay_ms: float, tmp: Path, template: Path | None, only: list[str] | None) -> list[list]:
     path = tmp / f"stalls-{rows}-{delay_ms:g}.db"
-    build_s = build(path, rows)
+    if template is not None and template.exists():
+        build_s = 0.0
+        shutil.copyfile(template, path)
+    else:
+        build_s = build(path, rows)
+        if template is not None:
+            with MemoryStore(path) as s:  # checkpointed into the one file
+                s._core.backend.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            shutil.copyfile(path, template)
     stop, res = tmp / f"stop-{delay_ms:g}", tmp / f"probe-{delay_ms:g}.json"
     ctx = mp.get_context("spawn")
     p = ctx.Process(target=probe, args=(str(path), str(stop), str(res)))
@@ -151,7 +166,7 @@ def measure(rows: int, delay_ms: float, tmp: Path) -> list[list]:
         time.sleep(0.1)  # the probe is open, its first call (index load) done, and it is writing
     time.sleep(1.0)
     try:
-        ph = phases(path, delay_ms / 1000)
+        ph = phases(path, delay_ms / 1000, only)
     finally:
         stop.touch()
         p.join(120)
@@ -178,7 +193,8 @@ def measure(rows: int, delay_ms: float, tmp: Path) -> list[list]:
                 shown,
             ]
         )
-    note = f"(build {rows:,} rows: {build_s:.0f} s; probe calls {len(calls)}, errors {len(errors)})"
+    built = f"build {rows:,} rows: {build_s:.0f} s" if build_s else f"{rows:,} rows copied from {template}"
+    note = f"({built}; probe calls {len(calls)}, errors {len(errors)})"
     rows_out.append([f"{delay_ms:g} ms", note, "", "", "", "", "", "", ""])
     return rows_out
 
@@ -187,11 +203,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--embed-ms", type=float, nargs="+", default=[0.0, 30.0])
+    ap.add_argument("--template", type=Path, help="keep the built store here and copy it for each run")
+    ap.add_argument(
+        "--phases", nargs="+", help="only these phases (first word: record_outcome remember consolidate ...)"
+    )
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for ms in args.embed_ms:
-            rows += measure(args.rows, ms, Path(d))
+            rows += measure(args.rows, ms, Path(d), args.template, args.phases)
     print(
         table(
             f"Writer waits in another process while each phase runs ({args.rows:,} memories)",

@@ -239,5 +239,7 @@ class Backend(Protocol):
     ) -> list[list[tuple[int, float]]]: ...
 
     # maintenance
-    def optimize(self) -> int: ...  # compact the keyword index and the file (1 if the file was rewritten)
+    def optimize(
+        self, vacuum: bool = False, batches: Batcher | None = None
+    ) -> int: ...  # compact the keyword index and the file (1 if the file was rewritten)
     def sqlalchemy_engine(self) -> Any: ...  # a SQLAlchemy engine on the same database

@@ -899,7 +899,7 @@ class PostgresBackend:
             c.execute(f"REINDEX TABLE {self.VEC_TABLE}")
             return c.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}").fetchone()[0]
 
-    def optimize(self) -> int:
+    def optimize(self, vacuum: bool = False, batches: Any = None) -> int:
         """ANALYZE; autovacuum reclaims space on PostgreSQL (never vacuums here: 0)."""
         self.execute("ANALYZE")
         return 0

@@ -274,27 +274,38 @@ class SQLiteBackend:
                 self._depth = 0
                 self.conn.execute("COMMIT")
 
+    # a waiting writer tries again after these pauses (then every last one) until busy_timeout_ms
+    _POLL = (0.0005, 0.001, 0.002)
+
     def _begin(self, sql: str) -> None:
-        # busy_timeout covers lock waits; this loop covers the rare SQLITE_BUSY that SQLite
-        # returns without invoking the busy handler (e.g. WAL recovery by another process).
-        # Either way the wait ends after busy_timeout_ms with the library's own error.
+        # The wait for the write lock is this loop, with SQLite's busy handler off for the BEGIN:
+        # SQLite's own handler sleeps up to 100 ms between tries, so a writer behind a job that
+        # commits every 50 ms could miss the job's short gaps again and again (seconds of waiting);
+        # tried every 2 ms it takes the lock in the first gap (jobs.batches pauses longer between
+        # batches). The wait ends after busy_timeout_ms with the library's own error.
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
-        while True:
-            try:
-                self.conn.execute(sql)
-                return
-            except OperationalError as exc:
-                msg = str(exc)
-                if "readonly" in msg or "read-only" in msg:
-                    raise DatabaseReadOnlyError(f"{self.path} is read-only: {msg}") from exc
-                if "locked" not in msg and "busy" not in msg:
-                    raise
-                if time.monotonic() > deadline:
-                    raise DatabaseLockedError(
-                        f"{self.path} stayed locked by another writer for longer than busy_timeout_ms "
-                        f"({self.busy_timeout_ms} ms)"
-                    ) from exc
-                time.sleep(0.01)
+        tries = 0
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            while True:
+                try:
+                    self.conn.execute(sql)
+                    return
+                except OperationalError as exc:
+                    msg = str(exc)
+                    if "readonly" in msg or "read-only" in msg:
+                        raise DatabaseReadOnlyError(f"{self.path} is read-only: {msg}") from exc
+                    if "locked" not in msg and "busy" not in msg:
+                        raise
+                    if time.monotonic() > deadline:
+                        raise DatabaseLockedError(
+                            f"{self.path} stayed locked by another writer for longer than busy_timeout_ms "
+                            f"({self.busy_timeout_ms} ms)"
+                        ) from exc
+                    time.sleep(self._POLL[min(tries, len(self._POLL) - 1)])
+                    tries += 1
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
 
     @property
     def in_transaction(self) -> bool:
@@ -558,16 +569,60 @@ class SQLiteBackend:
                 yield (*row[:6], np.frombuffer(row[6], dtype=np.float32))
             return
         ids = [r[0] for r in c.execute("SELECT DISTINCT memory_id FROM vector_changes WHERE seq > ?", (since_seq,))]
-        for i in ids:
-            row = c.execute(
-                f"SELECT memory_id, namespace, agent_id, scope, memory_type, archived, embedding "
-                f"FROM {self.VEC_TABLE} WHERE memory_id = ?",
-                (i,),
-            ).fetchone()
-            if row is None:
-                yield (i, None, None, None, None, None, None)
-            else:
-                yield (*row[:6], np.frombuffer(row[6], dtype=np.float32))
+        # A catch-up after a job's batch reads thousands of rows (an archive flips 1,000s of rows'
+        # metadata): the filter fields come from the memories table (kept equal to vec0's; vec0
+        # reads its metadata columns slowly), and the vectors of a chunk with several changed rows
+        # from that chunk's vector blob, read once (a point query costs 0.1-0.5 ms each)
+        dims = self.vector_dimensions() or 0
+        for s in range(0, len(ids), 2000):
+            chunk = ids[s : s + 2000]
+            marks = ",".join("?" * len(chunk))
+            meta = {
+                r[0]: r[1:]
+                for r in c.execute(
+                    f"SELECT id, namespace, agent_id, scope, memory_type, archived FROM memories WHERE id IN ({marks})",
+                    chunk,
+                )
+            }
+            vecs = self._vectors_by_chunk([i for i in chunk if i in meta], dims)
+            for i in chunk:
+                m, v = meta.get(i), vecs.get(i)
+                if m is None or v is None:
+                    yield (i, None, None, None, None, None, None)
+                else:
+                    yield (i, *m, v)
+
+    CHUNK_READ_MIN = 4  # changed rows in one vec0 chunk from which its whole vector blob is read
+
+    def _vectors_by_chunk(self, ids: Sequence[int], dims: int) -> dict[int, np.ndarray]:
+        """The vectors of ``ids`` (those without one left out): a chunk's blob read whole when it holds
+        ``CHUNK_READ_MIN`` of them (sqlite-vec 0.1.9's layout: slot ``chunk_offset`` of the float32
+        blob in ``<table>_vector_chunks00``), otherwise one point query each."""
+        import numpy as np
+
+        c, t = self.conn, self.VEC_TABLE
+        out: dict[int, np.ndarray] = {}
+        if not ids:
+            return out
+        slots: dict[int, list[tuple[int, int]]] = {}
+        for rid, chunk_id, offset in c.execute(
+            f"SELECT rowid, chunk_id, chunk_offset FROM {t}_rowids WHERE rowid IN ({','.join('?' * len(ids))})", ids
+        ):
+            slots.setdefault(chunk_id, []).append((rid, offset))
+        for chunk_id, members in slots.items():
+            blob = None
+            if len(members) >= self.CHUNK_READ_MIN and dims:
+                row = c.execute(f"SELECT vectors FROM {t}_vector_chunks00 WHERE rowid = ?", (chunk_id,)).fetchone()
+                if row is not None and len(row[0]) % (4 * dims) == 0:
+                    blob = np.frombuffer(row[0], dtype=np.float32).reshape(-1, dims)
+            for rid, offset in members:
+                if blob is not None and offset < len(blob):
+                    out[rid] = blob[offset].copy()
+                else:
+                    r = c.execute(f"SELECT embedding FROM {t} WHERE memory_id = ?", (rid,)).fetchone()
+                    if r is not None:
+                        out[rid] = np.frombuffer(r[0], dtype=np.float32)
+        return out
 
     def vector_change_seq(self) -> tuple[int, int]:
         """``(min_seq, max_seq)`` of the change log (0, 0 when empty)."""
@@ -760,16 +815,21 @@ class SQLiteBackend:
 
     FTS_MERGE_PAGES = 200  # pages of FTS5 segment merging per write transaction
 
-    def optimize(self) -> int:
-        """Merge the FTS5 segments, ANALYZE, and VACUUM when over a fifth of the file is free; 1 if vacuumed.
+    def optimize(self, vacuum: bool = False, batches: BatchSizer | None = None) -> int:
+        """Merge the FTS5 segments, ANALYZE, and with ``vacuum`` VACUUM when over a fifth of the file
+        is free; 1 if vacuumed.
 
         The merge runs as many short transactions of incremental FTS5 'merge' work (a single
-        'optimize' holds the write lock for the whole index), until a step changes nearly
-        nothing; ANALYZE samples (``analysis_limit``) instead of reading whole indexes."""
+        'optimize' holds the write lock for the whole index; ``batches`` sizes them to its time
+        budget and pauses between them), until a step changes nearly nothing; ANALYZE samples
+        (``analysis_limit``) instead of reading whole indexes. VACUUM rewrites the file in one
+        transaction: every writer waits for all of it."""
         for _ in range(100_000):
-            with self.write() as c:
+            # pages merged per step: sized by ``batches`` (its time budget) when given
+            pages = max(16, batches.size) if batches is not None else self.FTS_MERGE_PAGES
+            with batches.timed() if batches is not None else nullcontext(), self.write() as c:
                 before = c.total_changes
-                c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-self.FTS_MERGE_PAGES,))
+                c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-pages,))
                 if c.total_changes - before < 2:
                     break
         self.execute("PRAGMA analysis_limit = 1000")
@@ -778,7 +838,7 @@ class SQLiteBackend:
             self.execute("PRAGMA freelist_count").fetchone()[0],
             self.execute("PRAGMA page_count").fetchone()[0],
         )
-        if pages and free / pages > 0.2:
+        if vacuum and pages and free / pages > 0.2:
             self.execute("VACUUM")
             return 1
         return 0

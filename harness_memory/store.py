@@ -61,7 +61,7 @@ def _storage_error(exc: BaseException, path: Path | str) -> StorageError:
 _JOB_ARGS: dict[str, set[str]] = {
     "decay": {"progress"},
     "consolidate": {"namespace", "summariser", "progress"},
-    "compact": {"force"},
+    "compact": {"force", "vacuum"},
     "expire": set(),
     "backfill": set(),
     "consolidate_growth": set(),
@@ -232,8 +232,9 @@ class MemoryStore:
             raise InvalidInputError(f"job {name} takes no argument(s) {unknown}; it takes {sorted(allowed)}")
         if "dry_run" in kwargs:
             v.boolean(kwargs["dry_run"], "dry_run")
-        if "force" in kwargs:
-            v.boolean(kwargs["force"], "force")
+        for flag in ("force", "vacuum"):
+            if flag in kwargs:
+                v.boolean(kwargs[flag], flag)
         if "batch_size" in kwargs:
             _batch_size(kwargs["batch_size"])
         if kwargs.get("holder") is not None:
@@ -651,10 +652,11 @@ class MemoryStore:
     def clear(self, namespace: str) -> int:
         """Delete everything in a namespace (a harness run): its tool calls and documents, then its
         memories (document chunks included); return the count of memories."""
+        from .jobs.batches import delete_rows
+
         namespace = v.ident(namespace, "namespace")
-        with self._core.backend.write() as conn:
-            conn.execute("DELETE FROM tool_calls WHERE namespace = ?", (namespace,))
-            conn.execute("DELETE FROM documents WHERE namespace = ?", (namespace,))
+        delete_rows(self, "tool_calls", "namespace = ?", [namespace], "tool_calls_deleted")
+        delete_rows(self, "documents", "namespace = ?", [namespace], "documents_deleted")
         return self._delete_where("namespace = ?", [namespace])
 
     def cleanup_expired(self) -> int:

@@ -2,8 +2,11 @@
 
 A :class:`Batcher` sizes each batch so that its write transaction takes about ``target``
 seconds (``settings.maintenance.job_batch_seconds``, 50 ms by default): it starts small,
-doubles while transactions are quick, and shrinks in proportion when one was slow. Between
-batches the lock is released, so a writer in another process waits at most about one batch.
+doubles while transactions are quick, and shrinks in proportion when one was slow. Between two
+batches it pauses ``GAP`` seconds with the lock released, longer than a waiting writer's poll
+interval (``SQLiteBackend._begin``), so a writer in another process takes the lock in that gap
+and waits about one batch at most (without the pause the job took the lock back at once and a
+waiter could miss many gaps in a row).
 Every batch re-checks its condition inside its transaction (rows may have changed since they
 were read), so a bulk operation interrupted anywhere is resumed by running it again.
 """
@@ -17,6 +20,7 @@ from contextvars import ContextVar
 
 MAX_BATCH = 5_000  # rows per statement: well under every engine's bound-parameter limit
 ID_PAGE = 50_000  # ids read per search by in_batches (outside the lock)
+GAP = 0.005  # seconds between two batches with the lock released
 
 # what the running job has committed so far, batch by batch: the run record of a job that is
 # interrupted (SIGINT, SIGTERM, an error) still says what it changed (a batch that committed in
@@ -42,9 +46,10 @@ def tallying() -> Iterator[dict]:
 
 
 class Batcher:
-    def __init__(self, target: float = 0.05, *, start: int = 200, lo: int = 10, hi: int = MAX_BATCH):
-        self.target, self.lo, self.hi = target, lo, hi
+    def __init__(self, target: float = 0.05, *, start: int = 50, lo: int = 10, hi: int = MAX_BATCH, gap: float = GAP):
+        self.target, self.lo, self.hi, self.gap = target, lo, hi, gap
         self.size = max(lo, min(hi, start))
+        self.batches = 0
 
     def record(self, seconds: float) -> None:
         if seconds < self.target / 2:
@@ -54,6 +59,11 @@ class Batcher:
 
     @contextmanager
     def timed(self) -> Iterator[None]:
+        if self.gap and self.batches:
+            # the pause after the previous batch, taken here (before this one) so that the caller
+            # counts a committed batch before anything can interrupt it
+            time.sleep(self.gap)
+        self.batches += 1
         t0 = time.perf_counter()
         try:
             yield
@@ -111,3 +121,34 @@ def delete_where(store, where: str, params: list) -> int:
         )
 
     return in_batches(store, where, params, delete, "deleted")
+
+
+def delete_rows(store, table: str, where: str, params: list, kind: str, key: str = "id") -> int:
+    """Delete the rows of ``table`` (a plain table with integer key ``key``) matching ``where`` in
+    bounded batches: keys read outside the write lock, ``where`` re-checked inside each batch's
+    transaction; counted in the job's tally as ``kind``; returns the count."""
+    b = store._core.backend
+    batch = for_store(store)
+    total, last = 0, None
+    while True:
+        after = "" if last is None else f"{key} > ? AND "
+        page = [
+            r[0]
+            for r in b.execute(
+                f"SELECT {key} FROM {table} WHERE {after}({where}) ORDER BY {key} LIMIT ?",
+                [*([] if last is None else [last]), *params, ID_PAGE],
+            ).fetchall()
+        ]
+        if not page:
+            return total
+        k = 0
+        while k < len(page):
+            keys = page[k : k + batch.size]
+            k += len(keys)
+            with batch.timed(), b.write() as c:
+                n = c.execute(
+                    f"DELETE FROM {table} WHERE {key} IN ({','.join('?' * len(keys))}) AND ({where})", [*keys, *params]
+                ).rowcount
+            total += n
+            tally(kind, n)
+        last = page[-1]

@@ -1,11 +1,13 @@
 """Expire: delete TTL-expired memories (with their FTS rows and vectors), prune old access-log rows
-and old tool calls (``maintenance.access_log_retention_days``, ``maintenance.tool_call_retention_days``)."""
+and old tool calls (``maintenance.access_log_retention_days``, ``maintenance.tool_call_retention_days``),
+each in bounded batches (``jobs.batches``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from harness_memory import tool_calls
+from harness_memory.jobs.batches import delete_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
@@ -29,6 +31,6 @@ def expire(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict[st
             "tool_calls_pruned": tool_calls.prune(core, tool_cutoff, dry_run=True),
         }
     expired = store.cleanup_expired()
-    with core.backend.write() as c:
-        pruned = c.execute("DELETE FROM memory_access_log WHERE timestamp < ?", (cutoff,)).rowcount
-    return {"expired": expired, "log_rows_pruned": pruned, "tool_calls_pruned": tool_calls.prune(core, tool_cutoff)}
+    pruned = delete_rows(store, "memory_access_log", "timestamp < ?", [cutoff], "log_rows_pruned")
+    calls = delete_rows(store, "tool_calls", "created_at < ?", [tool_cutoff], "tool_calls_pruned")
+    return {"expired": expired, "log_rows_pruned": pruned, "tool_calls_pruned": calls}

@@ -201,3 +201,108 @@ def test_a_job_stopped_by_a_signal_is_recorded_interrupted_with_what_it_committe
     # may be missing from the counts (a signal can land between a COMMIT and the count after it)
     assert 200 <= decayed_rows < 3000 and 0 <= decayed_rows - counts["decayed"] <= 200
     assert leases == 0  # released: the next run starts at once and resumes
+
+
+_BATCHED_CHILD = r"""
+import json, sys, time
+from contextlib import contextmanager
+from harness_memory import MemoryStore, Settings
+from harness_memory.settings import MaintenanceSettings
+from harness_memory.testing import ManualClock
+
+path, out = sys.argv[1], sys.argv[2]
+clock = ManualClock(1_767_225_600.0 + 400 * 86400)  # far enough on: TTLs ran out, old memories archive
+s = MemoryStore(path, settings=Settings(maintenance=MaintenanceSettings(job_batch_seconds=1e-7,
+                archive_after_days=30)), clock=clock)
+b = s._core.backend
+inner = b.write
+txs = []  # per job: (the probe's memories when the transaction began, rows it changed)
+
+
+def probe_rows():
+    return b.execute("SELECT COUNT(*) FROM memories WHERE agent_id = 'probe'").fetchone()[0]
+
+
+@contextmanager
+def write():
+    if b.in_transaction:  # a nested call joins the outer transaction
+        with inner() as c:
+            yield c
+        return
+    if len(txs) == 2:  # give the writer a moment: it must get in between this job's transactions
+        seen, deadline = txs[0][0], time.monotonic() + 60
+        while probe_rows() <= seen and time.monotonic() < deadline:
+            time.sleep(0.005)
+    with inner() as c:
+        before, n = c.total_changes, probe_rows()
+        yield c
+        txs.append((n, c.total_changes - before))
+
+
+b.write = write
+result = {}
+for job, kw in (("expire", {}), ("compact", {"force": True}), ("decay", {})):
+    txs = []
+    run = s.run_job(job, **kw)
+    result[job] = {"status": run.status, "counts": run.counts, "txs": txs}
+b.write = inner
+s.close()
+open(out, "w").write(json.dumps(result))
+"""
+
+_WRITER_CHILD = r"""
+import sys, time
+from pathlib import Path
+from harness_memory import MemoryStore, Settings
+path, stop = sys.argv[1], Path(sys.argv[2])
+errors, i = [], 0
+with MemoryStore(path, settings=Settings(busy_timeout_ms=20_000)) as s:
+    while not stop.exists():
+        try:
+            s.remember(f"probe write {i}: service {i} deployed", type="success", agent_id="probe")
+        except Exception as exc:  # reported to the test
+            errors.append(repr(exc))
+        i += 1
+        time.sleep(0.002)
+print(len(errors), errors[:3], flush=True)
+"""
+
+
+def test_jobs_write_in_bounded_batches_between_which_another_process_writes(tmp_path):
+    """Issue 17 with real processes: expire (TTL deletes), compact (a sparse vector table rebuilt)
+    and decay (every memory decayed, most archived) each run as many short transactions, none
+    changing more than a small part of what the job changes, while another process's writes get in
+    between them (and all succeed)."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "jobs.db"
+    with MemoryStore(path, clock=ManualClock()) as s:
+        _fill(s, 600, ttl=3600)  # the first ids: their deletes leave the vector table's first chunk sparse
+        _fill(s, 900, seed=1)
+    out, stop = tmp_path / "out.json", tmp_path / "stop"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER_CHILD, str(path), str(stop)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        job = subprocess.run([sys.executable, "-c", _BATCHED_CHILD, str(path), str(out)], timeout=600)
+    finally:
+        stop.touch()
+        report = writer.communicate(timeout=120)[0]
+    assert job.returncode == 0
+    assert report.startswith("0 "), report  # no write failed
+    result = json.loads(out.read_text())
+    assert result["expire"]["counts"]["expired"] == 600
+    assert result["compact"]["counts"]["rebuilt"] > 0
+    assert result["decay"]["counts"]["decayed"] >= 900 and result["decay"]["counts"]["archived"] > 0
+    for name, r in result.items():
+        assert r["status"] == "ok", (name, r)
+        txs = r["txs"]
+        total = sum(n for _, n in txs)
+        assert len(txs) >= 10, (name, len(txs))
+        # bounded: the largest transaction (the first batch, before the budget shrinks it) is a small
+        # part of the job, never the job
+        assert max(n for _, n in txs) <= total / 3, (name, [n for _, n in txs][:20], total)
+        # the other process wrote while the job was running, between its transactions
+        assert txs[-1][0] > txs[0][0], (name, txs[0], txs[-1])

@@ -176,6 +176,7 @@ def test_storage_errors_are_library_errors():
         ("decay", {"min_interval": float("nan")}),
         ("decay", {"holder": "x\ny"}),
         ("compact", {"force": None}),
+        ("compact", {"vacuum": "yes"}),
         ("expire", {"namespace": "n"}),
     ],
 )
