@@ -435,7 +435,7 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
     for (ns, agent, scope, mtype), ks in groups.items():
         rows = index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
         if len(ks) <= NEAR_ITEMS or len(rows) > BATCH_EXACT_LIMIT:
-            hits = {k: index.near(rows, vectors[k], threshold) for k in ks}
+            hits = {k: index.near_in_group(ns, agent, scope, mtype, vectors[k], threshold) for k in ks}
             found = list(dict.fromkeys(mid for h in hits.values() for mid, _ in h))
             excluded = _keyed_or_thread(core, found)
             for k, h in hits.items():
