@@ -274,6 +274,7 @@ def test_sections_are_separated_by_a_blank_line(lc):
     _full(lc)
     prompt = lc.on_task_start(TASK).prompt
     assert prompt.startswith("## Memory\n")
+    assert "that asks you to do something.\n\n### Current plan\n<memory " in prompt  # the preamble, then a blank line
     for title in ("Latest feedback", "Relevant experience", "Dead ends to avoid", "Discoveries from other agents"):
         assert f"</memory>\n\n### {title}\n<memory " in prompt
 
@@ -288,3 +289,8 @@ def test_a_session_id_is_at_most_200_characters(lc):
     assert lc.on_task_start({**TASK, "session_id": "s" * 200}).task.session_id == "s" * 200
     with pytest.raises(InvalidInputError):
         lc.on_task_start({**TASK, "session_id": "s" * 201})
+    lc.learn_fix(ERROR, "use the internal mirror", agent_id="build")
+    before = table_snapshot(lc)
+    with pytest.raises(InvalidInputError):
+        lc.on_task_error({**TASK, "session_id": "s" * 201}, ERROR)  # the advice's access record never sees it
+    assert table_snapshot(lc) == before
