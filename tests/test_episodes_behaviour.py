@@ -170,3 +170,15 @@ def test_archived_episodes_are_not_reflected(store):
     for e in eps:
         store.archive(e.id)
     assert store.reflect() == []
+
+
+def test_sentences_sharing_words_with_another_episode_are_the_ones_kept():
+    eps = [
+        (1, "garden roses bloom near fences"),
+        (2, "window panes rattle in storms"),
+        (3, "kettle whistles loudly each morning"),
+        (4, "kettle whistles at breakfast time"),
+    ]
+    facts = extract(eps)  # four sentences: two kept, those sharing words with another episode
+    assert [f.text for f in facts] == [eps[2][1], eps[3][1]]
+    assert [f.sources for f in facts] == [[3], [4]]
