@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import validation as v, writes
+from . import writes
 from .core import Core
 from .errors import InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
@@ -318,7 +318,3 @@ def check_summariser(summariser: Any) -> Summariser | None:
     if summariser is not None and not isinstance(summariser, Summariser):
         raise InvalidInputError("summariser must have summarise(texts, *, instruction) -> str")
     return summariser
-
-
-def check_idle(value: Any) -> float | None:
-    return None if value is None else v.number(value, "idle_seconds", lo=0, hi=100 * 365 * 86400)
