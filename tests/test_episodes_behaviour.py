@@ -182,3 +182,18 @@ def test_sentences_sharing_words_with_another_episode_are_the_ones_kept():
     facts = extract(eps)  # four sentences: two kept, those sharing words with another episode
     assert [f.text for f in facts] == [eps[2][1], eps[3][1]]
     assert [f.sources for f in facts] == [[3], [4]]
+
+
+def test_a_merged_fact_names_the_recurring_entities_of_each_of_its_sentences():
+    eps = [
+        (1, "Gina opened a clothing store in Boston during March."),
+        (2, "Gina hired Marco for the Boston store in April."),
+        (3, "Gina and Marco painted the store walls in April."),
+        (4, "Gina said Marco will design summer dresses."),
+    ]
+    facts = extract(eps)
+    merged = next(f for f in facts if len(f.sources) == 2)
+    assert merged.sources == [2, 3] and merged.type == "pattern"
+    # Boston recurs (episodes 1 and 2) and is named by one of the two sentences: it stays, after the names
+    # said more often
+    assert merged.entities == ["Gina", "Marco", "April", "Boston"]
