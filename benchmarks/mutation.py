@@ -115,10 +115,18 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         "",
     ),
     "episodes": ("harness_memory/episodes.py", ["tests/test_episodes_behaviour.py", "tests/test_episodes.py"], ""),
-    "summarisers": ("harness_memory/summarisers.py", ["tests/test_episodes.py"], ""),
+    "summarisers": (
+        "harness_memory/summarisers.py",
+        ["tests/test_summarisers_behaviour.py", "tests/test_episodes.py"],
+        "",
+    ),
     "portability": ("harness_memory/portability.py", ["tests/test_portability.py"], ""),
     "portable_state": ("harness_memory/portable_state.py", ["tests/test_portable_state.py"], ""),
-    "models": ("harness_memory/models.py", ["tests/test_remember.py", "tests/test_recall.py"], ""),
+    "models": (
+        "harness_memory/models.py",
+        ["tests/test_models_behaviour.py", "tests/test_remember.py", "tests/test_recall.py"],
+        "",
+    ),
     "documents": ("harness_memory/documents.py", ["tests/test_documents.py"], ""),
     "watch": ("harness_memory/watch.py", ["tests/test_watch.py"], ""),
     "embedders": ("harness_memory/embedders.py", ["tests/test_embedders.py", "tests/test_hashing_embedder.py"], ""),
@@ -149,6 +157,8 @@ ROUND_TESTS = frozenset(
         "tests/test_lifecycle_behaviour.py",
         "tests/test_tool_calls_behaviour.py",
         "tests/test_episodes_behaviour.py",
+        "tests/test_models_behaviour.py",
+        "tests/test_summarisers_behaviour.py",
     }
 )
 # the default set of a run without module names: the nine measured first
@@ -698,7 +708,8 @@ def write_report() -> None:
         )
         surv = [m for m in r["mutants"] if m["status"] == "survived"]
         eqs = [m for m in r["mutants"] if m["status"] == "equivalent"]
-        if surv or eqs:
+        gone = [m for m in r["mutants"] if m["status"] == "removed"]
+        if surv or eqs or gone:
             detail.append(f"\n### {name}\n")
         if surv:
             detail.append("Survivors (a wrong line no test notices):\n")
@@ -713,6 +724,9 @@ def write_report() -> None:
                 f"{m['reason']}"
                 for m in eqs
             ]
+        if gone:
+            detail.append("\nRemoved (the mutated statement changed or left the source after it survived; excluded):\n")
+            detail += [f"- `{m['scope'] or '<module>'}`: {m['desc']} in `{m['source'][:90]}`" for m in gone]
     header = [
         "# Mutation report",
         "",
@@ -803,6 +817,12 @@ def main(argv: list[str] | None = None) -> int:
             prev = json.loads((a.out / f"{n}.json").read_text())
             by_fp = {m["fingerprint"]: m for m in result["mutants"]}
             prev["mutants"] = [by_fp.get(m["fingerprint"], m) for m in prev["mutants"]]
+            for m in prev["mutants"]:  # a survivor whose code is gone from the source: not a mutant any more
+                if m["status"] == "survived" and m["fingerprint"] not in by_fp:
+                    m["status"], m["reason"] = (
+                        "removed",
+                        "the mutated statement changed or left the source after the sample",
+                    )
             prev["tests"], prev["baseline_seconds"] = result["tests"], result["baseline_seconds"]
             result = prev
         killed, survived, eq, total, pct = score(result)
