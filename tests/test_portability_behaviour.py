@@ -1,0 +1,187 @@
+"""JSONL import as harness_memory/portability.py documents it: every record checked before the one
+write (a bad file writes nothing and the error names the line and the field), the header's format and
+version range at its edges, JSON too deep or unreadable, duplicate uids, and the fields read back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import table_snapshot
+from harness_memory import ImportFormatError, MemoryStore
+from harness_memory.portability import VERSION
+
+HEADER = {"format": "harness-memory", "version": 1}
+GOOD = {
+    "uid": "m1",
+    "namespace": "default",
+    "agent_id": "a",
+    "scope": "agent",
+    "type": "success",
+    "content": "pin the proxy",
+    "created_at": 1_767_225_600.0,
+    "updated_at": 1_767_225_660.0,
+}
+
+
+@pytest.fixture
+def store(tmp_path):
+    with MemoryStore(tmp_path / "p.db") as s:
+        yield s
+
+
+def _file(tmp_path, *records, header=HEADER, name="in.jsonl"):
+    path = tmp_path / name
+    lines = [header if isinstance(header, str) else json.dumps(header)]
+    lines += [r if isinstance(r, str) else json.dumps(r) for r in records]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_full_record_is_read_back_field_by_field(store, tmp_path):
+    rec = {
+        **GOOD,
+        "key": "proxy",
+        "tags": ["net"],
+        "importance": 0.8,
+        "relevance_score": 0.4,
+        "success_rate": 0.5,
+        "access_count": 3,
+        "times_applied": 2,
+        "times_successful": 1,
+        "version": 2,
+        "archived": 1,
+        "pinned": False,
+        "last_accessed": 1_767_225_700.0,
+        "expires_at": 1_767_999_999.0,
+        "metadata": {"k": 1},
+        "session_id": "S",
+        "task_id": "T",
+    }
+    report = store.import_jsonl(_file(tmp_path, rec))
+    assert report.inserted == 1
+    mid = store._core.backend.execute("SELECT id FROM memories WHERE uid = 'm1'").fetchone()[0]
+    m = store.get(mid)
+    assert (m.uid, m.key, m.tags, m.importance, m.relevance_score, m.success_rate) == (
+        "m1",
+        "proxy",
+        ["net"],
+        0.8,
+        0.4,
+        0.5,
+    )
+    assert (m.access_count, m.times_applied, m.times_successful, m.version) == (3, 2, 1, 2)
+    assert (m.archived, m.pinned, m.session_id, m.task_id, m.metadata) == (True, False, "S", "T", {"k": 1})
+    assert m.created_at.timestamp() == GOOD["created_at"] and m.updated_at.timestamp() == GOOD["updated_at"]
+    assert m.last_accessed.timestamp() == 1_767_225_700.0 and m.expires_at.timestamp() == 1_767_999_999.0
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"uid": "has space"}, "uid"),
+        ({"uid": "u" * 65}, "uid"),
+        ({"relevance_score": 1.5}, "relevance_score"),
+        ({"success_rate": -0.1}, "success_rate"),
+        ({"error_signature": "e" * 4097}, "error_signature"),
+        ({"error_template": 3}, "error_template"),
+        ({"access_count": -1}, "access_count"),
+        ({"times_applied": 1, "times_successful": 2}, "times_successful exceeds times_applied"),
+        ({"version": "two"}, "version"),
+        ({"created_at": None}, "created_at"),
+        ({"updated_at": "later"}, "updated_at"),
+        ({"expires_at": "never"}, "expires_at"),
+        ({"archived": 1.0}, "archived"),
+        ({"pinned": "yes"}, "pinned"),
+        ({"thread_id": ""}, "thread_id"),
+        ({"reflected_at": "x"}, "reflected_at"),
+        ({"sources": ["ok", "not ok"]}, "sources"),
+        ({"sources": "m2"}, "sources"),
+        ({"type": "nope"}, "type"),
+        ({"surprise": 1}, "unknown fields"),
+    ],
+)
+def test_a_bad_memory_record_names_its_line_and_field_and_writes_nothing(store, tmp_path, change, field):
+    other = {**GOOD, "uid": "m0", "content": "a good record before the bad one"}
+    path = _file(tmp_path, other, {**GOOD, **change})
+    before = table_snapshot(store)
+    with pytest.raises(ImportFormatError, match=rf"in\.jsonl:3: .*\b{field}\b"):
+        store.import_jsonl(path)
+    assert table_snapshot(store) == before
+
+
+@pytest.mark.parametrize("missing", ["uid", "namespace", "agent_id", "scope", "type", "content", "created_at"])
+def test_a_record_missing_a_required_field_is_refused(store, tmp_path, missing):
+    rec = {k: x for k, x in GOOD.items() if k != missing}
+    with pytest.raises(ImportFormatError, match=rf"in\.jsonl:2: missing fields \['{missing}'\]"):
+        store.import_jsonl(_file(tmp_path, rec))
+
+
+def test_as_many_successes_as_applications_is_accepted(store, tmp_path):
+    assert store.import_jsonl(_file(tmp_path, {**GOOD, "times_applied": 2, "times_successful": 2})).inserted == 1
+
+
+@pytest.mark.parametrize("version", [1, VERSION])
+def test_header_versions_from_one_to_the_current_one_are_read(store, tmp_path, version):
+    assert store.import_jsonl(_file(tmp_path, GOOD, header={**HEADER, "version": version})).inserted == 1
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ({**HEADER, "version": 0}, "format version 0"),
+        ({**HEADER, "version": VERSION + 1}, f"format version {VERSION + 1}"),
+        ({**HEADER, "version": True}, "format version True"),
+        ({**HEADER, "version": "1"}, "format version '1'"),
+        ({"format": "other", "version": 1}, "not a harness-memory export"),
+        ("[1, 2]", "not a harness-memory export"),
+        ("", "empty file or no header line"),
+        ("{not json", "invalid JSON"),
+    ],
+)
+def test_a_bad_header_is_refused_on_line_one(store, tmp_path, header, message):
+    with pytest.raises(ImportFormatError, match=rf"in\.jsonl:1: .*{message}"):
+        store.import_jsonl(_file(tmp_path, GOOD, header=header))
+
+
+def test_a_repeated_uid_names_the_line_it_first_appeared_on(store, tmp_path):
+    path = _file(tmp_path, GOOD, {**GOOD, "uid": "m2"}, {**GOOD, "content": "again"})
+    with pytest.raises(ImportFormatError, match=r"in\.jsonl:4: uid m1 already appears on line 2"):
+        store.import_jsonl(path)
+
+
+def test_a_line_that_is_not_an_object_is_refused(store, tmp_path):
+    with pytest.raises(ImportFormatError, match=r"in\.jsonl:2: a record must be a JSON object"):
+        store.import_jsonl(_file(tmp_path, "[1]"))
+
+
+def test_blank_lines_are_skipped_and_line_numbers_still_count_them(store, tmp_path):
+    path = _file(tmp_path, GOOD, "", "   ", {**GOOD, "uid": "m1"})
+    with pytest.raises(ImportFormatError, match=r"in\.jsonl:5: uid m1 already appears on line 2"):
+        store.import_jsonl(path)
+
+
+def test_json_nested_past_the_bound_is_refused_before_parsing(store, tmp_path):
+    from harness_memory.validation import MAX_NESTING
+
+    deep = "[" * (MAX_NESTING + 2) + "]" * (MAX_NESTING + 2)
+    with pytest.raises(ImportFormatError, match=rf"in\.jsonl:2: nested more than {MAX_NESTING} levels deep"):
+        store.import_jsonl(_file(tmp_path, '{"metadata": ' + deep + "}"))
+    # brackets inside strings do not count
+    text = "[" * (MAX_NESTING + 5) + '\\"'
+    assert store.import_jsonl(_file(tmp_path, {**GOOD, "content": text}, name="ok.jsonl")).inserted == 1
+
+
+def test_invalid_json_names_its_column(store, tmp_path):
+    with pytest.raises(ImportFormatError, match=r"in\.jsonl:2: invalid JSON \(.* at column 9\)"):
+        store.import_jsonl(_file(tmp_path, '{"uid": }'))
+
+
+def test_a_missing_or_non_utf8_file_is_an_import_error(store, tmp_path):
+    with pytest.raises(ImportFormatError, match="no such file"):
+        store.import_jsonl(tmp_path / "missing.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(json.dumps(HEADER).encode() + b"\n\xff\n")
+    with pytest.raises(ImportFormatError, match="not UTF-8"):
+        store.import_jsonl(bad)
