@@ -120,14 +120,22 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ["tests/test_summarisers_behaviour.py", "tests/test_episodes.py"],
         "",
     ),
-    "portability": ("harness_memory/portability.py", ["tests/test_portability.py"], ""),
+    "portability": (
+        "harness_memory/portability.py",
+        ["tests/test_portability_behaviour.py", "tests/test_portability.py"],
+        "",
+    ),
     "portable_state": ("harness_memory/portable_state.py", ["tests/test_portable_state.py"], ""),
     "models": (
         "harness_memory/models.py",
         ["tests/test_models_behaviour.py", "tests/test_remember.py", "tests/test_recall.py"],
         "",
     ),
-    "documents": ("harness_memory/documents.py", ["tests/test_documents.py"], ""),
+    "documents": (
+        "harness_memory/documents.py",
+        ["tests/test_documents_behaviour.py", "tests/test_documents.py"],
+        "",
+    ),
     "watch": ("harness_memory/watch.py", ["tests/test_watch.py"], ""),
     "embedders": ("harness_memory/embedders.py", ["tests/test_embedders.py", "tests/test_hashing_embedder.py"], ""),
     "settings": ("harness_memory/settings.py", ["tests/test_hardening_inputs.py", "tests/test_maintenance.py"], ""),
@@ -159,6 +167,8 @@ ROUND_TESTS = frozenset(
         "tests/test_episodes_behaviour.py",
         "tests/test_models_behaviour.py",
         "tests/test_summarisers_behaviour.py",
+        "tests/test_documents_behaviour.py",
+        "tests/test_portability_behaviour.py",
     }
 )
 # the default set of a run without module names: the nine measured first
