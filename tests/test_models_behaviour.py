@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from harness_memory import MemoryStore
 from harness_memory.models import Memory, RecallHit, ScoreBreakdown
 from harness_memory.testing import ManualClock
@@ -119,3 +121,12 @@ def test_explain_is_the_breakdown_with_the_confidence_and_a_copy_of_its_evidence
         assert ex["confidence"] == hit.confidence and ex["evidence"] == hit.evidence
         ex["evidence"]["text"] = -1.0
         assert hit.evidence.get("text") != -1.0  # the explanation is a copy
+
+
+def test_a_score_breakdown_cannot_be_changed_after_the_fact():
+    from pydantic import ValidationError
+
+    b = _breakdown()
+    with pytest.raises(ValidationError):
+        b.score = 1.0
+    assert b.score == 0.81234
