@@ -824,7 +824,11 @@ class SQLiteBackend:
         budget and pauses between them), until a step changes nearly nothing; ANALYZE samples
         (``analysis_limit``) instead of reading whole indexes. VACUUM rewrites the file in one
         transaction: every writer waits for all of it."""
-        for _ in range(100_000):
+        # a full merge writes each page of the index about once: the steps stop after twice the
+        # index's pages at the start (writers adding segments meanwhile would keep it going forever)
+        budget = 2 * self.execute("SELECT COUNT(*) FROM memories_fts_data").fetchone()[0] + 1000
+        merged = 0
+        while merged < budget:
             # pages merged per step: sized by ``batches`` (its time budget) when given
             pages = max(16, batches.size) if batches is not None else self.FTS_MERGE_PAGES
             with batches.timed() if batches is not None else nullcontext(), self.write() as c:
@@ -832,6 +836,7 @@ class SQLiteBackend:
                 c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-pages,))
                 if c.total_changes - before < 2:
                     break
+            merged += pages
         self.execute("PRAGMA analysis_limit = 1000")
         self.execute("ANALYZE")
         free, pages = (

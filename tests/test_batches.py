@@ -306,3 +306,27 @@ def test_jobs_write_in_bounded_batches_between_which_another_process_writes(tmp_
         assert max(n for _, n in txs) <= total / 3, (name, [n for _, n in txs][:20], total)
         # the other process wrote while the job was running, between its transactions
         assert txs[-1][0] > txs[0][0], (name, txs[0], txs[-1])
+
+
+def test_compacting_the_keyword_index_ends_while_another_writer_keeps_adding(tmp_path):
+    """The FTS merge runs in steps until a step finds nothing to merge; a writer adding a segment
+    before every step would keep that going forever: the steps are bounded by the index's size."""
+    from contextlib import contextmanager
+
+    from harness_memory.jobs.batches import Batcher
+
+    with MemoryStore(tmp_path / "fts.db", clock=ManualClock()) as s:
+        _fill(s, 300)
+        pages = s._core.backend.execute("SELECT COUNT(*) FROM memories_fts_data").fetchone()[0]
+        steps = []
+
+        class Busy(Batcher):
+            @contextmanager
+            def timed(self):
+                steps.append(1)
+                s.remember(f"a note written meanwhile, number {len(steps)}", type="success", agent_id="w")
+                with super().timed():
+                    yield
+
+        s._core.backend.optimize(batches=Busy(1e-7, gap=0))
+        assert 1 < len(steps) <= (2 * pages + 1000) // 16 + 1
