@@ -125,7 +125,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ["tests/test_portability_behaviour.py", "tests/test_portability.py"],
         "",
     ),
-    "portable_state": ("harness_memory/portable_state.py", ["tests/test_portable_state.py"], ""),
+    "portable_state": (
+        "harness_memory/portable_state.py",
+        ["tests/test_portable_state_behaviour.py", "tests/test_portable_state.py"],
+        "",
+    ),
     "models": (
         "harness_memory/models.py",
         ["tests/test_models_behaviour.py", "tests/test_remember.py", "tests/test_recall.py"],
@@ -169,6 +173,7 @@ ROUND_TESTS = frozenset(
         "tests/test_summarisers_behaviour.py",
         "tests/test_documents_behaviour.py",
         "tests/test_portability_behaviour.py",
+        "tests/test_portable_state_behaviour.py",
     }
 )
 # the default set of a run without module names: the nine measured first
