@@ -1,0 +1,116 @@
+"""Recall and remember on an existing SQLite store, by the wall clock and by this process's CPU
+time, beside the numpy baseline of benchmarks/latency.py (issue 11).
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/latency_cpu.py /tmp/hm11/final/latency-100000.db
+
+On a shared machine the wall clock counts the other processes' turns (at a load average of 12
+on 2 cores a call waits several times its own work); the CPU time is what a call costs this
+process. Prints one JSON line: recall, the numpy baseline and the vector channel alone
+(p50/p95 ms, both clocks, recall over numpy), then remember one at a time and in batches of
+1,000 (memories/s, both clocks). To compare two versions of the library in the same minutes,
+run it once per checkout on copies of the same database, alternately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness_memory
+from harness_memory import HashingEmbedder, MemoryStore
+from latency import _Baseline, _queries, synth
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("db")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--single", type=int, default=300)
+    ap.add_argument("--batches", type=int, default=2)
+    args = ap.parse_args()
+    from harness_memory.recall import RecallQuery, _vector_candidates, _where
+
+    s = MemoryStore(args.db, embedder=HashingEmbedder())
+    core = s._core
+    rng = random.Random(11)
+    n = core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0]
+    qs = _queries(rng, n, args.queries)
+    for q, a in qs[:20]:  # the index loaded, caches warm
+        s.recall(q, agent_id=a)
+    base = _Baseline(s)
+    wall: dict[str, list[float]] = {"recall": [], "numpy": [], "vector": []}
+    cpu: dict[str, list[float]] = {"recall": [], "numpy": [], "vector": []}
+
+    def timed(name, f) -> None:
+        t0, c0 = time.perf_counter(), time.process_time()
+        f()
+        wall[name].append(time.perf_counter() - t0)
+        cpu[name].append(time.process_time() - c0)
+
+    for q, a in qs:
+        timed("recall", lambda q=q, a=a: s.recall(q, agent_id=a, limit=10))
+        timed("numpy", lambda q=q, a=a: base.query(q, a))
+        qv = s.embedder.embed_batch([q])[0]
+        rq = RecallQuery(
+            text=q,
+            namespace="default",
+            agent_id=a,
+            types=None,
+            tags=[],
+            task_signature=None,
+            error=None,
+            include_global=True,
+            include_archived=False,
+            min_relevance=None,
+            since=None,
+            until=None,
+            limit=50,
+        )
+        where, params = _where(core, rq, core.now())
+
+        def vector(rq=rq, qv=qv, where=where, params=params) -> None:
+            with core.backend.lock:
+                _vector_candidates(core, rq, qv, 50, where, params)
+
+        timed("vector", vector)
+
+    def ms(x: list[float], k: int) -> float:
+        return round(float(np.percentile(x, k)) * 1000, 2)
+
+    out: dict = {"library": os.path.dirname(harness_memory.__file__), "memories": n, "load": os.getloadavg()[0]}
+    for clock, d in (("wall", wall), ("cpu", cpu)):
+        out[f"recall {clock}"] = {k: {"p50": ms(v, 50), "p95": ms(v, 95)} for k, v in d.items()}
+        out[f"recall {clock}"]["p95 / numpy p95"] = round(ms(d["recall"], 95) / ms(d["numpy"], 95), 3)
+        out[f"recall {clock}"]["p50 / numpy p50"] = round(ms(d["recall"], 50) / ms(d["numpy"], 50), 3)
+    start = 70_000_000 + rng.randint(0, 10**7)
+    items = [synth(rng, start + k) for k in range(args.single)]
+    t0, c0 = time.perf_counter(), time.process_time()
+    for it in items:
+        s.remember(**it)
+    out["remember one at a time /s"] = {
+        "wall": round(args.single / (time.perf_counter() - t0)),
+        "cpu": round(args.single / (time.process_time() - c0)),
+    }
+    rates = []
+    for b in range(args.batches):
+        items = [synth(rng, start + 10**6 * (b + 1) + k) for k in range(1000)]
+        t0, c0 = time.perf_counter(), time.process_time()
+        s.remember_many(items)
+        rates.append(
+            {"wall": round(1000 / (time.perf_counter() - t0)), "cpu": round(1000 / (time.process_time() - c0))}
+        )
+    out["remember_many 1,000 /s"] = rates
+    s.close()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
