@@ -185,3 +185,93 @@ def test_a_missing_or_non_utf8_file_is_an_import_error(store, tmp_path):
     bad.write_bytes(json.dumps(HEADER).encode() + b"\n\xff\n")
     with pytest.raises(ImportFormatError, match="not UTF-8"):
         store.import_jsonl(bad)
+
+
+LINK = {"error_signature": "err_1", "worked": 2, "failed": 1, "first_at": 1_767_225_600.0, "last_at": 1_767_225_700.0}
+FIX = {**GOOD, "error_basis": {"message": "ValueError: bad", "category": "value"}, "fix_kind": "fix_0123456789abcdef"}
+
+
+def test_a_report_without_state_records_says_none_were_imported(store, tmp_path):
+    from harness_memory.portable_state import StateReport
+
+    assert store.import_jsonl(_file(tmp_path, GOOD)).state == StateReport()
+
+
+def test_fix_links_error_basis_and_fix_kind_are_imported_and_reimport_sets_not_adds(store, tmp_path):
+    rec = {**FIX, "fix_links": [{**LINK, "error_category": "value", "bound_params": '["a", "b"]'}]}
+    path = _file(tmp_path, rec)
+    store.import_jsonl(path)
+    store.import_jsonl(_file(tmp_path, {**rec, "updated_at": GOOD["updated_at"] + 1}, name="again.jsonl"))
+    b = store._core.backend
+    row = b.execute("SELECT error_basis, fix_kind FROM memories WHERE uid = 'm1'").fetchone()
+    assert json.loads(row[0]) == FIX["error_basis"] and row[1] == "fix_0123456789abcdef"
+    links = b.execute(
+        "SELECT error_signature, error_category, worked, failed, helpful, unhelpful, first_at, last_at, bound_params "
+        "FROM fix_links"
+    ).fetchall()
+    assert [(*r[:8], json.loads(r[8])) for r in links] == [
+        ("err_1", "value", 2, 1, 0, 0, LINK["first_at"], LINK["last_at"], ["a", "b"])
+    ]  # one link, its counts as in the file (set, not added to, by the second import)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"error_basis": "text"}, "error_basis"),
+        ({"error_basis": {"frame": "f"}}, "error_basis"),
+        ({"error_basis": {"message": "m", "other": 1}}, "error_basis"),
+        ({"error_basis": {"message": "m", "excerpt": "e" * 8193}}, r"error_basis\.excerpt"),
+        ({"fix_kind": "fix_123"}, "fix_kind"),
+        ({"fix_kind": "fix_0123456789ABCDEF"}, "fix_kind"),
+        ({"fix_links": "err_1"}, "fix_links"),
+        ({"fix_links": [["err_1"]]}, r"fix_links\[0\]"),
+        ({"fix_links": [{**LINK, "surprise": 1}]}, r"fix_links\[0\]"),
+        ({"fix_links": [{k: x for k, x in LINK.items() if k != "error_signature"}]}, r"fix_links\[0\]"),
+        ({"fix_links": [LINK, {**LINK, "error_signature": "e" * 201}]}, r"fix_links\[1\]\.error_signature"),
+        ({"fix_links": [{**LINK, "error_category": "c" * 201}]}, "error_category"),
+        ({"fix_links": [{**LINK, "error_message": "m" * 8193}]}, "error_message"),
+        ({"fix_links": [{**LINK, "worked": -1}]}, r"fix_links\[0\]\.worked"),
+        ({"fix_links": [{**LINK, "last_at": None}]}, r"fix_links\[0\] needs first_at and last_at"),
+        ({"fix_links": [{**LINK, "bound_params": ["p"] * 9}]}, r"fix_links\[0\]\.bound_params"),
+        ({"fix_links": [{**LINK, "bound_params": [""]}]}, r"fix_links\[0\]\.bound_params"),
+        ({"fix_links": [{**LINK, "bound_params": ["p" * 201]}]}, r"fix_links\[0\]\.bound_params"),
+    ],
+)
+def test_a_bad_fix_link_field_is_named(store, tmp_path, change, field):
+    before = table_snapshot(store)
+    with pytest.raises(ImportFormatError, match=rf"in\.jsonl:2: .*{field}"):
+        store.import_jsonl(_file(tmp_path, {**FIX, **change}))
+    assert table_snapshot(store) == before
+
+
+def test_fix_links_at_their_bounds_are_accepted(store, tmp_path):
+    link = {
+        **LINK,
+        "error_signature": "e" * 200,
+        "error_category": "c" * 200,
+        "error_message": "m" * 8192,
+        "bound_params": ["p" * 200] * 8,
+    }
+    rec = {**FIX, "error_basis": {"message": "m", "excerpt": "e" * 8192}, "fix_links": [link]}
+    assert store.import_jsonl(_file(tmp_path, rec)).inserted == 1
+
+
+def test_threads_reflection_times_and_sources_are_imported_even_when_a_source_comes_later(store, tmp_path):
+    fact = {**GOOD, "uid": "f1", "type": "fact", "content": "a fact", "sources": ["e1", "e2", "gone"]}
+    eps = [
+        {
+            **GOOD,
+            "uid": u,
+            "type": "episode",
+            "content": f"event {u}",
+            "thread_id": "th",
+            "reflected_at": 1_767_300_000.0,
+        }
+        for u in ("e1", "e2")
+    ]
+    store.import_jsonl(_file(tmp_path, fact, *eps))
+    b = store._core.backend
+    fid = b.execute("SELECT id FROM memories WHERE uid = 'f1'").fetchone()[0]
+    assert [m.uid for m in store.reflection_sources(fid)] == ["e1", "e2"]  # the unknown uid is skipped
+    e1 = store.get(b.execute("SELECT id FROM memories WHERE uid = 'e1'").fetchone()[0])
+    assert e1.thread_id == "th" and e1.reflected_at.timestamp() == 1_767_300_000.0
