@@ -275,3 +275,8 @@ def test_threads_reflection_times_and_sources_are_imported_even_when_a_source_co
     assert [m.uid for m in store.reflection_sources(fid)] == ["e1", "e2"]  # the unknown uid is skipped
     e1 = store.get(b.execute("SELECT id FROM memories WHERE uid = 'e1'").fetchone()[0])
     assert e1.thread_id == "th" and e1.reflected_at.timestamp() == 1_767_300_000.0
+
+
+def test_a_folder_is_an_import_error_saying_why(store, tmp_path):
+    with pytest.raises(ImportFormatError, match=r"cannot read .*: Is a directory$"):
+        store.import_jsonl(tmp_path)
