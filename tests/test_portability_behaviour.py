@@ -280,3 +280,13 @@ def test_threads_reflection_times_and_sources_are_imported_even_when_a_source_co
 def test_a_folder_is_an_import_error_saying_why(store, tmp_path):
     with pytest.raises(ImportFormatError, match=r"cannot read .*: Is a directory$"):
         store.import_jsonl(tmp_path)
+
+
+def test_a_reimport_counts_what_it_inserted_updated_and_left_alone(store, tmp_path):
+    first = store.import_jsonl(_file(tmp_path, GOOD, {**GOOD, "uid": "m2", "content": "second"}))
+    assert (first.inserted, first.updated, first.unchanged) == (2, 0, 0)
+    changed = {**GOOD, "content": "pin the proxy and the CA", "updated_at": GOOD["updated_at"] + 5}
+    again = store.import_jsonl(_file(tmp_path, changed, {**GOOD, "uid": "m2", "content": "second"}, name="b.jsonl"))
+    assert (again.inserted, again.updated, again.unchanged) == (0, 1, 1)
+    mid = store._core.backend.execute("SELECT id FROM memories WHERE uid = 'm1'").fetchone()[0]
+    assert store.get(mid).content == "pin the proxy and the CA"
