@@ -236,7 +236,13 @@ _BY_EXCEPTION = [
             r"LinkageError|UnsatisfiedLinkError|LoadError)$"
         ),
     ),
-    ("type_error", re.compile(r"^(?:TypeError|ClassCastException|InvalidCastException|NoMethodError)$")),
+    (
+        "type_error",
+        re.compile(
+            r"^(?:TypeError|ClassCastException|InvalidCastException|NoMethodError|NullPointerException|"
+            r"NullReferenceException)$"
+        ),
+    ),
     ("compile_error", re.compile(r"^(?:SyntaxError|IndentationError|TabError|CompileError|CompilationError)$")),
     (
         "assertion",
@@ -285,7 +291,8 @@ _BY_TEXT = [
             r"cannot import name|package .{1,100} does not exist|library stub|"
             r"no matching distribution|could not find a version that satisfies|"
             r"module not found|unable to import|import error|no required module provides|"
-            r"cannot find package|npm (?:err!|error) (?:code )?e?404\b|cannot load such file"
+            r"cannot find package|npm (?:err!|error) (?:code )?e?404\b|cannot load such file|"
+            r"can't locate [^\s]{1,200} in @inc"
         ),
     ),
     (
@@ -300,7 +307,8 @@ _BY_TEXT = [
         "compile_error",
         re.compile(
             r"(?i)syntax ?error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
-            r"cannot find symbol|undefined reference|unexpected token|build failed"
+            r"cannot find symbol|undefined reference|unexpected token|build failed|static assertion|static_assert|"
+            r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol"
         ),
     ),
     (
@@ -316,7 +324,7 @@ _BY_TEXT = [
         "not_found",
         re.compile(
             r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
-            r"no rule to make target|unbound variable"
+            r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b"
         ),
     ),
     (
@@ -327,7 +335,13 @@ _BY_TEXT = [
             r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)"
         ),
     ),
-    ("test_failure", re.compile(r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure")),
+    (
+        "test_failure",
+        re.compile(
+            r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure|"
+            r"are (?:definitely|indirectly) lost in loss record|invalid (?:read|write) of size|uninitialised value"
+        ),
+    ),
 ]
 
 
@@ -351,6 +365,7 @@ def _lower_pattern(rx: re.Pattern[str]) -> str:
 
 
 _TEXT_LOWER = [(cat, re.compile(_lower_pattern(rx))) for cat, rx in _BY_TEXT]
+_ASSERTION = dict(_TEXT_LOWER)["assertion"]
 # Literals one of which every match of the category's pattern contains: a cheap filter before the regex.
 _TEXT_KEYS = {
     "context_overflow": ("context", "token", "prompt"),
@@ -380,6 +395,7 @@ _TEXT_KEYS = {
         "cannot find package",
         "npm err",
         "cannot load such file",
+        "can't locate",
     ),
     "type_error": (
         "type",
@@ -399,6 +415,10 @@ _TEXT_KEYS = {
         "undefined reference",
         "unexpected token",
         "build failed",
+        "static",
+        "link",
+        "ld returned",
+        "undefined symbol",
     ),
     "network": (
         "connection",
@@ -426,9 +446,11 @@ _TEXT_KEYS = {
         "missing",
         "no rule to make",
         "unbound variable",
+        "nonexist",
+        "non-exist",
     ),
     "assertion": ("assert", "expected", ", want"),
-    "test_failure": ("fail",),
+    "test_failure": ("fail", "lost in loss record", "invalid read", "invalid write", "uninitialised"),
 }
 
 
@@ -437,8 +459,9 @@ _ANY_KEY = re.compile("|".join(map(re.escape, sorted({k for keys in _TEXT_KEYS.v
 
 
 def _by_text(text: str) -> str | None:
-    """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text``."""
-    low = text.lower()
+    """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text`` (its first
+    8,000 characters: a category's words come early, and a megabyte-long line must stay cheap)."""
+    low = text[:8000].lower()
     if not _ANY_KEY.search(low):
         return None
     for cat, rx in _TEXT_LOWER:
@@ -451,15 +474,49 @@ _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory"
 _WEAK = frozenset({"unknown", "test_failure"})
 _CONSEQUENCE = frozenset({"unknown", "test_failure", "import_error", "not_found"})
 # a checker whose findings are not compile errors (the step's command names it, or the finding names its lint)
-_LINTER = re.compile(
-    r"(?i)(?:^|[\s/+$>])(?:go vet|vet|clippy|cargo clippy|[\w-]*lint(?:er)?|eslint|tslint|stylelint|pylint|"
-    r"flake8|ruff(?! format)|pycodestyle|pydocstyle|bandit|shellcheck|hadolint|rubocop|staticcheck|"
-    r"golangci-lint|revive|ktlint|detekt|checkstyle|spotbugs|pmd|cppcheck|clang-tidy|swiftlint|credo|"
-    r"markdownlint|yamllint|semgrep)\b"
+# checkers and formatters: what they report is a finding. Matched against the command word of each
+# segment of the echoed command (and a tool's subcommand: ``cargo clippy``, ``go vet``, ``npm run lint``),
+# never a flag, a path or a value (``javac -Xlint``, ``gradlew -x lint``, ``SKIP_LINT=1 make``)
+_LINTERS = frozenset(
+    "vet clippy lint eslint tslint stylelint pylint flake8 ruff pycodestyle pydocstyle bandit shellcheck hadolint "
+    "rubocop staticcheck golangci-lint revive ktlint detekt checkstyle spotbugs pmd cppcheck clang-tidy swiftlint "
+    "credo markdownlint yamllint jsonlint semgrep gofmt rustfmt fmt black isort prettier clang-format valgrind "
+    "mypy-lint lint:check check-format format:check".split()
 )
+_WRAPPERS = frozenset(
+    "npx bunx pnpm yarn npm exec run uv poetry pipenv bundle python python3 -m cargo go make git".split()
+)
+_SEGMENT = re.compile(r"&&|\|\||[;|]")
+
+
+def _is_linter(command: str | None) -> bool:
+    """Whether an echoed command runs a checker or formatter (see ``_LINTERS``)."""
+    if not command:
+        return False
+    command = re.sub(r"^(?:\+{1,4}|\$|>|Run|\[command\])\s+", "", command.strip())
+    for seg in _SEGMENT.split(command[:500]):
+        words = [w for w in seg.split() if "=" not in w or w.startswith("-")]  # drop VAR=value assignments
+        for w in words[:4]:
+            if w.startswith("-"):
+                if w == "--check" and words[:1] == ["git"]:
+                    return True
+                continue
+            name = w.rsplit("/", 1)[-1].lower()
+            if name in _LINTERS:
+                return True
+            if name not in _WRAPPERS:
+                break  # the program's own arguments from here on
+    return False
+
+
 _LINT_NAMED = re.compile(r"\bclippy::|\(lint\)|\blint:|\[lint\]")
-_TYPE_WORDS = re.compile(r"(?i)incompatible types?|mismatched types|type mismatch|expected type")
-_HEADER = re.compile(r"(?i)#\s*include\b|\.(?:h|hh|hpp|hxx|inc)\b")
+_NOT_COMPILER_WORDS = frozenset({None, "type_error", "assertion", "not_found", "timeout", "test_failure"})
+_TEST_FILE = re.compile(
+    r"(?:_test\.go|_test\.\w{1,4}|[\\/]?test_\w+\.py|Tests?\.\w{1,6}|\.(?:test|spec)\.\w{1,4}|_spec\.rb)$"
+)
+_HEADER = re.compile(
+    r"(?i)#\s*include\b|[\w/.-]{1,300}\.(?:h|hh|hpp|hxx|inc)['\">]?:? (?:file not found|no such file)"
+)  # a header that is not there (not merely a diagnostic located in a header file)
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
@@ -524,24 +581,39 @@ def _categorize_block(excerpt: Excerpt) -> str:
     if by_text in (None, "test_failure") and excerpt.kind in ("failure", "pytest", "error-words"):
         # a line that only says a test failed (or a heading over it): its detail tells why
         for more in (excerpt.block, excerpt.detail):
-            found = _by_text(more) if more and more != excerpt.message else None
+            if not more or more == excerpt.message:
+                continue
+            if _ASSERTION.search(more[:8000].lower()):
+                return "assertion"  # compared values (200 vs 404) are data, not the failure's category
+            found = _by_text(more)
             if found is not None and found != "test_failure":
                 return found
-    linter = bool(excerpt.command and _LINTER.search(excerpt.command))
+    linter = _is_linter(excerpt.command) or bool(_LINT_NAMED.search(excerpt.block))
     where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
     compiled = bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
     if excerpt.kind == "diagnostic":
-        if compiled and by_text == "type_error" and _TYPE_WORDS.search(excerpt.message):
-            return "compile_error"  # a compiler's type check is the build failing to compile
+        if excerpt.block[:1].isspace() and (
+            not re.search(r"(?i)\berror\b", excerpt.message) or _TEST_FILE.search(excerpt.message.split(":", 1)[0])
+        ):
+            # an indented file:line: line is a test's report (Go's t.Errorf), not a compiler's: its words decide
+            return by_text or "test_failure"
         if compiled and by_text == "not_found" and _HEADER.search(excerpt.block or excerpt.message):
             return "import_error"  # an included header that is not there: a missing dependency
+        if compiled and not linter and by_text in _NOT_COMPILER_WORDS:
+            # a compiler's diagnostic: its words name the program's identifiers and types ("undefined:
+            # DefaultTimeout", "missing return", "mismatched types"), not a timeout or a missing file
+            return "compile_error"
+        if (
+            not compiled
+            and by_text in (None, "not_found", "test_failure", "assertion")
+            and _TYPED.search(excerpt.message)
+        ):
+            return "type_error"  # a type checker's error ("missing a type annotation" is not a missing file)
     if by_text is not None:
         return by_text
     if excerpt.kind == "diagnostic":
-        if _LINT_NAMED.search(excerpt.block) or linter:
+        if linter:
             return "test_failure"  # a linter's finding
-        if excerpt.block[:1].isspace() and not re.search(r"(?i)\berror\b", excerpt.message):
-            return "test_failure"  # an indented file:line: line is a test's report (Go's t.Errorf), not a compiler's
         if compiled:
             return "compile_error"
         if _TYPED.search(excerpt.message) or (

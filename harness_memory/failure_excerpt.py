@@ -70,7 +70,9 @@ class Line:
 
 
 # -- cleaning ------------------------------------------------------------------------------------
-_ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = re.compile(
+    r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x1b[()*+][0-9A-Za-z]|\x1b[@-Z\\-_]"
+)  # CSI, OSC, a character-set designation (tput sgr0's ESC ( B), other two-byte escapes
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ISO_TS = r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
 _PREFIXES = [
@@ -78,10 +80,13 @@ _PREFIXES = [
     re.compile(r"^[^\t]{1,200}\t[^\t]{0,200}\t(?=\ufeff?" + _ISO_TS + r")"),  # gh run view --log columns
     re.compile(r"^\ufeff?" + _ISO_TS + r"\s?"),
     re.compile(r"^\[\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]\s?"),
-    re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\s(?=\S)"),  # Go's log, many daemons
+    re.compile(r"^==\d{1,9}== ?"),  # valgrind's process-id column
     re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
 ]
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
+# a logger's own date (Go's log package, many daemons): what follows is a log record, whose "file.go:12:" is
+# the logger's source location (log.Lshortfile), not a compiler's diagnostic
+_LOG_DATE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\s(?=\S)")
 _ANNOTATION = re.compile(r"^##\[(\w{1,20})\]|^::(error|warning|notice|debug|group|endgroup)(?:\s[^:]{0,500})?::")
 _LEVEL = re.compile(
     r"^\[(ERROR|FATAL|SEVERE|WARN|WARNING|INFO|DEBUG|TRACE|NOTE|CRITICAL)\]\s?|"
@@ -113,20 +118,25 @@ def _clean(raw: str) -> tuple[str, str | None, str | None]:
     if _CONTROL.search(raw):
         raw = _CONTROL.sub("", raw)
     text = raw
-    for _ in range(3):  # prefixes start with a digit, "[", a BOM, or are tab-separated columns
-        if not text or not (text[0].isdigit() or text[0] in "[\ufeff" or "\t" in text[:410]):
+    for _ in range(3):  # prefixes start with a digit, "[", "=", a BOM, or are tab-separated columns
+        if not text or not (text[0].isdigit() or text[0] in "[=\ufeff" or "\t" in text[:410]):
             break
         m = _PREFIX.match(text)
         if m is None or not m.end():
             break
         text = text[m.end() :]
+    logged = False
+    if text[:1].isdigit():
+        m = _LOG_DATE.match(text)
+        if m:
+            text, logged = text[m.end() :], True
     annotation = None
     if text.startswith(("##[", "::")):
         m = _ANNOTATION.match(text)
         if m:
             annotation = (m.group(1) or m.group(2)).lower()
             text = text[m.end() :]
-    level = "error" if annotation == "error" else "warning" if annotation == "warning" else None
+    level = "error" if annotation == "error" else "warning" if annotation == "warning" else "log" if logged else None
     if text[:1] in _LEVEL_FIRST:
         m = _LEVEL.match(text)
         if m:
@@ -169,7 +179,8 @@ _NOT_FAILURE = re.compile(
     r"(?i)\b0 (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[:=]\s?0\b|\bno (?:errors?|failures?)\b|"
     r"\bwithout errors?\b|-Werror|errorprone|error_?prone|--fail-fast|\bfail-fast\b|\bon-?error\b|"
     r"# timeout=|\btimeout[=:]\s?\d|\b(?:passed|succeeded|success(?:ful(?:ly)?)?|ok)\b.{0,40}\b0 failed|"
-    r"\bBUILD SUCCESS|\bSuccessfully\b|\bdeprecat|warning:|\bwarn(?:ing)?s?\b(?!.{0,40}\berror)"
+    r"\bBUILD SUCCESS|\bSuccessfully\b|\bdeprecat|warning:|\bwarn(?:ing)?s?\b(?!.{0,40}\berror)|"
+    r"\bskipped due to (?:an )?earlier failure"
 )
 
 _FLAGS = re.compile(r"(?<!\S)-{1,2}[A-Za-z][\w.-]{0,60}(?:=\S{0,200})?")
@@ -195,6 +206,9 @@ _C3 = re.compile(
     r"Exit status|path\b|command (?:sh|failed)|workspace|location|syscall|\s*$)|"
     r"^(?:fatal|error|Error|ERROR|E): \S|^make(?:\[\d{1,4}\])?: \*\*\* |"
     r"^\S{1,400}: line \d{1,7}: \S|^Failure/Error: \S|"
+    r"^\s{0,8}\d{1,6}/\d{1,6} Test +#\d{1,6}: .{0,400}\*\*\*(?:Failed|Timeout|Exception)|"
+    r"\bare (?:definitely|indirectly) lost in loss record\b|\bInvalid (?:read|write|free)\b|"
+    r"depends on uninitialised value|"
     r"\b(?:command not found|[Nn]o such file or directory|[Pp]ermission denied|[Cc]onnection refused|"
     r"[Oo]peration not permitted|unbound variable|"
     r"not recognized as an internal or external command|Could not find a version that satisfies|"
@@ -207,12 +221,16 @@ _C2 = re.compile(
     r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
     r"not found|aborted|killed|invalid|unexpected|undefined|missing)\b"
 )
+_DIFF_HUNK = re.compile(
+    r"^@@ -\d{1,9}(?:,\d{1,9})? \+\d{1,9}(?:,\d{1,9})? @@|^Diff in \S{1,400}(?::\d{1,7}:| at line \d)"
+)
 _C1 = re.compile(
     r"^make(?:\[\d{1,4}\])?: \*\*\* .{0,400}\bError \d{1,4}|\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status) -?\d{1,4}\b|"
     r"\breturned (?:a )?non-zero exit (?:code|status)\b|\bscript returned exit code\b|"
     r"^(?:BUILD FAILURE|BUILD FAILED|FAILURE: Build failed with an exception|Finished: FAILURE)\b|"
     r"\bJob failed\b|\bcould not compile\b|^error: Recipe |\bCommand failed with exit code\b|"
     r"^error: (?:\d+ )?(?:tests?|build|command|process|script) failed\b|"
+    r"^\d{1,3}% tests passed, \d{1,9} tests? failed out of \d{1,9}|^ERROR SUMMARY: [1-9]\d{0,8} errors? from|"
     r"^(?:npm (?:ERR!|error)|yarn error) (?:code|errno|A complete log|Lifecycle|Failed at|This is probably|"
     r"Exit status|command failed|path\b|command sh|workspace|location|syscall)|"
     r"^=+ .{0,200}\b\d{1,9} (?:failed|errors?)\b.{0,200}=+$|^FAILED \((?:failures|errors)=\d|"
@@ -261,6 +279,10 @@ _ANY_WORDS = (
     "no rule",
     "unbound variable",
     ": line ",
+    "definitely lost",
+    "uninitialised",
+    "diff in ",
+    "@@ -",
     "-->",
     "✗",
     "✕",
@@ -322,7 +344,7 @@ def _classify(ln: Line) -> None:
     if _C5.search(t):
         ln.cls = 5
         return
-    if (_C4.search(t) or _ERROR_PREFIX.match(ln.text)) and not _C4_NOT.search(t):
+    if (_C4.search(t) or _ERROR_PREFIX.match(ln.text)) and not _C4_NOT.search(t) and ln.level != "log":
         ln.cls = 4
         return
     if ln.level == "warning":
@@ -336,8 +358,8 @@ def _classify(ln: Line) -> None:
     if ln.level == "error" or ln.annotation == "error":
         ln.cls = 2
         return
-    if _C2.search(t):
-        ln.cls = 2
+    if _C2.search(t) or _DIFF_HUNK.match(t):
+        ln.cls = 2  # (a diff hunk: what a formatter's or a diff check's step failed on, when nothing else is)
 
 
 # -- tracebacks (unchanged rules: the root cause and its application frames) -------------------------
@@ -502,12 +524,16 @@ _ARROW = re.compile(r"^\s{0,12}--> \S{1,400}:\d{1,7}")  # a diagnostic's locatio
 _WARN_HEAD = re.compile(r"(?i)^(?:warning|note|help|info)\b")
 
 
-_CAUSED_BY = re.compile(r"^\s{0,12}(?:Caused by|\[cause\]|cause):\s{0,4}(.{0,2000})$")
+_CAUSED_BY = re.compile(r"^\s{0,40}(?:Caused by|\[cause\]|cause):\s{0,4}(.{0,2000})$")
 _PY_CHAIN = re.compile(
     r"^\s*(?:The above exception was the direct cause of the following exception|"
     r"During handling of the above exception, another exception occurred):?\s*$"
 )
-_RETRY = re.compile(r"(?i)\bretry(?:ing)?\b|\btries remaining\b|\battempt \d{1,4} ?(?:of|/) ?\d{1,4}\b")
+_RETRY = re.compile(
+    r"(?i)^(?:[\w ]{0,20}: )?retrying\b|\btries remaining\b|\bretrying in \d|\bwill retry\b|"
+    r"^(?:[\w ]{0,20}: )?.{0,80}\battempt \d{1,4} ?(?:of|/) ?\d{1,4}\b"
+)  # a tool's own status line, not a source line that names a retry setting
+_SETTLED = re.compile(r"(?i)\bsuccess|\binstalled\b|\bpassed\b|^ok\b|\bdone\b")
 _CAUSE_LOOKAHEAD = 40  # lines after the block searched for its "Caused by:" chain
 _RETRY_LOOKBACK = 30  # lines before the block searched for the retries that preceded it
 
@@ -540,21 +566,37 @@ def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, en
         m = _CAUSED_BY.match(lines[j].text)
         if m:
             said = m.group(1).strip()
-            if not said:  # "Caused by:" alone: the cause is the next non-blank line
-                k = next((k for k in range(j + 1, min(hi, j + 3)) if lines[k].text.strip()), None)
-                said = lines[k].text.strip() if k is not None else ""
             if said:
                 causes.append(said)
+            else:  # "Caused by:" alone: the causes follow, indented (anyhow numbers them, deepest last)
+                for k in range(j + 1, min(hi, j + 12)):
+                    t = lines[k].text
+                    if not t.strip():
+                        if causes and k > j + 1:
+                            break
+                        continue
+                    if not t[:1].isspace():
+                        break
+                    causes.append(re.sub(r"^\s*\d{1,2}: ", "", t).strip())
         j += 1
     starts = [i for i in range(lo, start + 1) if _PY_TB_START.match(lines[i].text)]
-    for a, b in zip(starts, starts[1:], strict=False):  # each earlier traceback the next one was raised from
+    # walk back the chain that ends at the decisive traceback: between a link's exception and the next
+    # traceback, only its detail lines and the "above exception" banner
+    for a, b in reversed(list(zip(starts, starts[1:], strict=False))):
         at = _tb_exception(lines, a, b)
-        if at is not None and any(_PY_CHAIN.match(lines[k].text) for k in range(at + 1, b)):
-            causes.insert(0, lines[at].text.strip())
+        between = [lines[k].text for k in range(at + 1, b) if lines[k].text.strip()] if at is not None else []
+        if at is None or not between or not _PY_CHAIN.match(between[-1]) or len(between) > 8:
+            break
+        causes.insert(0, lines[at].text.strip())
     ex.causes = causes[-16:]
-    ex.retries = [
-        t[:1000] for k in range(max(lo, start - _RETRY_LOOKBACK), start) if _RETRY.search(t := lines[k].text.strip())
-    ][-16:]
+    retries: list[str] = []
+    for k in range(start - 1, max(lo, start - _RETRY_LOOKBACK) - 1, -1):  # back to a success or the step's start
+        t = lines[k].text.strip()
+        if _RETRY.search(t):
+            retries.insert(0, t[:1000])
+        elif _SETTLED.search(t):
+            break
+    ex.retries = retries[-16:]
     return ex
 
 
@@ -562,32 +604,39 @@ _COMMAND_ECHO = re.compile(r"^(?:\+{1,4} |\$ |> |Run |\[command\])\s?(\S.{0,500}
 _COMMAND_LOOKBACK = 30
 
 
-def _step_command(lines: list[Line], lo: int) -> str | None:
+def _step_command(lines: list[Line], lo: int, at: int) -> str | None:
     """The echoed command whose output holds the failure: the echo that opens its step (``+ go
     vet ./...``, ``$ cargo clippy``), else the nearest echo-looking line (``> eslint src``, an npm
     script's) in the lines before it."""
     if lo > 0 and _ECHO.match(lines[lo - 1].text.strip()):
         return lines[lo - 1].text.strip()[:500]
-    for k in range(lo, max(-1, lo - _COMMAND_LOOKBACK), -1):
-        if k < len(lines):
-            m = _COMMAND_ECHO.match(lines[k].text.strip())
-            if m:
-                return m.group(1)[:500]
+    for k in range(min(at, len(lines) - 1), max(-1, at - _COMMAND_LOOKBACK), -1):
+        m = _COMMAND_ECHO.match(lines[k].text.strip())
+        if m:
+            return m.group(1)[:500]
     return None
 
 
 def _finish(ex: Excerpt, lines: list[Line], lo: int, hi: int) -> Excerpt:
     """The decisive block's causes and the command of its step."""
+    start = lo
     if ex.lines is not None and lines:
         start, end = ex.lines[0] - lines[0].no, ex.lines[1] - lines[0].no
         _add_causes(ex, lines, lo, hi, start, end)
-    ex.command = _step_command(lines, lo)
+    ex.command = _step_command(lines, lo, start)
     return ex
 
 
-def _pick(lines: list[Line], baseline: Baseline | None = None) -> Excerpt | None:
+# the build says its warnings fail it (sphinx -W, -Werror builds that print so): a warning is then a failure
+_TREATED = re.compile(r"(?i)\bwarnings? (?:are |were |being )?treated as errors?\b|\bWarning, treated as error")
+_WARN_LINE = re.compile(r"(?i)^(?:\S{1,400}:\d{1,7}(?::\d{1,5})?:? )?warning\b[:\]]?")
+
+
+def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bool = False) -> Excerpt | None:
     for k, ln in enumerate(lines):
         _classify(ln)
+        if warnings_fail and ln.cls == 0 and _WARN_LINE.match(ln.text.strip()):
+            ln.cls = 3
         if (
             ln.cls < 4
             and not ln.boundary
@@ -713,7 +762,7 @@ def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
         start = text.rfind("\n", 0, n - WINDOW_CHARS) + 1
     first_no = text.count("\n", 0, start) + 1 if start else 1
     lines = clean_lines(text[start:], first_no)
-    ex = _pick(lines, baseline)
+    ex = _pick(lines, baseline, warnings_fail=_TREATED.search(text, start) is not None)
     if (ex is None or ex.kind in ("trailer", "error-words")) and start:
         # nothing specific in the tail: look around the last strong marker of the earlier text
         at = max(text.rfind(mk, 0, start) for mk in _STRONG_MARKERS)

@@ -235,3 +235,196 @@ def test_a_retry_before_an_assertion_does_not_make_it_an_environment_failure():
         "    def test_total():\n>       assert total([1, 2]) == 4\nE       assert 3 == 4\n"
     )
     assert category(log) == "assertion"
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        # a linker failing is the build failing to compile
+        ("error: linking with `cc` failed: exit status: 1\n  = note: undefined symbol: crc32\n", "compile_error"),
+        ("src/q.hpp:14:24: error: static assertion failed: dimensions differ\n", "compile_error"),
+        (
+            'Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.trim()"\n'
+            "\tat com.acme.Batch.run(Batch.java:8)\n",
+            "type_error",
+        ),
+        ("tiers.py:11: error: Function is missing a type annotation  [no-untyped-def]\n", "type_error"),
+        ("Can't locate Text/CSV_XS.pm in @INC (you may need to install the Text::CSV_XS module)\n", "import_error"),
+        (
+            "index.rst:4: WARNING: toctree contains reference to nonexisting document 'usage'\n"
+            "build finished with problems, 1 warning (with warnings treated as errors).\n",
+            "not_found",
+        ),
+    ],
+)
+def test_failures_of_yet_more_tools(log, expected):
+    assert category("step\n" + log) == expected
+
+
+def test_a_warning_is_the_failure_only_when_the_build_says_warnings_fail_it():
+    warn = "index.rst:4: WARNING: toctree contains reference to nonexisting document 'usage'\n"
+    assert (
+        extract(
+            "reading sources\n" + warn + "build finished with problems, 1 warning (with warnings treated as errors).\n"
+        ).lines[0]
+        == 2
+    )
+    assert extract("reading sources\n" + warn + "error: build failed\n").lines == (3, 3)
+
+
+def test_a_formatters_diff_is_the_finding_when_nothing_else_failed():
+    log = """\
+$ cargo fmt --all -- --check
+Diff in /w/src/lib.rs:8:
+-        if x { continue; }
++        if x {
++            continue;
++        }
+Job failed: exit code 1
+"""
+    ex = extract(log)
+    assert ex.lines[0] == 2 and categorize(ex) == "test_failure"
+
+
+def test_a_ctest_timeout_is_the_failing_test_line_not_the_summary():
+    log = """\
+1/3 Test #1: parse ............................   Passed    0.01 sec
+3/3 Test #3: drain ............................***Timeout   3.01 sec
+
+67% tests passed, 1 tests failed out of 3
+"""
+    ex = extract(log)
+    assert ex.lines == (2, 2) and categorize(ex) == "timeout"
+
+
+def test_valgrinds_column_is_stripped_and_its_leak_is_the_finding():
+    log = """\
+==30279== Memcheck, a memory error detector
+==30279== 2 bytes in 1 blocks are definitely lost in loss record 1 of 1
+==30279==    at 0x48417B4: malloc (in /usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so)
+==30279==
+==30279== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)
+"""
+    ex = extract(log)
+    assert ex.lines[0] == 2 and ex.message.startswith("2 bytes") and categorize(ex) == "test_failure"
+
+
+def test_a_character_set_escape_is_not_text():
+    assert "(B" not in extract("\x1b[1mtiers.py:11: error:\x1b(B Function is missing a type annotation\n").message
+
+
+# found by review: inputs the first rules got wrong
+
+
+def test_a_go_log_line_naming_its_source_file_is_not_a_compiler_diagnostic():
+    log = """\
+=== RUN   TestStart
+2026/11/26 01:17:04 main.go:7: listening on :8080
+    main_test.go:7: Start() = 8081, want 8080
+--- FAIL: TestStart (0.00s)
+FAIL
+"""
+    ex = extract(log)
+    assert ex.lines[0] == 3 and categorize(ex) == "assertion"
+
+
+@pytest.mark.parametrize(
+    "command", ["+ javac -Xlint:all -d out src/Foo.java", "+ ./gradlew assembleDebug -x lint", "+ SKIP_LINT=1 make"]
+)
+def test_a_flag_or_value_naming_lint_does_not_make_a_linter(command):
+    log = f"{command}\nsrc/Foo.java:4: error: variable x might not have been initialized\n"
+    assert category(log) == "compile_error"
+
+
+@pytest.mark.parametrize(
+    "command", ["+ cargo clippy -- -D warnings", "$ npx eslint src", "+ go vet ./...", "> make lint"]
+)
+def test_a_linter_is_the_command_word_or_its_subcommand(command):
+    assert category(f"{command}\n./notify.go:14:15: report passes lock by value\n") == "test_failure"
+
+
+def test_go_test_reports_with_the_word_error_are_test_failures():
+    for line in ("    p_test.go:18: Parse() error = empty, wantErr false", "    p_test.go:8: unexpected error: empty"):
+        assert category(f"=== RUN   TestParse\n{line}\n--- FAIL: TestParse (0.00s)\n") == "test_failure"
+
+
+def test_a_source_line_naming_a_retry_setting_is_not_a_retry():
+    log = """\
+    def test_auth():
+        client = Client(retry=3, timeout=5.0)
+>       token = client.headers["Authorization"]
+E       KeyError: 'Authorization'
+"""
+    assert category(log) == "not_found"
+
+
+def test_a_retry_that_later_succeeded_is_not_the_cause():
+    log = """\
+WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError(Connection refused)': /simple/x/
+Successfully installed x-1.0
+Traceback (most recent call last):
+  File "app/main.py", line 1, in <module>
+    from app.utils import f
+ModuleNotFoundError: No module named 'app.utils'
+"""
+    assert category(log) == "import_error"
+
+
+def test_an_unrelated_earlier_failure_is_not_a_cause():
+    log = """\
+======================================================================
+ERROR: test_fetch (t.T.test_fetch)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "t.py", line 5, in test_fetch
+    urlopen("http://127.0.0.1:9")
+urllib.error.URLError: <urlopen error [Errno 111] Connection refused>
+
+======================================================================
+FAIL: test_parse (t.T.test_parse)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "t.py", line 8, in test_parse
+    self.assertEqual(1, 2)
+AssertionError: 1 != 2
+"""
+    assert category(log) == "assertion"
+
+
+def test_compared_status_codes_are_data_not_the_category():
+    log = """\
+  1) API returns the order
+     Failure/Error: expect(response.status).to eq(200)
+
+       expected: 200
+            got: 404
+"""
+    assert category(log) == "assertion"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "./include/vec.hpp:4:5: error: missing 'typename' prior to dependent type name 'T::value_type'",
+            "compile_error",
+        ),
+        ("./p.go:6:23: undefined: DefaultTimeout", "compile_error"),
+        ("./p.go:11:1: missing return", "compile_error"),
+        ("src/compress.c:3:10: fatal error: 'zstd.h' file not found", "import_error"),
+    ],
+)
+def test_a_compilers_words_name_the_program_not_the_category(line, expected):
+    assert category("+ make\n" + line + "\n") == expected
+
+
+def test_a_numbered_cause_chain_is_read_to_its_deepest_cause():
+    log = """\
+Error: failed to sync the mirror
+
+Caused by:
+    0: fetching https://mirror.example.invalid/index
+    1: error sending request
+    2: operation timed out
+"""
+    assert category(log) == "timeout"
