@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -772,7 +772,7 @@ class SQLiteBackend:
         the rows of every chunk with dead slots (except the newest of each partition, still filling)
         are moved: deleted and inserted again in one transaction per batch, which appends them to
         the newest chunk, and each emptied chunk is freed. ``batches`` sizes the batches (its
-        ``size``; ``timed()`` around each transaction); ``progress(n)`` is called after each commit.
+        ``size``; ``transaction()`` for each batch); ``progress(n)`` is called after each commit.
         Each batch re-reads its rows inside its transaction (a writer may have moved or deleted
         them meanwhile), so a run stopped anywhere leaves a valid table and the next run moves the
         rest. Same vectors and metadata: nothing is logged, in-process indexes stay valid."""
@@ -798,7 +798,7 @@ class SQLiteBackend:
             size = batches.size if batches is not None else MOVE_BATCH
             chunk = ids[k : k + size]
             k += len(chunk)
-            with batches.timed() if batches is not None else nullcontext(), self.write() as c:
+            with batches.transaction(self) if batches is not None else self.write() as c:
                 marks = ",".join("?" * len(chunk))
                 still = [
                     r[0]
@@ -831,7 +831,7 @@ class SQLiteBackend:
         while merged < budget:
             # pages merged per step: sized by ``batches`` (its time budget) when given
             pages = max(16, batches.size) if batches is not None else self.FTS_MERGE_PAGES
-            with batches.timed() if batches is not None else nullcontext(), self.write() as c:
+            with batches.transaction(self) if batches is not None else self.write() as c:
                 before = c.total_changes
                 c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-pages,))
                 if c.total_changes - before < 2:

@@ -69,7 +69,7 @@ def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = N
                 "SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", (last, batch.size - 1)
             ).fetchone()
             end = hi if row is None else row[0]
-            with batch.timed(), b.write() as c:  # a short transaction per batch: writers wait one batch at most
+            with batch.transaction(b) as c:  # a short transaction per batch: writers wait one batch at most
                 cur = c.execute(
                     f"UPDATE memories SET relevance_score = CASE WHEN relevance_score <= ? THEN relevance_score "
                     f"ELSE {b.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END, "

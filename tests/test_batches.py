@@ -322,11 +322,11 @@ def test_compacting_the_keyword_index_ends_while_another_writer_keeps_adding(tmp
 
         class Busy(Batcher):
             @contextmanager
-            def timed(self):
+            def transaction(self, backend):
                 steps.append(1)
                 s.remember(f"a note written meanwhile, number {len(steps)}", type="success", agent_id="w")
-                with super().timed():
-                    yield
+                with super().transaction(backend) as c:
+                    yield c
 
         s._core.backend.optimize(batches=Busy(1e-7, gap=0))
         assert 1 < len(steps) <= (2 * pages + 1000) // 16 + 1
