@@ -290,3 +290,58 @@ def test_a_reimport_counts_what_it_inserted_updated_and_left_alone(store, tmp_pa
     assert (again.inserted, again.updated, again.unchanged) == (0, 1, 1)
     mid = store._core.backend.execute("SELECT id FROM memories WHERE uid = 'm1'").fetchone()[0]
     assert store.get(mid).content == "pin the proxy and the CA"
+
+
+def _md(tmp_path, text, name="MEMORY.md"):
+    path = tmp_path / name
+    path.write_bytes(text.encode())
+    return path
+
+
+def test_bullets_inside_an_html_comment_are_not_memories(store, tmp_path):
+    text = (
+        "# Notes\n\n<!-- drafts\n- [2026-01-02] (success): hidden draft\n-->\n"
+        "<!-- one line comment -->\n- [2026-01-03] (success): kept note\n"
+    )
+    rep = store.import_markdown("a", _md(tmp_path, text))
+    assert rep.inserted == 1
+    assert [m.content for m in store.get_by_type("success", agent_id="a")] == ["kept note"]
+
+
+def test_continuation_lines_crlf_and_the_bullet_date_are_read(store, tmp_path):
+    text = "- [2025-03-04] (decision): first line\r\n  second line\r\n- [2025-03-05] (success): other\r\n"
+    store.import_markdown("a", _md(tmp_path, text))
+    got = {m.type: m for m in store.get_by_type("decision", agent_id="a") + store.get_by_type("success", agent_id="a")}
+    assert got["decision"].content == "first line\nsecond line"
+    assert got["decision"].created_at.date().isoformat() == "2025-03-04"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("# t\n- not a bullet of ours\n", r"MEMORY\.md:2: bullets must read"),
+        ("- [2025-02-30] (success): no such day\n", r"MEMORY\.md:1: bad date 2025-02-30"),
+        ("- [2025-02-03] (nope): unknown type\n", r"MEMORY\.md:1: .*unknown memory type"),
+        (
+            "- [2025-02-03] (success): a <!-- hm:abc -->\n- [2025-02-03] (success): b <!-- hm:abc -->\n",
+            r"MEMORY\.md:2: the marker hm:abc already appears on line 1",
+        ),
+    ],
+)
+def test_a_bad_markdown_line_is_named_and_changes_nothing(store, tmp_path, text, message):
+    before = table_snapshot(store)
+    with pytest.raises(ImportFormatError, match=message):
+        store.import_markdown("a", _md(tmp_path, text))
+    assert table_snapshot(store) == before
+
+
+def test_a_failed_markdown_write_is_raised_not_reported(store, tmp_path, monkeypatch):
+    from harness_memory import writes
+
+    def explode(*a, **kw):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(writes, "_insert", explode)
+    with pytest.raises(RuntimeError, match="disk full"):
+        store.import_markdown("a", _md(tmp_path, "- [2025-02-03] (success): a note\n"))
+    assert store.get_by_type("success", agent_id="a") == []
