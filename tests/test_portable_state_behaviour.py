@@ -159,3 +159,13 @@ def test_a_bad_field_is_named(core, kind, change, field):
 )
 def test_values_at_their_bound_are_accepted(core, kind, change):
     assert _check(core, kind, **change).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "value"),
+    [("attempt", "result", r) for r in ("fixed", "failed", "decomposed", "escalated")]
+    + [("access", "access_type", t) for t in ("query", "applied", "updated", "invalidated")]
+    + [("technique", "level", lv) for lv in ("signature", "category", "global")],
+)
+def test_every_documented_value_of_an_enumerated_field_is_accepted(core, kind, field, value):
+    assert _check(core, kind, **{field: value}).values[field] == value
