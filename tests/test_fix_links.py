@@ -235,3 +235,33 @@ def test_export_and_import_keep_links_and_evidence(store, tmp_path, settings, cl
             "SELECT error_signature, worked, helpful FROM fix_links ORDER BY id"
         ).fetchall()
         assert rows == orig
+
+
+def test_evidence_explains_its_level(tmp_path, clock):
+    from harness_memory import MemoryStore, Settings
+
+    taught = [  # two signatures (different lengths), each nearly the asked error
+        "ConnectionResetError: peer reset the replication stream of primary shard alpha",
+        "ConnectionResetError: peer reset the replication stream of primary shard beta now",
+    ]
+    asked = "ConnectionResetError: peer reset the replication stream of primary shard gamma while idle"
+    with MemoryStore(tmp_path / "s.db", settings=Settings(fix_similar_min=0.6), clock=clock) as s:
+        for e in taught:
+            s.learn_fix(e, "restart the replica with --resync", agent_id=AGENT)
+        assert len({s.error_signature(e).id for e in taught}) == 2
+        exact = s.on_task_error(TASK, taught[0]).fix_evidence[0]
+        assert exact.level == "exact" and "similarity" not in exact.explain()
+        near = s.on_task_error(TASK, asked).fix_evidence[0]
+        assert near.level == "similar" and near.worked == 2  # both similar links back the one fix
+        assert f"(similarity {near.similarity:.2f})" in near.explain()
+
+
+def test_a_fix_linked_to_an_aliased_signature_is_offered_at_the_alias_level(store):
+    t2_error = "deploy blocked by lock red green blue black on main"
+    store.error_signature("deploy blocked by lock alpha beta gamma delta on main")
+    t2 = store.learn_fix(t2_error, "lockctl clear --stale", agent_id=AGENT).error_signature
+    store.error_signature("deploy blocked by lock kappa lambda mu delta on main")
+    store.error_signature("deploy blocked by lock kappa lambda mu sigma on main")  # now subsumes t2's template
+    got = advice(store, t2_error)
+    assert got.signature.id != t2
+    assert [e.level for e in got.fix_evidence] == ["alias"] and got.fixes[0].content == "lockctl clear --stale"
