@@ -155,3 +155,24 @@ def test_a_normalisers_unusable_answer_is_a_summariser_error(answer):
 def test_a_normaliser_needs_a_summariser():
     with pytest.raises(InvalidInputError):
         SummariserNormaliser(object())
+
+
+def test_a_normalised_note_of_one_character_and_a_type_of_one_to_forty_are_accepted():
+    got = SummariserNormaliser(_Canned('{"content": "x", "type": "a"}')).normalise("t", types=["a"])
+    assert got == Normalised(content="x", type="a", tags=[])
+    forty = "t" * 40
+    assert (
+        SummariserNormaliser(_Canned(json.dumps({"content": "x", "type": forty}))).normalise("t", types=[forty]).type
+        == forty
+    )
+    with pytest.raises(SummariserError):
+        SummariserNormaliser(_Canned(json.dumps({"content": "x", "type": forty + "t"}))).normalise(
+            "t", types=[forty + "t"]
+        )
+    tags = [f"t{k}" for k in range(32)]
+    assert (
+        SummariserNormaliser(_Canned(json.dumps({"content": "x", "type": "a", "tags": tags})))
+        .normalise("t", types=["a"])
+        .tags
+        == tags
+    )
