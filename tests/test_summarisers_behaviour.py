@@ -176,3 +176,16 @@ def test_a_normalised_note_of_one_character_and_a_type_of_one_to_forty_are_accep
         .tags
         == tags
     )
+
+
+def test_without_a_base_url_the_summariser_talks_to_openai():
+    s = OpenAICompatibleSummariser("gpt-x")
+    assert s.base_url == "https://api.openai.com/v1" and s.model == "gpt-x"
+    assert repr(s) == "OpenAICompatibleSummariser(model='gpt-x', base_url='https://api.openai.com/v1')"
+
+
+def test_the_refusals_say_what_is_needed():
+    with pytest.raises(InvalidInputError, match="^model must be a non-empty string$"):
+        OpenAICompatibleSummariser(" ")
+    with pytest.raises(InvalidInputError, match="^base_url must be an http[(]s[)] URL$"):
+        OpenAICompatibleSummariser("m", base_url="file:///etc")
