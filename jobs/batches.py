@@ -1,8 +1,9 @@
 """Bounded write batches: a bulk operation commits often, so no other writer waits long.
 
-A :class:`Batcher` sizes each batch so that its write transaction takes about ``target``
-seconds (``settings.maintenance.job_batch_seconds``, 50 ms by default): it starts small,
-doubles while transactions are quick, and shrinks in proportion when one was slow. Between two
+A :class:`Batcher` sizes each batch so that its write transaction holds the lock about ``target``
+seconds (``settings.maintenance.job_batch_seconds``, 50 ms by default; the wait for the lock is
+not counted): it starts small, doubles while transactions are quick, and shrinks in proportion
+when one was slow. Between two
 batches it pauses ``GAP`` seconds with the lock released, longer than a waiting writer's poll
 interval (``SQLiteBackend._begin``), so a writer in another process takes the lock in that gap
 and waits about one batch at most (without the pause the job took the lock back at once and a

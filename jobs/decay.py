@@ -65,8 +65,9 @@ def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = N
         last = lo - 1
         while last < hi:
             # the id range of the next batch, read outside the write lock
+            size = batch.size
             row = b.execute(
-                "SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", (last, batch.size - 1)
+                "SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", (last, size - 1)
             ).fetchone()
             end = hi if row is None else row[0]
             with batch.transaction(b) as c:  # a short transaction per batch: writers wait one batch at most
@@ -79,7 +80,7 @@ def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = N
                 )
                 decayed += cur.rowcount
             tally("decayed", cur.rowcount)
-            done += batch.size
+            done += size  # (the batcher may have resized itself meanwhile)
             if progress:
                 progress(min(done, n), n)
             last = end
