@@ -223,7 +223,8 @@ def test_fix_links_error_basis_and_fix_kind_are_imported_and_reimport_sets_not_a
         ({"error_basis": {"message": "m", "excerpt": "e" * 8193}}, r"error_basis\.excerpt"),
         ({"fix_kind": "fix_123"}, "fix_kind"),
         ({"fix_kind": "fix_0123456789ABCDEF"}, "fix_kind"),
-        ({"fix_links": "err_1"}, "fix_links"),
+        ({"fix_links": "err_1"}, "fix_links must be a list"),
+        ({"fix_links": [LINK] * 10_001}, "fix_links must be a list"),
         ({"fix_links": [["err_1"]]}, r"fix_links\[0\]"),
         ({"fix_links": [{**LINK, "surprise": 1}]}, r"fix_links\[0\]"),
         ({"fix_links": [{k: x for k, x in LINK.items() if k != "error_signature"}]}, r"fix_links\[0\]"),
@@ -345,3 +346,24 @@ def test_a_failed_markdown_write_is_raised_not_reported(store, tmp_path, monkeyp
     with pytest.raises(RuntimeError, match="disk full"):
         store.import_markdown("a", _md(tmp_path, "- [2025-02-03] (success): a note\n"))
     assert store.get_by_type("success", agent_id="a") == []
+
+
+def test_an_export_carries_threads_sources_and_fix_links_to_another_store(store, tmp_path):
+    err = "ValueError: invalid literal for int() with base 10: 'x'"
+    ep = store.remember("Caroline joined the support group", type="episode", agent_id="a", thread_id="th")
+    store.remember("Caroline went to the group again", type="episode", agent_id="a", thread_id="th")
+    fact = store.reflect(thread_id="th")[0]
+    fix = store.learn_fix(err, "cast with int(x.strip())", agent_id="a")
+    path = tmp_path / "out.jsonl"
+    store.export_jsonl(path)
+    recs = {r["uid"]: r for r in map(json.loads, path.read_text().splitlines()[1:]) if "uid" in r and "content" in r}
+    assert recs[ep.uid]["thread_id"] == "th" and "reflected_at" in recs[ep.uid]
+    assert ep.uid in recs[fact.uid]["sources"] and "thread_id" not in recs[fact.uid]
+    assert recs[fix.uid]["fix_links"][0]["worked"] == 1 and recs[fix.uid]["fix_kind"].startswith("fix_")
+    with MemoryStore(tmp_path / "copy.db") as copy:
+        copy.import_jsonl(path)
+        b = copy._core.backend
+        got = {uid: copy.get(mid) for mid, uid in b.execute("SELECT id, uid FROM memories").fetchall()}
+        assert got[ep.uid].thread_id == "th" and got[ep.uid].reflected_at is not None
+        assert ep.uid in [m.uid for m in copy.reflection_sources(got[fact.uid].id)]
+        assert [e.memory.uid for e in copy.fixes_for(err, agent_id="a")] == [fix.uid]
