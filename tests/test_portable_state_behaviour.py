@@ -118,6 +118,7 @@ def test_secrets_are_redacted_again_on_the_way_in(core):
         ("access", {"session_id": "a\nb"}, "session_id"),
         ("attempt", {"result": "maybe"}, "result"),
         ("attempt", {"error_category": "c" * 201}, "error_category"),
+        ("attempt", {"error_signature": "e" * 201}, "error_signature"),
         ("attempt", {"agent_type": "t" * 201}, "agent_type"),
         ("attempt", {"task_category": "t" * 201}, "task_category"),
         ("attempt", {"notes": "n" * (64 * 1024 + 1)}, "notes"),

@@ -28,7 +28,14 @@ class _Server:
         class H(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+                seen.append(
+                    {
+                        "path": self.path,
+                        "auth": self.headers.get("Authorization"),
+                        "type": self.headers.get("Content-Type"),
+                        "body": body,
+                    }
+                )
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -61,6 +68,7 @@ def test_the_request_numbers_the_texts_and_sends_the_instruction_and_key():
         assert s.summarise(["first", "second"], instruction="Summarise.") == "Caroline joined a support group."
     req = srv.requests[0]
     assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer sk-test-key"
+    assert req["type"] == "application/json"
     body = req["body"]
     assert body["model"] == "m1" and body["temperature"] == 0.3
     assert body["messages"] == [
