@@ -792,6 +792,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in names:
         if n not in MODULES:
             p.error(f"unknown module {n!r}; known: {', '.join(MODULES)}")
+        if a.survivors and not (a.out / f"{n}.json").exists():
+            p.error(f"--survivors: {n} has no saved result in {a.out} (run it without --survivors first)")
     if a.report:
         write_report()
         return 0
