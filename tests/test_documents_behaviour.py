@@ -138,3 +138,38 @@ def test_a_folder_or_non_utf8_file_is_refused(tmp_path):
     f.write_bytes(b"ok \xff\xfe")
     with pytest.raises(InvalidInputError, match="not UTF-8"):
         read_source(f)
+
+
+@pytest.mark.parametrize(
+    "suffix",
+    [".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".hpp"]
+    + [".cs", ".rb", ".php", ".swift", ".scala", ".sh", ".bash", ".lua", ".r", ".sql"],
+)
+def test_every_documented_code_suffix_is_code(suffix):
+    assert chunk_text("x = 1", source=f"file{suffix}")[0] == "code"
+
+
+def test_a_chunk_built_directly_is_at_position_zero():
+    from harness_memory.documents import Chunk
+
+    assert Chunk("text", None).position == 0
+
+
+def test_a_comment_on_the_first_line_stays_with_the_definition_below_it():
+    _, chunks = chunk_text("# helper\ndef f():\n    pass\n", source="m.py", limit=26)
+    assert [c.text for c in chunks] == ["# helper\ndef f():\n    pass"]
+
+
+def test_each_chunk_names_its_document_title_source_position_and_heading(tmp_path):
+    text = "# Guide\n\nfirst part about proxies\n\n## Later\n\nsecond part about caches"
+    with MemoryStore(tmp_path / "m.db", settings=Settings(document_chunk_chars=200)) as s:
+        doc = s.add_document(text, source="guide.md", title="The guide").document
+        metas = sorted((m.metadata for m in s.get_by_type("document", agent_id="x")), key=lambda d: d["position"])
+        assert [(d["document"], d["title"], d["source"], d["position"], d["heading"]) for d in metas] == [
+            (doc.uid, "The guide", "guide.md", 0, "Guide"),
+            (doc.uid, "The guide", "guide.md", 1, "Guide > Later"),
+        ]
+        # a new first section moves the unchanged chunks: their position follows
+        s.add_document("# Intro\n\nnew opening words\n\n" + text, source="guide.md", title="The guide")
+        metas = sorted((m.metadata for m in s.get_by_type("document", agent_id="x")), key=lambda d: d["position"])
+        assert [(d["position"], d["heading"]) for d in metas] == [(0, "Intro"), (1, "Guide"), (2, "Guide > Later")]
