@@ -177,14 +177,12 @@ class VectorIndex:
         self.sql_budget = SQL_EXACT_BUDGET_S
         # rows passing a filter, per filter: (epoch, rows up to which it is current, the rows); the
         # epoch changes when an existing row's filter fields change or a row goes (an appended row
-        # only extends an entry). Scratch arrays for searches: a fresh multi-megabyte array per
-        # search cost 10-20 ms here in page faults (the gather of 2,800 vectors: 1.3 ms into a kept one)
+        # only extends an entry)
         self._epoch = 0
         self._visible: dict[tuple, tuple[int, int, np.ndarray]] = {}
         # a write's group (namespace, agent, scope, type): its rows and their codes, contiguous and
         # grown in place (epoch, rows up to which it is current, count, rows, codes (words, capacity))
         self._groups: dict[tuple, list] = {}
-        self._scratch: dict[str, np.ndarray] = {}
 
     # -- storage -----------------------------------------------------------------------------
     def _reset(self) -> None:
@@ -232,22 +230,17 @@ class VectorIndex:
         self.vecs = tail  # rows [n0, cap): row r is vecs[r - n0]
         self.cap = cap
 
-    def _gather(self, rows: np.ndarray, ascending: bool = False, out: np.ndarray | None = None) -> np.ndarray:
-        """The vectors of row positions ``rows`` (from the snapshot's base or the in-memory tail),
-        into ``out`` if given (with ``ascending`` rows)."""
+    def _gather(self, rows: np.ndarray, ascending: bool = False) -> np.ndarray:
+        """The vectors of row positions ``rows`` (from the snapshot's base or the in-memory tail)."""
         import numpy as np
 
         if self.n0 == 0:
-            return np.take(self.vecs, rows, axis=0, out=out)
+            return np.take(self.vecs, rows, axis=0)
         rows = np.asarray(rows)
         if ascending:  # base rows first: two contiguous takes
             k = int(rows.searchsorted(self.n0))
             if k == len(rows):
-                return np.take(self.base, rows, axis=0, out=out)
-            if out is not None:
-                np.take(self.base, rows[:k], axis=0, out=out[:k])
-                np.take(self.vecs, rows[k:] - self.n0, axis=0, out=out[k:])
-                return out
+                return np.take(self.base, rows, axis=0)
             return np.concatenate(
                 (np.take(self.base, rows[:k], axis=0), np.take(self.vecs, rows[k:] - self.n0, axis=0))
             )
@@ -293,18 +286,6 @@ class VectorIndex:
             g[4][:, g[2] : count] = self.codes[:, new]
             g[1], g[2] = self._n, count
         return g[3][: g[2]], g[4][:, : g[2]]
-
-    def _buf(self, name: str, n: int, dtype: Any, width: int = 0) -> np.ndarray:
-        """A kept scratch array of ``n`` rows (``width`` columns if given), valid until the next call."""
-        import numpy as np
-
-        a = self._scratch.get(name)
-        if a is None or len(a) < n:
-            size = 1024
-            while size < n:
-                size *= 2
-            a = self._scratch[name] = np.empty((size, width) if width else (size,), dtype=dtype)
-        return a[:n]
 
     def _code_of(self, v: np.ndarray) -> np.ndarray:
         import numpy as np
@@ -831,46 +812,19 @@ class VectorIndex:
             return []
         q = np.ascontiguousarray(query, dtype=np.float32)
         if len(idx) > EXACT_LIMIT:
+            qc = self._code_of(q)
+            ham = np.bitwise_count(self.codes[0][idx] ^ qc[0]).astype(np.uint16)
+            for w in range(1, self.words):
+                ham += np.bitwise_count(self.codes[w][idx] ^ qc[w])
             c = min(len(idx), max(RERANK_MIN, 16 * k, len(idx) // RERANK_SHARE))
-            idx = self._nearest_codes(idx, self._code_of(q), c)
+            idx = np.sort(idx[np.argpartition(ham, c - 1)[:c]])  # ascending rows: the mapped file in order
         # einsum, not a BLAS product: OpenBLAS's threads cost milliseconds on a busy machine for this size
-        sims = np.einsum(
-            "ij,j->i", self._gather(idx, ascending=True, out=self._buf("rerank", len(idx), np.float32, self.dim)), q
-        )
+        sims = np.einsum("ij,j->i", self._gather(idx, ascending=True), q)
         if len(idx) > k:
             part = np.argpartition(-sims, k - 1)[:k]
             idx, sims = idx[part], sims[part]
         order = np.argsort(-sims, kind="stable")
         return [(int(self.ids[idx[o]]), float(sims[o])) for o in order]
-
-    def _nearest_codes(self, idx: np.ndarray, qc: np.ndarray, c: int) -> np.ndarray:
-        """The ``c`` rows of ``idx`` (ascending) nearest ``qc`` in Hamming distance, ascending; at
-        the cut-off distance the first rows win. Summed word by word into kept arrays; the cut-off
-        from a histogram of the distances (no sort of all of them)."""
-        import numpy as np
-
-        n = len(idx)
-        word = self._buf("word", n, np.uint64)
-        count = self._buf("count", n, np.uint8)
-        ham = self._buf("ham", n, np.uint16)
-        for w in range(self.words):
-            np.take(self.codes[w], idx, out=word)
-            np.bitwise_xor(word, qc[w], out=word)
-            np.bitwise_count(word, out=count)
-            if w == 0:
-                ham[:] = count
-            else:
-                np.add(ham, count, out=ham)
-        hist = np.cumsum(np.bincount(ham, minlength=1))
-        cut = int(np.searchsorted(hist, c))  # rows at distance <= cut number at least c
-        below = int(hist[cut - 1]) if cut > 0 else 0  # rows nearer than the cut-off all stay
-        sel = np.flatnonzero(ham <= cut)
-        if len(sel) > c:  # keep every row nearer than the cut-off, then the first rows at it
-            at = np.flatnonzero(ham[sel] == cut)
-            drop = np.zeros(len(sel), bool)
-            drop[at[c - below :]] = True
-            sel = sel[~drop]
-        return idx[sel]
 
     def similarities(self, memory_ids: Sequence[int], query: np.ndarray) -> dict[int, float]:
         import numpy as np
