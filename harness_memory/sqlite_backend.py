@@ -813,7 +813,7 @@ class SQLiteBackend:
                 progress(len(still))
         return moved
 
-    FTS_MERGE_PAGES = 200  # pages of FTS5 segment merging per write transaction
+    FTS_MERGE_PAGES = 128  # pages of FTS5 segment merging per write transaction (at most)
 
     def optimize(self, vacuum: bool = False, batches: BatchSizer | None = None) -> int:
         """Merge the FTS5 segments, ANALYZE, and with ``vacuum`` VACUUM when over a fifth of the file
@@ -830,15 +830,24 @@ class SQLiteBackend:
         merged = 0
         while merged < budget:
             # pages merged per step: sized by ``batches`` (its time budget) when given
-            pages = max(16, batches.size) if batches is not None else self.FTS_MERGE_PAGES
+            pages = min(self.FTS_MERGE_PAGES, max(16, batches.size)) if batches is not None else self.FTS_MERGE_PAGES
             with batches.transaction(self) if batches is not None else self.write() as c:
                 before = c.total_changes
                 c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-pages,))
                 if c.total_changes - before < 2:
                     break
             merged += pages
+        # ANALYZE one index (or index-less table) per statement, each its own short transaction: the
+        # whole schema at once held the lock for all of them (memories alone has 17 indexes)
         self.execute("PRAGMA analysis_limit = 1000")
-        self.execute("ANALYZE")
+        schema = self.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+        indexed = {t for kind, _, t, _ in schema if kind == "index"}
+        for kind, name, _, sql in schema:
+            index = kind == "index"
+            plain = kind == "table" and not name.startswith("sqlite_") and not (sql or "").startswith("CREATE VIRTUAL")
+            if index or (plain and name not in indexed):
+                self.execute(f'ANALYZE "{name}"')
+                time.sleep(0.002)  # a waiting writer takes the lock between two
         free, pages = (
             self.execute("PRAGMA freelist_count").fetchone()[0],
             self.execute("PRAGMA page_count").fetchone()[0],
