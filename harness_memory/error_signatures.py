@@ -473,7 +473,6 @@ def _by_text(text: str) -> str | None:
 _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
 _WEAK = frozenset({"unknown", "test_failure"})
 _CONSEQUENCE = frozenset({"unknown", "test_failure", "import_error", "not_found"})
-# a checker whose findings are not compile errors (the step's command names it, or the finding names its lint)
 # checkers and formatters: what they report is a finding. Matched against the command word of each
 # segment of the echoed command (and a tool's subcommand: ``cargo clippy``, ``go vet``, ``npm run lint``),
 # never a flag, a path or a value (``javac -Xlint``, ``gradlew -x lint``, ``SKIP_LINT=1 make``)
@@ -520,15 +519,16 @@ _HEADER = re.compile(
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
+def _by_exception(name: str) -> str | None:
+    """The category of an exception type (its last dotted part), if ``_BY_EXCEPTION`` knows it."""
+    name = name.rsplit(".", 1)[-1]
+    return next((cat for cat, rx in _BY_EXCEPTION if rx.search(name)), None)
+
+
 def _of_text(text: str) -> str | None:
     """The category of a cause or a detail line: its exception type, else its words."""
     m = _EXC.match(text.strip())
-    if m:
-        name = m.group(1).rsplit(".", 1)[-1]
-        for cat, rx in _BY_EXCEPTION:
-            if rx.search(name):
-                return cat
-    return _by_text(text)
+    return (_by_exception(m.group(1)) if m else None) or _by_text(text)
 
 
 def categorize(excerpt: Excerpt) -> str:
@@ -565,14 +565,13 @@ def _categorize_block(excerpt: Excerpt) -> str:
     timeout, 137 killed, 127 not found)."""
     if excerpt.kind == "failure" and not excerpt.exception:
         for hit in _EXC_IN_BLOCK.finditer("\n".join((excerpt.block, excerpt.detail))):
-            name = hit.group(1).rsplit(".", 1)[-1]
-            for cat, rx in _BY_EXCEPTION:
-                if rx.search(name):
-                    return cat
-    if excerpt.exception:
-        for cat, rx in _BY_EXCEPTION:
-            if rx.search(excerpt.exception):
+            cat = _by_exception(hit.group(1))
+            if cat is not None:
                 return cat
+    if excerpt.exception:
+        cat = _by_exception(excerpt.exception)
+        if cat is not None:
+            return cat
     if excerpt.kind == "trailer":  # only an exit status to go by: its conventional meaning first
         m = _EXIT.search(excerpt.message)
         if m and m.group(1) in _EXIT_CATEGORY:
@@ -589,9 +588,10 @@ def _categorize_block(excerpt: Excerpt) -> str:
             if found is not None and found != "test_failure":
                 return found
     linter = _is_linter(excerpt.command) or bool(_LINT_NAMED.search(excerpt.block))
-    where = excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block
-    compiled = bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
-    if excerpt.kind == "diagnostic":
+    diagnostic = excerpt.kind == "diagnostic"  # where and compiled are read for diagnostics only
+    where = (excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block) if diagnostic else ""
+    compiled = diagnostic and bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
+    if diagnostic:
         if excerpt.block[:1].isspace() and (
             not re.search(r"(?i)\berror\b", excerpt.message) or _TEST_FILE.search(excerpt.message.split(":", 1)[0])
         ):

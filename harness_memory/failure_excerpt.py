@@ -438,20 +438,15 @@ def _python(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     starts = [i for i in range(lo, hi) if _PY_TB_START.match(lines[i].text)]
     if not starts:
         return None
-    frames, exc_at = [], None
-    last_frame_at = starts[-1]
-    base = _indent(lines[starts[-1]].text)  # a traceback nested in another tool's output is indented as a whole
-    for j in range(starts[-1] + 1, hi):
-        t = lines[j].text
-        fm = _PY_FRAME.match(t)
+    exc_at = _tb_exception(lines, starts[-1], hi)
+    if exc_at is None:
+        return None
+    frames, last_frame_at = [], starts[-1]
+    for j in range(starts[-1] + 1, exc_at):
+        fm = _PY_FRAME.match(lines[j].text)
         if fm:
             frames.append((fm.group(1), fm.group(3) or "<module>"))
             last_frame_at = j
-        elif t.strip() and _indent(t) <= base and not t.strip().startswith(("^", "~")):
-            exc_at = j
-            break
-    if exc_at is None:
-        return None
     exc_line = lines[exc_at].text.strip()
     app = [f"{_basename(path)}:{func}" for path, func in frames if not _LIB_PY.search(path)]
     key = next((f for f in reversed(app) if not _TESTISH.search(f.split(":")[0])), None)
@@ -543,7 +538,9 @@ def _indent(text: str) -> int:
 
 
 def _tb_exception(lines: list[Line], start: int, hi: int) -> int | None:
-    """The line of the exception that ends the Python traceback starting at ``start``."""
+    """The line of the exception that ends the Python traceback starting at ``start``: the first
+    line after its frames at the traceback's own indentation (a traceback nested in another
+    tool's output is indented as a whole)."""
     base = _indent(lines[start].text)
     for j in range(start + 1, hi):
         t = lines[j].text
@@ -556,9 +553,10 @@ def _tb_exception(lines: list[Line], start: int, hi: int) -> int | None:
 
 def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, end: int) -> Excerpt:
     """What the failure itself names as its cause, read for the category only: the ``Caused by:``
-    chain printed under it (cargo, Gradle, Java), the earlier exceptions of a chained Python
-    traceback, and the retries reported just before it (a network fetch retried, then a
-    consequence such as "no matching version"). Its own step only; the deepest cause last."""
+    chain printed in or under it (cargo, Gradle, Java, Node's ``[cause]:``, anyhow's numbered
+    chain), the exceptions of the chained Python traceback that ends at the decisive one (deepest
+    last), and into ``retries`` a tool's retry status lines just before it, back to a success
+    line (a fetch retried, then a consequence such as "no matching version"). Its own step only."""
     causes = []
     j = start + 1
     stop = min(hi, end + 1 + _CAUSE_LOOKAHEAD)
@@ -617,6 +615,13 @@ def _step_command(lines: list[Line], lo: int, at: int) -> str | None:
     return None
 
 
+def _step_start(lines: list[Line], i: int) -> int:
+    """The first line of the step holding line ``i``: back to the boundary that opens it."""
+    while i > 0 and not lines[i - 1].boundary:
+        i -= 1
+    return i
+
+
 def _finish(ex: Excerpt, lines: list[Line], lo: int, hi: int) -> Excerpt:
     """The decisive block's causes and the command of its step."""
     start = lo
@@ -656,16 +661,10 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
             return None
         i = trailers[0]
         ex = Excerpt(message=lines[i].text.strip(), kind="trailer", level=lines[i].level)
-        lo = i
-        while lo > 0 and not lines[lo - 1].boundary:
-            lo -= 1
-        return _finish(_with_block(ex, lines, i, i), lines, lo, i + 1)
+        return _finish(_with_block(ex, lines, i, i), lines, _step_start(lines, i), i + 1)
     strong = [i for i in specific if lines[i].cls >= 3]
     last = (strong or specific)[-1]
-    # the failing step: back from the last specific failure to the boundary that opens its step
-    lo = last
-    while lo > 0 and not lines[lo - 1].boundary:
-        lo -= 1
+    lo = _step_start(lines, last)
     hi = last + 1
     while hi < len(lines) and not lines[hi].boundary:
         hi += 1
