@@ -428,3 +428,11 @@ Caused by:
     2: operation timed out
 """
     assert category(log) == "timeout"
+
+
+def test_a_memory_checkers_invalid_read_is_a_finding():
+    assert category("==12== Invalid read of size 4\n==12==    at 0x1: main (a.c:3)\n") == "test_failure"
+
+
+def test_a_failure_worded_line_yields_to_the_comparison_in_its_detail():
+    assert category("deploy check failed\n    expected: 3\n    actual: 2\n") == "assertion"
