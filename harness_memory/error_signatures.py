@@ -52,7 +52,8 @@ __all__ = [
 
 WILDCARD = "<*>"
 DEFAULT_THRESHOLD = 0.7
-SIGNATURE_METHOD = 4  # bump when signing changes; the `resign` job moves stored signatures to it
+# bump when signing or fix kinds change; the `resign` job moves stored signatures (and re-kinds fixes) to it
+SIGNATURE_METHOD = 5  # 5: fix kinds compare commands without their output plumbing (fixes.command_core)
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset(
     {"import_error", "network", "timeout", "rate_limit", "out_of_memory", "context_overflow", "permission"}

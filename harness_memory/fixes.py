@@ -9,9 +9,11 @@ aggregate: their evidence adds up and the newest variant stands for them.
 Ranking (``rank``): the candidates are the fixes linked to the error's own signature, to a
 signature the template miner linked to it, or to an error whose excerpt is nearly the same
 text (opt-in: ``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key
-frame, found through a full-text index of the linked errors' lines); an error unlike any
-linked one gets no advice. Exact signature before alias
-before similar; then the net evidence (worked − did not work + helpful − unhelpful credits on
+frame, found through a full-text index of the linked errors' lines), or — opt-in too,
+``Settings.fix_general_min`` — a kind that fixed at least that many distinct errors of the
+error's category (a general remedy: a retry that fixed five different network errors); an
+error unlike any linked one gets no advice. Exact signature before alias
+before similar before general; then the net evidence (worked − did not work + helpful − unhelpful credits on
 the link, weighted by similarity, plus a quarter of the memory's ``apply()`` credits for any
 error); the closest taught instance of the error (word overlap of the decisive lines) and then
 recency break ties. A credit reaches the link when ``apply()`` names the error or the
@@ -50,12 +52,57 @@ _PATHLIKE = re.compile(
 )
 
 
+_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
+_CD = re.compile(r"^cd\s+\S+\s*(?:&&|;)\s*")
+# output plumbing: `2>&1`, `&> log.txt`, `> /dev/null`, `>> out/run.log` (a file-like target)
+_REDIRECT = re.compile(r"(?:^|\s)(?:\d|&)?>>?(?:&\d|\s*[^\s|;&]*[./][^\s|;&]*|\s*\x00\d+\x00)(?=\s|$|;|\|)")
+_FILTER = re.compile(
+    r"\s*\|&?\s*(?:head|tail|grep|egrep|fgrep|rg|less|more|cat|tee|sort|uniq|wc|cut|column|nl)\b[^|]*$"
+)
+
+
+# the unversioned names of one interpreter (`python3 x.py` is `python x.py`; `python3.11` stays)
+_INTERPRETER = re.compile(r"(?:(?<=^)|(?<=&& )|(?<=; ))(python|pip)3(?=\s|$)")
+
+
+def command_core(text: str) -> str:
+    """A one-line shell command without its output plumbing: a leading ``cd DIR &&``, output
+    redirections (``2>&1``, ``> /dev/null``, ``>> run.log``) and trailing output filters
+    (``| head -50``, ``| grep FAIL``, ``| tee log``); ``python3``/``pip3`` are ``python``/``pip``
+    (a versioned ``python3.11`` stays). What the command does is kept: its program,
+    arguments, environment assignments, wrappers and input. Text of more than one line (a script,
+    prose) is returned unchanged, as is text inside quotes."""
+    t = text.strip()
+    if "\n" in t or len(t) > 2000:
+        return text
+    quoted: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        quoted.append(m.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    t = _QUOTED.sub(hide, t)
+    while _CD.match(t):
+        t = _CD.sub("", t, count=1)
+    t = _REDIRECT.sub("", t)
+    while True:
+        cut = _FILTER.sub("", t)
+        if cut == t:
+            break
+        t = cut
+    t = _INTERPRETER.sub(r"\1", " ".join(t.split()))
+    t = re.sub("\x00(\\d+)\x00", lambda m: quoted[int(m.group(1))], t)
+    return t or text
+
+
 def fix_kind(text: str) -> str:
     """The kind of a fix: its words with its targets masked (paths, file names, dotted modules,
     URLs, quoted strings), then hashed: ``bin/test a/test_x.py`` and ``bin/test b/test_y.py`` are
-    one kind. Numbers and names with digits stay (``patch LANG-12`` and ``patch LANG-40``, or
-    ``foo==1.2`` and ``foo==2.0``, are different fixes)."""
-    tokens = [WILDCARD if _TARGET.search(t) else t for t in " ".join(text.split())[:4000].split()]
+    one kind. A one-line command is compared without its output plumbing (``command_core``:
+    ``cd /repo && pytest a.py 2>&1 | tail -20`` is ``pytest a.py``). Numbers and names with digits
+    stay (``patch LANG-12`` and ``patch LANG-40``, or ``foo==1.2`` and ``foo==2.0``, are different
+    fixes)."""
+    tokens = [WILDCARD if _TARGET.search(t) else t for t in " ".join(command_core(text).split())[:4000].split()]
     return "fix_" + hashlib.sha256(" ".join(tokens).encode()).hexdigest()[:16]
 
 
@@ -88,9 +135,14 @@ class FixEvidence(BaseModel):
     kind: str
     level: str = Field(
         description="exact: linked to this signature; alias: to a signature linked to it; "
-        "similar: to an error whose excerpt is nearly the same text"
+        "similar: to an error whose excerpt is nearly the same text; general: the kind fixed several distinct "
+        "errors of this error's category (opt-in, Settings.fix_general_min)"
     )
-    similarity: float = Field(1.0, description="word-set Jaccard of the linked error's excerpt (1 for exact/alias)")
+    similarity: float = Field(
+        1.0,
+        description="word-set Jaccard of the linked error's excerpt (1 for exact/alias; for general, the weight "
+        "of category-level evidence)",
+    )
     worked: int = Field(description="times a fix of this kind was taught as fixing this error")
     failed: int = Field(description="times it was taught as not fixing it")
     helpful: int = Field(description="apply() credits: helpful (this kind, any error)")
@@ -100,8 +152,9 @@ class FixEvidence(BaseModel):
 
     def explain(self) -> str:
         near = f" (similarity {self.similarity:.2f})" if self.level == "similar" else ""
+        match = "same error category" if self.level == "general" else f"{self.level} signature match{near}"
         return (
-            f"{self.level} signature match{near}; worked {self.worked}x, did not work {self.failed}x; "
+            f"{match}; worked {self.worked}x, did not work {self.failed}x; "
             f"credits +{self.helpful}/-{self.unhelpful}; {self.variants} variant(s) of this fix; "
             f"score {self.score:.2f}"
         )
@@ -161,6 +214,7 @@ def credit(
 
 SIMILAR_ALONE = 0.8  # below this, a fix found only through similar errors needs two of them agreeing
 SIMILAR_CANDIDATES = 50
+GENERAL_WEIGHT = 0.25  # weight of a category-level link's evidence, against 1 for the error's own links
 SIMILAR_MIN_WORDS = 4  # a line of fewer words (a bare exception name) is too short to call two errors similar
 MEMORY_CREDIT = 0.25  # weight of a memory's credits for any error, beside its credits on this error's link
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,60}")
@@ -232,13 +286,35 @@ def rank(
                 sims[r[0]] = near[r[0]]
                 levels[r[0]] = "similar"
             rows += more
+    # opt-in: a fix kind that fixed several distinct errors of this category is offered for a new one
+    general = core.settings.fix_general_min
+    if general is not None and signed.category:
+        general_kinds = [
+            r[0]
+            for r in core.backend.execute(
+                "SELECT m.fix_kind FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+                f"WHERE l.error_category = ? AND l.worked > l.failed AND m.fix_kind IS NOT NULL AND {where} "
+                "GROUP BY m.fix_kind HAVING COUNT(DISTINCT l.error_signature) >= ?",
+                (signed.category, *wparams, general),
+            ).fetchall()
+        ]
+        if general_kinds:
+            for r in core.backend.execute(
+                f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+                f"WHERE m.fix_kind IN ({','.join('?' * len(general_kinds))}) AND l.error_category = ? AND {where}",
+                (*general_kinds, signed.category, *wparams),
+            ).fetchall():
+                if r[0] not in sims:
+                    sims[r[0]] = GENERAL_WEIGHT
+                    levels[r[0]] = "general"
+                    rows.append(r)
     # a fix that names its error's variable part (pip install pyyaml for 'yaml') applies to that value only
     have = {p.strip("\"'`<>").lower() for p in signed.params}
     low = (signed.message or "").lower()
     rows = [r for r in rows if not r[9] or all(p in have or p in low for p in json.loads(r[9]))]
     if not rows:
         return [], []
-    order = {"exact": 2, "alias": 1, "similar": 0}
+    order = {"exact": 3, "alias": 2, "similar": 1, "general": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
             "worked": 0,
@@ -246,7 +322,7 @@ def rank(
             "helpful": 0,
             "unhelpful": 0,
             "members": {},
-            "level": "similar",
+            "level": "general",
             "last": 0.0,
             "weighted": 0.0,
             "sim": 0.0,

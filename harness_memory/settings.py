@@ -225,6 +225,13 @@ class Settings(BaseSettings):
         "(word-set Jaccard) to the asked one; None (default): only fixes linked to the error's own or an aliased "
         "signature (chosen by leave-one-source-out in benchmarks/fix_recall.py, see docs/fixes.md)",
     )
+    fix_general_min: int | None = Field(
+        None,
+        ge=1,
+        le=1000,
+        description="also offer, for an error with no linked fix, the fix kinds that fixed at least this many "
+        "distinct errors of its category; None: off",
+    )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(
         default_factory=dict, description="bearer token -> agent id (agent fixed by token)"

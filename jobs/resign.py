@@ -1,4 +1,4 @@
-"""Re-sign stored error signatures when the signing method changes.
+"""Re-sign stored error signatures, and re-kind stored fixes, when the method changes.
 
 Every row that carries an error signature keeps what was signed (``error_basis``: the
 decisive message, key frame, exception and category; rows from before migration 0006 are
@@ -8,6 +8,9 @@ everything to the new id: memories, task attempts, error→fix links (counts mer
 memory ends up linked twice), and the technique ledger's signature rows (successes,
 failures, examples and dates merged when two old signatures become one). The old id stays
 resolvable: it is linked to the new one in ``error_signature_links``.
+
+The same run recomputes the kind of every stored fix (``memories.fix_kind``) from its
+content, so that fixes stored before a change of ``fixes.fix_kind`` aggregate with new ones.
 
 Idempotent and resumable: it works in batches of signatures, one short transaction each,
 and records the method in ``signature_state`` only when every signature is done; a run with
@@ -20,6 +23,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from harness_memory.error_signatures import SIGNATURE_METHOD
+from harness_memory.fixes import fix_kind
 
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
@@ -131,6 +135,25 @@ def _move_links(c, old: str, new: str) -> None:
             )
 
 
+def _rekind(b, batch_size: int, dry_run: bool) -> int:
+    """Recompute ``fix_kind`` of every stored fix from its content, in batches by id; the number changed."""
+    changed, last = 0, 0
+    while True:
+        rows = b.execute(
+            "SELECT id, content, fix_kind FROM memories WHERE fix_kind IS NOT NULL AND id > ? ORDER BY id LIMIT ?",
+            (last, batch_size),
+        ).fetchall()
+        if not rows:
+            return changed
+        last = rows[-1][0]
+        moves = [(kind, mid) for mid, content, old in rows if (kind := fix_kind(content)) != old]
+        changed += len(moves)
+        if moves and not dry_run:
+            with b.write() as c:
+                for kind, mid in moves:
+                    c.execute("UPDATE memories SET fix_kind = ? WHERE id = ?", (kind, mid))
+
+
 def resign(
     store: MemoryStore, *, dry_run: bool = False, batch_size: int = 100, force: bool = False, **_: object
 ) -> dict[str, int]:
@@ -142,7 +165,7 @@ def resign(
     # method 2 (the method that shipped with it)
     method = state[0] if state is not None else 2
     if method >= SIGNATURE_METHOD and not force:
-        return {"signatures": 0, "changed": 0, "up_to_date": 1}
+        return {"signatures": 0, "changed": 0, "up_to_date": 1, "fix_kinds": 0}
     sigs = _stored_signatures(b)
     plan: dict[str, str] = {}
     for sig in sigs:
@@ -158,7 +181,7 @@ def resign(
         if new != sig:
             plan[sig] = new
     if dry_run:
-        return {"signatures": len(sigs), "changed": 0, "up_to_date": 0}
+        return {"signatures": len(sigs), "changed": 0, "up_to_date": 0, "fix_kinds": _rekind(b, batch_size, True)}
     items = sorted(plan.items())
     for i in range(0, len(items), batch_size):
         with b.write() as c:
@@ -181,6 +204,7 @@ def resign(
                 "UPDATE error_templates SET rev = (SELECT COALESCE(MAX(rev), 0) + 1 FROM error_templates) "
                 "WHERE id = (SELECT MAX(id) FROM error_templates)"
             )
+    kinds = _rekind(b, batch_size, False)
     with b.write() as c:
         c.execute(
             "INSERT INTO signature_state(id, method, updated_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE "
@@ -188,4 +212,4 @@ def resign(
             (SIGNATURE_METHOD, core.now()),
         )
     core._signed.clear()
-    return {"signatures": len(sigs), "changed": len(plan), "up_to_date": 0}
+    return {"signatures": len(sigs), "changed": len(plan), "up_to_date": 0, "fix_kinds": kinds}

@@ -290,7 +290,7 @@ def test_resign_moves_stored_signatures_and_merges_the_ledger(store):
     assert store._core.miner.canonical("err_0000000000000001") == current
     assert store.on_task_error({"id": "T3", "title": "x", "agent_id": "a"}, err).fixes
     again = store.run_job("resign")
-    assert again.counts == {"signatures": 0, "changed": 0, "up_to_date": 1}
+    assert again.counts == {"signatures": 0, "changed": 0, "up_to_date": 1, "fix_kinds": 0}
     state = b.execute("SELECT method FROM signature_state").fetchone()[0]
     assert state == SIGNATURE_METHOD
 
