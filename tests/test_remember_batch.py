@@ -80,3 +80,30 @@ def test_a_batch_of_new_memories_keeps_the_keyword_vocabulary(db):
             vocab = dict(b.execute("SELECT term, docs FROM memories_fts_vocab WHERE docs > 0").fetchall())
             recount = dict(b.execute("SELECT word, ndoc FROM ts_stat('SELECT doc FROM memories_fts')").fetchall())
             assert vocab == recount
+
+
+def test_a_large_batch_has_the_same_outcome(db, monkeypatch):
+    """Batches large enough for PostgreSQL's COPY paths (rows, tags and vectors copied, the
+    near-duplicate searches in one statement over the staged vectors; here every batch takes them)
+    decide as one remember after the other, namespace by namespace."""
+    if isinstance(db, str):
+        from harness_memory import postgres_backend
+
+        monkeypatch.setattr(postgres_backend, "COPY_ROWS", 1)
+    with MemoryStore(db) as s:
+        spaces = [(f"one-{n}", f"batch-{n}") for n in range(4)]
+        for one, batch in spaces:
+            for ns in (one, batch):
+                s.remember("delta: stored before the batch", type="success", agent_id="a", namespace=ns)
+        ones = {one: [s.remember(**it).id for it in _items(one)] for one, _ in spaces}
+        top = max(max(v) for v in ones.values())
+        items = [it for _, batch in spaces for it in _items(batch)]
+        ids = [m.id for m in s.remember_many(items)]
+        new = [i for i in dict.fromkeys(ids) if i > top]
+        assert new == sorted(new)  # new rows take ids in the items' order
+        size = len(items) // len(spaces)
+        for n, (one, batch) in enumerate(spaces):
+            assert _outcome(s, batch, ids[n * size : (n + 1) * size]) == _outcome(s, one, ones[one])
+        hits = s.recall("epsilon new memory", agent_id="a", namespace="batch-3", channels=["vector"])
+        assert hits and hits[0].memory.content.startswith("epsilon")
+        assert s.recall("batch cache cold", agent_id="a", namespace="batch-2", channels=["keyword"])
