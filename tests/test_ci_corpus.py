@@ -1,6 +1,8 @@
 """The hand-labelled corpus of real failing CI logs (tests/fixtures/ci_logs, see its README):
 one test per log family, plus the in-sample targets on the development split. The held-out
-split is in the family tests only; its figures are reported by benchmarks/ci_logs.py."""
+splits are in the family tests only; their figures are reported by benchmarks/ci_logs.py. A split
+that is still held out (no rule written against its misses yet) is measured, not asserted: its logs
+are in every check but the per-family hit count, which would otherwise ask for tuning on it."""
 
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ from harness_memory import MemoryStore
 CORPUS = Path(__file__).parent / "fixtures" / "ci_logs"
 LABELS = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
 FAMILIES = sorted({v["family"] for v in LABELS.values()})
+# splits whose first-look misses are reported (tests/fixtures/ci_logs/README.md), not asserted; a
+# split leaves this set once rules are written against its misses (it is then in-sample)
+STILL_HELD_OUT = {"heldout5"}
 
 
 def _text(rel: str) -> str:
@@ -38,9 +43,10 @@ def signed(tmp_path_factory):
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_finds_the_marked_failure(signed, family):
     logs = [rel for rel, v in LABELS.items() if v["family"] == family]
-    hits = [_hit(signed[rel].excerpt_lines, LABELS[rel]["lines"]) for rel in logs]
+    counted = [rel for rel in logs if LABELS[rel]["split"] not in STILL_HELD_OUT]
+    hits = [_hit(signed[rel].excerpt_lines, LABELS[rel]["lines"]) for rel in counted]
     # at most one miss in a family (a family has 3 to 9 logs)
-    assert sum(hits) >= len(hits) - 1, [rel for rel, h in zip(logs, hits) if not h]
+    assert sum(hits) >= len(hits) - 1, [rel for rel, h in zip(counted, hits) if not h]
     for rel in logs:  # every excerpt is a bounded block with a real span
         lo, hi = signed[rel].excerpt_lines
         assert 1 <= lo <= hi and hi - lo < 12 and len(signed[rel].excerpt) <= 2000
