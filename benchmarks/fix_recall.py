@@ -2,6 +2,7 @@
 
     python benchmarks/fix_recall.py [--data ../shared/data] [--teach learn_success|learn_error|on_task_complete|learn_fix]
                                     [--no-credit] [--online] [--sources agent-runs scripted defects4j]
+                                    [--fix-similar-min X] [--fix-general-min N]
 
 A replay of real failure→repair streams through the public API, as a harness would use it.
 
@@ -350,7 +351,7 @@ def _score(shapes: list[str], truth: str | None) -> Outcome:
     return Outcome(bool(shapes), truth is not None and shapes[:1] == [truth], truth is not None and truth in shapes[:3])
 
 
-SETTINGS: dict = {}  # Settings fields for the store under test (--fix-similar-min)
+SETTINGS: dict = {}  # Settings fields for the store under test (--fix-similar-min, --fix-general-min)
 
 
 def replay(src: Source, mode: str, *, credit: bool, online: bool, db_dir: Path) -> tuple[list[Asked], dict]:
@@ -582,9 +583,17 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="Settings.fix_similar_min of the store under test (default: the library's default, off)",
     )
+    ap.add_argument(
+        "--fix-general-min",
+        type=int,
+        default=None,
+        help="Settings.fix_general_min of the store under test (default: the library's default, off)",
+    )
     args = ap.parse_args(argv)
     if args.fix_similar_min is not None:
         SETTINGS["fix_similar_min"] = args.fix_similar_min
+    if args.fix_general_min is not None:
+        SETTINGS["fix_general_min"] = args.fix_general_min
     if args.teach == "learn_fix" and not hasattr(MemoryStore, "learn_fix"):
         print("--teach learn_fix: unavailable, this MemoryStore has no learn_fix()", file=sys.stderr)
         return 2
