@@ -304,3 +304,169 @@ def test_the_access_bookkeeping_is_written_at_once_when_the_lock_is_free(tmp_pat
             "SELECT access_type, task_id, duration_ms FROM memory_access_log WHERE memory_id = ?", (m.id,)
         ).fetchall()
         assert [(r[0], r[1]) for r in rows] == [("query", "t-9")] and rows[0][2] >= 0
+
+
+def test_a_query_with_no_searchable_words_on_the_keyword_channel_is_an_empty_list(crowded):
+    for record in (False, True):
+        assert crowded.recall("?! -- ...", agent_id="ops", channels={"keyword"}, record=record) == []
+
+
+def test_an_error_recalls_the_memories_stored_under_every_signature_linked_to_it(store):
+    t2_error = "deploy blocked by lock red green blue black on main"
+    store.error_signature("deploy blocked by lock alpha beta gamma delta on main")
+    under_t2 = store.remember(
+        "stale deploy locks: clear them with lockctl", type="success", agent_id="a", error=t2_error
+    )
+    store.error_signature("deploy blocked by lock kappa lambda mu delta on main")
+    g = store.error_signature("deploy blocked by lock kappa lambda mu sigma on main")  # now subsumes t2's template
+    under_g = store.remember(
+        "the lock daemon restarts clear the locks",
+        type="success",
+        agent_id="a",
+        error="deploy blocked by lock one two three four on main",
+    )
+    assert under_g.error_signature == g.id != under_t2.error_signature
+    hits = store.recall("", agent_id="a", error=t2_error, channels={"signature"}, record=False)
+    assert {h.memory.id: h.breakdown.signature for h in hits} == {under_t2.id: 1.0, under_g.id: 1.0}
+
+
+def test_a_hit_found_only_by_its_tag_still_scores_its_cosine(crowded):
+    import numpy as np
+
+    s = crowded
+    query = "deploy failed for the payments service on node 17"
+    target = s.remember("deploy quokka zebra marmot", type="failure", agent_id="ops", tags=["odd-one"])
+    hits = s.recall(query, agent_id="ops", tags=["odd-one"], limit=50, record=False)  # 200 vector candidates of 301
+    (hit,) = [h for h in hits if h.memory.id == target.id]
+    q, t = s.embedder.embed_batch([query, target.content])
+    cos = float(q @ t / np.linalg.norm(q) / np.linalg.norm(t))
+    assert cos > 0.01 and hit.breakdown.vector == pytest.approx(cos, abs=1e-4)
+    assert hit.breakdown.tags == 1.0
+
+
+def test_an_older_memory_scores_its_recency_and_ranks_below_a_newer_twin(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        old = s.remember("the nightly backup job fails on the full disk", type="failure", agent_id="a", tags=["b"])
+        clock.advance(30 * DAY)
+        new = s.remember("the nightly backup job fails when the disk is full", type="failure", agent_id="a", tags=["b"])
+        hits = s.recall("x", agent_id="a", tags=["b"], channels={"tags"}, record=False)
+        assert ids(hits) == [new.id, old.id]
+        by = {h.memory.id: h for h in hits}
+        half_life = s.settings.ranking.recency_half_life_days
+        assert by[new.id].breakdown.recency == pytest.approx(1.0)
+        assert by[old.id].breakdown.recency == pytest.approx(0.5 ** (30 / half_life), rel=1e-3)
+        assert by[old.id].score < by[new.id].score
+        for h in hits:
+            assert h.score == pytest.approx(h.breakdown.score)
+
+
+def test_a_process_moves_from_the_exact_sql_path_to_the_index_once_it_spent_its_budget(tmp_path, clock, monkeypatch):
+    from harness_memory import vector_index
+
+    path = tmp_path / "budget.db"
+    with MemoryStore(path, clock=clock) as s:
+        s.remember_many(distractors(60))
+    query = "deploy failed for the auth service on node 9"
+    with MemoryStore(path, clock=clock) as s:  # the default budget: a few recalls stay on the SQL path
+        first = s.recall(query, agent_id="ops", limit=10, record=False)
+        s.recall(query, agent_id="ops", limit=10, record=False)
+        assert not s._core.index.loaded
+    monkeypatch.setattr(vector_index, "SQL_EXACT_BUDGET_S", 0.0)
+    with MemoryStore(path, clock=clock) as s:
+        assert s.recall(query, agent_id="ops", limit=10, record=False) == first
+        assert not s._core.index.loaded  # the first recall took the SQL path
+        again = s.recall(query, agent_id="ops", limit=10, record=False)
+        assert s._core.index.loaded  # the time it spent there was over the budget: the index now
+        assert [(h.memory.id, round(h.breakdown.vector, 4)) for h in again] == [
+            (h.memory.id, round(h.breakdown.vector, 4)) for h in first
+        ]
+
+
+@pytest.mark.parametrize(("memories", "loads_index"), [(9, False), (10, True)])
+def test_the_exact_sql_path_serves_stores_below_its_size_bound(tmp_path, clock, monkeypatch, memories, loads_index):
+    from harness_memory import vector_index
+
+    monkeypatch.setattr(vector_index, "SQL_EXACT_MAX_ROWS", 10)
+    path = tmp_path / "bound.db"
+    with MemoryStore(path, clock=clock) as s:
+        s.remember_many(distractors(memories))
+    with MemoryStore(path, clock=clock) as s:
+        hits = s.recall("deploy failed for the auth service", agent_id="ops", record=False)
+        assert len(hits) == memories
+        assert s._core.index.loaded is loads_index
+
+
+def test_a_recall_that_loaded_a_large_index_persists_its_snapshot(tmp_path, clock, monkeypatch):
+    from harness_memory import vector_index
+
+    monkeypatch.setattr(vector_index, "SQL_EXACT_MAX_ROWS", 10)
+    monkeypatch.setattr(vector_index, "SNAPSHOT_MIN_ROWS", 50)
+    path = tmp_path / "snap.db"
+    with MemoryStore(path, clock=clock) as s:
+        s.remember_many(distractors(80))
+    vector_index.sidecar_path(path).unlink(missing_ok=True)
+    with MemoryStore(path, clock=clock) as s:
+        s.recall("deploy failed for the auth service", agent_id="ops", record=False)
+        assert s._core.index.last_load == "database"
+        assert vector_index.sidecar_path(path).exists()  # written right after the recall, not at close
+    with MemoryStore(path, clock=clock) as s:
+        s.recall("deploy failed for the auth service", agent_id="ops", record=False)
+        assert s._core.index.last_load == "snapshot"
+
+
+def test_a_recall_after_finding_the_lock_busy_waits_before_trying_again(tmp_path, clock, monkeypatch):
+    from harness_memory import recall as recall_module
+
+    monkeypatch.setattr(recall_module, "ACCESS_RETRY_SECONDS", 3600.0)
+    monkeypatch.setattr(recall_module, "ACCESS_FLUSH_SECONDS", 3600.0)
+    path = tmp_path / "shared.db"
+    with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
+        m = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
+        with other._core.backend.write():
+            s.recall("gradle daemon heap", agent_id="a")
+        s.recall("gradle daemon heap", agent_id="a")  # the lock is free now, but the retry is not due
+        assert other.get(m.id).access_count == 0
+        s.close()
+        assert other.get(m.id).access_count == 2
+
+
+def _busy_recall(s, other, query):
+    """A recall while another writer holds the lock: its bookkeeping stays pending."""
+    with other._core.backend.write():
+        return s.recall(query, agent_id="a")
+
+
+def _delete(store, mid):
+    with store._core.backend.write() as c:
+        c.execute("DELETE FROM memories WHERE id = ?", (mid,))
+
+
+def test_a_recall_whose_hits_were_all_deleted_before_its_bookkeeping_logs_nothing(tmp_path, clock):
+    path = tmp_path / "shared.db"
+    with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
+        a = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
+        b = s.remember("gradle daemon heap dump fills the disk", type="failure", agent_id="a")
+        assert {h.memory.id for h in _busy_recall(s, other, "gradle daemon heap")} == {a.id, b.id}
+        _delete(other, a.id)
+        _delete(other, b.id)
+        s.close()
+        assert other._core.backend.execute("SELECT COUNT(*) FROM memory_access_log").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("deleted", ["top", "second"])
+def test_the_recall_latency_stays_with_the_top_hit_when_another_hit_is_deleted(tmp_path, clock, deleted):
+    path = tmp_path / "shared.db"
+    with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
+        s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
+        s.remember("the gradle daemon heap dump fills the disk quickly", type="failure", agent_id="a")
+        top, second = (h.memory.id for h in _busy_recall(s, other, "gradle daemon runs out of heap"))
+        _delete(other, top if deleted == "top" else second)
+        s.close()
+        rows = other._core.backend.execute(
+            "SELECT memory_id, duration_ms FROM memory_access_log WHERE access_type = 'query'"
+        ).fetchall()
+        latency = other._core.backend.execute("SELECT top_memory_id FROM v_recall_latency").fetchall()
+        if deleted == "second":
+            assert [r[0] for r in rows] == [top] and rows[0][1] is not None and [r[0] for r in latency] == [top]
+        else:  # the surviving row is not the recall's top hit: it carries no latency
+            assert [tuple(r) for r in rows] == [(second, None)] and latency == []
