@@ -725,6 +725,8 @@ class MemoryStore:
         content = pattern if not details else f"{pattern}: {details}"
         kw.setdefault("importance", 0.8)
         kw.setdefault("error", pattern)
+        if details:
+            kw["fix_text"] = details
         return self._remember_fix(content, type="failure", agent_id=agent_id, worked=True if details else None, **kw)
 
     def learn_fix(self, error: str, fix: str, *, agent_id: str, worked: bool = True, **kw: Any) -> Memory:

@@ -71,9 +71,13 @@ def prepare(
     fix_worked: bool | None = None,
     link_fix: bool = True,
     thread_id: Any = None,
+    fix_text: str | None = None,
 ) -> MemoryInput:
     """Validate and redact one memory. A ``success`` taught with an ``error`` is a fix that worked
-    for it (an error→fix link); ``fix_worked`` sets the link explicitly for any type."""
+    for it (an error→fix link); ``fix_worked`` sets the link explicitly for any type. ``fix_text``
+    (validated by the caller) is the end of ``content`` that is the fix itself when the content
+    also carries the error (``learn_error`` stores "<error>: <fix>"): the fix's kind and the values
+    it is bound to come from it, and ``metadata["fix_starts_at"]`` records where it starts."""
     s = core.settings
     content = v.text(content, "content", max_bytes=s.max_content_bytes).strip()
     mtype = core.types.check(type)
@@ -111,8 +115,14 @@ def prepare(
         meta.setdefault("error_category", signed.category)
         worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)
         if worked is not None and link_fix:
-            link = (signed.id, signed.category, bool(worked), fixes.bound_params(content, signed.params))
-            kind = fix_kind(content)
+            fix = content
+            if fix_text is not None:
+                part = (_redact_obj(fix_text, []) if s.redact_secrets else fix_text).strip()
+                if part and content.endswith(part):
+                    fix = part
+                    meta["fix_starts_at"] = len(content) - len(part)
+            link = (signed.id, signed.category, bool(worked), fixes.bound_params(fix, signed.params))
+            kind = fix_kind(fix)
     return MemoryInput(
         content=content,
         type=mtype,

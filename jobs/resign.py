@@ -135,18 +135,28 @@ def _move_links(c, old: str, new: str) -> None:
             )
 
 
+def _fix_of(content: str, metadata: str | None) -> str:
+    """The fix within a stored fix's content: all of it, or its end from ``fix_starts_at`` when the
+    content also carries the error (``learn_error``)."""
+    start = json.loads(metadata).get("fix_starts_at") if metadata else None
+    if isinstance(start, int) and not isinstance(start, bool) and 0 < start < len(content):
+        return content[start:]
+    return content
+
+
 def _rekind(b, batch_size: int, dry_run: bool) -> int:
     """Recompute ``fix_kind`` of every stored fix from its content, in batches by id; the number changed."""
     changed, last = 0, 0
     while True:
         rows = b.execute(
-            "SELECT id, content, fix_kind FROM memories WHERE fix_kind IS NOT NULL AND id > ? ORDER BY id LIMIT ?",
+            "SELECT id, content, fix_kind, metadata FROM memories WHERE fix_kind IS NOT NULL AND id > ? "
+            "ORDER BY id LIMIT ?",
             (last, batch_size),
         ).fetchall()
         if not rows:
             return changed
         last = rows[-1][0]
-        moves = [(kind, mid) for mid, content, old in rows if (kind := fix_kind(content)) != old]
+        moves = [(kind, mid) for mid, content, old, meta in rows if (kind := fix_kind(_fix_of(content, meta))) != old]
         changed += len(moves)
         if moves and not dry_run:
             with b.write() as c:

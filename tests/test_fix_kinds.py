@@ -146,3 +146,30 @@ def test_category_level_fixes_stay_private_to_their_agent(db, clock):
         for e in NETWORK:
             s.learn_fix(e, "retry the step with backoff", agent_id="someone-else")
         assert fixes(s, NEW_NETWORK) == []
+
+
+def test_learn_error_kinds_and_binds_by_its_fix_not_by_the_error_it_carries(store):
+    for module in ("yaml", "toml"):
+        store.learn_error(AGENT, f"ModuleNotFoundError: No module named '{module}'", "pip install -r requirements.txt")
+    store.learn_error(AGENT, "ModuleNotFoundError: No module named 'yaml'", "pip install pyyaml")
+    got = store.on_task_error(TASK, "ModuleNotFoundError: No module named 'requests'")
+    # the error's value is in the memory's text but not in its fix: the fix is not bound to it
+    assert [(e.memory.content, e.worked, e.variants) for e in got.fix_evidence] == [
+        ("ModuleNotFoundError: No module named 'toml': pip install -r requirements.txt", 2, 2)
+    ]
+    assert got.fixes[0].metadata["fix_starts_at"] == len("ModuleNotFoundError: No module named 'toml': ")
+    # a fix naming the value stays bound to it
+    yaml = [e.memory.content for e in store.fixes_for("ModuleNotFoundError: No module named 'yaml'", agent_id=AGENT)]
+    assert "ModuleNotFoundError: No module named 'yaml': pip install pyyaml" in yaml
+
+
+def test_resign_rekinds_learn_error_fixes_by_their_fix(store):
+    m = store.learn_error(AGENT, "ModuleNotFoundError: No module named 'yaml'", "cd /srv && make deps 2>&1 | tail")
+    b = store._core.backend
+    with b.write() as c:
+        c.execute(f"UPDATE memories SET fix_kind = 'fix_00000000000000bb' WHERE id = {int(m.id)}")
+        c.execute("UPDATE signature_state SET method = 4")
+    assert store.run_job("resign").counts["fix_kinds"] == 1
+    store.learn_fix("ModuleNotFoundError: No module named 'toml'", "make deps", agent_id=AGENT)
+    ev = store.fixes_for("ModuleNotFoundError: No module named 'json5'", agent_id=AGENT)
+    assert [(e.worked, e.variants) for e in ev] == [(2, 2)]
