@@ -30,7 +30,10 @@ writing ones for ``--concurrent-seconds`` and reports recalls/s against one reca
 afterwards), or ``pgserver`` (a temporary server from the ``pgserver`` test dependency).
 Besides recall latency it reports remember throughput one call at a time and batched, 8
 concurrent writer processes (memories/s and errors), and the vector channel's overlap with an
-exact search (the top 50 of the visible rows by cosine, computed in numpy).
+exact search (the top 50 of the visible rows by cosine, computed in numpy). On PostgreSQL with
+``--reuse`` the ``--batches`` are also reported by phase: the wall-clock time of each of the
+backend's batch methods (exact-duplicate lookup, near-duplicate searches, rows, tsvector rows,
+vectors with their HNSW inserts) and of everything else, per 1,000 memories.
 
 Memories are synthetic harness memories (task, module, error, fix) with unique task ids;
 remember() runs the full write path (validation, redaction, exact and near duplicate
@@ -46,6 +49,7 @@ import random
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -395,7 +399,7 @@ def main() -> None:
     ap.add_argument("--concurrent", type=int, nargs=2, default=None, metavar=("RECALLERS", "WRITERS"))
     ap.add_argument("--concurrent-seconds", type=float, default=20.0)
     args = ap.parse_args()
-    rows, thr_rows, conc_rows, fresh_rows, mixed_rows = [], [], [], [], []
+    rows, thr_rows, conc_rows, fresh_rows, mixed_rows, phase_rows = [], [], [], [], [], []
     if args.reuse:
         Path(args.reuse).mkdir(parents=True, exist_ok=True)
         specs = args.db or ["sqlite"]
@@ -403,7 +407,7 @@ def main() -> None:
             for size in sorted(args.sizes):
                 _measure_reused(args, size, rows, thr_rows, fresh_rows, mixed_rows)
         for spec in (s for s in specs if _pg.is_pg(s)):
-            _measure_reused_pg(args, spec, rows, thr_rows, conc_rows)
+            _measure_reused_pg(args, spec, rows, thr_rows, conc_rows, phase_rows)
     else:
         with tempfile.TemporaryDirectory(dir=args.db_dir) as d:
             for label, target, cleanup in _fresh_targets(args.db or ["sqlite"], Path(d)):
@@ -444,6 +448,14 @@ def main() -> None:
             rows,
         )
     )
+    if phase_rows:
+        print(
+            table(
+                "PostgreSQL remember_many batches by phase (the backend's batch methods, wall clock)",
+                ["memories before", "phase", "ms per 1,000 memories"],
+                phase_rows,
+            )
+        )
     if fresh_rows:
         print(
             table(
@@ -676,7 +688,48 @@ def _measure(
     store.close()
 
 
-def _measure_reused_pg(args, spec: str, rows: list, thr_rows: list, conc_rows: list) -> None:
+_PHASES = {  # the backend's batch methods (writes.write_many) and what each does on PostgreSQL
+    "existing_hashes": "exact-duplicate lookup",
+    "vector_knn_many": "near-duplicate searches (HNSW)",
+    "insert_returning": "rows (COPY)",
+    "index_texts": "tsvector rows + vocabulary",
+    "put_vectors": "vectors + HNSW inserts + change log",
+}
+
+
+@contextmanager
+def _batch_phases(store: MemoryStore, out: list, count: int, memories: int):
+    """Time each batch method of the store's backend while the block runs (the rest: validation,
+    redaction, embedding, tags and the decisions); one row per phase, in ms per 1,000 memories."""
+    backend = store._core.backend
+    spent = dict.fromkeys(_PHASES, 0.0)
+    for name in _PHASES:
+        orig = getattr(backend, name)
+
+        def timed(*a, _orig=orig, _name=name, **k):
+            t0 = time.perf_counter()
+            try:
+                return _orig(*a, **k)
+            finally:
+                spent[_name] += time.perf_counter() - t0
+
+        setattr(backend, name, timed)
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        total = time.perf_counter() - t0
+        for name in _PHASES:
+            delattr(backend, name)
+        if memories:
+            per = 1000 / memories
+            for name, what in _PHASES.items():
+                out.append([count, f"{name}: {what}", round(spent[name] * 1000 * per, 1)])
+            out.append([count, "everything else", round((total - sum(spent.values())) * 1000 * per, 1)])
+            out.append([count, "remember_many, whole", round(total * 1000 * per, 1)])
+
+
+def _measure_reused_pg(args, spec: str, rows: list, thr_rows: list, conc_rows: list, phase_rows: list) -> None:
     """PostgreSQL with ``--reuse DIR``: one schema per size (``hm_latency_<size>``) on the server of
     ``spec`` (``pgserver``: kept in ``DIR/pgdata``), filled once (``--fill copy``: COPY, then the HNSW
     index), then measured: recall vs the numpy baseline and overlap, ``--batches`` batched
@@ -718,11 +771,12 @@ def _measure_reused_pg(args, spec: str, rows: list, thr_rows: list, conc_rows: l
             rows.append(_recall_rows(args, "postgresql", store, "hnsw", count, queries))
             base_id = 70_000_000 + count + 10 * args.batch * args.batches
             t_batches = 0.0
-            for b in range(args.batches):
-                items = [synth(rng, base_id + b * args.batch + k) for k in range(args.batch)]
-                t0 = time.perf_counter()
-                store.remember_many(items)
-                t_batches += time.perf_counter() - t0
+            with _batch_phases(store, phase_rows, count, args.batches * args.batch):
+                for b in range(args.batches):
+                    items = [synth(rng, base_id + b * args.batch + k) for k in range(args.batch)]
+                    t0 = time.perf_counter()
+                    store.remember_many(items)
+                    t_batches += time.perf_counter() - t0
             singles = [synth(rng, 80_000_000 + count + k) for k in range(args.single)]
             t0 = time.perf_counter()
             for it in singles:
