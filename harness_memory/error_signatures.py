@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from .failure_excerpt import _EXC, _EXC_NAME, Excerpt, extract
+from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, Excerpt, extract
 
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
@@ -53,7 +53,14 @@ __all__ = [
 WILDCARD = "<*>"
 DEFAULT_THRESHOLD = 0.7
 # bump when signing or fix kinds change; the `resign` job moves stored signatures (and re-kinds fixes) to it
-SIGNATURE_METHOD = 5  # 5: fix kinds compare commands without their output plumbing (fixes.command_core)
+# 5: fix kinds compare commands without their output plumbing (fixes.command_core)
+# 6: whole logs: a signal-death line yields to the message before it; a failures heading to the item it announces;
+#    file lists closed by a count are findings; stack frames are not diagnostics; a cancellation chained into a
+#    timeout gives way to it; categories: dependency-resolution and missing-library words (import_error), read-only
+#    targets (permission), nil/null values indexed or called (type_error), parse errors (compile_error), failed
+#    allocations (out_of_memory), failed connections (network), "did not match any" (not_found), formatter
+#    findings, diffs of check steps, strict XPASS and located ``runtime error:`` checks (test_failure)
+SIGNATURE_METHOD = 6
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset(
     {"import_error", "network", "timeout", "rate_limit", "out_of_memory", "context_overflow", "permission"}
@@ -275,14 +282,18 @@ _BY_TEXT = [
     ("rate_limit", re.compile(r"(?i)rate.?limit|too many requests|\b429\b|quota exceeded|throttl")),
     (
         "out_of_memory",
-        re.compile(r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit|unable to allocate \d"),
+        re.compile(
+            r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit|unable to allocate \d|"
+            r"\ballocation of \d{1,30} bytes failed|\bfailed to allocate \d|\ballocation failed\b"
+        ),
     ),
     ("timeout", re.compile(r"(?i)timed? ?out|timeout|deadline exceeded")),
     (
         "permission",
         re.compile(
             r"(?i)permission denied|access denied|\bEACCES\b|forbidden|\b40[13]\b|unauthori[sz]ed|"
-            r"not permitted"
+            r"not permitted|attempt to write a read-?only|\bread-?only (?:file ?system|database|file|director(?:y|ies)|"
+            r"volume|mount)\b|\berofs\b"
         ),
     ),
     (
@@ -293,7 +304,10 @@ _BY_TEXT = [
             r"no matching distribution|could not find a version that satisfies|"
             r"module not found|unable to import|import error|no required module provides|"
             r"cannot find package|npm (?:err!|error) (?:code )?e?404\b|cannot load such file|"
-            r"can't locate [^\s]{1,200} in @inc"
+            r"can't locate [^\s]{1,200} in @inc|conflicting dependencies|resolutionimpossible|"
+            r"unable to resolve dependency|dependency (?:tree|conflict)|find_package|"
+            r"find a package configuration file|\bcannot find -l[\w.+-]|was not found in the pkg-config search path|"
+            r"\bno package '[^']{1,200}' found"
         ),
     ),
     (
@@ -301,13 +315,15 @@ _BY_TEXT = [
         re.compile(
             r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
             r"\berror TS\d+|has no attribute|not callable|expected type|nil pointer dereference|"
-            r"null pointer dereference|undefined method .{1,200} for nil\b|cannot read propert(?:y|ies) of (?:undefined|null)"
+            r"null pointer dereference|undefined method .{1,200} for nil\b|cannot read propert(?:y|ies) of (?:undefined|null)|"
+            r"attempt to (?:index|call|perform arithmetic on|concatenate|compare) (?:a |an? )?(?:nil|null) value|"
+            r"\b(?:nil|null|none) value (?:is )?not (?:indexable|callable|subscriptable)"
         ),
     ),
     (
         "compile_error",
         re.compile(
-            r"(?i)syntax ?error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
+            r"(?i)syntax ?error|parse error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
             r"cannot find symbol|undefined reference|unexpected token|build failed|static assertion|static_assert|"
             r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol"
         ),
@@ -318,14 +334,15 @@ _BY_TEXT = [
             r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
             r"could(?: no|n')t resolve (?:host|proxy)|network error|failed to establish a new connection|"
             r"name or service not known|getaddrinfo|temporary failure in name resolution|"
-            r"broken pipe|ssl|tls handshake|\b50[234]\b"
+            r"broken pipe|ssl|tls handshake|\b50[234]\b|failed to connect\b|could(?:n't| not) connect to\b|"
+            r"unable to connect\b"
         ),
     ),
     (
         "not_found",
         re.compile(
             r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
-            r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b"
+            r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b"
         ),
     ),
     (
@@ -340,7 +357,9 @@ _BY_TEXT = [
         "test_failure",
         re.compile(
             r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure|"
-            r"are (?:definitely|indirectly) lost in loss record|invalid (?:read|write) of size|uninitialised value"
+            r"are (?:definitely|indirectly) lost in loss record|invalid (?:read|write) of size|uninitialised value|"
+            r"\bxpass\b|unexpected(?:ly)? (?:success|pass)|would reformat|would be reformatted|incorrectly sorted|"
+            r"not (?:properly )?formatted|needs? (?:re)?formatting|code style issues"
         ),
     ),
 ]
@@ -378,9 +397,21 @@ _TEXT_KEYS = {
         "heap space",
         "memory limit",
         "unable to allocate",
+        "alloc",
     ),
     "timeout": ("time", "deadline"),
-    "permission": ("permission", "access denied", "eacces", "forbidden", "401", "403", "unauthori", "not permitted"),
+    "permission": (
+        "permission",
+        "access denied",
+        "eacces",
+        "forbidden",
+        "401",
+        "403",
+        "unauthori",
+        "not permitted",
+        "read",
+        "erofs",
+    ),
     "import_error": (
         "module",
         "unresolved import",
@@ -397,6 +428,15 @@ _TEXT_KEYS = {
         "npm err",
         "cannot load such file",
         "can't locate",
+        "conflicting dependencies",
+        "resolutionimpossible",
+        "resolve dependency",
+        "dependency",
+        "find_package",
+        "package configuration",
+        "cannot find -l",
+        "pkg-config",
+        "no package",
     ),
     "type_error": (
         "type",
@@ -407,9 +447,11 @@ _TEXT_KEYS = {
         "pointer dereference",
         "for nil",
         "cannot read propert",
+        "value",
     ),
     "compile_error": (
         "syntax",
+        "parse error",
         "compil",
         "error[e",
         "cannot find symbol",
@@ -434,6 +476,7 @@ _TEXT_KEYS = {
         "broken pipe",
         "ssl",
         "tls handshake",
+        "connect",
         "502",
         "503",
         "504",
@@ -449,9 +492,22 @@ _TEXT_KEYS = {
         "unbound variable",
         "nonexist",
         "non-exist",
+        "did not match any",
     ),
     "assertion": ("assert", "expected", ", want"),
-    "test_failure": ("fail", "lost in loss record", "invalid read", "invalid write", "uninitialised"),
+    "test_failure": (
+        "fail",
+        "lost in loss record",
+        "invalid read",
+        "invalid write",
+        "uninitialised",
+        "xpass",
+        "unexpected",
+        "reformat",
+        "sorted",
+        "formatt",
+        "code style",
+    ),
 }
 
 
@@ -517,6 +573,9 @@ _TEST_FILE = re.compile(
 _HEADER = re.compile(
     r"(?i)#\s*include\b|[\w/.-]{1,300}\.(?:h|hh|hpp|hxx|inc)['\">]?:? (?:file not found|no such file)"
 )  # a header that is not there (not merely a diagnostic located in a header file)
+# a program's run-time check reporting at a source location (UndefinedBehaviorSanitizer's ``x.c:7:15: runtime
+# error: signed integer overflow``): a dynamic checker's finding, although shaped like a compiler's diagnostic
+_RUNTIME_CHECK = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}runtime error:")
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
@@ -592,6 +651,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
     diagnostic = excerpt.kind == "diagnostic"  # where and compiled are read for diagnostics only
     where = (excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block) if diagnostic else ""
     compiled = diagnostic and bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
+    if diagnostic and _RUNTIME_CHECK.match(excerpt.message.strip()):
+        return by_text if by_text in _ENVIRONMENT else "test_failure"
     if diagnostic:
         if excerpt.block[:1].isspace() and (
             not re.search(r"(?i)\berror\b", excerpt.message) or _TEST_FILE.search(excerpt.message.split(":", 1)[0])
@@ -612,6 +673,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
             return "type_error"  # a type checker's error ("missing a type annotation" is not a missing file)
     if by_text is not None:
         return by_text
+    if _DIFF_HUNK.match(excerpt.message.strip()):
+        return "test_failure"  # a diff a check step printed (a formatter's, ``git diff --check``'s): its finding
     if excerpt.kind == "diagnostic":
         if linter:
             return "test_failure"  # a linter's finding
@@ -633,8 +696,9 @@ def _categorize_block(excerpt: Excerpt) -> str:
         return _EXIT_CATEGORY[m.group(1)]
     if linter:
         return "test_failure"  # whatever the linter printed, the step failed on its findings
-    if excerpt.kind in ("pytest", "failure", "trailer") and re.search(
-        r"(?i)\btests?\b|\bFAIL", block or excerpt.message
+    if excerpt.kind in ("pytest", "failure", "trailer") and (
+        re.search(r"(?i)\btests?\b|\bFAIL", block or excerpt.message)
+        or re.search(r"(?i)\b(?:tests?|check)\b", excerpt.command or "")  # the step runs the tests
     ):
         return "test_failure"
     return "unknown"

@@ -221,6 +221,43 @@ _C2 = re.compile(
     r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
     r"not found|aborted|killed|invalid|unexpected|undefined|missing)\b"
 )
+# a line that only reports that a process died of a signal: the shell's job report (``bash: line 1: 123
+# Aborted  ./cmd``), a bare ``Killed``/``Aborted`` line, make's ``*** [target] Segmentation fault`` (anywhere in the
+# line: a test's unterminated output may precede it), ``(core dumped)``
+_SIGNAL = (
+    r"(?:Aborted|Killed|Segmentation fault|Bus error|Illegal instruction|Floating point exception|Terminated|"
+    r"Trace/breakpoint trap)(?: \(core dumped\))?"
+)
+_DEATH = re.compile(
+    r"^" + _SIGNAL + r"\s*$|^(?:\S{1,200}: )?(?:line \d{1,7}: )?\s{0,8}\d{1,9}\s{1,40}" + _SIGNAL + r"\s|"
+    r"\bmake(?:\[\d{1,4}\])?: \*\*\* \[[^\]]{1,400}\] " + _SIGNAL + r"|\bSegmentation fault\b|\bcore dumped\b"
+)
+_DEATH_LOOKBACK = 60  # lines before a death report searched for the message it trails
+# a heading that announces a list of failures: its first item is the failure, not the heading
+_ANNOUNCES = re.compile(
+    r"(?i)^(?:there (?:was|were) \d{1,6} (?:failures?|errors?)|=+ (?:failures|errors) =+|failures?|errors?):?\s*$"
+)
+_ITEM = re.compile(r"^(?:\d{1,4}\) \S|_{3,} \S.{0,400} _{3,}$)")  # a numbered item, a pytest test header
+# a count that closes a list of the files a checker found at fault ("Code style issues found in 2 files")
+_FILES_COUNT = re.compile(
+    r"(?i)\b(?:issues?|problems?|errors?|violations?|findings?) (?:were )?found in \d{1,6} files?\b|"
+    r"^\d{1,6} files? would be (?:reformatted|changed|fixed)\b"
+)
+_TAG = re.compile(r"^\[\w{1,10}\]\s")
+_FILE_NAME = re.compile(r"^[\w.@+~-]{0,255}(?:[\\/][\w.@+~-]{1,255}){0,64}\.\w{1,10}$")
+# a formatter's finding about one file, whatever the formatter
+_FORMAT_FINDING = re.compile(
+    r"(?i)^would (?:reformat|reorder|fix) \S|\bimports are incorrectly sorted\b|\bis not (?:properly )?formatted\b|"
+    r"\bneeds? (?:re)?formatting\b"
+)
+# a pointer under a source line (``---^``, ``   ^~~~``): detail of the statement above it, never a statement
+_POINTER = re.compile(r"(?:^|\s|-)\^[\^~-]{0,400}\s*$")
+# a stack frame printed as ``file:line: in function`` (Lua, pytest --tb=short): not a diagnostic
+_FRAME_LINE = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:in|from|required from)\b(?:(?!: ).){0,300}$")
+# an interpreter reporting the location in its script: ``lua5.4: gen.lua:5: attempt to ...``
+_PROGRAM_LOCATED = re.compile(r"^[\w.+-]{1,40}: [\w./\\~@+-]{1,400}\.\w{1,8}:\d{1,7}(?::\d{1,5})?: \S")
+# an exception that is how an outer failure works (a timeout cancels its task), not a root cause of its own
+_CANCELLATION = re.compile(r"(?:Cancelled|Canceled|Cancellation|Interrupted)(?:Error|Exception)\b|\bcontext canceled\b")
 _DIFF_HUNK = re.compile(
     r"^@@ -\d{1,9}(?:,\d{1,9})? \+\d{1,9}(?:,\d{1,9})? @@|^Diff in \S{1,400}(?::\d{1,7}:| at line \d)"
 )
@@ -341,18 +378,27 @@ def _classify(ln: Line) -> None:
     ):
         ln.cls = 5
         return
-    if _C5.search(t):
+    if _C5.search(t) or _DEATH.search(t):
         ln.cls = 5
         return
-    if (_C4.search(t) or _ERROR_PREFIX.match(ln.text)) and not _C4_NOT.search(t) and ln.level != "log":
+    if _POINTER.search(t) and not re.search(r"\w{3,}\s*:", t):
+        return  # a pointer under the line above (``error here ---^``): that line is the statement
+    if (
+        (_C4.search(t) or _ERROR_PREFIX.match(ln.text))
+        and not _C4_NOT.search(t)
+        and not _FRAME_LINE.match(t)
+        and ln.level != "log"
+    ):
         ln.cls = 4
         return
+    if _FRAME_LINE.match(t):
+        return  # a stack frame (``gen.lua:5: in local 'f'``) is where, never what
     if ln.level == "warning":
         return  # a warning (##[warning], [WARNING]) is not the failure
     t = _FLAGS.sub(" ", t)  # command-line flags are configuration (--output-on-failure, -Werror)
     if _NOT_FAILURE.search(t):
         return
-    if _C3.search(t):
+    if _C3.search(t) or _FORMAT_FINDING.search(t) or _PROGRAM_LOCATED.match(t):
         ln.cls = 3
         return
     if ln.level == "error" or ln.annotation == "error":
@@ -654,6 +700,7 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
             ln.cls = 4  # the header of a diagnostic whose location follows on the next line
         if baseline is not None and ln.cls and baseline.seen(ln.text):
             ln.cls = 0  # the passing run printed it too: not the failure
+    _structure(lines, baseline)
     specific = [i for i, ln in enumerate(lines) if ln.cls >= 2]
     if not specific:
         trailers = [i for i, ln in enumerate(lines) if ln.cls == 1]
@@ -675,8 +722,29 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
             return _finish(got, lines, lo, hi)
         i = next(i for i in range(lo, hi) if lines[i].cls == 5)
         if _PYTEST_E.match(lines[i].text):
+            i = _past_cancellation(lines, i, hi)
             return _finish(_pytest(lines, i, hi), lines, lo, hi)
     i = next(i for i in range(lo, hi) if lines[i].cls == best)
+    if _DEATH.search(lines[i].text.strip()):
+        # a process's death by a signal trails the message the process printed before dying, when it printed one
+        said = next(
+            (
+                j
+                for j in range(i - 1, max(lo, i - _DEATH_LOOKBACK) - 1, -1)
+                if lines[j].cls >= 2 and not _DEATH.search(lines[j].text.strip())
+            ),
+            None,
+        )
+        if said is None:
+            best = 3  # nothing said before it: the death is the statement, a failure with no further detail
+        else:
+            i, best = said, lines[said].cls
+            if best == 5:
+                got = _python(lines, lo, i + 1) or _java(lines, lo, i + 1)
+                if got is not None:
+                    return _finish(got, lines, lo, hi)
+                if _PYTEST_E.match(lines[i].text):
+                    return _finish(_pytest(lines, i, hi), lines, lo, hi)
     t = lines[i].text.strip()
     if _PANIC_AT_END.search(t):  # Rust >= 1.73 prints the panic's message on the line after its location
         nxt = next((lines[j].text.strip() for j in range(i + 1, min(hi, i + 4)) if lines[j].text.strip()), "")
@@ -690,6 +758,60 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
     )
     ex.detail = _indented_detail(lines, i, hi)
     return _finish(_with_block(ex, lines, i, _detail_end(lines, i, hi)), lines, lo, hi)
+
+
+def _structure(lines: list[Line], baseline: Baseline | None) -> None:
+    """What a line means by its place among its neighbours: a diff's ``+++`` header under its ``---``
+    header is not a shell trace; a heading that announces failures (``There was 1 failure:``, pytest's
+    ``FAILURES``) gives way to the first item it announces (``1) Test::name``, a ``___ test ___`` header) when
+    the item's lines state nothing more specific;
+    a count that closes a list of files at fault (``Code style issues found in 2 files``) makes the
+    file names listed just before it the findings, whatever level tag they carry."""
+    for k, ln in enumerate(lines):
+        t = ln.text.strip()
+        if not t:
+            continue
+        if ln.boundary and t.startswith("+++ ") and k and lines[k - 1].text.lstrip().startswith("--- "):
+            ln.boundary = False
+            continue
+        if _ANNOUNCES.match(t):
+            item = next((j for j in range(k + 1, min(len(lines), k + 4)) if lines[j].text.strip()), None)
+            if item is not None and _ITEM.match(lines[item].text.strip()) and lines[item].cls < 3:
+                ln.cls = min(ln.cls, 1)
+                # the item's own lines may state the failure (RSpec's ``Failure/Error:``): then they are taken
+                said = any(lines[j].cls >= 3 for j in range(item + 1, min(len(lines), item + MAX_BLOCK_LINES)))
+                if not said and (baseline is None or not baseline.seen(lines[item].text)):
+                    lines[item].cls = 3
+            continue
+        if _FILES_COUNT.search(t):
+            ln.cls = 1
+            tag = _TAG.match(t)  # the listed lines carry the count line's own tag (``[warn] src/a.js``)
+            prefix = tag.group(0) if tag else ""
+            j = k - 1
+            while (
+                j >= 0
+                and k - j <= 200
+                and lines[j].level == ln.level
+                and lines[j].text.strip().startswith(prefix)
+                and _FILE_NAME.match(lines[j].text.strip()[len(prefix) :].strip())
+            ):
+                if baseline is None or not baseline.seen(lines[j].text):
+                    lines[j].cls = max(lines[j].cls, 3)
+                j -= 1
+
+
+def _past_cancellation(lines: list[Line], at: int, hi: int) -> int:
+    """A pytest ``E`` block whose exception is a cancellation (``CancelledError``) that the next exception of
+    the chain was raised from (``The above exception was the direct cause ...``) is how that failure works (a
+    timeout cancels its task): the chained exception's ``E`` block is the failure."""
+    if not _CANCELLATION.search(lines[at].text):
+        return at
+    for j in range(at + 1, hi):
+        if _PY_CHAIN.match(lines[j].text):
+            return next((k for k in range(j + 1, hi) if _PYTEST_E.match(lines[k].text)), at)
+        if lines[j].cls == 5 and not _PYTEST_E.match(lines[j].text):
+            break
+    return at
 
 
 def _indented_detail(lines: list[Line], at: int, hi: int, limit: int = 24) -> str:

@@ -19,8 +19,10 @@ CORPUS = Path(__file__).parent / "fixtures" / "ci_logs"
 LABELS = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
 FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # splits whose first-look misses are reported (tests/fixtures/ci_logs/README.md), not asserted; a
-# split leaves this set once rules are written against its misses (it is then in-sample)
-STILL_HELD_OUT = {"heldout5"}
+# split leaves this set once rules are written against its misses (it is then in-sample). heldout5 left it
+# on 2026-11-26, after the rules for its seven classes of misses (its first look, 0.816 / 0.553, stays its
+# held-out figure)
+STILL_HELD_OUT: set[str] = set()
 
 
 def _text(rel: str) -> str:

@@ -1,0 +1,258 @@
+"""General rules for failure text the corpus had never shown (docs/signatures.md; the heldout5 classes of
+tests/fixtures/ci_logs/README.md). Each input is small and written for the test, in the shape real tools
+print, and each rule is checked on a tool other than the one whose log revealed it where one exists."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness_memory import MemoryStore
+from harness_memory.error_signatures import categorize
+from harness_memory.failure_excerpt import extract
+
+
+def category(text: str) -> str:
+    return categorize(extract(text))
+
+
+# -- 1. a line that only reports a process's death yields to the message the process printed before it ----
+def test_a_signal_death_yields_to_the_message_printed_before_it():
+    log = """\
+$ ./target/debug/importer --rows 40000000
+reading rows.csv
+memory allocation of 1048576000 bytes failed
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+/bin/sh: line 1:   811 Aborted                 (core dumped) ./target/debug/importer --rows 40000000
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] == 3
+    assert categorize(ex) == "out_of_memory"
+
+
+def test_a_bare_aborted_line_after_a_runtime_fatal_error_is_its_trailer():
+    log = """\
++ node scripts/index-pages.js
+indexing 120000 pages
+FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory
+ 1: 0xb8a3c0 node::Abort() [node]
+ 2: 0xa9b7d4  [node]
+Aborted
+"""
+    ex = extract(log)
+    assert ex.lines == (3, 3) or (ex.lines is not None and ex.lines[0] == 3)
+    assert categorize(ex) == "out_of_memory"
+
+
+def test_a_death_with_nothing_said_before_it_is_the_statement():
+    log = """\
+$ make check
+cc -O0 -g -o build/check tests/check.c src/ini.c
+./build/check
+case empty_section ... ok
+case nested_keys ... make: *** [Makefile:9: check] Segmentation fault (core dumped)
+"""
+    ex = extract(log)
+    assert ex.lines == (5, 5)
+    assert categorize(ex) == "test_failure"  # a test run crashed, with no further detail
+    # the same crash outside a test run says only that the program died
+    assert category("$ ./bin/server --port 8080\nlistening on :8080\nSegmentation fault (core dumped)\n") == "unknown"
+
+
+# -- 2. a heading or a count points at a block: the block is the failure --------------------------------------
+def test_a_heading_gives_way_to_the_first_item_it_announces():
+    log = """\
+PHPUnit 10.5.2 by Sebastian Bergmann and contributors.
+
+..F..                                                               5 / 5 (100%)
+
+There was 1 failure:
+
+1) CartTest::testTotalIncludesShipping
+Failed asserting that 42.5 matches expected 45.0.
+
+/srv/app/tests/CartTest.php:31
+
+FAILURES!
+Tests: 5, Assertions: 9, Failures: 1.
+"""
+    ex = extract(log)
+    assert ex.message == "1) CartTest::testTotalIncludesShipping" and ex.lines is not None and ex.lines[0] == 7
+    assert categorize(ex) == "assertion"
+
+
+def test_a_strict_xpass_under_its_test_header_is_the_failure():
+    log = """\
+collected 3 items
+
+tests/test_units.py ..F                                                  [100%]
+
+=================================== FAILURES ===================================
+_______________________________ test_kelvin_zero _______________________________
+[XPASS(strict)] kelvin below zero is not rejected yet
+========================= 1 failed, 2 passed in 0.05s ==========================
+"""
+    ex = extract(log)
+    assert ex.lines == (6, 7)
+    assert categorize(ex) == "test_failure"
+
+
+def test_a_count_that_closes_a_list_of_files_makes_the_files_the_findings():
+    log = """\
+> web@1.0.0 fmt:check
+> prettier --check "lib/**/*.ts"
+
+Checking formatting...
+[warn] lib/cart.ts
+[warn] lib/api/client.ts
+[warn] Code style issues found in 2 files. Run Prettier with --write to fix.
+Error: Process completed with exit code 1.
+"""
+    ex = extract(log)
+    assert ex.message == "[warn] lib/cart.ts" and ex.lines is not None and ex.lines[0] == 5
+    assert categorize(ex) == "test_failure"
+
+
+# -- 3. a diff printed by a check step is a formatter's finding --------------------------------------------
+def test_a_diff_from_a_check_step_is_a_finding_whatever_the_formatter():
+    log = """\
+$ ./ci/check-format.sh
+--- a/cmd/serve/main.go
++++ b/cmd/serve/main.go
+@@ -3,3 +3,3 @@
+-func main( ) {
++func main() {
+ \tserve()
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] <= 4 <= ex.lines[1]  # the +++ header is no shell trace
+    assert categorize(ex) == "test_failure"
+    assert category("would reformat /w/src/pkg/models.py\nOh no!\n1 file would be reformatted.\n") == "test_failure"
+    assert category("ERROR: /w/src/pkg/io.py Imports are incorrectly sorted and/or formatted.\n") == "test_failure"
+
+
+# -- 4. an uninstallable or absent dependency, whatever its words ------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR: Cannot install web==1.2 and auth==0.9 because these package versions have conflicting dependencies.",
+        "npm error ERESOLVE unable to resolve dependency tree",
+        "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/",
+        '  Could not find a package configuration file provided by "Boost" with any of the following names:',
+        "/usr/bin/ld: cannot find -lssl: No such file or directory",
+        "Package libpng was not found in the pkg-config search path.",
+    ],
+)
+def test_missing_dependency_vocabulary_is_an_import_error(text):
+    assert category(text + "\n") == "import_error"
+
+
+def test_a_missing_file_stays_not_found():
+    assert category("cp: cannot stat 'dist/app.js': No such file or directory\n") == "not_found"
+
+
+# -- 5. the most specific phrase decides over the tool's prefix or the line's shape ---------------------------
+def test_network_and_not_found_phrases_decide_over_a_generic_prefix():
+    assert (
+        category(
+            "fatal: unable to access 'https://git.example.com/x.git/': Failed to connect to git.example.com port 443"
+            " after 2 ms: Couldn't connect to server\n"
+        )
+        == "network"
+    )
+    assert category("error: pathspec 'feature/login' did not match any file(s) known to git\n") == "not_found"
+
+
+def test_a_located_runtime_error_is_a_dynamic_check_not_a_compile_error():
+    ubsan = "lib/hash.c:41:9: runtime error: shift exponent 40 is too large for 32-bit type 'int'\n"
+    assert category("$ make test\n" + ubsan) == "test_failure"
+    assert category("$ make\nlib/hash.c:41:9: error: expected ';' before 'return'\n") == "compile_error"
+
+
+# -- 6. vocabulary by meaning, read from the whole block -------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("sqlite3.OperationalError: attempt to write a readonly database", "permission"),
+        ("OSError: [Errno 30] Read-only file system: '/srv/cache/index'", "permission"),
+        ("lua: attempt to call a nil value (global 'render')", "type_error"),
+        ('Parse error near line 7: near "FORM": syntax error', "compile_error"),
+        ("fatal error: failed to allocate 2147483648 bytes", "out_of_memory"),
+    ],
+)
+def test_vocabulary_by_meaning(text, expected):
+    assert category(text + "\n") == expected
+
+
+def test_a_pointer_under_a_statement_is_its_detail_not_a_statement():
+    log = """\
+$ ./db/migrate.sh
+applying 004_invoices.sql
+Parse error near line 3: near "FORM": syntax error
+  SELECT id, total FORM invoices;
+                   ^--- error here
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] == 3
+    assert categorize(ex) == "compile_error"
+
+
+def test_an_interpreter_located_error_is_the_statement_and_its_frames_are_not():
+    log = """\
+$ lua scripts/render.lua
+lua: scripts/render.lua:12: attempt to index a nil value (local 'site')
+stack traceback:
+\tscripts/render.lua:12: in function 'page'
+\tscripts/render.lua:30: in main chunk
+\t[C]: in ?
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] == 2
+    assert categorize(ex) == "type_error"
+
+
+# -- 7. a cancellation is how a timeout works, not a root cause of its own ------------------------------------------
+def test_a_cancellation_chained_into_a_timeout_gives_way_to_the_timeout():
+    log = """\
+    async def fetch(self):
+>       await asyncio.sleep(5)
+E       asyncio.exceptions.CancelledError
+
+/usr/lib/python3.12/asyncio/tasks.py:655: CancelledError
+
+The above exception was the direct cause of the following exception:
+
+    def test_fetch_under_budget():
+>       asyncio.run(asyncio.wait_for(Client().fetch(), 0.1))
+E       TimeoutError
+
+/usr/lib/python3.12/asyncio/tasks.py:519: TimeoutError
+=========================== short test summary info ============================
+FAILED tests/test_client.py::test_fetch_under_budget - TimeoutError
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] == 11
+    assert categorize(ex) == "timeout"
+
+
+def test_a_failure_chained_from_a_real_cause_keeps_its_root_cause():
+    log = """\
+E       ConnectionRefusedError: [Errno 111] Connection refused
+
+/srv/app/client.py:20: ConnectionRefusedError
+
+The above exception was the direct cause of the following exception:
+
+E       RuntimeError: could not load the price list
+
+/srv/app/prices.py:9: RuntimeError
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] == 1
+    assert categorize(ex) == "network"
+
+
+def test_the_public_api_signs_a_whole_log_by_these_rules(tmp_path):
+    log = "$ make check\n./build/check\ncase a ... ok\ncase b ... make: *** [Makefile:9: check] Segmentation fault\n"
+    with MemoryStore(tmp_path / "m.db") as store:
+        sig = store.error_signature(log)
+    assert sig.excerpt_lines == (4, 4) and sig.category == "test_failure"
