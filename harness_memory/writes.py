@@ -292,7 +292,9 @@ def _write_batch(
         )
     )
     if vectors is not None and core.index is None:
-        pre = _knn_nearest_many(core, items, vectors, fast)
+        # an exact duplicate of a stored row is reinforced whatever its neighbours: no search for it
+        need = [k for k in fast if seen.get(_hash_key(items[k])) is None]
+        pre = _knn_nearest_many(core, items, vectors, need)
     pending: list[int] = []  # items whose insert is deferred
     slot: dict[tuple[str, str, str, str, str], int] = {}  # hash key -> the deferred item holding it
     added: dict[tuple[str, str, str, str], list[tuple[int, np.ndarray]]] = defaultdict(list)  # (item, vector)
@@ -361,6 +363,10 @@ def _write_batch(
     flush()
     assert all(i is not None for i in ids)
     return cast("list[int]", ids)
+
+
+def _hash_key(it: MemoryInput) -> tuple[str, str, str, str, str]:
+    return (it.namespace, it.agent_id, it.scope, it.type, it.content_hash)
 
 
 def _best_with_added(

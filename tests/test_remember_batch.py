@@ -107,3 +107,26 @@ def test_a_large_batch_has_the_same_outcome(db, monkeypatch):
         hits = s.recall("epsilon new memory", agent_id="a", namespace="batch-3", channels=["vector"])
         assert hits and hits[0].memory.content.startswith("epsilon")
         assert s.recall("batch cache cold", agent_id="a", namespace="batch-2", channels=["keyword"])
+
+
+def test_exact_duplicates_of_stored_rows_are_not_searched_for_neighbours(db):
+    """An item whose content a stored row of its group already holds is reinforced as an exact
+    duplicate whatever its neighbours, so the batch's near-duplicate searches leave it out."""
+    with MemoryStore(db) as s:
+        old = [{"content": f"eta {k}: stored before the batch", "type": "success", "agent_id": "a"} for k in range(40)]
+        first = [m.id for m in s.remember_many(old)]
+        backend = s._core.backend
+        searched: list[int] = []
+        orig = backend.vector_knn_many
+
+        def counting(queries, k):
+            searched.append(len(queries))
+            return orig(queries, k)
+
+        backend.vector_knn_many = counting
+        new = [{"content": f"theta {k}: new in the batch", "type": "success", "agent_id": "a"} for k in range(2)]
+        again = [m.id for m in s.remember_many(old + new)]
+        assert again[:40] == first
+        assert len(set(again[40:]) - set(first)) == 2
+        if s._core.index is None:  # PostgreSQL: the database's own searches, for the two new items only
+            assert searched == [2]
