@@ -1,0 +1,200 @@
+"""The decisive-failure excerpt of raw error text (harness_memory/failure_excerpt.py, docs/signatures.md):
+what each cleaning step removes, which line of a log is the failure, the excerpt's span and bounds,
+and the passing-run baseline, read back through ``extract`` as a signer uses it."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness_memory.failure_excerpt import clean_lines, extract
+
+
+def test_a_one_line_message_is_its_own_excerpt():
+    ex = extract("  ValueError: bad literal for int()  ")
+    assert ex.message == "ValueError: bad literal for int()" and ex.exception == "ValueError"
+    assert ex.lines == (1, 1) and ex.block == ex.message and ex.kind == "message"
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "level"),
+    [
+        ("[ERROR] the build broke", "the build broke", "error"),
+        ("FATAL: database is not ready", "database is not ready", "error"),
+        ("SEVERE: the pool is exhausted", "the pool is exhausted", "error"),
+        ("[CRITICAL] disk full", "disk full", "error"),
+        ("CRITICAL: disk full", "disk full", "error"),
+        ("[FATAL] out of file handles", "out of file handles", "error"),
+        ("[SEVERE] lost the lease", "lost the lease", "error"),
+        ("WARN - slow response", "slow response", "warning"),
+        ("[WARN] slow response", "slow response", "warning"),
+        ("WARNING: deprecated flag", "deprecated flag", "warning"),
+        ("[WARNING] deprecated flag", "deprecated flag", "warning"),
+        ("INFO  starting the worker", "starting the worker", "info"),
+        ("[INFO] starting the worker", "starting the worker", "info"),
+        ("DEBUG: retrying the connection", "retrying the connection", "info"),
+        ("[DEBUG] retrying the connection", "retrying the connection", "info"),
+        ("[TRACE] entering main", "entering main", "info"),
+        ("[NOTE] using the cache", "using the cache", "info"),
+        ("ERROR: no such table: users", "no such table: users", "error"),
+        ("plain output line", "plain output line", None),
+        ("Errors are expected here", "Errors are expected here", None),
+    ],
+)
+def test_a_level_tag_is_removed_from_the_text_and_kept_as_the_level(raw, text, level):
+    (ln,) = clean_lines(raw)
+    assert (ln.text, ln.level, ln.annotation) == (text, level, None)
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "level", "annotation"),
+    [
+        ("##[error]Process completed with exit code 2.", "Process completed with exit code 2.", "error", "error"),
+        ("##[warning]Node 16 is deprecated", "Node 16 is deprecated", "warning", "warning"),
+        ("##[group]Run make test", "Run make test", None, "group"),
+        ("##[endgroup]", "", None, "endgroup"),
+        ("::error file=app.py,line=3::Unexpected token", "Unexpected token", "error", "error"),
+        ("::warning::the cache missed", "the cache missed", "warning", "warning"),
+        ("::notice::deployed", "deployed", None, "notice"),
+        ("::group::Lint", "Lint", None, "group"),
+    ],
+)
+def test_a_workflow_annotation_is_removed_from_the_text_and_kept(raw, text, level, annotation):
+    (ln,) = clean_lines(raw)
+    assert (ln.text, ln.level, ln.annotation) == (text, level, annotation)
+
+
+def test_an_annotated_error_is_the_excerpt_without_its_annotation():
+    log = "##[group]Run make test\nmake test\nall tests ran\n##[endgroup]\n##[error]Process completed with exit code 2."
+    ex = extract(log)
+    assert ex.message == "Process completed with exit code 2." and ex.level == "error" and ex.lines == (5, 5)
+    assert ex.command == "Run make test"
+    ex = extract("::group::Lint\nnpm run lint\n::endgroup::\n::error file=app.py,line=3::Unexpected token in app.py")
+    assert ex.message == "Unexpected token in app.py" and ex.level == "error" and ex.lines == (4, 4)
+
+
+PLAIN = "Compiling the project\nrunning 12 checks\nchecks done\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("panic: assignment to entry in nil map", "panic: assignment to entry in nil map"),
+        ("Aborted", "Aborted"),
+        ("Killed", "Killed"),
+        ("Segmentation fault", "Segmentation fault"),
+        ("java.lang.OutOfMemoryError: Java heap space", "java.lang.OutOfMemoryError: Java heap space"),
+        ("not ok 3 - handles empty input", "not ok 3 - handles empty input"),
+        ("✗ renders the header", "✗ renders the header"),
+        ("✕ renders the footer", "✕ renders the footer"),
+        ("× renders the nav", "× renders the nav"),
+        ("✖ renders the body", "✖ renders the body"),
+        ("bash: line 3: frobnicate: command not found", "bash: line 3: frobnicate: command not found"),
+        ("fatal: not a git repository", "fatal: not a git repository"),
+        ("FAIL: test_parse", "FAIL: test_parse"),
+        ("Timeout exceeded while waiting", "Timeout exceeded while waiting"),
+        ("the request timed out", "the request timed out"),
+        ("Cannot allocate memory", "Cannot allocate memory"),
+        ("undefined reference to foo", "undefined reference to foo"),
+        ("unexpected end of input", "unexpected end of input"),
+        ("the upload was aborted", "the upload was aborted"),
+        ("E   assert 1 == 2", "assert 1 == 2"),
+    ],
+)
+def test_each_kind_of_failure_statement_is_found_among_plain_output(line, message):
+    ex = extract(PLAIN + line + "\nsome more output\n")
+    assert ex.message == message and ex.lines[0] == 4 and ex.kind != "message"  # found as a statement
+
+
+def test_a_line_tagged_as_an_error_is_the_failure_whatever_its_words():
+    ex = extract(PLAIN + "[ERROR] the deployment did not complete\nsome more output\n")
+    assert ex.message == "the deployment did not complete" and ex.level == "error" and ex.lines[0] == 4
+    ex = extract(PLAIN + "##[error]the deployment did not complete\nsome more output\n")
+    assert ex.message == "the deployment did not complete" and ex.level == "error" and ex.lines[0] == 4
+    # the same words untagged are plain output: the first line stands in
+    assert extract(PLAIN + "the deployment did not complete\nsome more output\n").lines == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("failure", "message"),
+    [
+        ("thread 'main' panicked at src/main.rs:2:5:\nindex out of bounds", None),
+        (
+            'Exception in thread "main" java.lang.IllegalStateException: broken state\n\tat com.acme.App.main(App.java:12)',
+            "java.lang.IllegalStateException: broken state",
+        ),
+        ("npm ERR! missing script: build", None),
+        ("error[E0308]: mismatched types\n --> src/lib.rs:4:5", "error[E0308]: mismatched types"),
+        ("main.c:4:5: error: expected ';' before 'return'", None),
+        ("FAILED tests/test_app.py::test_parse - AssertionError: boom", None),
+        ("Caused by: java.io.IOException: disk full", None),
+        (
+            'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\nValueError: bad value',
+            "ValueError: bad value",
+        ),
+    ],
+)
+def test_a_failure_before_a_quiet_tail_longer_than_the_window_is_found(monkeypatch, failure, message):
+    from harness_memory import failure_excerpt
+
+    monkeypatch.setattr(failure_excerpt, "WINDOW_CHARS", 4000)
+    quiet = "".join(f"progress line {i} of the upload went well\n" for i in range(200))  # 8 KB, no failure
+    head = "setup ok\n" * 50
+    ex = extract(head + failure + "\n" + quiet + "exit code 1\n")
+    first = failure.split("\n")[0]
+    assert ex.message.startswith(message or first) and ex.lines[0] in (51, 52) and ex.kind != "trailer"
+    # within the window the same failure is found without the second look; without it, the trailer is
+    assert extract(head + failure + "\n" + quiet[:2000] + "exit code 1\n").lines[0] == ex.lines[0]
+    plain = extract(head + "all good\n" + quiet + "exit code 1\n")
+    assert plain.kind == "trailer" and plain.message == "exit code 1"
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        "+ make build",
+        "$ make build",
+        "> make build",
+        "Run make build",
+        "[command]/usr/bin/make build",
+        "Running command make build",
+        "Executing make build",
+        "Step 3/7 : RUN make build",
+        "[Pipeline] sh",
+        "section_start:1700000000:build",
+        "> Task :app:compileJava",
+    ],
+)
+def test_the_echoed_command_that_opens_the_failing_step_is_its_command(echo):
+    ex = extract("setup\nfetching deps ok\n" + echo + "\ncompiling\nld: error: undefined symbol: main\nmore\n")
+    assert ex.command == echo and ex.lines[0] == 5
+
+
+def test_a_pytest_block_is_signed_by_its_exception_line_not_its_first_detail():
+    ex = extract(
+        "collected 1 item\nE   Expected: 3\nE   AssertionError: values differ\ntests/test_app.py:12: AssertionError"
+    )
+    assert ex.message == "AssertionError: values differ" and ex.exception == "AssertionError"
+    assert ex.frame == "test_app.py"
+
+
+def test_a_traceback_only_through_test_files_is_keyed_by_the_innermost_test_file():
+    ex = extract(
+        "Traceback (most recent call last):\n"
+        '  File "/src/tests/test_app.py", line 3, in test_parse\n'
+        "    assert parse(1)\n"
+        '  File "/src/tests/helpers_test.py", line 9, in check\n'
+        '    raise ValueError("bad")\n'
+        "ValueError: bad"
+    )
+    assert ex.message == "ValueError: bad" and ex.frame == "helpers_test.py"
+    assert ex.frames == ["test_app.py:test_parse", "helpers_test.py:check"]
+
+
+def test_a_java_exception_without_a_message_is_signed_by_its_name():
+    ex = extract(
+        'Exception in thread "main" java.lang.NullPointerException\n'
+        "\tat com.acme.App.run(App.java:12)\n"
+        "\tat com.acme.App.main(App.java:5)"
+    )
+    assert ex.message.rstrip(":") == "java.lang.NullPointerException" and ex.exception == "NullPointerException"
+    assert ex.frame == "com.acme.App.run"

@@ -1,0 +1,360 @@
+"""The maintenance jobs as a user runs them (``store.run_job(name)``, the scheduler): what each job
+changes and counts at the edges of its settings, its dry run, and the lease and run record around it
+(jobs/, docs/maintenance.md)."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from harness_memory import InvalidInputError, MemoryStore, Settings
+from harness_memory.errors import ConfigurationError
+from harness_memory.jobs import scheduler
+from harness_memory.settings import MaintenanceSettings
+
+DAY = 86400.0
+
+
+def _count(s, table, where="1 = 1"):
+    return s._core.backend.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}").fetchone()[0]
+
+
+# -- expire ------------------------------------------------------------------------------------------
+def test_a_dry_run_changes_nothing_and_is_not_recorded(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        s.remember("temporary proxy for the outage", type="context", agent_id="a", ttl=60)
+        clock.advance(120)
+        run = s.run_job("expire", dry_run=True)
+        assert run.status == "dry_run" and run.id is None and run.counts["expired"] == 1
+        assert _count(s, "job_runs") == 0 and _count(s, "memories") == 1
+
+
+def _aged_store(db, clock, **maintenance):
+    s = MemoryStore(db, clock=clock, settings=Settings(maintenance=MaintenanceSettings(**maintenance)))
+    keep = s.remember("a durable note about the cache", type="success", agent_id="a")
+    s.recall("durable note cache", agent_id="a")  # access-log rows, all at t0
+    s.log_tool_call("pytest", agent_id="a", success=True)  # one tool call, at t0
+    return s, keep, _count(s, "memory_access_log")
+
+
+@pytest.mark.parametrize(
+    ("days", "log_pruned", "calls_pruned"),
+    [(4.0, False, 0), (5.5, False, 1), (11.0, True, 1)],
+)
+def test_expire_prunes_the_access_log_and_tool_calls_past_their_retention(db, clock, days, log_pruned, calls_pruned):
+    s, keep, logged = _aged_store(db, clock, access_log_retention_days=10, tool_call_retention_days=5)
+    log_pruned = logged if log_pruned else 0
+    with s:
+        clock.advance(days * DAY)
+        plan = s.run_job("expire", dry_run=True).counts
+        want = {"expired": 0, "log_rows_pruned": log_pruned, "tool_calls_pruned": calls_pruned}
+        assert plan == want
+        assert _count(s, "memory_access_log") == logged and _count(s, "tool_calls") == 1  # the plan changed nothing
+        run = s.run_job("expire")
+        assert run.status == "ok" and run.counts == want
+        assert _count(s, "memory_access_log") == logged - log_pruned and _count(s, "tool_calls") == 1 - calls_pruned
+        assert s.get(keep.id).id == keep.id
+
+
+def test_a_memory_expires_at_its_expiry_time_not_before(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        s.remember("a note for an hour", type="context", agent_id="a", ttl=3600)
+        clock.advance(3599)
+        assert s.run_job("expire", dry_run=True).counts["expired"] == 0
+        assert s.run_job("expire").counts["expired"] == 0
+        clock.advance(1)
+        assert s.run_job("expire", dry_run=True).counts["expired"] == 1
+        assert s.run_job("expire").counts["expired"] == 1 and _count(s, "memories") == 0
+
+
+# -- compact -----------------------------------------------------------------------------------------
+def test_compact_of_a_dense_store_plans_and_rebuilds_nothing_unless_forced(tmp_path, clock):
+    with MemoryStore(tmp_path / "c.db", clock=clock) as s:
+        s.remember_many([{"content": f"note {i} about disks", "type": "success", "agent_id": "a"} for i in range(30)])
+        plan = s.run_job("compact", dry_run=True).counts
+        assert plan["would_rebuild"] == 0 and plan["vector_rows"] == 30 and plan["vector_slots"] >= 30
+        out = s.run_job("compact").counts
+        assert out["rebuilt"] == 0 and out["vector_rows"] == 30 and out["changes_trimmed"] == 0
+        assert s.run_job("compact", dry_run=True, force=True).counts["would_rebuild"] == 1
+        forced = s.run_job("compact", force=True).counts
+        assert forced["rebuilt"] == 0 and forced["vector_rows"] == 30  # no chunk has a dead slot to free
+        hits = s.recall("note 7 about disks", agent_id="a", limit=3, record=False)
+        assert hits[0].memory.content == "note 7 about disks"
+
+
+def test_compact_trims_the_vector_change_log_to_what_it_keeps(tmp_path, clock):
+    with MemoryStore(tmp_path / "c.db", clock=clock) as s:
+        s.remember_many(
+            [{"content": f"note {i} about queues", "type": "success", "agent_id": "a"} for i in range(1200)]
+        )
+        changes = _count(s, "vector_changes")
+        assert changes >= 1200
+        keep = s.settings.maintenance.vector_changes_keep
+        if changes <= keep:  # the default keeps 100,000: nothing trimmed
+            assert s.run_job("compact").counts["changes_trimmed"] == 0
+    settings = Settings(maintenance=MaintenanceSettings(vector_changes_keep=1000))
+    with MemoryStore(tmp_path / "c.db", clock=clock, settings=settings) as s:
+        out = s.run_job("compact").counts
+        assert out["changes_trimmed"] == changes - 1000 and _count(s, "vector_changes") == 1000
+        assert s.run_job("compact").counts["changes_trimmed"] == 0
+        fresh = s.remember("a note after the trim about queues", type="success", agent_id="a")
+        assert s.recall("after the trim", agent_id="a", limit=1, record=False)[0].memory.id == fresh.id
+
+
+def test_compact_vacuums_only_when_asked(tmp_path, clock):
+    with MemoryStore(tmp_path / "v.db", clock=clock) as s:
+        s.remember_many(
+            [{"content": f"bulky note {i} " + "y" * 2000, "type": "success", "agent_id": "b"} for i in range(300)]
+        )
+        s.forget_all("b")
+        assert s.run_job("compact").counts["vacuumed"] == 0
+        assert s.run_job("compact", vacuum=True).counts["vacuumed"] == 1
+
+
+# -- reflect -----------------------------------------------------------------------------------------
+def _episodes(s, thread, namespace=None):
+    for t in ("Jon opened a dance studio downtown in January.", "Jon said the studio lost money in February."):
+        s.remember(t, type="episode", agent_id="a", thread_id=thread, namespace=namespace)
+
+
+def test_reflect_takes_threads_idle_for_exactly_the_configured_time(db, clock):
+    with MemoryStore(db, clock=clock, settings=Settings(maintenance={"reflect_idle_minutes": 60})) as s:
+        _episodes(s, "t1")
+        clock.advance(3599)
+        assert s.run_job("reflect", dry_run=True).counts == {"threads": 0, "active_threads": 1}
+        assert s.run_job("reflect").counts == {"threads": 0, "memories": 0}
+        clock.advance(1)
+        assert s.run_job("reflect", dry_run=True).counts == {"threads": 1, "active_threads": 0}
+        run = s.run_job("reflect")
+        assert run.counts["threads"] == 1 and run.counts["memories"] > 0
+        assert s.run_job("reflect", dry_run=True).counts == {"threads": 0, "active_threads": 0}  # reflected
+
+
+def test_reflect_in_one_namespace_leaves_the_others(db, clock):
+    with MemoryStore(db, clock=clock, settings=Settings(maintenance={"reflect_idle_minutes": 1})) as s:
+        _episodes(s, "t1", namespace="red")
+        _episodes(s, "t2", namespace="blue")
+        clock.advance(120)
+        assert s.run_job("reflect", dry_run=True, namespace="red").counts == {"threads": 1, "active_threads": 0}
+        run = s.run_job("reflect", namespace="red")
+        assert run.counts["threads"] == 1 and run.counts["memories"] > 0
+        assert all(m.reflected_at is None for m in s.thread("t2", agent_id="a", namespace="blue"))
+        assert all(m.reflected_at is not None for m in s.thread("t1", agent_id="a", namespace="red"))
+        both = s.run_job("reflect", dry_run=True).counts
+        assert both == {"threads": 1, "active_threads": 0}
+
+
+@pytest.mark.parametrize("name", ["openai", "openai:", "anthropic:claude", "gpt-4o"])
+def test_a_reflect_summariser_setting_that_names_no_model_is_refused(name):
+    from harness_memory.jobs.reflect import summariser_from_settings
+
+    with pytest.raises(ConfigurationError, match="openai:MODEL"):
+        summariser_from_settings(Settings(summariser=name))
+
+
+def test_a_reflect_summariser_refusal_quotes_at_most_100_characters_of_the_setting():
+    from harness_memory.jobs.reflect import summariser_from_settings
+
+    with pytest.raises(ConfigurationError) as err:
+        summariser_from_settings(Settings(summariser="m" * 150))
+    assert repr("m" * 100) in str(err.value)
+
+
+def test_the_reflect_summariser_setting_builds_an_openai_compatible_client():
+    from harness_memory.jobs.reflect import summariser_from_settings
+
+    assert summariser_from_settings(Settings()) is None
+    got = summariser_from_settings(Settings(summariser="openai:gpt-4o-mini"))
+    assert got.model == "gpt-4o-mini" and str(got.base_url).startswith("https://api.openai.com/v1")
+    local = summariser_from_settings(
+        Settings(summariser="openai:llama3", summariser_base_url="http://localhost:11434/v1")
+    )
+    assert local.model == "llama3" and str(local.base_url).startswith("http://localhost:11434/v1")
+
+
+# -- scheduler ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("spec", "period"),
+    [
+        ("interval:90", 90.0),
+        ("interval:0.5", 0.5),
+        ("cron:0 3 * * *", 86400),
+        ("cron:0 4 * * 0", 7 * 86400),
+        ("cron:15 * * * *", 3600),
+    ],
+)
+def test_a_schedule_gives_its_period(spec, period):
+    trigger, got = scheduler.parse_schedule(spec)
+    assert got == period and trigger is not None
+
+
+@pytest.mark.parametrize(
+    "spec", ["interval:0", "interval:-5", "interval:soon", "cron:0 3 * *", "cron:99 3 * * *", "hourly", "every:5"]
+)
+def test_a_bad_schedule_is_a_configuration_error(spec):
+    with pytest.raises(ConfigurationError, match="schedule"):
+        scheduler.parse_schedule(spec)
+
+
+def test_the_scheduler_runs_each_job_at_half_its_period_apart_and_only_the_ones_asked(tmp_path):
+    st_ = Settings(maintenance=MaintenanceSettings(schedules={"expire": "interval:600", "decay": "cron:0 3 * * *"}))
+    sched = scheduler.build_scheduler(tmp_path / "s.db", st_, only=["expire"])
+    jobs = sched.get_jobs()
+    assert [j.id for j in jobs] == ["expire"]
+    db, payload, name, min_interval, holder = jobs[0].args
+    assert db == str(tmp_path / "s.db") and name == "expire" and min_interval == 300
+    assert Settings.model_validate_json(payload).maintenance.schedules == st_.maintenance.schedules
+    assert holder.startswith(socket.gethostname() + ":")
+    every = scheduler.build_scheduler(tmp_path / "s.db", st_)
+    assert sorted(j.id for j in every.get_jobs()) == ["decay", "expire"]
+    assert {j.id: j.args[3] for j in every.get_jobs()} == {"expire": 300, "decay": 43200}
+    every.start(paused=True)
+    try:
+        summary = scheduler.jobs_summary(every)
+        assert sorted(x["job"] for x in summary) == ["decay", "expire"]
+        assert all(x["next_run"] is not None for x in summary)
+        for j in every.get_jobs():  # a missed run is caught up once, within the grace time, never twice at once
+            assert (j.coalesce, j.max_instances, j.misfire_grace_time) == (
+                True,
+                1,
+                st_.maintenance.misfire_grace_seconds,
+            )
+    finally:
+        every.shutdown(wait=False)
+
+
+def test_a_schedule_for_an_unknown_job_is_refused():
+    st_ = Settings(maintenance=MaintenanceSettings(schedules={"defrag": "interval:60"}))
+    with pytest.raises(ConfigurationError, match="defrag"):
+        scheduler.build_scheduler("x.db", st_)
+
+
+def test_a_scheduled_run_goes_through_the_lease_and_is_recorded(tmp_path, caplog):
+    import logging
+
+    path = tmp_path / "run.db"
+    with MemoryStore(path) as s:
+        s.remember("a scheduled memory", type="success", agent_id="a", ttl=0.01)
+    st_ = Settings()
+    with caplog.at_level(logging.INFO, logger="harness_memory.jobs"):
+        scheduler._run_scheduled(str(path), st_.model_dump_json(), "expire", 3600, "host:1:abc")
+    assert "job expire: ok {'expired': 1" in caplog.text  # the run's counts are logged
+    scheduler._run_scheduled(str(path), st_.model_dump_json(), "expire", 3600, "host:1:abc")  # once per period
+    with MemoryStore(path) as s:
+        runs = s._core.backend.execute("SELECT job, status, holder FROM job_runs").fetchall()
+        assert [tuple(r) for r in runs] == [("expire", "ok", "host:1:abc")]
+        assert s.stats()["memories"] == 0
+
+
+# -- runner: lease and run record -------------------------------------------------------------------
+def test_an_unknown_job_is_refused_naming_the_jobs():
+    with MemoryStore(":memory:") if False else _mem() as s, pytest.raises(InvalidInputError, match="decay"):
+        s.run_job("defrag")
+
+
+def _mem():
+    import tempfile
+    from pathlib import Path
+
+    return MemoryStore(Path(tempfile.mkdtemp()) / "m.db")
+
+
+def test_a_job_run_within_its_min_interval_is_skipped(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        first = s.run_job("expire", min_interval=600)
+        assert first.status == "ok" and first.id is not None
+        clock.advance(599)
+        again = s.run_job("expire", min_interval=600)
+        assert again.status == "skipped" and again.error == "already run this period" and again.id is None
+        clock.advance(1)
+        assert s.run_job("expire", min_interval=600).status == "ok"
+        assert _count(s, "job_runs", "status = 'ok'") == 2
+
+
+def test_a_lease_held_by_a_live_holder_skips_the_run_until_it_expires(db, clock):
+    lease = 60.0
+    with MemoryStore(db, clock=clock, settings=Settings(maintenance={"lease_seconds": lease})) as s:
+        other = "another-host:4242:cafe0001"
+        now = clock()
+        with s._core.backend.write() as c:
+            c.execute(
+                "INSERT INTO job_leases(job, holder, acquired_at, expires_at) VALUES ('expire', ?, ?, ?)",
+                (other, now, now + lease),
+            )
+            c.execute(
+                "INSERT INTO job_runs(job, started_at, status, holder) VALUES ('expire', ?, 'running', ?)", (now, other)
+            )
+        run = s.run_job("expire")
+        assert run.status == "skipped" and run.error == f"lease held by {other}" and run.id is None
+        clock.advance(lease)  # not renewed for lease_seconds: its holder is gone
+        run = s.run_job("expire")
+        assert run.status == "ok" and run.holder != other
+        rows = s._core.backend.execute("SELECT holder, status, error FROM job_runs ORDER BY id").fetchall()
+        assert [tuple(r) for r in rows] == [
+            (other, "failed", "lease expired: holder died"),
+            (run.holder, "ok", None),
+        ]
+        assert _count(s, "job_leases") == 0  # released after the run
+
+
+def test_the_same_holder_may_run_again_while_its_lease_stands(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        me = "this-host:1:0000beef"
+        with s._core.backend.write() as c:
+            c.execute(
+                "INSERT INTO job_leases(job, holder, acquired_at, expires_at) VALUES ('expire', ?, ?, ?)",
+                (me, clock(), clock() + 60),
+            )
+        assert s.run_job("expire", holder=me).status == "ok"
+
+
+def test_a_failing_job_is_recorded_with_its_redacted_error_and_raised(db, clock, monkeypatch):
+    from harness_memory import jobs
+
+    def broken(store, **_):
+        raise RuntimeError("cannot reach postgresql://admin:hunter2secret@db.internal/prod")
+
+    monkeypatch.setitem(jobs.JOBS, "expire", broken)
+    with MemoryStore(db, clock=clock) as s:
+        with pytest.raises(RuntimeError):
+            s.run_job("expire")
+        status, error, counts = s._core.backend.execute("SELECT status, error, counts FROM job_runs").fetchone()
+        assert status == "failed" and error.startswith("RuntimeError: cannot reach")
+        assert "hunter2secret" not in error and json.loads(counts) == {"committed_before_stop": True}
+        assert _count(s, "job_leases") == 0
+
+
+def test_job_status_lists_runs_newest_first_leases_and_the_last_run_of_each_job(db, clock):
+    from harness_memory.jobs import job_status
+
+    with MemoryStore(db, clock=clock) as s:
+        s.run_job("expire")
+        clock.advance(10)
+        s.run_job("decay")
+        clock.advance(10)
+        s.run_job("expire")
+        st = job_status(s, limit=2)
+        assert [r["job"] for r in st["runs"]] == ["expire", "decay"]
+        assert st["leases"] == []
+        assert set(st["last"]) == {"expire", "decay"}
+        assert st["last"]["expire"]["started_at"] == pytest.approx(clock())
+        assert st["last"]["decay"]["status"] == "ok"
+        assert len(job_status(s)["runs"]) == 3
+
+
+def test_the_reflect_job_uses_the_summariser_the_settings_name(db, clock, caplog):
+    import logging
+
+    st_ = Settings(
+        summariser="openai:m", summariser_base_url="http://127.0.0.1:9/v1", maintenance={"reflect_idle_minutes": 1}
+    )
+    with MemoryStore(db, clock=clock, settings=st_) as s:
+        _episodes(s, "t1")
+        clock.advance(120)
+        with caplog.at_level(logging.WARNING):
+            run = s.run_job("reflect")
+        # the named summariser was asked (nothing listens there): the thread is reflected offline instead
+        assert run.status == "ok" and run.counts["memories"] > 0
+        assert "http://127.0.0.1:9/v1" in caplog.text and "extractively" in caplog.text
