@@ -68,3 +68,44 @@ def test_a_database_from_a_newer_version_names_the_unknown_steps(tmp_path):
     with pytest.raises(DatabaseTooNewError, match="0999_from_the_future") as err:
         MemoryStore(path)
     assert "upgrade harness-memory" in str(err.value)
+
+
+def test_an_up_to_date_database_opens_while_another_writer_holds_the_lock(tmp_path):
+    from harness_memory.sqlite_backend import connect
+
+    path = tmp_path / "busy.db"
+    MemoryStore(path).close()
+    holder = connect(path)
+    holder.execute("BEGIN IMMEDIATE")  # another process is writing
+    try:
+        b = SQLiteBackend(path, busy_timeout_ms=100)
+        assert migrate(b) == []  # a read: no write lock wanted
+        b.close()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_every_unknown_step_of_a_newer_database_is_named(tmp_path):
+    path = tmp_path / "newer.db"
+    with MemoryStore(path) as s:
+        for v, name in ((998, "0998_one"), (999, "0999_two")):
+            s._core.backend.execute(
+                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, 0)", (v, name)
+            )
+    with pytest.raises(DatabaseTooNewError, match="unknown migrations: 0998_one, 0999_two\\)"):
+        MemoryStore(path)
+
+
+def test_steps_another_process_applied_meanwhile_are_not_applied_again(tmp_path, monkeypatch):
+    import harness_memory.migrate as m
+
+    path = tmp_path / "race.db"
+    b = SQLiteBackend(path)
+    migrate(b)
+    # this process read the history before another one finished migrating: it believes nothing is applied
+    monkeypatch.setattr(m, "applied_migrations", lambda backend: [])
+    assert migrate(b) == []  # each step is found applied under the lock and skipped
+    monkeypatch.undo()
+    assert applied_migrations(b) == NAMES
+    b.close()
