@@ -186,13 +186,16 @@ class Core:
         return "m.agent_id = ?", [agent_id]
 
     # -- deletes -------------------------------------------------------------------------
-    def delete(self, ids: Sequence[int]) -> int:
-        """Delete memories with their FTS rows, vectors, tags, history and log rows (caller holds a write tx)."""
+    def delete(self, ids: Sequence[int], *, bulk: bool = False) -> int:
+        """Delete memories with their FTS rows, vectors, tags, history and log rows (caller holds a write tx).
+        ``bulk``: a batch of a bulk delete; where the backend can (SQLite), the vector rows are
+        left for the compact job to purge (``remove_vectors_later``), gone for every reader now."""
         ids = list(ids)
         if not ids:
             return 0
         self.backend.unindex_text(ids)
-        self.backend.remove_vectors(ids)
+        later = getattr(self.backend, "remove_vectors_later", None) if bulk else None
+        (later or self.backend.remove_vectors)(ids)
         c = self.backend.conn
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]

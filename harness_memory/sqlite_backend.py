@@ -31,6 +31,7 @@ __all__ = ["connect", "SQLiteBackend", "DatabaseError", "query_terms", "match_ex
 DatabaseError = sqlean.DatabaseError
 OperationalError = sqlean.OperationalError
 MOVE_BATCH = 500  # vec0 rows moved per transaction when no batch sizer is given
+VEC0_MAX_K = 4096  # the largest k sqlite-vec 0.1.9 accepts in a KNN query
 
 
 def _vec0_path() -> str:
@@ -478,10 +479,32 @@ class SQLiteBackend:
     # -- vector table (vec0) --------------------------------------------------------------
     VEC_TABLE = "memory_vectors"
 
+    # Bulk deletes leave a memory's vec0 row behind (sqlite-vec deletes one row at a time, ~0.1-0.3 ms
+    # each, and frees no space until a chunk is empty) and record its id here; the compact job
+    # deletes those rows in bounded batches (purge_removed_vectors). Such a row is an orphan: its
+    # memory is gone, its 'del' is in the change log (in-process indexes drop it at once), every
+    # SQL path joins the memories table, and vector_knn leaves orphans out. A memory id is reused
+    # only after the largest ids were deleted (no AUTOINCREMENT): the trigger deletes an orphan
+    # row when a memory with its id is inserted, so a live memory's vec0 row is always its own.
+    REMOVED_TABLE = "memory_vectors_removed"
+
+    def _removed_schema(self) -> None:
+        """The table of orphaned vec0 rows and the trigger that clears one whose id is reused (the
+        trigger names the vec0 table, so it exists only with it)."""
+        t, v = self.REMOVED_TABLE, self.VEC_TABLE
+        self.conn.execute(f"CREATE TABLE IF NOT EXISTS {t} (memory_id INTEGER PRIMARY KEY)")
+        self.conn.execute(
+            f"CREATE TRIGGER IF NOT EXISTS {t}_reused AFTER INSERT ON memories "
+            f"WHEN EXISTS (SELECT 1 FROM {t} WHERE memory_id = new.id) BEGIN "
+            f"DELETE FROM {v} WHERE memory_id = new.id; DELETE FROM {t} WHERE memory_id = new.id; END"
+        )
+
     def create_vector_table(self, dimensions: int) -> None:
         """(Re)create the vec0 table. Partitioned by namespace; the fields recall filters on
         are metadata columns, so filters apply inside the KNN (never after it)."""
+        self.conn.execute(f"DROP TRIGGER IF EXISTS {self.REMOVED_TABLE}_reused")
         self.conn.execute(f"DROP TABLE IF EXISTS {self.VEC_TABLE}")
+        self.conn.execute(f"DROP TABLE IF EXISTS {self.REMOVED_TABLE}")  # its orphans went with the table
         self.conn.execute(
             f"CREATE VIRTUAL TABLE {self.VEC_TABLE} USING vec0("
             "memory_id INTEGER PRIMARY KEY, namespace TEXT PARTITION KEY, "
@@ -532,6 +555,61 @@ class SQLiteBackend:
             return
         self.conn.executemany(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ?", [(i,) for i in memory_ids])
         self.conn.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'del')", [(i,) for i in memory_ids])
+
+    def remove_vectors_later(self, memory_ids: Sequence[int]) -> None:
+        """:meth:`remove_vectors` for a bulk delete: the vec0 rows stay until the compact job purges
+        them (see ``REMOVED_TABLE``); the change log records the deletes now. The caller deletes
+        the memories rows in the same transaction."""
+        if not memory_ids or not self.table_exists(self.VEC_TABLE):
+            return
+        self._removed_schema()
+        rows = [(i,) for i in memory_ids]
+        self.conn.executemany(f"INSERT OR IGNORE INTO {self.REMOVED_TABLE}(memory_id) VALUES (?)", rows)
+        self.conn.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'del')", rows)
+
+    def removed_vectors(self) -> int:
+        """How many orphaned vec0 rows wait for the compact job."""
+        if not self.table_exists(self.REMOVED_TABLE):
+            return 0
+        return int(self.execute(f"SELECT COUNT(*) FROM {self.REMOVED_TABLE}").fetchone()[0])
+
+    def purge_removed_vectors(
+        self, batches: BatchSizer | None = None, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Delete the orphaned vec0 rows of bulk deletes, in short write transactions (``batches``
+        sizes them); returns how many. Resumable: each batch re-reads its ids inside its
+        transaction."""
+        if not self.table_exists(self.REMOVED_TABLE):
+            return 0
+        t, v = self.REMOVED_TABLE, self.VEC_TABLE
+        purged = 0
+        while True:
+            ids = [r[0] for r in self.execute(f"SELECT memory_id FROM {t} ORDER BY memory_id LIMIT 50000")]
+            if not ids:
+                return purged
+            k = 0
+            while k < len(ids):
+                with batches.transaction(self) if batches is not None else self.write() as c:
+
+                    def purge(chunk: list[int]) -> int:
+                        marks = ",".join("?" * len(chunk))
+                        still = [
+                            (r[0],) for r in c.execute(f"SELECT memory_id FROM {t} WHERE memory_id IN ({marks})", chunk)
+                        ]
+                        c.executemany(f"DELETE FROM {v} WHERE memory_id = ?", still)
+                        c.executemany(f"DELETE FROM {t} WHERE memory_id = ?", still)
+                        return len(still)
+
+                    if batches is not None:  # up to its size or its time budget (jobs.batches.run_steps)
+                        from .jobs.batches import run_steps
+
+                        k, n = run_steps(batches, ids, k, purge)
+                    else:
+                        n = purge(ids[k : k + MOVE_BATCH])
+                        k += MOVE_BATCH
+                purged += n
+                if progress is not None and n:
+                    progress(n)
 
     def set_vectors_archived(self, memory_ids: Sequence[int], archived: bool) -> None:
         """Flip the ``archived`` metadata column in place (vec0 updates metadata without a re-insert)."""
@@ -687,9 +765,37 @@ class SQLiteBackend:
             params.append(memory_type)
         if not include_archived:
             conds.append("archived = 0")
-        sql = f"SELECT memory_id, distance FROM {self.VEC_TABLE} WHERE " + " AND ".join(conds)
         with self.lock:
-            return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
+            removed = self.removed_vectors()
+            if removed == 0:
+                sql = f"SELECT memory_id, distance FROM {self.VEC_TABLE} WHERE " + " AND ".join(conds)
+                return [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
+            if k + removed > VEC0_MAX_K:
+                # more orphans (rows of bulk deletes not purged yet) than one KNN can step over:
+                # the exact answer over the memories table, which has none
+                where = ["m.namespace = ?"]
+                wparams: list[Any] = [namespace]
+                for col, val in (("agent_id", agent_id), ("scope", scope), ("memory_type", memory_type)):
+                    if val is not None:
+                        where.append(f"m.{col} = ?")
+                        wparams.append(val)
+                if not include_archived:
+                    where.append("m.archived = 0")
+                return self.vector_exact(vector, " AND ".join(where), wparams, k)
+            # at most ``removed`` orphans rank before the k-th live row: ask for that many more
+            params[1] = int(k + removed)
+            sql = f"SELECT memory_id, distance FROM {self.VEC_TABLE} WHERE " + " AND ".join(conds)
+            hits = [(int(r[0]), 1.0 - float(r[1])) for r in self.conn.execute(sql, params)]
+            if not hits:
+                return hits
+            marks = ",".join("?" * len(hits))
+            gone = {
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT memory_id FROM {self.REMOVED_TABLE} WHERE memory_id IN ({marks})", [h[0] for h in hits]
+                )
+            }
+            return [h for h in hits if h[0] not in gone][:k]
 
     # -- batches (writes.write_many): loops of the single-row statements (in-process, no round trips)
     def existing_hashes(self, keys: Sequence[tuple[str, str, str, str, str]]) -> dict[tuple, int]:
@@ -760,8 +866,9 @@ class SQLiteBackend:
 
     # -- maintenance (the compact job) ----------------------------------------------------------
     def vector_fill(self) -> tuple[int, int]:
-        """``(live rows, slots)`` of the vec0 table (sqlite-vec never frees deleted slots)."""
-        live = self.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}_rowids").fetchone()[0]
+        """``(live rows, slots)`` of the vec0 table (sqlite-vec never frees deleted slots); the
+        orphans of bulk deletes are not live (the compact job purges them first)."""
+        live = self.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}_rowids").fetchone()[0] - self.removed_vectors()
         slots = self.execute(f"SELECT COALESCE(SUM(size), 0) FROM {self.VEC_TABLE}_chunks").fetchone()[0]
         return live, slots
 

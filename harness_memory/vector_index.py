@@ -17,9 +17,13 @@ columns, the codes and the float32 vectors. A process opening a large store maps
 (the vectors stay in the page cache, shared between processes, read only where a search
 reranks), reads the filter columns and codes, and applies the changes logged since the
 file's sequence. The file is written (to a temporary name, fsynced, renamed) after a full
-load from the database, and again when the changes applied on top of it exceed a tenth of
-its rows; a file that is missing, unreadable, made under another embedder, or older than
-the oldest change still logged is ignored (a full load from the database replaces it).
+load from the database; rewriting it once the changes logged on top of it exceed a tenth of
+its rows is the compact job's work (:meth:`VectorIndex.refresh_snapshot`), never a call's
+that a caller waits for: at 100k memories a rewrite is 150 MB written and fsynced, and during
+a bulk job every process that wrote or recalled used to rewrite it in turn (issue 17: the
+worst writer waits). A file that is missing, unreadable, made under another embedder, or
+older than the oldest change still logged is ignored (a full load from the database
+replaces it).
 
 **Small stores never load it.** Below :data:`SQL_EXACT_MAX_ROWS` stored memories, recall
 asks SQLite for the exact answer (sqlite-vec's ``vec_distance_cosine`` over the rows that
@@ -170,6 +174,8 @@ class VectorIndex:
         self.n0 = 0  # rows [0, n0) have their vectors in the mapped base file
         self.loaded = False
         self.since_snapshot = 0  # rows changed since the snapshot this index was read from (or written to)
+        self.snapshot_seq: int | None = None  # the change-log sequence of that snapshot
+        self._first_save_checked = False  # (see sync: the one save of an index that grew past the size)
         self.last_load = ""  # "snapshot" | "database": how the last full load happened (for benchmarks, tests)
         self.sql_below = SQL_EXACT_MAX_ROWS  # recall uses the exact SQL path below this many memories (unloaded)
         self._save_due = False  # a snapshot should be written at the next sync outside a write transaction
@@ -329,6 +335,51 @@ class VectorIndex:
         self.alive[r] = True
         self.since_snapshot += 1
 
+    def put_many(self, rows: Sequence[tuple]) -> None:
+        """:meth:`put` for many ``(memory_id, namespace, agent_id, scope, memory_type, archived,
+        vector)`` at once (a catch-up after a job's batch: thousands of rows archived or
+        re-embedded), the codes computed and the arrays written as whole arrays (put's 60-70 us
+        per row were most of a writer's wait behind the decay job, issue 17)."""
+        import numpy as np
+
+        if not rows:
+            return
+        if not self.loaded:
+            self._reset()
+        m = len(rows)
+        pos = np.empty(m, dtype=np.int64)
+        existing = False
+        for k, row in enumerate(rows):
+            mid = int(row[0])
+            r = self._row.get(mid)
+            if r is None:
+                if self._n == self.cap:
+                    self._alloc(self.cap * 2)
+                r = self._n
+                self._n += 1
+                self._row[mid] = r
+            else:
+                existing = True  # its filter fields may change
+            pos[k] = r
+        if existing:
+            self._changed()
+        vecs = np.asarray(np.stack([row[6] for row in rows]), dtype=np.float32)
+        self.ids[pos] = [int(row[0]) for row in rows]
+        in_base = pos < self.n0
+        if in_base.any():
+            self.base[pos[in_base]] = vecs[in_base]  # private copies of those pages (copy-on-write)
+        if not in_base.all():
+            self.vecs[pos[~in_base] - self.n0] = vecs[~in_base]
+        self.codes[:, pos] = _codes(vecs, self.words).T
+        code = self._strings.code
+        self.ns[pos] = [code(row[1]) for row in rows]
+        self.agent[pos] = [code(row[2]) for row in rows]
+        self.is_global[pos] = [row[3] == "global" for row in rows]
+        self.mtype[pos] = [code(row[4]) for row in rows]
+        self.archived[pos] = [bool(row[5]) for row in rows]
+        self.alive[pos] = True
+        self.since_snapshot += m
+
     def remove(self, memory_id: int) -> None:
         if not self.loaded:
             return
@@ -362,11 +413,19 @@ class VectorIndex:
         """Apply the changes logged since the last sync (the first time: the persisted
         snapshot plus the changes since it, or a full load from the database).
 
-        The snapshot is (re)written after a full load from the database and once a tenth of its
-        rows changed, never inside a transaction (recall syncs inside its read snapshot, a write
-        inside its write transaction): then :meth:`save_if_due` writes it after the transaction."""
+        The snapshot is written after a full load from the database (or, when there is no file,
+        once this index grew past the snapshot size), never inside a transaction
+        (recall syncs inside its read snapshot, a write inside its write transaction): then
+        :meth:`save_if_due` writes it after the transaction. Rewriting a snapshot that fell behind
+        is :meth:`refresh_snapshot`'s (the compact job), not a caller's."""
         can_save = not backend.in_transaction
         ident: list | None
+        if can_save and self.snapshot_seq is None and not self._first_save_checked and self.snapshot_stale:
+            # grown past the snapshot size since a load that had none to write: written once, if no
+            # process wrote one meanwhile (rewriting one that exists is refresh_snapshot's)
+            self._first_save_checked = True
+            path = self._sidecar(backend)
+            self._save_due = path is not None and not path.exists()
         if self.seq is not None and not (can_save and self._save_due):
             # the common case, nothing logged since: one statement (a transaction costs three more)
             top = backend.execute("SELECT MAX(seq) FROM vector_changes").fetchone()[0] or 0
@@ -389,7 +448,6 @@ class VectorIndex:
             if self.seq is not None and self.seq != hi:
                 self._apply_changes(backend, self.seq)
                 self.seq = hi
-            self._check_snapshot_due()
             save = can_save and self._save_due
             ident = _identity(backend) if save else None
         if not save:
@@ -402,14 +460,34 @@ class VectorIndex:
             self.sync(backend)
             self.last_load = "database"
 
-    def _check_snapshot_due(self) -> None:
-        if len(self) >= SNAPSHOT_MIN_ROWS and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10):
-            self._save_due = True
+    @property
+    def snapshot_stale(self) -> bool:
+        """More than a tenth of the rows (and at least ``SNAPSHOT_MIN_ROWS``) changed since the
+        snapshot this index was read from or wrote."""
+        return len(self) >= SNAPSHOT_MIN_ROWS and self.since_snapshot > max(SNAPSHOT_MIN_ROWS, len(self) // 10)
+
+    def refresh_snapshot(self, backend, trim_to: int | None = None) -> bool:
+        """Rewrite the persisted snapshot if more than a tenth of its rows changed since it was
+        written, or if it is older than ``trim_to`` (the change-log sequence up to which the log is
+        about to be trimmed: it could no longer catch up); loads the index first (the snapshot plus
+        the changes since); True if written.
+        Called by the compact job, outside any transaction, before the change log is trimmed: a
+        process opening the store later then catches up from a recent file instead of replaying
+        (or, once the log is trimmed past the file, reloading) everything. Only for a store that
+        has a snapshot (one never loaded, or below ``SNAPSHOT_MIN_ROWS``, has nothing to refresh).
+        """
+        path = self._sidecar(backend)
+        if path is None or backend.in_transaction or not path.exists():
+            return False
+        self.sync(backend)  # (a full load from the database writes the file itself)
+        behind = trim_to is not None and self.snapshot_seq is not None and self.snapshot_seq < trim_to
+        if not (self.snapshot_stale or behind):
+            return False
+        return self.save(backend) is not None
 
     def caught_up(self, seq: int) -> None:
         """The caller applied (through :meth:`put`) every change logged up to ``seq``: its own write's."""
         self.seq = seq
-        self._check_snapshot_due()
 
     def save_if_due(self, backend) -> None:
         """Write the snapshot a sync inside a transaction could not (call outside transactions)."""
@@ -417,11 +495,15 @@ class VectorIndex:
             self.sync(backend)
 
     def _apply_changes(self, backend, since: int) -> None:
-        for mid, ns, agent, scope, mtype, archived, vec in backend.iter_vectors(since_seq=since):
-            if vec is None:
-                self.remove(int(mid))
+        # each changed memory once, in its state now: a deleted one (no vector) is removed, the
+        # others put as a whole (the order between different memories does not matter)
+        puts = []
+        for row in backend.iter_vectors(since_seq=since):
+            if row[6] is None:
+                self.remove(int(row[0]))
             else:
-                self.put(int(mid), ns, agent, scope, mtype, bool(archived), vec)
+                puts.append(row)
+        self.put_many(puts)
 
     def _load_all(self, backend) -> None:
         """Bulk load, streamed: the vectors in batches straight into the arrays (a list of a
@@ -544,6 +626,7 @@ class VectorIndex:
         self._row = _RowMap(np.array(arrays["ids"]))  # (sorted by id when written)
         self.seq = seq
         self.since_snapshot = 0
+        self.snapshot_seq = seq
         return True
 
     def save(self, backend, ident: list | None = None) -> Path | None:
@@ -613,6 +696,7 @@ class VectorIndex:
                 pass  # nothing more to clean up where nothing could be written
             return None
         self.since_snapshot = 0
+        self.snapshot_seq = self.seq
         return path
 
     # -- search ----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from harness_memory.store import MemoryStore
 
-from harness_memory.jobs.batches import for_store, in_batches, tally
+from harness_memory.jobs.batches import for_store, in_batches, only, tally
 
 
 def _rate_sql(store: MemoryStore) -> tuple[str, list]:
@@ -108,7 +108,7 @@ def archive(store: MemoryStore, *, now: float, dry_run: bool = False) -> int:
         done = [
             r[0]
             for r in c.execute(
-                f"UPDATE memories SET archived = 1, relevance_score = ? WHERE id IN ({marks}) AND {cond} RETURNING id",
+                f"UPDATE memories SET archived = 1, relevance_score = ? WHERE id IN ({marks}) AND {only(cond)} RETURNING id",
                 (m.archived_relevance, *ids, *params),
             )
         ]

@@ -133,6 +133,9 @@ def test_ttl_expiry_removes_rows_and_index(store, clock):
     clock.advance(3601)
     assert store.recall("release", agent_id="a") == []  # expired: invisible even before cleanup
     assert store.cleanup_expired() == 1
+    if store._core.backend.dialect == "sqlite":  # a bulk delete leaves its vec0 rows to the compact job
+        assert store._core.backend.removed_vectors() == 1
+        assert store.run_job("compact").counts["vectors_purged"] == 1
     counts = table_counts(store)
     assert counts["memories"] == 0 and counts["memories_fts"] == 0 and counts["memory_vectors"] == 0
     with pytest.raises(LookupError):
@@ -187,6 +190,9 @@ def test_forget_forget_all_clear(store):
     assert store.forget_all("a", "decision") == 2
     assert store.clear("run1") == 1
     assert store.stats()["memories"] == 1
+    if store._core.backend.dialect == "sqlite":  # bulk deletes leave their vec0 rows to the compact job
+        assert store._core.backend.removed_vectors() == 3
+        assert store.run_job("compact").counts["vectors_purged"] == 3
     counts = table_counts(store)
     assert counts["memories_fts"] == 1 and counts["memory_vectors"] == 1
 

@@ -1,0 +1,168 @@
+"""Bulk deletes and what waits on them (issue 17): batches bounded by a time budget, the vec0 rows of
+a bulk delete left to the compact job on SQLite (no deleted memory comes back meanwhile, through
+any channel), and the persisted vector index rewritten by the compact job, not by the writes and
+recalls that catch up."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from harness_memory import MemoryStore, Settings, sqlite_backend, vector_index as vi
+from harness_memory.jobs.batches import STEP, Batcher, run_steps
+
+_WORDS = [
+    f"{a}{b}"
+    for a in ("ka", "lo", "mi", "nu", "pe", "ro", "si", "tu", "va", "ze")
+    for b in ("bar", "dex", "fim", "gol", "hup", "jen", "kor", "lum", "mos", "nix")
+]
+
+
+def _items(n: int, agent: str, seed: int = 0, **extra) -> list[dict]:
+    rng = random.Random(seed)
+    return [
+        {"content": " ".join(rng.sample(_WORDS, 12)), "type": "success", "agent_id": agent, **extra} for _ in range(n)
+    ]
+
+
+def _ids(hits) -> list[int]:
+    return [h.memory.id for h in hits]
+
+
+@pytest.mark.parametrize("search", ["memory", "vec0"])
+def test_a_bulk_delete_leaves_its_vectors_to_compact_and_no_channel_returns_them(tmp_path, search):
+    with MemoryStore(tmp_path / "d.db", settings=Settings(vector_search=search)) as s:
+        kept = s.remember_many(_items(60, "a", seed=1))
+        gone = s.remember_many(_items(80, "b", seed=2))
+        gone_global = s.remember_many(_items(20, "c", seed=3, scope="global"))
+        b = s._core.backend
+        assert s.forget_all("b") == 80 and s.forget_all("c") == 20
+        assert b.removed_vectors() == 100  # left in vec0, recorded
+        dead = {m.id for m in gone + gone_global}
+        for m in gone[:5] + gone_global[:5]:
+            vec = s._core.embed([m.content])[0]
+            # vec0's own KNN (the vec0 setting's channel, and near duplicates without an index)
+            for kw in ({"agent_id": "b"}, {"scope": "global"}, {}):
+                assert not dead & {i for i, _ in b.vector_knn(vec, namespace="default", k=20, **kw)}, kw
+            # recall through every channel, as the deleted memory's agent and as another
+            for agent in ("b", "c", "a"):
+                assert not dead & set(_ids(s.recall(m.content, agent_id=agent, limit=50, record=False)))
+        # the same text remembered again is a new memory, not a reinforcement of a deleted one
+        again = s.remember(gone[0].content, type="success", agent_id="b")
+        assert b.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 61
+        assert again.id in dead and b.removed_vectors() == 99  # the largest ids were free: one is reused
+        best = b.vector_knn(s._core.embed([kept[0].content])[0], namespace="default", k=1, agent_id="a")
+        assert best[0][0] == kept[0].id
+        assert s.run_job("compact").counts["vectors_purged"] == 99 and b.removed_vectors() == 0
+        assert b.execute("SELECT COUNT(*) FROM memory_vectors").fetchone()[0] == 61
+        assert s.run_job("compact").counts["vectors_purged"] == 0
+
+
+@pytest.mark.parametrize("max_k", [30, 4096], ids=["exact-fallback", "over-fetch"])
+def test_vec0_knn_steps_over_the_orphans_of_a_bulk_delete(tmp_path, monkeypatch, max_k):
+    monkeypatch.setattr(sqlite_backend, "VEC0_MAX_K", max_k)
+    with MemoryStore(tmp_path / "x.db", settings=Settings(vector_search="vec0")) as s:
+        kept = s.remember_many(_items(40, "a", seed=4))
+        s.remember_many([{**it, "type": "failure"} for it in _items(80, "a", seed=5)])
+        b = s._core.backend
+        vec = s._core.embed([kept[3].content])[0]
+        ref = b.vector_exact(vec, "m.agent_id = 'a' AND m.memory_type = 'success'", [], 10)
+        assert s.forget_all("a", type="failure") == 80 and b.removed_vectors() == 80
+        # the orphans pass vec0's filters (same agent, no type asked): 80 of them may rank first
+        got = b.vector_knn(vec, namespace="default", k=10, agent_id="a")
+        assert [i for i, _ in got] == [i for i, _ in ref]
+        s.run_job("compact")
+        assert [i for i, _ in b.vector_knn(vec, namespace="default", k=10, agent_id="a")] == [i for i, _ in ref]
+
+
+def test_a_reused_id_never_inherits_the_deleted_memory_s_vector(tmp_path):
+    from harness_memory.testing import FailingEmbedder
+
+    emb = FailingEmbedder(8, mode="ok")
+    with MemoryStore(tmp_path / "r.db", embedder=emb) as s:
+        first = s.remember("alpha note about kubernetes helm charts", type="success", agent_id="x")
+        last = s.remember("beta note about postgres vacuum settings", type="success", agent_id="y")
+        b = s._core.backend
+        assert s.forget_all("y") == 1 and b.removed_vectors() == 1
+        emb.mode = "raise"  # the next memory is stored without a vector (embedding pending)
+        pending = s.remember("gamma note about terraform state locks", type="success", agent_id="x")
+        assert pending.id == last.id and pending.embedding_pending  # SQLite reused the largest id
+        assert b.removed_vectors() == 0 and b.get_vectors([pending.id]) == {}
+        assert b.execute("SELECT COUNT(*) FROM memory_vectors").fetchone()[0] == 1
+        emb.mode = "ok"
+        assert s.forget_all("x") == 2
+        fresh = s.remember("delta note about docker layer caches", type="success", agent_id="z")
+        assert fresh.id == first.id  # every id free again: the first one is reused, its vector its own
+        stored = b.get_vectors([fresh.id])[fresh.id]
+        assert stored.tolist() == pytest.approx(list(s._core.embed([fresh.content])[0]), abs=1e-6)
+
+
+def test_a_batch_ends_at_its_time_budget_whatever_its_size():
+    calls: list[int] = []
+
+    def apply(keys):
+        calls.append(len(keys))
+        return len(keys)
+
+    assert run_steps(Batcher(0.0, start=5000), list(range(1000)), 0, apply) == (STEP, STEP)
+    assert calls == [STEP]  # a spent budget ends the batch after its first step
+    calls.clear()
+    assert run_steps(Batcher(60.0, start=200), list(range(1000)), 100, apply) == (300, 200)
+    assert calls == [STEP, STEP, STEP, 200 - 3 * STEP]  # otherwise its size, in steps
+
+
+def test_writes_and_recalls_never_rewrite_the_vector_snapshot_the_compact_job_does(tmp_path, monkeypatch):
+    monkeypatch.setattr(vi, "SNAPSHOT_MIN_ROWS", 100)
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as w:
+        w.remember_many(_items(300, "a", seed=6))
+        w._core.index.sync(w._core.backend)  # a full load from the database writes the snapshot
+    side = vi.sidecar_path(path)
+    written = side.read_bytes()
+    with MemoryStore(path) as w:
+        w._core.index.sql_below = 0
+        for k in range(3):  # half the rows again: far past the tenth that used to trigger a rewrite
+            w.remember_many(_items(50, "a", seed=10 + k))
+            w.recall("kabar lodex", agent_id="a", record=False)
+        assert w._core.index.last_load == "snapshot" and w._core.index.snapshot_stale
+        assert side.read_bytes() == written  # no call paid for a rewrite
+        assert w.run_job("compact").counts["snapshot_written"] == 1
+    head = side.read_bytes()
+    header = json.loads(head[16 : 16 + int.from_bytes(head[8:16], "little")])
+    assert header["n"] == 450
+    with MemoryStore(path) as r:
+        r._core.index.sync(r._core.backend)
+        assert r._core.index.last_load == "snapshot" and r._core.index.n0 == 450
+        assert r.run_job("compact").counts["snapshot_written"] == 0  # current: nothing to rewrite
+
+
+@pytest.mark.parametrize("how", ["clear", "forget_all", "cleanup_expired"])
+def test_a_bulk_delete_finds_each_batch_s_rows_by_primary_key(tmp_path, how):
+    """Each batch re-checks its rows' condition inside its transaction. Written plainly, SQLite's
+    planner served ``id IN (...) AND namespace = ?`` from the namespace index, scanning the whole
+    namespace once per batch: a clear of 100k memories spent a third of its time there (quadratic)."""
+    from harness_memory.testing import ManualClock
+
+    clock = ManualClock()
+    with MemoryStore(tmp_path / "p.db", clock=clock) as s:
+        s.remember_many(_items(300, "a", seed=30, namespace="doomed", ttl=60))
+        s.remember_many(_items(300, "b", seed=31, namespace="kept"))
+        b = s._core.backend
+        b.execute("ANALYZE")  # with statistics, as a store that ran the compact job has
+        clock.advance(120)
+        seen: list[str] = []
+        b.conn.set_trace_callback(seen.append)
+        n = {
+            "clear": lambda: s.clear("doomed"),
+            "forget_all": lambda: s.forget_all("a"),
+            "cleanup_expired": s.cleanup_expired,
+        }[how]()
+        b.conn.set_trace_callback(None)
+        assert n == 300
+        checks = {q for q in seen if q.startswith("SELECT id FROM memories WHERE id IN (")}
+        assert checks
+        for q in checks:
+            plan = [r[3] for r in b.execute("EXPLAIN QUERY PLAN " + q)]
+            assert plan == ["SEARCH memories USING INTEGER PRIMARY KEY (rowid=?)"], plan
