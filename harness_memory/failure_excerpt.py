@@ -232,7 +232,20 @@ _DEATH = re.compile(
     r"^" + _SIGNAL + r"\s*$|^(?:\S{1,200}: )?(?:line \d{1,7}: )?\s{0,8}\d{1,9}\s{1,40}" + _SIGNAL + r"\s|"
     r"\bmake(?:\[\d{1,4}\])?: \*\*\* \[[^\]]{1,400}\] " + _SIGNAL + r"|\bSegmentation fault\b|\bcore dumped\b"
 )
-_DEATH_LOOKBACK = 60  # lines before a death report searched for the message it trails
+_SIGNAL_WORDS = (
+    "Aborted",
+    "Killed",
+    "Segmentation",
+    "Bus error",
+    "Illegal",
+    "Floating",
+    "Terminated",
+    "Trace/",
+    "dumped",
+)
+_DEATH_LOOKBACK = 60
+# the killed command ran under a deadline (``timeout -s KILL 3 ./x``): the death is the failure, not a trailer
+_KILLED_BY_DEADLINE = re.compile(r"\btimeout\b")  # lines before a death report searched for the message it trails
 # a heading that announces a list of failures: its first item is the failure, not the heading
 _ANNOUNCES = re.compile(
     r"(?i)^(?:there (?:was|were) \d{1,6} (?:failures?|errors?)|=+ (?:failures|errors) =+|failures?|errors?):?\s*$"
@@ -243,6 +256,7 @@ _FILES_COUNT = re.compile(
     r"(?i)\b(?:issues?|problems?|errors?|violations?|findings?) (?:were )?found in \d{1,6} files?\b|"
     r"^\d{1,6} files? would be (?:reformatted|changed|fixed)\b"
 )
+_STRUCTURE_WORDS = ("ail", "AIL", "rror", "RROR", " found in ", "would be", "___ ")  # lines _structure may act on
 _TAG = re.compile(r"^\[\w{1,10}\]\s")
 _FILE_NAME = re.compile(r"^[\w.@+~-]{0,255}(?:[\\/][\w.@+~-]{1,255}){0,64}\.\w{1,10}$")
 # a formatter's finding about one file, whatever the formatter
@@ -255,7 +269,9 @@ _POINTER = re.compile(r"(?:^|\s|-)\^[\^~-]{0,400}\s*$")
 # a stack frame printed as ``file:line: in function`` (Lua, pytest --tb=short): not a diagnostic
 _FRAME_LINE = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:in|from|required from)\b(?:(?!: ).){0,300}$")
 # an interpreter reporting the location in its script: ``lua5.4: gen.lua:5: attempt to ...``
-_PROGRAM_LOCATED = re.compile(r"^[\w.+-]{1,40}: [\w./\\~@+-]{1,400}\.\w{1,8}:\d{1,7}(?::\d{1,5})?: \S")
+_PROGRAM_LOCATED = re.compile(
+    r"^(?!(?i:note|info|hint|help|warning|debug|trace):)[\w.+-]{1,40}: [\w./\\~@+-]{1,400}\.\w{1,8}:\d{1,7}(?::\d{1,5})?: \S"
+)
 # an exception that is how an outer failure works (a timeout cancels its task), not a root cause of its own
 _CANCELLATION = re.compile(r"(?:Cancelled|Canceled|Cancellation|Interrupted)(?:Error|Exception)\b|\bcontext canceled\b")
 _DIFF_HUNK = re.compile(
@@ -306,6 +322,10 @@ _ANY_WORDS = (
     "unexpected",
     "segmentation",
     "core dumped",
+    "terminated",
+    "illegal instruction",
+    "floating point exception",
+    "trace/breakpoint",
     "not ok",
     "caused by",
     "not recognized",
@@ -378,27 +398,27 @@ def _classify(ln: Line) -> None:
     ):
         ln.cls = 5
         return
-    if _C5.search(t) or _DEATH.search(t):
+    if _C5.search(t) or (any(w in t for w in _SIGNAL_WORDS) and _DEATH.search(t)):
         ln.cls = 5
         return
-    if _POINTER.search(t) and not re.search(r"\w{3,}\s*:", t):
+    if "^" in t and _POINTER.search(t) and not re.search(r"\w{3,}\s*:", t):
         return  # a pointer under the line above (``error here ---^``): that line is the statement
-    if (
-        (_C4.search(t) or _ERROR_PREFIX.match(ln.text))
-        and not _C4_NOT.search(t)
-        and not _FRAME_LINE.match(t)
-        and ln.level != "log"
-    ):
+    frame = ("in " in t or "from " in t) and _FRAME_LINE.match(t) is not None
+    if (_C4.search(t) or _ERROR_PREFIX.match(ln.text)) and not _C4_NOT.search(t) and not frame and ln.level != "log":
         ln.cls = 4
         return
-    if _FRAME_LINE.match(t):
+    if frame:
         return  # a stack frame (``gen.lua:5: in local 'f'``) is where, never what
     if ln.level == "warning":
         return  # a warning (##[warning], [WARNING]) is not the failure
     t = _FLAGS.sub(" ", t)  # command-line flags are configuration (--output-on-failure, -Werror)
     if _NOT_FAILURE.search(t):
         return
-    if _C3.search(t) or _FORMAT_FINDING.search(t) or _PROGRAM_LOCATED.match(t):
+    if (
+        _C3.search(t)
+        or (("ormat" in t or "sorted" in t or "ould " in t) and _FORMAT_FINDING.search(t))
+        or _PROGRAM_LOCATED.match(t)
+    ):
         ln.cls = 3
         return
     if ln.level == "error" or ln.annotation == "error":
@@ -453,6 +473,12 @@ def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     if not headers:
         return None
     start, first_frame = headers[-1]
+    if (
+        len(headers) > 1
+        and lines[start].text.lstrip().startswith("Caused by:")
+        and _CANCELLATION.search(lines[start].text)
+    ):
+        start, first_frame = headers[-2]  # a cancellation is how the failure it caused works (see _past_cancellation)
     m = _EXC.match(lines[start].text.strip())
     assert m is not None  # the header matched _EXC in the scan above
     frames, end = [], start
@@ -725,7 +751,7 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
             i = _past_cancellation(lines, i, hi)
             return _finish(_pytest(lines, i, hi), lines, lo, hi)
     i = next(i for i in range(lo, hi) if lines[i].cls == best)
-    if _DEATH.search(lines[i].text.strip()):
+    if _DEATH.search(lines[i].text.strip()) and not _KILLED_BY_DEADLINE.search(lines[i].text):
         # a process's death by a signal trails the message the process printed before dying, when it printed one
         said = next(
             (
@@ -768,9 +794,10 @@ def _structure(lines: list[Line], baseline: Baseline | None) -> None:
     a count that closes a list of files at fault (``Code style issues found in 2 files``) makes the
     file names listed just before it the findings, whatever level tag they carry."""
     for k, ln in enumerate(lines):
-        t = ln.text.strip()
-        if not t:
+        t = ln.text
+        if not t or not (ln.cls or ln.boundary or any(w in t for w in _STRUCTURE_WORDS)):
             continue
+        t = t.strip()
         if ln.boundary and t.startswith("+++ ") and k and lines[k - 1].text.lstrip().startswith("--- "):
             ln.boundary = False
             continue

@@ -256,3 +256,35 @@ def test_the_public_api_signs_a_whole_log_by_these_rules(tmp_path):
     with MemoryStore(tmp_path / "m.db") as store:
         sig = store.error_signature(log)
     assert sig.excerpt_lines == (4, 4) and sig.category == "test_failure"
+
+
+def test_a_death_under_a_deadline_is_the_failure_itself():
+    log = """\
+$ timeout -s KILL 5 ./scripts/seed-cache.sh
+seeding cache shard 1
+retry: fetch of shard 2 failed, trying again
+seeding cache shard 2
+bash: line 1:  4711 Killed                  timeout -s KILL 5 ./scripts/seed-cache.sh
+"""
+    ex = extract(log)
+    assert ex.lines == (5, 5)
+    assert categorize(ex) == "timeout"
+
+
+def test_a_java_cancellation_at_the_root_of_a_chain_gives_way_to_what_it_caused():
+    log = """\
+java.util.concurrent.TimeoutException: quote lookup exceeded 200 ms
+\tat com.acme.quotes.Client.fetch(Client.java:41)
+\tat com.acme.quotes.Service.price(Service.java:18)
+Caused by: java.lang.InterruptedException: sleep interrupted
+\tat java.base/java.lang.Thread.sleep(Native Method)
+\tat com.acme.quotes.Client.fetch(Client.java:37)
+"""
+    ex = extract(log)
+    assert ex.exception == "TimeoutException" and ex.lines is not None and ex.lines[0] == 1
+    assert categorize(ex) == "timeout"
+    # a root cause that is a failure in its own right still decides
+    refused = log.replace(
+        "java.lang.InterruptedException: sleep interrupted", "java.net.ConnectException: Connection refused"
+    )
+    assert category(refused) == "network"
