@@ -291,7 +291,7 @@ _BY_TEXT = [
     (
         "permission",
         re.compile(
-            r"(?i)permission denied|access denied|\bEACCES\b|forbidden|\b40[13]\b|unauthori[sz]ed|"
+            r"(?i)permission ?denied|access denied|requires \w{1,20} access\b|\bEACCES\b|forbidden|\b40[13]\b|unauthori[sz]ed|"
             r"not permitted|attempt to write a read-?only|\bread-?only (?:file ?system|database|file|director(?:y|ies)|"
             r"volume|mount)\b|\berofs\b"
         ),
@@ -307,7 +307,8 @@ _BY_TEXT = [
             r"can't locate [^\s]{1,200} in @inc|conflicting dependencies|resolutionimpossible|"
             r"unable to resolve dependency|dependency (?:tree|conflict)|find_package|"
             r"find a package configuration file|\bcannot find -l[\w.+-]|was not found in the pkg-config search path|"
-            r"\bno package '[^']{1,200}' found"
+            r"\bno package '[^']{1,200}' found|no package called|unmet (?:peer )?dependenc|version solving failed|"
+            r"no such module|could(?:n't| not) find (?:a )?(?:package|module|gem|crate|artifact|dependency|library)\b"
         ),
     ),
     (
@@ -317,7 +318,8 @@ _BY_TEXT = [
             r"\berror TS\d+|has no attribute|not callable|expected type|nil pointer dereference|"
             r"null pointer dereference|undefined method .{1,200} for nil\b|cannot read propert(?:y|ies) of (?:undefined|null)|"
             r"attempt to (?:index|call|perform arithmetic on|concatenate|compare) (?:a |an? )?(?:nil|null) value|"
-            r"\b(?:nil|null|none) value (?:is )?not (?:indexable|callable|subscriptable)"
+            r"\b(?:nil|null|none) value (?:is )?not (?:indexable|callable|subscriptable)|"
+            r"(?:method|function|property) .{1,200} on (?:null|nil|undefined)\b"
         ),
     ),
     (
@@ -403,6 +405,7 @@ _TEXT_KEYS = {
     "permission": (
         "permission",
         "access denied",
+        "access",
         "eacces",
         "forbidden",
         "401",
@@ -437,6 +440,10 @@ _TEXT_KEYS = {
         "cannot find -l",
         "pkg-config",
         "no package",
+        "unmet",
+        "version solving",
+        "no such module",
+        "find",
     ),
     "type_error": (
         "type",
@@ -448,6 +455,9 @@ _TEXT_KEYS = {
         "for nil",
         "cannot read propert",
         "value",
+        " on null",
+        " on nil",
+        " on undefined",
     ),
     "compile_error": (
         "syntax",
@@ -576,6 +586,8 @@ _HEADER = re.compile(
 # a program's run-time check reporting at a source location (UndefinedBehaviorSanitizer's ``x.c:7:15: runtime
 # error: signed integer overflow``): a dynamic checker's finding, although shaped like a compiler's diagnostic
 _RUNTIME_CHECK = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}runtime error:")
+# a bare report that a process was killed (SIGKILL): bash's ``Killed`` line or its job report
+_KILL_REPORT = re.compile(r"^(?:\S{1,200}: )?(?:line \d{1,7}: )?(?:\d{1,9}\s{1,40})?Killed\b")
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
@@ -632,6 +644,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
         cat = _by_exception(excerpt.exception)
         if cat is not None:
             return cat
+    if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:
+        return _EXIT_CATEGORY["137"]  # killed (SIGKILL, exit 137) with nothing said: as that exit status
     if excerpt.kind == "trailer":  # only an exit status to go by: its conventional meaning first
         m = _EXIT.search(excerpt.message)
         if m and m.group(1) in _EXIT_CATEGORY:

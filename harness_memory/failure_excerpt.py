@@ -219,7 +219,7 @@ _C3 = re.compile(
 )
 _C2 = re.compile(
     r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
-    r"not found|aborted|killed|invalid|unexpected|undefined|missing)\b"
+    r"not found|aborted|killed|invalid|unexpected|undefined|missing|could not find|couldn't find)\b"
 )
 # a line that only reports that a process died of a signal: the shell's job report (``bash: line 1: 123
 # Aborted  ./cmd``), a bare ``Killed``/``Aborted`` line, make's ``*** [target] Segmentation fault`` (anywhere in the

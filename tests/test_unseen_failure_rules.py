@@ -288,3 +288,35 @@ Caused by: java.lang.InterruptedException: sleep interrupted
         "java.lang.InterruptedException: sleep interrupted", "java.net.ConnectException: Connection refused"
     )
     assert category(refused) == "network"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Error in library(plotly) : there is no package called 'plotly'", "import_error"),
+        (" ERR_PNPM_PEER_DEP_ISSUES  Unmet peer dependencies", "import_error"),
+        (
+            "Because api depends on both a (1.0) and b (2.0) which depends on a (<1.0), version solving failed.",
+            "import_error",
+        ),
+        ("Could not find gem 'sinatra (~> 9.0)' in locally installed gems.", "import_error"),
+        ("/w/Sources/Cli/main.swift:1:8: error: no such module 'ArgumentParser'", "import_error"),
+        (
+            "PHP Fatal error:  Uncaught Error: Call to a member function save() on null in /w/src/Repo.php:12",
+            "type_error",
+        ),
+        (
+            'error: Uncaught PermissionDenied: Requires write access to "./out", run again with --allow-write',
+            "permission",
+        ),
+    ],
+)
+def test_more_vocabulary_by_meaning(text, expected):
+    assert category(text + "\n") == expected
+
+
+def test_a_bare_kill_report_means_what_its_exit_status_137_means():
+    log = "$ python train.py --epochs 3\nEpoch 1/3\nEpoch 2/3\nKilled\n"
+    ex = extract(log)
+    assert ex.lines == (4, 4)
+    assert categorize(ex) == "out_of_memory"  # as a bare exit status 137; under `timeout` it is a timeout (above)
