@@ -144,8 +144,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "embedders": ("harness_memory/embedders.py", ["tests/test_embedders.py", "tests/test_hashing_embedder.py"], ""),
     "settings": (
         "harness_memory/settings.py",
-        ["tests/test_settings_behaviour.py", "tests/test_hardening_inputs.py", "tests/test_maintenance.py"],
-        "",
+        ["tests/test_settings_behaviour.py", "tests/test_hardening_inputs.py"],
+        "settings",
     ),
     "migrate": ("harness_memory/migrate.py", ["tests/test_migrate_behaviour.py", "tests/test_storage.py"], ""),
     "backend": ("harness_memory/backend.py", ["tests/test_backends.py", "tests/test_storage.py"], ""),

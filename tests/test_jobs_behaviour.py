@@ -358,3 +358,52 @@ def test_the_reflect_job_uses_the_summariser_the_settings_name(db, clock, caplog
         # the named summariser was asked (nothing listens there): the thread is reflected offline instead
         assert run.status == "ok" and run.counts["memories"] > 0
         assert "http://127.0.0.1:9/v1" in caplog.text and "extractively" in caplog.text
+
+
+def test_a_holder_naming_no_real_process_of_this_host_is_gone():
+    from harness_memory.jobs.runner import holder_gone, new_holder, pid_alive
+
+    host = new_holder().split(":")[0]
+    for pid in (0, -1):  # os.kill(0, ...) would signal our own process group: never a holder's pid
+        assert not pid_alive(pid)
+        assert holder_gone(f"{host}:{pid}:cafe")
+    assert not holder_gone(f"{host}:notapid:cafe")  # not a holder this host wrote: cannot tell
+    assert not holder_gone(f"{host}:1:cafe")  # pid 1 runs
+
+
+@pytest.mark.parametrize(
+    ("raised", "alive"),
+    [(ProcessLookupError, False), (PermissionError, True), (OSError, True)],
+)
+def test_whether_a_holder_process_lives_follows_what_the_system_answers(monkeypatch, raised, alive):
+    from harness_memory.jobs import runner
+
+    def kill(pid, sig):
+        raise raised()
+
+    monkeypatch.setattr(runner.os, "kill", kill)
+    # no such process: gone; another user's process: alive; no answer: assumed alive (the lease expires anyway)
+    assert runner.pid_alive(424242) is alive
+
+
+def test_a_holder_that_exited_but_was_not_reaped_is_gone():
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from harness_memory.jobs.runner import holder_gone, new_holder, pid_alive
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        stat = Path(f"/proc/{p.pid}/stat")
+        for _ in range(600):  # until it has exited (a zombie: its parent has not waited for it)
+            if stat.read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z":
+                break
+            time.sleep(0.05)
+        else:
+            pytest.skip("the child did not exit")
+        assert not pid_alive(p.pid)
+        assert holder_gone(f"{new_holder().split(':')[0]}:{p.pid}:cafe")
+    finally:
+        p.wait()
