@@ -344,7 +344,8 @@ _BY_TEXT = [
         "not_found",
         re.compile(
             r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
-            r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b"
+            r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b|\bundeclared\b|"
+            r"\bno (?:configuration|config|input|source|test|matching) files?\b"
         ),
     ),
     (
@@ -503,6 +504,9 @@ _TEXT_KEYS = {
         "nonexist",
         "non-exist",
         "did not match any",
+        "undeclared",
+        " files",
+        " file",
     ),
     "assertion": ("assert", "expected", ", want"),
     "test_failure": (

@@ -309,10 +309,18 @@ Caused by: java.lang.InterruptedException: sleep interrupted
             'error: Uncaught PermissionDenied: Requires write access to "./out", run again with --allow-write',
             "permission",
         ),
+        ("│ Error: Reference to undeclared input variable", "not_found"),
+        ("Error: No configuration files in /w/infra/staging", "not_found"),
     ],
 )
 def test_more_vocabulary_by_meaning(text, expected):
     assert category(text + "\n") == expected
+
+
+def test_an_undeclared_name_in_a_compiled_source_stays_a_compile_error():
+    assert (
+        category("$ make\nsrc/ring.c:12:9: error: 'cap' undeclared (first use in this function)\n") == "compile_error"
+    )
 
 
 def test_a_bare_kill_report_means_what_its_exit_status_137_means():
