@@ -381,16 +381,29 @@ class VectorIndex:
         self.since_snapshot += m
 
     def remove(self, memory_id: int) -> None:
+        self.remove_many([memory_id])
+
+    def remove_many(self, memory_ids: Sequence[int]) -> None:
+        """Drop rows (dead until compacted; every search skips them). The arrays are compacted
+        once the dead rows outnumber the live ones, so a compaction copies at most half the
+        rows and a bulk delete of everything costs about one copy of the index in all: it used
+        to compact at a quarter dead, every quarter again, and a writer catching up a clear
+        paid a copy of most of a 100k index each time (issue 17: over a second)."""
         if not self.loaded:
             return
-        r = self._row.pop(memory_id, None)
-        if r is not None:
-            self.alive[r] = False
-            self._changed()
-            self._dead += 1
-            self.since_snapshot += 1
-            if self.n0 == 0 and self._dead > 1024 and self._dead > self._n // 4:
-                self._compact()  # (with a mapped base, the next snapshot drops the dead rows)
+        gone = 0
+        for mid in memory_ids:
+            r = self._row.pop(int(mid), None)
+            if r is not None:
+                self.alive[r] = False
+                gone += 1
+        if not gone:
+            return
+        self._changed()
+        self._dead += gone
+        self.since_snapshot += gone
+        if self.n0 == 0 and self._dead > 1024 and self._dead > self._n // 2:
+            self._compact()  # (with a mapped base, the next snapshot drops the dead rows)
 
     def _compact(self) -> None:
         import numpy as np
@@ -497,12 +510,13 @@ class VectorIndex:
     def _apply_changes(self, backend, since: int) -> None:
         # each changed memory once, in its state now: a deleted one (no vector) is removed, the
         # others put as a whole (the order between different memories does not matter)
-        puts = []
+        puts, gone = [], []
         for row in backend.iter_vectors(since_seq=since):
             if row[6] is None:
-                self.remove(int(row[0]))
+                gone.append(row[0])
             else:
                 puts.append(row)
+        self.remove_many(gone)
         self.put_many(puts)
 
     def _load_all(self, backend) -> None:

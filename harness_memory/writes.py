@@ -178,11 +178,14 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
                 ids = _write_sequential(core, items, vectors, pre)
             if start is not None and vectors is not None:
                 _own_apply(core, start, items, ids, vectors)
+            # read back inside the transaction: a bulk delete in another process (a clear of the
+            # namespace) could delete the new rows right after the commit (a KeyError here, seen
+            # by benchmarks/stalls.py's probe); the caller gets what it wrote
+            got = core.fetch(ids)
     except BaseException:
         if core.index is not None:
             core.index.seq = None  # it may have read rows of the rolled-back transaction
         raise
-    got = core.fetch(ids)
     return [got[i] for i in ids]
 
 

@@ -166,3 +166,30 @@ def test_a_bulk_delete_finds_each_batch_s_rows_by_primary_key(tmp_path, how):
         for q in checks:
             plan = [r[3] for r in b.execute("EXPLAIN QUERY PLAN " + q)]
             assert plan == ["SEARCH memories USING INTEGER PRIMARY KEY (rowid=?)"], plan
+
+
+def test_a_remember_returns_what_it_wrote_when_a_bulk_delete_takes_it_at_once(tmp_path):
+    """Another process's clear of the namespace may run in the instant after a remember commits
+    (benchmarks/stalls.py's probe met it as a KeyError): the call still returns what it wrote."""
+    from contextlib import contextmanager
+
+    path = tmp_path / "race.db"
+    with MemoryStore(path) as s, MemoryStore(path) as other:
+        b = s._core.backend
+        inner = b.write
+
+        @contextmanager
+        def write():
+            nested = b.in_transaction
+            with inner() as c:
+                yield c
+            if not nested:
+                other.clear("default")  # right after the commit, before anything else of the call
+
+        b.write = write
+        try:
+            m = s.remember("a note another process clears at once", type="success", agent_id="a")
+        finally:
+            b.write = inner
+        assert m.content == "a note another process clears at once" and m.agent_id == "a"
+        assert other.stats()["memories"] == 0
