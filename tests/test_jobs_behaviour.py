@@ -407,3 +407,15 @@ def test_a_holder_that_exited_but_was_not_reaped_is_gone():
         assert holder_gone(f"{new_holder().split(':')[0]}:{p.pid}:cafe")
     finally:
         p.wait()
+
+
+def test_without_proc_a_process_the_system_knows_is_alive(monkeypatch):
+    import os
+
+    from harness_memory.jobs import runner
+
+    def no_proc(*a, **k):
+        raise FileNotFoundError("/proc is not mounted")
+
+    monkeypatch.setattr(runner, "open", no_proc, raising=False)
+    assert runner.pid_alive(os.getppid()) is True

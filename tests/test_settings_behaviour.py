@@ -83,6 +83,7 @@ def test_every_documented_default_is_the_default():
 def test_the_maintenance_and_ranking_defaults_are_the_documented_ones():
     m = MaintenanceSettings()
     assert (m.decay_rate_per_day, m.decay_floor, m.decay_exempt_types) == (0.01, 0.1, ["decision"])
+    assert m.decay_rates == {} and MaintenanceSettings(decay_rates={"failure": 0.05}).decay_rates == {"failure": 0.05}
     assert (m.archive_after_days, m.archive_below, m.archived_relevance) == (90, 0.2, 0.05)
     assert (m.access_log_retention_days, m.tool_call_retention_days, m.reflect_idle_minutes) == (90, 30, 30)
     assert (m.consolidate_min_members, m.consolidate_similarity, m.consolidate_growth_trigger) == (3, 0.75, 1000)
@@ -229,3 +230,26 @@ def test_the_default_database_lives_in_the_users_data_folder(monkeypatch, tmp_pa
     assert default_db_path() == tmp_path / "home" / ".local" / "share" / "harness-memory" / "memory.db"
     monkeypatch.setenv("XDG_DATA_HOME", "")  # empty: as if unset
     assert default_db_path() == tmp_path / "home" / ".local" / "share" / "harness-memory" / "memory.db"
+
+
+def test_a_configuration_error_lists_at_most_ten_problems(monkeypatch):
+    fields = [
+        "MAX_TAGS",
+        "MAX_LIMIT",
+        "MAX_CONTENT_BYTES",
+        "MAX_TAG_LENGTH",
+        "MAX_RETRIES",
+        "PROMPT_BUDGET_CHARS",
+        "API_MAX_BODY_BYTES",
+        "POOL_SIZE",
+        "KEYWORD_POSTING_BUDGET",
+        "PRIOR_STRENGTH",
+        "CONNECT_TIMEOUT",
+        "NEAR_DUPLICATE_THRESHOLD",
+    ]
+    for f in fields:
+        monkeypatch.setenv(f"HARNESS_MEMORY_{f}", "0")
+    with pytest.raises(ConfigurationError) as err:
+        from_environment()
+    listed = str(err.value).split("settings: ", 1)[1].split("; ")
+    assert len(listed) == 10 and all(p.split(":")[0].upper() in fields for p in listed)
