@@ -365,7 +365,7 @@ def test_a_holder_naming_no_real_process_of_this_host_is_gone():
 
     host = new_holder().split(":")[0]
     for pid in (0, -1):  # os.kill(0, ...) would signal our own process group: never a holder's pid
-        assert not pid_alive(pid)
+        assert pid_alive(pid) is False
         assert holder_gone(f"{host}:{pid}:cafe")
     assert not holder_gone(f"{host}:notapid:cafe")  # not a holder this host wrote: cannot tell
     assert not holder_gone(f"{host}:1:cafe")  # pid 1 runs
@@ -419,3 +419,17 @@ def test_without_proc_a_process_the_system_knows_is_alive(monkeypatch):
 
     monkeypatch.setattr(runner, "open", no_proc, raising=False)
     assert runner.pid_alive(os.getppid()) is True
+
+
+@pytest.mark.parametrize(
+    ("lease", "heartbeat", "every"),
+    [(60.0, None, 20.0), (9.0, None, 3.0), (60.0, 5.0, 5.0), (60.0, 45.0, 30.0)],
+)
+def test_a_running_job_renews_its_lease_every_third_of_it_or_as_configured_at_most_every_half(
+    tmp_path, lease, heartbeat, every
+):
+    from harness_memory.jobs.runner import _Heartbeat
+
+    st_ = Settings(maintenance=MaintenanceSettings(lease_seconds=lease, lease_heartbeat_seconds=heartbeat))
+    with MemoryStore(tmp_path / "hb.db", settings=st_) as s:
+        assert _Heartbeat(s, "expire", "h:1:x").every == pytest.approx(every)
