@@ -433,3 +433,23 @@ def test_a_running_job_renews_its_lease_every_third_of_it_or_as_configured_at_mo
     st_ = Settings(maintenance=MaintenanceSettings(lease_seconds=lease, lease_heartbeat_seconds=heartbeat))
     with MemoryStore(tmp_path / "hb.db", settings=st_) as s:
         assert _Heartbeat(s, "expire", "h:1:x").every == pytest.approx(every)
+
+
+@pytest.mark.parametrize("storage_error", [False, True])
+def test_a_heartbeat_that_cannot_open_the_database_says_so(tmp_path, caplog, monkeypatch, storage_error):
+    import logging
+
+    from harness_memory.errors import StorageError
+    from harness_memory.jobs.runner import _Heartbeat
+
+    with MemoryStore(tmp_path / "hb.db") as s:
+        b = s._core.backend
+
+        def broken():
+            raise StorageError("no space left") if storage_error else b.DatabaseError("disk I/O error")
+
+        monkeypatch.setattr(b, "fork", broken)
+        with caplog.at_level(logging.WARNING, logger="harness_memory.jobs"):
+            _Heartbeat(s, "expire", "h:1:x").start().stop()
+        said = "no space left" if storage_error else "DatabaseError"
+        assert f"lease heartbeat for expire cannot open the database: {said}" in caplog.text
