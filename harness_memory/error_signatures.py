@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, Excerpt, extract
+from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, _RULE_POINTER, Excerpt, extract
 
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
@@ -353,7 +353,8 @@ _BY_TEXT = [
         re.compile(
             r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|"
             r"\bexpected\b.{1,300}\bto (?:include|eq|equal|be|match|contain|have|raise|respond|start_with|end_with)\b|"
-            r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)"
+            r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)|"
+            r"(?m:^[^\w\n]{0,12}(?:got|actual|received):.{0,200}\n(?:.{0,200}\n){0,6}?[^\w\n]{0,12}expected:)"
         ),
     ),
     (
@@ -691,6 +692,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
             return "type_error"  # a type checker's error ("missing a type annotation" is not a missing file)
     if by_text is not None:
         return by_text
+    if _RULE_POINTER.match(excerpt.message.strip()):
+        return "test_failure"  # a checker's rule-coded finding (``^--^ SC2086 (info): ...``)
     if _DIFF_HUNK.match(excerpt.message.strip()):
         return "test_failure"  # a diff a check step printed (a formatter's, ``git diff --check``'s): its finding
     if excerpt.kind == "diagnostic":

@@ -266,6 +266,8 @@ _FORMAT_FINDING = re.compile(
 )
 # a pointer under a source line (``---^``, ``   ^~~~``): detail of the statement above it, never a statement
 _POINTER = re.compile(r"(?:^|\s|-)\^[\^~-]{0,400}\s*$")
+# a pointer that carries a rule code and its message: a checker's finding at the pointed place
+_RULE_POINTER = re.compile(r"^\^[-~^]{0,400}\s{1,4}[A-Z]{1,8}\d{1,6}\b(?: \(\w{1,12}\))?:\s\S")
 # a stack frame printed as ``file:line: in function`` (Lua, pytest --tb=short): not a diagnostic
 _FRAME_LINE = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:in|from|required from)\b(?:(?!: ).){0,300}$")
 # an interpreter reporting the location in its script: ``lua5.4: gen.lua:5: attempt to ...``
@@ -400,6 +402,9 @@ def _classify(ln: Line) -> None:
         return
     if _C5.search(t) or (any(w in t for w in _SIGNAL_WORDS) and _DEATH.search(t)):
         ln.cls = 5
+        return
+    if "^" in t and _RULE_POINTER.match(t):
+        ln.cls = 3  # a pointer carrying a checker's rule code and message (``^--^ SC2086 (info): ...``): a finding
         return
     if "^" in t and _POINTER.search(t) and not re.search(r"\w{3,}\s*:", t):
         return  # a pointer under the line above (``error here ---^``): that line is the statement
@@ -782,8 +787,26 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
         kind={5: "exception", 4: "diagnostic", 3: "failure", 2: "error-words", 1: "trailer"}[best],
         level=lines[i].level,
     )
-    ex.detail = _indented_detail(lines, i, hi)
+    ex.detail = _indented_detail(lines, i, hi) or _named_earlier(lines, lo, i)
     return _finish(_with_block(ex, lines, i, _detail_end(lines, i, hi)), lines, lo, hi)
+
+
+_TAP_NOT_OK = re.compile(r"^not ok \d{1,6}\s{0,3}-?\s{0,3}(\S.{0,300}?)\s*(?:#.{0,200})?$")
+
+
+def _named_earlier(lines: list[Line], lo: int, at: int) -> str:
+    """The detail of a failing test line that has none under it (TAP's ``not ok 2 - name``): the diagnostic
+    printed earlier in its step that names the same test in quotes (a TAP producer writes its diagnostics
+    to stderr, which a log shows before the test line), read for the category only."""
+    m = _TAP_NOT_OK.match(lines[at].text.strip())
+    if m is None:
+        return ""
+    name = m.group(1)
+    quoted = (f"'{name}'", f'"{name}"')
+    for j in range(at - 1, max(lo, at - 200) - 1, -1):
+        if any(q in lines[j].text for q in quoted):
+            return "\n".join(lines[k].text.strip() for k in range(j, min(at, j + MAX_BLOCK_LINES)))
+    return ""
 
 
 def _structure(lines: list[Line], baseline: Baseline | None) -> None:

@@ -328,3 +328,34 @@ def test_a_bare_kill_report_means_what_its_exit_status_137_means():
     ex = extract(log)
     assert ex.lines == (4, 4)
     assert categorize(ex) == "out_of_memory"  # as a bare exit status 137; under `timeout` it is a timeout (above)
+
+
+def test_a_pointer_carrying_a_rule_code_is_a_checkers_finding():
+    log = """\
+In deploy/run.sh line 4:
+cd $APP_DIR
+^---------^ SC2164 (warning): Use 'cd ... || exit' or 'cd ... || return' in case cd fails.
+
+Did you mean:
+cd "$APP_DIR" || exit
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] == 3
+    assert categorize(ex) == "test_failure"
+
+
+def test_a_tap_failure_without_detail_takes_the_diagnostic_that_names_it_earlier():
+    log = """\
+t/02-slug.t ..
+#   Failed test 'slugs drop accents'
+#   at t/02-slug.t line 11.
+#          got: 'cafe-creme'
+#     expected: 'caf-crme'
+# Looks like you failed 1 test of 3.
+ok 1 - slugs are lower case
+not ok 2 - slugs drop accents
+ok 3 - empty stays empty
+"""
+    ex = extract(log)
+    assert ex.lines is not None and ex.lines[0] == 8
+    assert categorize(ex) == "assertion"
