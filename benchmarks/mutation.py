@@ -141,7 +141,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         "",
     ),
     "watch": ("harness_memory/watch.py", ["tests/test_watch.py"], ""),
-    "embedders": ("harness_memory/embedders.py", ["tests/test_embedders.py", "tests/test_hashing_embedder.py"], ""),
+    "embedders": (
+        "harness_memory/embedders.py",
+        ["tests/test_embedders_behaviour.py", "tests/test_embedders.py", "tests/test_hashing_embedder.py"],
+        "",
+    ),
     "settings": (
         "harness_memory/settings.py",
         ["tests/test_settings_behaviour.py", "tests/test_hardening_inputs.py"],
@@ -210,6 +214,7 @@ ROUND_TESTS = frozenset(
         "tests/test_jobs_behaviour.py",
         "tests/test_migrate_behaviour.py",
         "tests/test_settings_behaviour.py",
+        "tests/test_embedders_behaviour.py",
     }
 )
 # the default set of a run without module names: the nine measured first
