@@ -65,3 +65,35 @@ def test_an_openai_compatible_embedder_needs_a_positive_size():
         embedder_from_name("openai:text-embedding-3-small:0")
     one = OpenAICompatibleEmbedder("text-embedding-3-small", dimensions=1)
     assert one.dimensions == 1 and one.name == "openai:text-embedding-3-small:1"
+
+
+def test_embeddings_answered_out_of_order_come_back_in_the_order_asked():
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from harness_memory.embedders import OpenAICompatibleEmbedder
+
+    class H(BaseHTTPRequestHandler):
+        def do_POST(self):
+            texts = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["input"]
+            data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.0]} for i, t in enumerate(texts)]
+            body = json.dumps({"data": data[::-1]}).encode()  # a server may answer in any order
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        e = OpenAICompatibleEmbedder("m", dimensions=3, base_url=f"http://127.0.0.1:{srv.server_port}/v1")
+        v = e.embed_batch(["a", "bbb", "cc"])
+        assert v[:, 0].tolist() == [1.0, 3.0, 2.0]
+    finally:
+        srv.shutdown()
+        srv.server_close()
