@@ -315,7 +315,7 @@ class VectorIndex:
         r = self._row.get(memory_id)
         if r is None:
             if self._n == self.cap:
-                self._alloc(self.cap * 2)
+                self._grow(1)
             r = self._n
             self._n += 1
             self._row[memory_id] = r
@@ -347,14 +347,15 @@ class VectorIndex:
         if not self.loaded:
             self._reset()
         m = len(rows)
+        new = sum(1 for row in rows if int(row[0]) not in self._row)
+        if self._n + new > self.cap:
+            self._grow(new)  # (before any position is taken: a compaction moves rows)
         pos = np.empty(m, dtype=np.int64)
         existing = False
         for k, row in enumerate(rows):
             mid = int(row[0])
             r = self._row.get(mid)
             if r is None:
-                if self._n == self.cap:
-                    self._alloc(self.cap * 2)
                 r = self._n
                 self._n += 1
                 self._row[mid] = r
@@ -384,11 +385,10 @@ class VectorIndex:
         self.remove_many([memory_id])
 
     def remove_many(self, memory_ids: Sequence[int]) -> None:
-        """Drop rows (dead until compacted; every search skips them). The arrays are compacted
-        once the dead rows outnumber the live ones, so a compaction copies at most half the
-        rows and a bulk delete of everything costs about one copy of the index in all: it used
-        to compact at a quarter dead, every quarter again, and a writer catching up a clear
-        paid a copy of most of a 100k index each time (issue 17: over a second)."""
+        """Drop rows: dead, skipped by every search, until the arrays next need room
+        (:meth:`_grow`). A removal never copies the arrays: it used to compact them at a quarter
+        dead, every quarter again, and a writer catching up another process's clear paid a copy
+        of most of a 100k index inside its call, each time (issue 17: over a second)."""
         if not self.loaded:
             return
         gone = 0
@@ -402,8 +402,15 @@ class VectorIndex:
         self._changed()
         self._dead += gone
         self.since_snapshot += gone
+
+    def _grow(self, need: int) -> None:
+        """Room for ``need`` more rows: the dead rows compacted away when they are most of the
+        arrays (a copy of the live rows, less than the doubling it replaces), otherwise the
+        capacity doubled. (With a mapped base, the next snapshot drops the dead rows.)"""
         if self.n0 == 0 and self._dead > 1024 and self._dead > self._n // 2:
-            self._compact()  # (with a mapped base, the next snapshot drops the dead rows)
+            self._compact()
+        while self._n + need > self.cap:
+            self._alloc(self.cap * 2)
 
     def _compact(self) -> None:
         import numpy as np

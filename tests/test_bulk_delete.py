@@ -193,3 +193,26 @@ def test_a_remember_returns_what_it_wrote_when_a_bulk_delete_takes_it_at_once(tm
             b.write = inner
         assert m.content == "a note another process clears at once" and m.agent_id == "a"
         assert other.stats()["memories"] == 0
+
+
+def test_the_in_process_index_drops_rows_without_copying_and_compacts_when_it_needs_room():
+    """A catch-up of thousands of deletes marks rows dead (no copy of the arrays inside a
+    writer's call); the dead rows are compacted away when the arrays next need room."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    vecs = rng.normal(size=(3000, 16)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    ix = vi.VectorIndex(16)
+    ix.put_many([(i + 1, "default", "a", "agent", "success", False, vecs[i]) for i in range(3000)])
+    cap = ix.cap
+    ix.remove_many(range(1, 2501))  # most of it, as a clear does
+    assert len(ix) == 500 and ix._n == 3000 and ix.cap == cap  # dead, not copied
+    hits = ix.search(vecs[2700], namespace="default", agent_id="a", k=600)
+    assert hits[0][0] == 2701 and len(hits) == 500 and min(i for i, _ in hits) > 2500
+    extra = rng.normal(size=(cap - 3000 + 1, 16)).astype(np.float32)
+    extra /= np.linalg.norm(extra, axis=1, keepdims=True)
+    ix.put_many([(10_000 + k, "default", "a", "agent", "success", False, v) for k, v in enumerate(extra)])
+    assert ix._dead == 0 and ix.cap == cap and len(ix) == 500 + len(extra)  # compacted, not doubled
+    hits = ix.search(vecs[2700], namespace="default", agent_id="a", k=5)
+    assert hits[0][0] == 2701 and all(i > 2500 for i, _ in hits)
