@@ -453,3 +453,25 @@ def test_a_heartbeat_that_cannot_open_the_database_says_so(tmp_path, caplog, mon
             _Heartbeat(s, "expire", "h:1:x").start().stop()
         said = "no space left" if storage_error else "DatabaseError"
         assert f"lease heartbeat for expire cannot open the database: {said}" in caplog.text
+
+
+def test_expire_keeps_log_rows_and_tool_calls_of_exactly_their_retention_age(db, clock):
+    s, _keep, logged = _aged_store(db, clock, access_log_retention_days=10, tool_call_retention_days=5)
+    with s:
+        clock.advance(5 * DAY)
+        assert s.run_job("expire", dry_run=True).counts["tool_calls_pruned"] == 0
+        clock.advance(1)
+        assert s.run_job("expire", dry_run=True).counts["tool_calls_pruned"] == 1
+        clock.advance(5 * DAY - 1)  # 10 days exactly
+        assert s.run_job("expire").counts == {"expired": 0, "log_rows_pruned": 0, "tool_calls_pruned": 1}
+        clock.advance(1)
+        assert s.run_job("expire").counts["log_rows_pruned"] == logged
+
+
+def test_a_job_run_leaves_no_heartbeat_thread_behind(tmp_path):
+    import threading
+
+    with MemoryStore(tmp_path / "t.db") as s:
+        for _ in range(5):
+            assert s.run_job("expire").status == "ok"
+            assert not [t for t in threading.enumerate() if t.name == "lease-expire" and t.is_alive()]
