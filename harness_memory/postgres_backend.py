@@ -219,6 +219,7 @@ class PostgresBackend:
         self._sql_cache: dict[str, str] = {}
         self._copy_plans: dict[str, tuple[str, list[str], list[Any], str | None] | None] = {}
         self._vectors_seen = False
+        self._stage_ok: bool | None = None  # may this role create the staging table (_can_stage)
         try:
             password = conninfo_to_dict(url).get("password")
             self._secret = str(password) if password else None
@@ -842,6 +843,16 @@ class PostgresBackend:
         "scope TEXT, memory_type TEXT, archived INTEGER, embedding vector) ON COMMIT DELETE ROWS"
     )
 
+    def _can_stage(self, pg: Any) -> bool:
+        """Whether this role may create the staging table (the ``TEMPORARY`` privilege on the
+        database, which PostgreSQL grants to every role unless revoked); asked once per store.
+        Without it, batches take the pipelined statements."""
+        if self._stage_ok is None:
+            with self._errors():
+                row = pg.execute("SELECT has_database_privilege(current_database(), 'TEMPORARY')").fetchone()
+            self._stage_ok = bool(row and row[0])
+        return self._stage_ok
+
     def _stage_vectors(self, c: _Conn, rows: Sequence[tuple[int, str, str, str, str, int, np.ndarray]]) -> None:
         """A batch's vectors into this session's temporary table ``hm_stage_vectors`` (emptied at
         commit) by one binary COPY: sending them as parameters (an array of vectors, or a statement
@@ -941,7 +952,7 @@ class PostgresBackend:
             return
         c = self._tx()
         self._vector_ready(c.pg)
-        if len(rows) < COPY_ROWS:
+        if len(rows) < COPY_ROWS or not self._can_stage(c.pg):
             c.executemany(
                 self._PUT.format(t=self.VEC_TABLE),
                 [(r[0], r[1], r[2], r[3], r[4], int(r[5]), self._vec(r[6])) for r in rows],
@@ -968,7 +979,7 @@ class PostgresBackend:
             return [[] for _ in queries]
         c = self._tx()
         self._vector_ready(c.pg)
-        if len(queries) >= COPY_ROWS:  # the batch's vectors staged by COPY, every search in one statement
+        if len(queries) >= COPY_ROWS and self._can_stage(c.pg):  # staged by COPY, every search in one statement
             self._stage_vectors(c, [(i, q[1], q[2], q[3], q[4], 0, q[0]) for i, q in enumerate(queries)])
             out: list[list[tuple[int, float]]] = [[] for _ in queries]
             with self._errors():

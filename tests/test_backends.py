@@ -141,6 +141,44 @@ def test_role_that_may_not_create_the_extension_is_told_what_to_do():
             c.execute("DROP ROLE IF EXISTS hm_limited")
 
 
+def test_a_role_without_the_temporary_privilege_writes_batches():
+    """remember_many stages large batches in a temporary table; a role whose TEMPORARY privilege
+    was revoked (a hardened database) writes them through plain statements instead."""
+    import psycopg
+
+    base = pgtestdb.base_url()
+    with psycopg.connect(base, autocommit=True) as c:
+        c.execute("DROP DATABASE IF EXISTS hm_notemp")
+        c.execute("DROP ROLE IF EXISTS hm_notemp")
+        c.execute("CREATE ROLE hm_notemp LOGIN")
+        c.execute("CREATE DATABASE hm_notemp")
+        c.execute("REVOKE TEMPORARY ON DATABASE hm_notemp FROM PUBLIC")
+    try:
+        db = base.replace("postgresql://postgres:@/postgres", "postgresql://postgres:@/hm_notemp")
+        with psycopg.connect(db, autocommit=True) as c:
+            c.execute("CREATE EXTENSION vector")
+            c.execute("CREATE SCHEMA hm AUTHORIZATION hm_notemp")
+        url = pgtestdb.with_schema(db.replace("postgresql://postgres:@/", "postgresql://hm_notemp@/"), "hm")
+        with psycopg.connect(url) as c:  # the role may not stage
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                c.execute("CREATE TEMP TABLE t (x int)")
+        items = [
+            {"content": f"deploy note {i}: region {i * 7} rolled back", "type": "success", "agent_id": "a"}
+            for i in range(40)
+        ]
+        with MemoryStore(url) as s:
+            first = s.remember_many(items)
+            again = s.remember_many(items[:35])  # exact duplicates: reinforced, not added
+            assert [m.id for m in again] == [m.id for m in first[:35]]
+            assert s.stats()["memories"] == 40
+            hits = s.recall("deploy note 17 region 119", agent_id="a", limit=3)
+            assert hits and hits[0].memory.id == first[17].id
+    finally:
+        with psycopg.connect(base, autocommit=True) as c:
+            c.execute("DROP DATABASE IF EXISTS hm_notemp")
+            c.execute("DROP ROLE IF EXISTS hm_notemp")
+
+
 def test_cli_init_takes_a_postgres_url(pg_url):
     from typer.testing import CliRunner
 
