@@ -475,3 +475,25 @@ def test_a_job_run_leaves_no_heartbeat_thread_behind(tmp_path):
         for _ in range(5):
             assert s.run_job("expire").status == "ok"
             assert not [t for t in threading.enumerate() if t.name == "lease-expire" and t.is_alive()]
+
+
+def test_an_expire_run_stopped_midway_records_the_log_rows_it_had_pruned(db, clock, monkeypatch):
+    import importlib
+
+    expire_module = importlib.import_module("harness_memory.jobs.expire")  # the module, not the function
+    real = expire_module.delete_rows
+
+    def stop_at_tool_calls(store, table, *a, **k):
+        if table == "tool_calls":
+            raise RuntimeError("stopped")
+        return real(store, table, *a, **k)
+
+    monkeypatch.setattr(expire_module, "delete_rows", stop_at_tool_calls)
+    s, _keep, logged = _aged_store(db, clock, access_log_retention_days=10, tool_call_retention_days=5)
+    with s:
+        clock.advance(11 * DAY)
+        with pytest.raises(RuntimeError):
+            s.run_job("expire")
+        status, counts = s._core.backend.execute("SELECT status, counts FROM job_runs").fetchone()
+        assert status == "failed"
+        assert json.loads(counts) == {"log_rows_pruned": logged, "committed_before_stop": True}
