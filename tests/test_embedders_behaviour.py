@@ -16,8 +16,9 @@ from harness_memory.errors import ConfigurationError
 
 @pytest.mark.parametrize("dimensions", [7, 8193, 0, 384.0, True, "384"])
 def test_a_hashing_embedder_of_a_bad_size_is_refused_naming_the_range(dimensions):
-    with pytest.raises(ConfigurationError, match=r"HashingEmbedder dimensions must be an int in \[8, 8192\]"):
+    with pytest.raises(ConfigurationError) as err:
         HashingEmbedder(dimensions)
+    assert str(err.value) == "HashingEmbedder dimensions must be an int in [8, 8192]"
 
 
 @pytest.mark.parametrize("dimensions", [8, 8192])
