@@ -477,7 +477,8 @@ def test_a_job_run_leaves_no_heartbeat_thread_behind(tmp_path):
             assert not [t for t in threading.enumerate() if t.name == "lease-expire" and t.is_alive()]
 
 
-def test_an_expire_run_stopped_midway_records_the_log_rows_it_had_pruned(db, clock, monkeypatch):
+@pytest.mark.parametrize("after_tool_calls", [False, True])
+def test_an_expire_run_stopped_midway_records_what_it_had_pruned(db, clock, monkeypatch, after_tool_calls):
     import importlib
 
     expire_module = importlib.import_module("harness_memory.jobs.expire")  # the module, not the function
@@ -485,6 +486,8 @@ def test_an_expire_run_stopped_midway_records_the_log_rows_it_had_pruned(db, clo
 
     def stop_at_tool_calls(store, table, *a, **k):
         if table == "tool_calls":
+            if after_tool_calls:
+                real(store, table, *a, **k)
             raise RuntimeError("stopped")
         return real(store, table, *a, **k)
 
@@ -496,4 +499,7 @@ def test_an_expire_run_stopped_midway_records_the_log_rows_it_had_pruned(db, clo
             s.run_job("expire")
         status, counts = s._core.backend.execute("SELECT status, counts FROM job_runs").fetchone()
         assert status == "failed"
-        assert json.loads(counts) == {"log_rows_pruned": logged, "committed_before_stop": True}
+        want = {"log_rows_pruned": logged, "committed_before_stop": True}
+        if after_tool_calls:
+            want["tool_calls_pruned"] = 1
+        assert json.loads(counts) == want
