@@ -339,8 +339,11 @@ def test_job_status_lists_runs_newest_first_leases_and_the_last_run_of_each_job(
         assert [r["job"] for r in st["runs"]] == ["expire", "decay"]
         assert st["leases"] == []
         assert set(st["last"]) == {"expire", "decay"}
-        assert st["last"]["expire"]["started_at"] == pytest.approx(clock())
+        last = st["last"]["expire"]
+        assert last["started_at"] == pytest.approx(clock()) and last["finished_at"] == pytest.approx(clock())
+        assert last["status"] == "ok" and json.loads(last["counts"])["expired"] == 0
         assert st["last"]["decay"]["status"] == "ok"
+        assert {r["job"]: r["holder"] for r in st["runs"]}["decay"].startswith(socket.gethostname() + ":")
         assert len(job_status(s)["runs"]) == 3
 
 
