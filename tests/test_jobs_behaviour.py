@@ -506,3 +506,21 @@ def test_an_expire_run_stopped_midway_records_what_it_had_pruned(db, clock, monk
         if after_tool_calls:
             want["tool_calls_pruned"] = 1
         assert json.loads(counts) == want
+
+
+def test_compact_purges_the_vectors_a_bulk_delete_left_and_its_dry_run_only_counts_them(tmp_path, clock):
+    from conftest import table_snapshot
+
+    with MemoryStore(tmp_path / "p.db", clock=clock) as s:
+        s.remember_many([{"content": f"note {i} about disks", "type": "success", "agent_id": "b"} for i in range(40)])
+        s.remember("a note that stays", type="success", agent_id="a")
+        assert s.forget_all("b") == 40
+        left = s._core.backend.removed_vectors()
+        assert left > 0  # the bulk delete left them to compact
+        before = table_snapshot(s)
+        plan = s.run_job("compact", dry_run=True).counts
+        assert plan["vectors_purged"] == left and table_snapshot(s) == before  # a plan changes nothing
+        out = s.run_job("compact").counts
+        assert out["vectors_purged"] == left and out["vector_rows"] == 1
+        assert s._core.backend.removed_vectors() == 0
+        assert s.run_job("compact").counts["vectors_purged"] == 0
