@@ -75,6 +75,7 @@ def test_compact_of_a_dense_store_plans_and_rebuilds_nothing_unless_forced(tmp_p
         s.remember_many([{"content": f"note {i} about disks", "type": "success", "agent_id": "a"} for i in range(30)])
         plan = s.run_job("compact", dry_run=True).counts
         assert plan["would_rebuild"] == 0 and plan["vector_rows"] == 30 and plan["vector_slots"] >= 30
+        assert plan["rebuilt"] == plan["changes_trimmed"] == plan["vacuumed"] == 0  # a plan did nothing
         out = s.run_job("compact").counts
         assert out["rebuilt"] == 0 and out["vector_rows"] == 30 and out["changes_trimmed"] == 0
         assert s.run_job("compact", dry_run=True, force=True).counts["would_rebuild"] == 1
