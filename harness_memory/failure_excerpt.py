@@ -458,6 +458,11 @@ def _exc_of(line: str) -> str | None:
     return None
 
 
+def _header_name(text: str) -> str:
+    m = _EXC.match(text.strip())
+    return m.group(1) if m else ""
+
+
 def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     """The root cause of the last Java trace in lines[lo:hi]: the last exception header with frames under it."""
     headers = []  # (header line, first frame line): a message may run over several lines before its frames
@@ -471,7 +476,14 @@ def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
             continue
         st = t.strip()
         m = _EXC.match(st) if st else None
-        if m and _EXC_NAME.search(m.group(1)) and " " not in m.group(1):
+        if (
+            m
+            and _EXC_NAME.search(m.group(1))
+            and " " not in m.group(1)
+            # Java names an exception by its qualified class: while a qualified header waits for its
+            # frames, an unqualified `Warnings:` line is more of its message, not a new header
+            and not (pending is not None and "." not in m.group(1) and "." in _header_name(lines[pending].text))
+        ):
             pending = i
         elif pending is not None and i - pending > _MAX_MESSAGE_LINES:
             pending = None

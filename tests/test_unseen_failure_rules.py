@@ -359,3 +359,29 @@ ok 3 - empty stays empty
     ex = extract(log)
     assert ex.lines is not None and ex.lines[0] == 8
     assert categorize(ex) == "assertion"
+
+
+# -- a Java exception's message may run over several lines before its frames --------------------------------
+def test_an_unqualified_word_line_inside_a_java_message_is_more_message():
+    trace = (
+        "junit.framework.AssertionFailedError: Expected exactly one problem in the report. Problems: \n"
+        "Warnings: \n"
+        " expected:<1> but was:<0>\n"
+        "\tat junit.framework.Assert.fail(Assert.java:57)\n"
+        "\tat junit.framework.Assert.failNotEquals(Assert.java:329)\n"
+        "\tat org.example.report.ReportTest.testOneProblem(ReportTest.java:126)\n"
+    )
+    ex = extract(trace)
+    assert ex.message.startswith("junit.framework.AssertionFailedError: Expected exactly one problem")
+    assert ex.exception == "AssertionFailedError" and categorize(ex) == "assertion"
+
+
+def test_a_qualified_exception_after_an_unqualified_log_line_is_the_header():
+    log = (
+        "RuntimeError: build step 'integration' failed, see below\n"
+        'java.lang.NullPointerException: Cannot invoke "Config.port()" because "cfg" is null\n'
+        "\tat org.example.server.Boot.start(Boot.java:41)\n"
+        "\tat org.example.server.BootTest.startsOnDefaultPort(BootTest.java:18)\n"
+    )
+    ex = extract(log)
+    assert ex.exception == "NullPointerException" and ex.frame == "org.example.server.Boot.start"
