@@ -54,10 +54,14 @@ _PATHLIKE = re.compile(
 
 _QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
 _CD = re.compile(r"^cd\s+\S+\s*(?:&&|;)\s*")
-# output plumbing: `2>&1`, `&> log.txt`, `> /dev/null`, `>> out/run.log` (a file-like target)
-_REDIRECT = re.compile(r"(?:^|\s)(?:\d|&)?>>?(?:&\d|\s*[^\s|;&]*[./][^\s|;&]*|\s*\x00\d+\x00)(?=\s|$|;|\|)")
+# output plumbing: `2>&1`, `> /dev/null`, standard error to a file, output to a log file (`>> run.log`);
+# output to any other file stays (`echo "numpy<2" > constraints.txt` is the fix, not its log)
+_REDIRECT = re.compile(
+    r"(?:^|\s)(?:(?:\d|&)?>>?&\d|(?:\d|&)?>>?\s*/dev/null|2>>?\s*[^\s|;&]+"
+    r"|(?:1|&)?>>?\s*[^\s|;&]+\.(?:log|out|err))(?=\s|$|;|\|)"
+)
 _FILTER = re.compile(
-    r"\s*\|&?\s*(?:head|tail|grep|egrep|fgrep|rg|less|more|cat|tee|sort|uniq|wc|cut|column|nl)\b[^|]*$"
+    r"\s*(?<!\|)\|(?!\|)&?\s*(?:head|tail|grep|egrep|fgrep|rg|less|more|cat|tee|sort|uniq|wc|cut|column|nl)\b[^|]*$"
 )
 
 
@@ -67,7 +71,7 @@ _INTERPRETER = re.compile(r"(?:(?<=^)|(?<=&& )|(?<=; ))(python|pip)3(?=\s|$)")
 
 def command_core(text: str) -> str:
     """A one-line shell command without its output plumbing: a leading ``cd DIR &&``, output
-    redirections (``2>&1``, ``> /dev/null``, ``>> run.log``) and trailing output filters
+    redirections (``2>&1``, ``> /dev/null``, ``2> err.txt``, ``>> run.log``) and trailing output filters
     (``| head -50``, ``| grep FAIL``, ``| tee log``); ``python3``/``pip3`` are ``python``/``pip``
     (a versioned ``python3.11`` stays). What the command does is kept: its program,
     arguments, environment assignments, wrappers and input. Text of more than one line (a script,

@@ -229,8 +229,8 @@ class Settings(BaseSettings):
         None,
         ge=1,
         le=1000,
-        description="also offer, for an error with no linked fix, the fix kinds that fixed at least this many "
-        "distinct errors of its category; None: off",
+        description="also offer the fix kinds that fixed at least this many distinct errors of the asked error's "
+        "category, ranked after the fixes linked to the error itself (level general); None: off",
     )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(

@@ -75,7 +75,7 @@ def prepare(
 ) -> MemoryInput:
     """Validate and redact one memory. A ``success`` taught with an ``error`` is a fix that worked
     for it (an error→fix link); ``fix_worked`` sets the link explicitly for any type. ``fix_text``
-    (validated by the caller) is the end of ``content`` that is the fix itself when the content
+    is the end of ``content`` that is the fix itself when the content
     also carries the error (``learn_error`` stores "<error>: <fix>"): the fix's kind and the values
     it is bound to come from it, and ``metadata["fix_starts_at"]`` records where it starts."""
     s = core.settings
@@ -96,6 +96,8 @@ def prepare(
     session_id = v.ident(session_id, "session_id", optional=True)
     task_id = v.ident(task_id, "task_id", optional=True)
     thread_id = v.ident(thread_id, "thread_id", optional=True)
+    if fix_text is not None:
+        fix_text = v.text(fix_text, "fix_text", max_bytes=s.max_content_bytes, allow_empty=True)
 
     found: list[str] = []
     if s.redact_secrets:

@@ -149,19 +149,30 @@ def _rekind(b, batch_size: int, dry_run: bool) -> int:
     changed, last = 0, 0
     while True:
         rows = b.execute(
-            "SELECT id, content, fix_kind, metadata FROM memories WHERE fix_kind IS NOT NULL AND id > ? "
-            "ORDER BY id LIMIT ?",
+            "SELECT id, content, fix_kind, metadata, content_hash FROM memories WHERE fix_kind IS NOT NULL "
+            "AND id > ? ORDER BY id LIMIT ?",
             (last, batch_size),
         ).fetchall()
         if not rows:
             return changed
         last = rows[-1][0]
-        moves = [(kind, mid) for mid, content, old, meta in rows if (kind := fix_kind(_fix_of(content, meta))) != old]
-        changed += len(moves)
+        moves = [
+            (kind, mid, old, digest)
+            for mid, content, old, meta, digest in rows
+            if (kind := fix_kind(_fix_of(content, meta))) != old
+        ]
         if moves and not dry_run:
             with b.write() as c:
-                for kind, mid in moves:
-                    c.execute("UPDATE memories SET fix_kind = ? WHERE id = ?", (kind, mid))
+                for kind, mid, old, digest in moves:
+                    # computed outside the transaction: a row rewritten meanwhile (a keyed update) keeps the
+                    # kind its own write gave it
+                    cur = c.execute(
+                        "UPDATE memories SET fix_kind = ? WHERE id = ? AND fix_kind = ? AND content_hash = ?",
+                        (kind, mid, old, digest),
+                    )
+                    changed += cur.rowcount
+        else:
+            changed += len(moves)
 
 
 def resign(

@@ -51,7 +51,10 @@ def test_commands_differing_only_in_output_plumbing_add_up_as_one_fix(store):
         ("pip3 install -e .", "pip install -e .", True),
         ("python3.11 check.py", "python check.py", False),  # a versioned interpreter is a different fix
         ("make test 2>/dev/null", "make test", True),
-        ("pytest -x >> logs/run.txt", "pytest -x", True),
+        ("pytest -x >> logs/run.log", "pytest -x", True),
+        ("pytest -x 2> errors.txt", "pytest -x", True),
+        ('echo "numpy<2" > constraints.txt', 'echo "numpy<2"', False),  # writing a file a tool reads is the fix
+        ("make test || tail -n 50 build.log", "make test", False),  # `||` runs on failure: not an output filter
         ("pytest -x | tee out/run.txt", "pytest -x", True),
         ("pytest -x | sh", "pytest -x", False),  # a pipe into a program that acts is part of the fix
         ('python -c "print(2 > 1)" 2>&1', 'python -c "print(2)"', False),  # quoted text is the fix's own
@@ -173,3 +176,43 @@ def test_resign_rekinds_learn_error_fixes_by_their_fix(store):
     store.learn_fix("ModuleNotFoundError: No module named 'toml'", "make deps", agent_id=AGENT)
     ev = store.fixes_for("ModuleNotFoundError: No module named 'json5'", agent_id=AGENT)
     assert [(e.worked, e.variants) for e in ev] == [(2, 2)]
+
+
+def test_resign_never_gives_a_rewritten_fix_the_kind_of_its_old_text(db_path, clock, monkeypatch):
+    import importlib
+
+    from harness_memory.fixes import fix_kind
+    from harness_memory.jobs import JOBS
+
+    resign_job = importlib.import_module(JOBS["resign"].__module__)  # the module the job runs from
+
+    with MemoryStore(db_path, clock=clock) as s, MemoryStore(db_path, clock=clock) as other:
+        m = s.learn_fix(NO_PYTEST, "cd /srv && tox -e py311 2>&1 | tail -5", agent_id=AGENT, key="howto")
+        with s._core.backend.write() as c:
+            c.execute(f"UPDATE memories SET fix_kind = 'fix_00000000000000cc' WHERE id = {int(m.id)}")
+            c.execute("UPDATE signature_state SET method = 4")
+        calls = []
+
+        def kind_while_another_process_rewrites(text):
+            if not calls:  # between the job's read and its write, the keyed fix is rewritten
+                other.learn_fix(NO_PYTEST, "make deps", agent_id=AGENT, key="howto")
+            calls.append(text)
+            return fix_kind(text)
+
+        monkeypatch.setattr(resign_job, "fix_kind", kind_while_another_process_rewrites)
+        run = s.run_job("resign")
+        assert run.status == "ok" and run.counts["fix_kinds"] == 0
+        assert calls == ["cd /srv && tox -e py311 2>&1 | tail -5"]
+        row = s._core.backend.execute("SELECT content, fix_kind FROM memories WHERE id = ?", (m.id,)).fetchone()
+        assert row == ("make deps", fix_kind("make deps"))
+
+
+@pytest.mark.parametrize("bad", [123, ["pip install foo"], b"pip install foo"])
+def test_a_fix_text_that_is_not_text_is_refused_and_writes_nothing(store, bad):
+    from conftest import table_snapshot
+    from harness_memory import InvalidInputError
+
+    before = table_snapshot(store)
+    with pytest.raises(InvalidInputError):
+        store.learn_fix(NO_PYTEST, "pip install foo", agent_id=AGENT, fix_text=bad)
+    assert table_snapshot(store) == before
