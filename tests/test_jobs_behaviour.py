@@ -525,3 +525,22 @@ def test_compact_purges_the_vectors_a_bulk_delete_left_and_its_dry_run_only_coun
         assert out["vectors_purged"] == left and out["vector_rows"] == 1
         assert s._core.backend.removed_vectors() == 0
         assert s.run_job("compact").counts["vectors_purged"] == 0
+
+
+@pytest.mark.parametrize("step", ["purge_removed_vectors", "rebuild_vectors"])
+def test_a_compact_run_stopped_midway_records_what_its_batches_had_committed(tmp_path, clock, monkeypatch, step):
+    with MemoryStore(tmp_path / "k.db", clock=clock) as s:
+        s.remember_many([{"content": f"note {i} about disks", "type": "success", "agent_id": "b"} for i in range(20)])
+        s.forget_all("b")  # leaves vectors for compact to purge
+        b = s._core.backend
+
+        def commit_some_then_stop(batches=None, progress=None):
+            progress(7)  # a batch of 7 committed, then the process is stopped
+            raise RuntimeError("stopped")
+
+        monkeypatch.setattr(b, step, commit_some_then_stop)
+        with pytest.raises(RuntimeError):
+            s.run_job("compact", force=True)
+        counts = json.loads(b.execute("SELECT counts FROM job_runs").fetchone()[0])
+        kind = "vectors_purged" if step == "purge_removed_vectors" else "rebuilt"
+        assert counts[kind] == 7 and counts["committed_before_stop"] is True
