@@ -544,3 +544,22 @@ def test_a_compact_run_stopped_midway_records_what_its_batches_had_committed(tmp
         counts = json.loads(b.execute("SELECT counts FROM job_runs").fetchone()[0])
         kind = "vectors_purged" if step == "purge_removed_vectors" else "rebuilt"
         assert counts[kind] == 7 and counts["committed_before_stop"] is True
+
+
+def test_compact_rewrites_a_stale_index_snapshot(tmp_path, clock, monkeypatch):
+    from harness_memory import vector_index
+
+    monkeypatch.setattr(vector_index, "SNAPSHOT_MIN_ROWS", 50)
+    monkeypatch.setattr(vector_index, "SQL_EXACT_MAX_ROWS", 10)
+    path = tmp_path / "snap.db"
+    with MemoryStore(path, clock=clock) as s:
+        s.remember_many([{"content": f"note {i} about disks", "type": "success", "agent_id": "a"} for i in range(80)])
+    with MemoryStore(path, clock=clock) as s:
+        s.recall("note about disks", agent_id="a", record=False)  # loads the index: its snapshot is written
+        assert vector_index.sidecar_path(path).exists()
+        s.remember_many(
+            [{"content": f"later note {i} on queues", "type": "success", "agent_id": "a"} for i in range(60)]
+        )
+        first = s.run_job("compact").counts
+        assert first["snapshot_written"] == 1  # more rows changed since than it may lag: rewritten
+        assert s.run_job("compact").counts["snapshot_written"] == 0  # current now
