@@ -32,6 +32,10 @@ DatabaseError = sqlean.DatabaseError
 OperationalError = sqlean.OperationalError
 MOVE_BATCH = 500  # vec0 rows moved per transaction when no batch sizer is given
 VEC0_MAX_K = 4096  # the largest k sqlite-vec 0.1.9 accepts in a KNN query
+# when vec0 is what recall searches (Settings.vector_search), a bulk delete leaving more orphaned
+# vec0 rows than this purges them at once instead of leaving them to the weekly compact job: past
+# VEC0_MAX_K a KNN cannot step over them and every search would take the exact path
+VEC0_PURGE_AT = VEC0_MAX_K // 2
 
 
 def _vec0_path() -> str:

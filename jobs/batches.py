@@ -139,7 +139,8 @@ def in_batches(store, where: str, params: list, apply, kind: str) -> int:
 def delete_where(store, where: str, params: list) -> int:
     """Delete the memories matching ``where`` (with their index rows and vectors) in bounded
     batches, ids read outside the write lock and re-checked inside it; returns the count. On
-    SQLite the vec0 rows are left for the compact job (``Core.delete(bulk=True)``)."""
+    SQLite the vec0 rows are left for the compact job (``Core.delete(bulk=True)``), unless vec0 is
+    what recall searches and more than ``VEC0_PURGE_AT`` wait: then they are purged at once."""
     core = store._core
 
     def delete(c, ids, marks):
@@ -153,7 +154,18 @@ def delete_where(store, where: str, params: list) -> int:
             bulk=True,
         )
 
-    return in_batches(store, where, params, delete, "deleted")
+    n = in_batches(store, where, params, delete, "deleted")
+    b = core.backend
+    removed, purge = getattr(b, "removed_vectors", None), getattr(b, "purge_removed_vectors", None)
+    if core.settings.vector_search == "vec0" and removed is not None and purge is not None:
+        from harness_memory import sqlite_backend
+
+        # searching vec0 itself, recall and the near-duplicate check step over the orphans a KNN
+        # returns; past its largest k they would take the slow exact path until the weekly
+        # compact: purged now, in the same bounded batches
+        if removed() > sqlite_backend.VEC0_PURGE_AT:
+            purge(for_store(store), progress=lambda k: tally("vectors_purged", k))
+    return n
 
 
 def delete_rows(store, table: str, where: str, params: list, kind: str, key: str = "id") -> int:

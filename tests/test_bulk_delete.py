@@ -216,3 +216,20 @@ def test_the_in_process_index_drops_rows_without_copying_and_compacts_when_it_ne
     assert ix._dead == 0 and ix.cap == cap and len(ix) == 500 + len(extra)  # compacted, not doubled
     hits = ix.search(vecs[2700], namespace="default", agent_id="a", k=5)
     assert hits[0][0] == 2701 and all(i > 2500 for i, _ in hits)
+
+
+@pytest.mark.parametrize("search", ["memory", "vec0"])
+def test_when_vec0_is_searched_a_large_bulk_delete_purges_its_orphans_at_once(tmp_path, monkeypatch, search):
+    # past VEC0_PURGE_AT orphans every vec0 search would take the exact path until the weekly compact
+    monkeypatch.setattr(sqlite_backend, "VEC0_PURGE_AT", 50)
+    with MemoryStore(tmp_path / "p.db", settings=Settings(vector_search=search)) as s:
+        kept = s.remember_many(_items(30, "a", seed=6))
+        s.remember_many(_items(40, "b", seed=7))
+        s.remember_many(_items(60, "c", seed=8))
+        b = s._core.backend
+        assert s.forget_all("b") == 40 and b.removed_vectors() == 40  # below the bound: left to compact
+        assert s.forget_all("c") == 60
+        assert b.removed_vectors() == (0 if search == "vec0" else 100)
+        vec = s._core.embed([kept[0].content])[0]
+        ref = b.vector_exact(vec, "m.agent_id = 'a'", [], 5)
+        assert [i for i, _ in b.vector_knn(vec, namespace="default", k=5, agent_id="a")] == [i for i, _ in ref]
