@@ -159,12 +159,16 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         "not decay and not consolidat and not schedul and not metrics",
     ),
     "batches": ("jobs/batches.py", ["tests/test_jobs_behaviour.py", "tests/test_batches.py"], ""),
-    "resign": ("jobs/resign.py", ["tests/test_whole_logs.py", "tests/test_fix_kinds.py"], "resign"),
+    "resign": (
+        "jobs/resign.py",
+        ["tests/test_jobs_behaviour.py", "tests/test_whole_logs.py", "tests/test_fix_kinds.py"],
+        "resign",
+    ),
     "scheduler": ("jobs/scheduler.py", ["tests/test_jobs_behaviour.py", "tests/test_maintenance.py"], "schedul"),
     "expire": (
         "jobs/expire.py",
         ["tests/test_jobs_behaviour.py", "tests/test_maintenance.py", "tests/test_batches.py"],
-        "expire or job",
+        "expire or jobs_behaviour",
     ),
     "compact": (
         "jobs/compact.py",

@@ -563,3 +563,25 @@ def test_compact_rewrites_a_stale_index_snapshot(tmp_path, clock, monkeypatch):
         first = s.run_job("compact").counts
         assert first["snapshot_written"] == 1  # more rows changed since than it may lag: rewritten
         assert s.run_job("compact").counts["snapshot_written"] == 0  # current now
+
+
+# -- resign ------------------------------------------------------------------------------------------
+def test_resign_after_a_method_change_plans_then_moves_and_records_the_method(db, clock):
+    from harness_memory.error_signatures import SIGNATURE_METHOD
+
+    with MemoryStore(db, clock=clock) as s:
+        s.learn_success("a", "pip install pyyaml", error="ModuleNotFoundError: No module named 'yaml'")
+        with s._core.backend.write() as c:  # as if signed by an older method
+            c.execute(
+                "INSERT INTO signature_state(id, method, updated_at) VALUES (1, 1, 0) "
+                "ON CONFLICT(id) DO UPDATE SET method = excluded.method, updated_at = excluded.updated_at"
+            )
+        plan = s.run_job("resign", dry_run=True).counts
+        assert set(plan) == {"signatures", "changed", "up_to_date", "fix_kinds"}
+        assert plan["signatures"] == 1 and plan["changed"] == 0 and plan["up_to_date"] == 0
+        run = s.run_job("resign").counts
+        assert set(run) == {"signatures", "changed", "up_to_date", "fix_kinds"}
+        assert run["signatures"] == 1 and run["up_to_date"] == 0
+        method = s._core.backend.execute("SELECT method FROM signature_state").fetchone()[0]
+        assert method == SIGNATURE_METHOD
+        assert s.run_job("resign").counts == {"signatures": 0, "changed": 0, "up_to_date": 1, "fix_kinds": 0}
