@@ -585,3 +585,36 @@ def test_resign_after_a_method_change_plans_then_moves_and_records_the_method(db
         method = s._core.backend.execute("SELECT method FROM signature_state").fetchone()[0]
         assert method == SIGNATURE_METHOD
         assert s.run_job("resign").counts == {"signatures": 0, "changed": 0, "up_to_date": 1, "fix_kinds": 0}
+
+
+# -- batches -----------------------------------------------------------------------------------------
+def test_a_batch_grows_while_it_holds_the_lock_under_half_its_target_and_shrinks_when_over_it():
+    from harness_memory.jobs.batches import Batcher
+
+    b = Batcher(0.05, start=50, lo=10, hi=400)
+    b.record(0.01)  # under half the target: double
+    assert b.size == 100
+    b.record(0.03)  # between half and the whole target: kept
+    assert b.size == 100
+    b.record(0.05)  # at the target: kept
+    assert b.size == 100
+    b.record(0.2)  # four times the target: a quarter
+    assert b.size == 25
+    b.record(10.0)  # never below lo
+    assert b.size == 10
+    for _ in range(10):
+        b.record(0.0)
+    assert b.size == 400  # never above hi
+    assert Batcher(0.05, start=5, lo=10, hi=400).size == 10 and Batcher(0.05, start=999, lo=10, hi=400).size == 400
+
+
+def test_what_a_job_counts_stays_with_that_job():
+    from harness_memory.jobs.batches import tally, tallying
+
+    with tallying() as first:
+        tally("rebuilt", 3)
+        tally("rebuilt", 0)
+    tally("rebuilt", 5)  # outside any job: counted nowhere
+    with tallying() as second:
+        tally("purged", 2)
+    assert first == {"rebuilt": 3} and second == {"purged": 2}
