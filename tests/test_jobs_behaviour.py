@@ -618,3 +618,18 @@ def test_what_a_job_counts_stays_with_that_job():
     with tallying() as second:
         tally("purged", 2)
     assert first == {"rebuilt": 3} and second == {"purged": 2}
+
+
+@pytest.mark.parametrize(
+    ("search", "threshold", "purged_at_once"), [("vec0", 5, True), ("vec0", 40, False), ("memory", 5, False)]
+)
+def test_a_bulk_delete_purges_its_vectors_at_once_only_when_recall_searches_vec0_past_the_bound(
+    tmp_path, clock, monkeypatch, search, threshold, purged_at_once
+):
+    from harness_memory import sqlite_backend
+
+    monkeypatch.setattr(sqlite_backend, "VEC0_PURGE_AT", threshold)
+    with MemoryStore(tmp_path / "v.db", clock=clock, settings=Settings(vector_search=search)) as s:
+        s.remember_many([{"content": f"note {i} about disks", "type": "success", "agent_id": "b"} for i in range(20)])
+        assert s.forget_all("b") == 20
+        assert (s._core.backend.removed_vectors() == 0) is purged_at_once
