@@ -594,6 +594,10 @@ def test_a_batch_grows_while_it_holds_the_lock_under_half_its_target_and_shrinks
     b = Batcher(0.05, start=50, lo=10, hi=400)
     b.record(0.01)  # under half the target: double
     assert b.size == 100
+    b.record(0.024)  # just under half: double again
+    assert b.size == 200
+    b.record(0.1)  # twice the target: half
+    assert b.size == 100
     b.record(0.03)  # between half and the whole target: kept
     assert b.size == 100
     b.record(0.05)  # at the target: kept
