@@ -141,6 +141,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         "",
     ),
     "watch": ("harness_memory/watch.py", ["tests/test_watch.py"], ""),
+    "fixes": (
+        "harness_memory/fixes.py",
+        ["tests/test_fix_evidence.py", "tests/test_fix_kinds.py", "tests/test_fix_links.py", "tests/test_lifecycle.py"],
+        "",
+    ),
     "embedders": (
         "harness_memory/embedders.py",
         ["tests/test_embedders_behaviour.py", "tests/test_embedders.py", "tests/test_hashing_embedder.py"],
