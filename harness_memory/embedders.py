@@ -134,8 +134,9 @@ class HashingEmbedder:
     """Offline, deterministic, no model download: hashed word and character n-grams.
 
     Word unigrams/bigrams and character 3–5-grams within word boundaries are hashed
-    (MurmurHash3, signed) into ``dimensions`` buckets; each family is L2-normalised, the two
-    are summed (characters at half weight) and the result L2-normalised. Identical across
+    (MurmurHash3, signed) into ``dimensions`` buckets; each family is L2-normalised and the two
+    are summed (characters at half weight): the sum is not of unit length (the store normalises
+    every vector it keeps). Identical across
     processes and machines (no fitted state). The vectors are those of scikit-learn's
     ``HashingVectorizer`` (``word`` 1–2-grams plus ``char_wb`` 3–5-grams, ``alternate_sign``),
     which ``hashing-v1`` was first built on; this implementation needs only numpy, and a

@@ -100,4 +100,6 @@ def build_scheduler(db: str | Path, settings: Settings, *, blocking: bool = Fals
 
 
 def jobs_summary(sched) -> list[dict[str, Any]]:
-    return [{"job": j.id, "next_run": j.next_run_time} for j in sched.get_jobs()]
+    """Each scheduled job and its next run time (None before the scheduler starts: APScheduler's
+    pending jobs have no next run time yet)."""
+    return [{"job": j.id, "next_run": getattr(j, "next_run_time", None)} for j in sched.get_jobs()]

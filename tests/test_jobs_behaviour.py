@@ -211,6 +211,10 @@ def test_the_scheduler_runs_each_job_at_half_its_period_apart_and_only_the_ones_
     every = scheduler.build_scheduler(tmp_path / "s.db", st_)
     assert sorted(j.id for j in every.get_jobs()) == ["decay", "expire"]
     assert {j.id: j.args[3] for j in every.get_jobs()} == {"expire": 300, "decay": 43200}
+    assert sorted((x["job"], x["next_run"]) for x in scheduler.jobs_summary(every)) == [
+        ("decay", None),
+        ("expire", None),
+    ]  # not started yet
     every.start(paused=True)
     try:
         summary = scheduler.jobs_summary(every)
