@@ -395,22 +395,18 @@ def test_whether_a_holder_process_lives_follows_what_the_system_answers(monkeypa
 
 
 def test_a_holder_that_exited_but_was_not_reaped_is_gone():
+    import os
     import subprocess
     import sys
-    import time
     from pathlib import Path
 
     from harness_memory.jobs.runner import holder_gone, new_holder, pid_alive
 
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     try:
-        stat = Path(f"/proc/{p.pid}/stat")
-        for _ in range(600):  # until it has exited (a zombie: its parent has not waited for it)
-            if stat.read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z":
-                break
-            time.sleep(0.05)
-        else:
-            pytest.skip("the child did not exit")
+        # wait until it has exited without reaping it (WNOWAIT): a zombie, its parent has not waited for it
+        os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+        assert Path(f"/proc/{p.pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z"
         assert not pid_alive(p.pid)
         assert holder_gone(f"{new_holder().split(':')[0]}:{p.pid}:cafe")
     finally:
