@@ -293,25 +293,18 @@ def rank(
     # opt-in: a fix kind that fixed several distinct errors of this category is offered for a new one
     general = core.settings.fix_general_min
     if general is not None and signed.category:
-        general_kinds = [
-            r[0]
-            for r in core.backend.execute(
-                "SELECT m.fix_kind FROM fix_links l JOIN memories m ON m.id = l.memory_id "
-                f"WHERE l.error_category = ? AND l.worked > l.failed AND m.fix_kind IS NOT NULL AND {where} "
-                "GROUP BY m.fix_kind HAVING COUNT(DISTINCT l.error_signature) >= ?",
-                (signed.category, *wparams, general),
-            ).fetchall()
-        ]
-        if general_kinds:
-            for r in core.backend.execute(
-                f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
-                f"WHERE m.fix_kind IN ({','.join('?' * len(general_kinds))}) AND l.error_category = ? AND {where}",
-                (*general_kinds, signed.category, *wparams),
-            ).fetchall():
-                if r[0] not in sims:
-                    sims[r[0]] = GENERAL_WEIGHT
-                    levels[r[0]] = "general"
-                    rows.append(r)
+        for r in core.backend.execute(
+            f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+            f"WHERE l.error_category = ? AND {where} AND m.fix_kind IN (SELECT m.fix_kind FROM fix_links l "
+            "JOIN memories m ON m.id = l.memory_id "
+            f"WHERE l.error_category = ? AND l.worked > l.failed AND m.fix_kind IS NOT NULL AND {where} "
+            "GROUP BY m.fix_kind HAVING COUNT(DISTINCT l.error_signature) >= ?)",
+            (signed.category, *wparams, signed.category, *wparams, general),
+        ).fetchall():
+            if r[0] not in sims:
+                sims[r[0]] = GENERAL_WEIGHT
+                levels[r[0]] = "general"
+                rows.append(r)
     # a fix that names its error's variable part (pip install pyyaml for 'yaml') applies to that value only
     have = {p.strip("\"'`<>").lower() for p in signed.params}
     low = (signed.message or "").lower()

@@ -288,13 +288,7 @@ def _write_batch(
     fast = [k for k, it in enumerate(items) if it.key is None and it.thread_id is None and it.fix_link is None]
     dedup = [k for k, it in enumerate(items) if it.key is None and it.thread_id is None]
     seen: dict[tuple[str, str, str, str, str], int | None] = dict(
-        core.backend.existing_hashes(
-            list(
-                dict.fromkeys(
-                    (it.namespace, it.agent_id, it.scope, it.type, it.content_hash) for it in (items[k] for k in dedup)
-                )
-            )
-        )
+        core.backend.existing_hashes(list(dict.fromkeys(_hash_key(items[k]) for k in dedup)))
     )
     if vectors is not None and core.index is None:
         # an exact duplicate of a stored row is reinforced whatever its neighbours: no search for it
@@ -513,7 +507,7 @@ def _write_one(core: Core, it: MemoryInput, vec: np.ndarray | None, near: Any = 
         row = c.execute(
             "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
             "AND content_hash = ? AND key IS NULL AND thread_id IS NULL ORDER BY id LIMIT 1",
-            (it.namespace, it.agent_id, it.scope, it.type, it.content_hash),
+            _hash_key(it),
         ).fetchone()
         if row is not None:
             _reinforce(core, row[0], it, now, expires, "exact", 1.0)
