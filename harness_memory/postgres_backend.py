@@ -65,6 +65,19 @@ _INSERT_VALUES = re.compile(
     r"\s*INSERT\s+INTO\s+(\w+)\s*\(([\w\s,]+)\)\s*VALUES\s*\(([^()]*)\)\s*(RETURNING\s+id)?\s*", re.I
 )
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|NULL|'[^'\\]*'", re.I)
+# -c name=value (or --name=value) in a URL's options: a setting the URL gives each session itself
+_OPTION_NAMES = re.compile(r"(?:-c\s*|--)([A-Za-z_][\w.]*)\s*=")
+
+# Each pooled session's settings, unless the URL's options set one (``options=-c hnsw.ef_search=400``):
+SESSION_SETTINGS = {
+    # filtered vector searches keep scanning the HNSW graph until k rows pass the filters
+    "hnsw.iterative_scan": "relaxed_order",
+    # candidates per HNSW search: overlap with an exact search against time (docs/backends.md)
+    "hnsw.ef_search": "100",
+    # the library's statements touch a few hundred rows each: starting parallel workers for one cost
+    # more than it saved (a keyword search's parallel bitmap scan: 22 of its 25 ms in Gather Merge)
+    "max_parallel_workers_per_gather": "0",
+}
 
 
 def _to_format(sql: str) -> str:
@@ -221,8 +234,11 @@ class PostgresBackend:
         self._vectors_seen = False
         self._stage_ok: bool | None = None  # may this role create the staging table (_can_stage)
         try:
-            password = conninfo_to_dict(url).get("password")
+            info = conninfo_to_dict(url)
+            password = info.get("password")
             self._secret = str(password) if password else None
+            # the session settings the URL sets itself (options=-c name=value) are left to it
+            self._url_settings = frozenset(m.lower() for m in _OPTION_NAMES.findall(str(info.get("options") or "")))
         except psycopg.ProgrammingError as exc:
             raise InvalidInputError(f"invalid PostgreSQL URL {self.display}: {_message(exc, None)}") from None
         self._owner = _pool is None
@@ -291,9 +307,9 @@ class PostgresBackend:
 
     def _configure(self, conn: Any) -> None:
         conn.adapters.register_loader("numeric", _Numeric)
-        # filtered vector searches keep scanning the HNSW graph until k rows pass the filters
-        conn.execute("SET hnsw.iterative_scan = 'relaxed_order'")
-        conn.execute("SET hnsw.ef_search = 100")
+        for name, value in SESSION_SETTINGS.items():
+            if name not in self._url_settings:  # options=-c name=value in the URL wins
+                conn.execute(f"SET {name} = {value}")
         # busy_timeout_ms bounds every lock wait, as on SQLite: the writers' advisory lock, a row
         # another transaction holds, a table a migration or REINDEX holds (reads included)
         conn.execute(f"SET lock_timeout = {max(1, self.busy_timeout_ms)}")

@@ -221,6 +221,27 @@ def test_filtered_vector_search_returns_k_visible_rows(pg_url):
         assert {m for m, _ in got} <= rare
 
 
+def test_url_options_choose_the_vector_search_settings(pg_url):
+    """Each pooled session searches with the library's HNSW settings and no parallel workers,
+    unless the URL's options set one (an operator trading search time for overlap)."""
+    from urllib.parse import quote
+
+    show = (
+        "SELECT current_setting('hnsw.ef_search'), current_setting('hnsw.iterative_scan'), "
+        "current_setting('max_parallel_workers_per_gather')"
+    )
+    with MemoryStore(pg_url) as s:
+        s.remember("the index is searched with the defaults", type="success", agent_id="a")
+        assert tuple(s._core.backend.execute(show).fetchone()) == ("100", "relaxed_order", "0")
+    mine = quote("-c hnsw.ef_search=400 -c hnsw.iterative_scan=strict_order ", safe="")
+    url = pg_url.replace("options=", f"options={mine}", 1)
+    assert url != pg_url
+    with MemoryStore(url) as s:
+        assert tuple(s._core.backend.execute(show).fetchone()) == ("400", "strict_order", "0")
+        hits = s.recall("searched with the defaults", agent_id="a")
+        assert [h.memory.content for h in hits] == ["the index is searched with the defaults"]
+
+
 # -- across processes (every backend) -------------------------------------------------------------
 
 
