@@ -1,0 +1,265 @@
+"""Where a PostgreSQL recall's time goes, and how good its vector channel is (issue 10).
+
+Runs against a store ``latency.py --reuse DIR --fill copy`` built (schema ``hm_latency_<size>`` on the
+kept pgserver in ``DIR/pgdata``, or ``--url`` for a server of your own) with ``latency.py``'s queries
+(a memory's words without its task id, 90 characters):
+
+1. ``statements``: recalls without bookkeeping, every SQL statement timed (wall clock, client side)
+   and grouped by kind (keyword search, HNSW search, scoring rows, ...), with the recall's p50 / p95;
+   ``--explain`` adds ``EXPLAIN (ANALYZE, BUFFERS)`` of each kind's statement of the last recall.
+2. ``overlap``: the HNSW search alone (top 50), its overlap with an exact search in numpy over the
+   same vectors, with the recall's visibility filter (own or global, not archived) and without any
+   filter, for each ``--settings`` string (``hnsw.ef_search=400;hnsw.iterative_scan=strict_order``).
+3. ``top10``: whole recalls through the URL's options for each ``--settings`` string, and the final
+   top 10's overlap with the same recalls whose vector channel is the exact search.
+
+    nice -n 10 python benchmarks/pg_recall_profile.py --reuse /tmp/hm10/reuse --size 1000000 --queries 40 \\
+        --settings "hnsw.ef_search=100" "hnsw.ef_search=400" --explain
+
+The overlap part loads every vector of the schema into memory (1M x 384 float32: 1.5 GB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _pg
+from _common import pct, table
+from harness_memory import HashingEmbedder, MemoryStore, postgres_backend as pb
+from latency import _queries
+
+KINDS = (
+    ("memories_fts f", "keyword search"),
+    ("memories_fts_vocab v", "term frequencies"),
+    ("ORDER BY embedding <=>", "HNSW search"),
+    ("(embedding <=> ?) + 0", "exact vector search"),
+    ("1 - (embedding <=>", "similarities of keyword-only candidates"),
+    ("m.context_tags, m.relevance_score", "scoring rows"),
+    ("FROM embedder_info", "embedder check"),
+    ("SELECT id, uid, namespace", "fetch the hits"),
+)
+
+
+def kind(sql: str) -> str:
+    return next((name for key, name in KINDS if key in sql), sql.split(" FROM ")[0][:40])
+
+
+class Tracer:
+    """Every statement the backend runs, with its wall-clock time."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, tuple, float]] = []
+        self.exact = False
+        conn_execute, vector_rows, knn = pb._Conn.execute, pb.PostgresBackend._vector_rows, pb.PostgresBackend._knn
+        tracer = self
+
+        def execute(conn, sql, params=()):
+            t0 = time.perf_counter()
+            try:
+                return conn_execute(conn, sql, params)
+            finally:
+                tracer.log.append((sql, tuple(params or ()), time.perf_counter() - t0))
+
+        def rows(backend, sql, params):
+            t0 = time.perf_counter()
+            try:
+                return vector_rows(backend, sql, params)
+            finally:
+                tracer.log.append((sql, tuple(params), time.perf_counter() - t0))
+
+        def search(backend, vector, conds, params, k):
+            if not tracer.exact:
+                return knn(backend, vector, conds, params, k)
+            q = backend._vec(vector)
+            sql = (
+                f"SELECT memory_id, (embedding <=> ?) + 0 AS d FROM {backend.VEC_TABLE} WHERE {' AND '.join(conds)} "
+                "ORDER BY d, memory_id LIMIT ?"
+            )
+            return [(int(r[0]), 1.0 - float(r[1])) for r in backend._vector_rows(sql, (q, *params, int(k)))]
+
+        pb._Conn.execute = execute
+        pb.PostgresBackend._vector_rows = rows
+        pb.PostgresBackend._knn = search
+
+
+def with_settings(url: str, settings: str) -> str:
+    opts = "".join(f"-c {s.strip()} " for s in settings.split(";") if s.strip())
+    return url.replace("options=", "options=" + quote(opts, safe=""), 1)
+
+
+def statements(url: str, tracer: Tracer, queries, explain: bool) -> None:
+    with MemoryStore(url, embedder=HashingEmbedder()) as store:
+        for q, a in queries[:10]:  # warm the caches
+            store.recall(q, agent_id=a, limit=10, record=False)
+        per: dict[str, list[float]] = collections.defaultdict(list)
+        total, counts = [], []
+        for q, a in queries[10:]:
+            tracer.log.clear()
+            t0 = time.perf_counter()
+            store.recall(q, agent_id=a, limit=10, record=False)
+            total.append((time.perf_counter() - t0) * 1000)
+            agg: dict[str, float] = collections.defaultdict(float)
+            for sql, _, dt in tracer.log:
+                agg[kind(sql)] += dt * 1000
+            agg["(all statements)"] = sum(dt for *_, dt in tracer.log) * 1000
+            counts.append(len(tracer.log))
+            for k in set(agg) | set(per):
+                per[k].append(agg.get(k, 0.0))
+        rows = [[k, round(float(np.mean(v)), 2), round(pct(v, 95), 2)] for k, v in per.items()]
+        rows.sort(key=lambda r: -r[1])
+        rows.append(["(recall, end to end)", round(float(np.mean(total)), 2), round(pct(total, 95), 2)])
+        print(
+            table(
+                f"{len(total)} recalls without bookkeeping: p50 {pct(total, 50):.1f} ms, p95 {pct(total, 95):.1f} ms, "
+                f"{np.mean(counts):.1f} statements each",
+                ["statement", "mean ms", "p95 ms"],
+                rows,
+            ),
+            flush=True,
+        )
+        if explain:
+            b = store._core.backend
+            seen = set()
+            for sql, params, dt in list(tracer.log):
+                k = kind(sql)
+                if k in seen:
+                    continue
+                seen.add(k)
+                print(f"\n== {k} ({dt * 1000:.1f} ms when traced)")
+                with b._connection() as pg:
+                    b._vector_ready(pg)
+                    for (line,) in pg.execute("EXPLAIN (ANALYZE, BUFFERS) " + b._sql(sql), params):
+                        print("   ", line if len(line) < 300 else line[:300] + " ...")
+
+
+def overlap(base_url: str, schema: str, queries, settings: list[str], k: int = 50) -> None:
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    c = psycopg.connect(_pg.schema_url(base_url, schema, create=False), autocommit=True)
+    register_vector(c)
+    ids, agents, shared, live, vecs = [], [], [], [], []
+    with c.transaction(), c.cursor(name="all_vectors", binary=True) as cur:
+        cur.itersize = 20_000
+        cur.execute(
+            "SELECT memory_id, agent_id, scope = 'global', archived = 0, embedding FROM memory_vectors "
+            "WHERE namespace = 'default'"
+        )
+        for mid, agent, glob, alive, vec in cur:
+            ids.append(mid)
+            agents.append(agent)
+            shared.append(glob)
+            live.append(alive)
+            vecs.append(vec.to_numpy())
+    mat = np.vstack(vecs)
+    del vecs
+    ids_a, agents_a, shared_a, live_a = np.asarray(ids), np.asarray(agents), np.asarray(shared), np.asarray(live)
+    emb = HashingEmbedder()
+    rows = []
+    for s in settings:
+        c.execute("RESET ALL")
+        for name, value in pb.SESSION_SETTINGS.items():
+            c.execute(f"SET {name} = {value}")
+        for part in (p.strip() for p in s.split(";") if p.strip()):
+            c.execute(f"SET {part}")
+        for filtered in (True, False):
+            shares, ms = [], []
+            for text, agent in queries:
+                qv = np.asarray(emb.embed_batch([text])[0], dtype=np.float32)
+                mask = live_a & ((agents_a == agent) | shared_a) if filtered else live_a
+                sims = np.where(mask, mat @ qv, -np.inf)
+                top = np.argpartition(-sims, k)[:k]
+                exact = set(ids_a[top].tolist())
+                where = "namespace = 'default' AND archived = 0" + (
+                    " AND (agent_id = %s OR scope = 'global')" if filtered else ""
+                )
+                params = (agent, qv) if filtered else (qv,)
+                t0 = time.perf_counter()
+                got = c.execute(
+                    f"SELECT memory_id FROM memory_vectors WHERE {where} ORDER BY embedding <=> %s LIMIT {k}", params
+                ).fetchall()
+                ms.append((time.perf_counter() - t0) * 1000)
+                shares.append(len(exact & {r[0] for r in got}) / k)
+            rows.append(
+                [s, "own or global" if filtered else "none", round(float(np.mean(shares)), 3), pct(ms, 50), pct(ms, 95)]
+            )
+            print(rows[-1], flush=True)
+    print(
+        table(
+            f"HNSW top {k} against the exact top {k} ({len(queries)} queries)",
+            ["settings", "filter", "overlap", "p50 ms", "p95 ms"],
+            rows,
+        )
+    )
+
+
+def top10(url: str, tracer: Tracer, queries, settings: list[str]) -> None:
+    got: dict[str, list[list[int]]] = {}
+    rows = []
+    for s in [*settings, "exact"]:
+        tracer.exact = s == "exact"
+        with MemoryStore(url if tracer.exact else with_settings(url, s), embedder=HashingEmbedder()) as store:
+            for q, a in queries[:10]:
+                store.recall(q, agent_id=a, limit=10, record=False)
+            lat, res = [], []
+            for q, a in queries[10:]:
+                t0 = time.perf_counter()
+                hits = store.recall(q, agent_id=a, limit=10, record=False)
+                lat.append((time.perf_counter() - t0) * 1000)
+                res.append([h.memory.id for h in hits])
+        got[s] = res
+        rows.append([s, round(pct(lat, 50), 1), round(pct(lat, 95), 1)])
+    tracer.exact = False
+    for r in rows:
+        same = [len(set(a) & set(b)) / max(1, len(b)) for a, b in zip(got[r[0]], got["exact"])]
+        r.append(round(float(np.mean(same)), 3))
+    print(
+        table(
+            "whole recalls (limit 10): final top 10 against the same recall with an exact vector channel",
+            ["vector search", "p50 ms", "p95 ms", "top-10 overlap"],
+            rows,
+        )
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reuse", help="latency.py's --reuse DIR (its kept pgserver)")
+    ap.add_argument("--url", help="a PostgreSQL server's URL instead of the kept pgserver")
+    ap.add_argument("--size", type=int, default=1_000_000, help="the schema hm_latency_<size>")
+    ap.add_argument("--queries", type=int, default=40)
+    ap.add_argument("--settings", nargs="+", default=["hnsw.ef_search=100"], help="session settings to compare")
+    ap.add_argument("--parts", nargs="+", default=["statements", "overlap", "top10"])
+    ap.add_argument("--explain", action="store_true")
+    args = ap.parse_args()
+    if not args.url and not args.reuse:
+        ap.error("--reuse DIR or --url URL")
+    os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="hm-run-"))
+    base, _srv = _pg.server_url(args.url or "pgserver", None if args.url else Path(args.reuse))
+    schema = f"hm_latency_{args.size}"
+    url = _pg.schema_url(base, schema, create=False)
+    tracer = Tracer()
+    with MemoryStore(url, embedder=HashingEmbedder()) as store:
+        top = int(store._core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0])
+    queries = _queries(random.Random(7 + args.size), top, args.queries + 10)
+    if "statements" in args.parts:
+        statements(url, tracer, queries, args.explain)
+    if "overlap" in args.parts:
+        overlap(base, schema, queries[10:], args.settings)
+    if "top10" in args.parts:
+        top10(url, tracer, queries, args.settings)
+
+
+if __name__ == "__main__":
+    main()
