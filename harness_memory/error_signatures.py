@@ -60,7 +60,9 @@ DEFAULT_THRESHOLD = 0.7
 #    targets (permission), nil/null values indexed or called (type_error), parse errors (compile_error), failed
 #    allocations (out_of_memory), failed connections (network), "did not match any" (not_found), formatter
 #    findings, diffs of check steps, strict XPASS and located ``runtime error:`` checks (test_failure)
-SIGNATURE_METHOD = 6
+# 7: Java: a comparison's value that runs over lines is read to where its brackets balance; ``expected same:<a>
+#    was not:<b>`` is a comparison; a StackOverflowError keys on its recursion's frames
+SIGNATURE_METHOD = 7
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset(
     {"import_error", "network", "timeout", "rate_limit", "out_of_memory", "context_overflow", "permission"}
@@ -126,8 +128,8 @@ def _is_host_port(name: str) -> bool:
 
 # the values an assertion compares are data: "expected:<a> but was:<b>" (JUnit), "expected X, got Y"
 _COMPARED = re.compile(
-    r"(?i)(?P<e>expected:?\s{0,3})(?:<.{0,2000}?>|\[.{0,2000}?\]|\S{1,400}?)(?P<b>,?\s{1,3}"
-    r"(?:but was|but got|got|but found|actual|was):?\s{0,3})(?:<.{0,2000}>|\[.{0,2000}\]|\S{1,400})$"
+    r"(?i)(?P<e>expected(?: same)?:?\s{0,3})(?:<.{0,2000}?>|\[.{0,2000}?\]|\S{1,400}?)(?P<b>,?\s{1,3}"
+    r"(?:but was|but got|got|but found|actual|was not|was):?\s{0,3})(?:<.{0,2000}>|\[.{0,2000}\]|\S{1,400})$"
 )
 
 _HOST_PORT = re.compile(r"\b(?P<name>[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):\d{1,5}\b")

@@ -31,6 +31,7 @@ The method, in order (docs/signatures.md has the long form):
 
 from __future__ import annotations
 
+import collections
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -510,17 +511,48 @@ def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
         end = j
     app = [f for f in frames if not _LIB_JAVA.match(f)]
     key = next((f for f in app if not _TESTISH.search(f)), None)
+    exc = m.group(1)
+    if key is not None and exc.endswith("StackOverflowError"):
+        key = _recursion_key(app) or key
     if key is None and app:  # failing inside the tests only: the test class (the outermost frame's)
         key = app[-1].rsplit(".", 1)[0]
-    exc = m.group(1)
     ex = Excerpt(
-        message=f"{exc}: {m.group(2) or ''}".strip(),
+        message=f"{exc}: {_open_value_message(m.group(2) or '', lines, start + 1, first_frame)}".strip(),
         exception=exc.rsplit(".", 1)[-1],
         frame=key,
         frames=app,
         kind="java",
     )
     return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
+
+
+_MAX_VALUE_LINES = 40  # lines a value opened on a message's first line may run over
+
+
+def _open_value_message(first: str, lines: list[Line], lo: int, hi: int) -> str:
+    """A Java message's first line, or more of it when a value opened there runs on: JUnit's
+    ``expected:<a\nb> but was:<a\nc>`` prints a multi-line value as it is, so the first line
+    alone (``expected:<a``) would sign every such failure apart from its one-line twins. The
+    value's lines, up to where its brackets balance (bounded), are joined with spaces."""
+    depth = first.count("<") - first.count(">") + first.count("[") - first.count("]")
+    if depth <= 0 or "xpected" not in first:
+        return first
+    parts = [first]
+    for k in range(lo, min(hi, lo + _MAX_VALUE_LINES)):
+        t = lines[k].text
+        parts.append(t.strip())
+        depth += t.count("<") - t.count(">") + t.count("[") - t.count("]")
+        if depth <= 0:
+            break
+    return " ".join(p for p in parts if p)
+
+
+def _recursion_key(app: list[str]) -> str | None:
+    """The frame a stack overflow keys on: where the stack ran out inside a recursion is chance,
+    so of the application frames that repeat (the cycle) the first in sorted order."""
+    counts = collections.Counter(app)
+    repeated = [f for f, n in counts.items() if n > 1]
+    return min(repeated) if repeated else None
 
 
 def _python(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
