@@ -136,6 +136,20 @@ def _call_server(path: str, argv: list[str]) -> int | None:
     import signal
     import socket
 
+    # our signals are the command's signals: one that comes while the server is still starting the
+    # command (before its pid is known) is held and forwarded once it is, never lost in between
+    received: list[int] = []
+    command: list[int] = []
+
+    def forward(signum, _frame):
+        received.append(signum)
+        if command:
+            try:
+                os.kill(command[0], signum)
+            except ProcessLookupError:
+                pass
+
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
@@ -144,19 +158,18 @@ def _call_server(path: str, argv: list[str]) -> int | None:
         pid = int.from_bytes(_recv_exact(sock, 4), "big")
     except (OSError, ConnectionError):
         sock.close()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if received:  # nothing ran: the signal is this process's own, as it would have been without a server
+            os.kill(os.getpid(), received[-1])
         return None
-    # from here on the command runs: its exit status is ours, and our signals are its signals
-    received: list[int] = []
-
-    def forward(signum, _frame):
-        received.append(signum)
+    # from here on the command runs: its exit status is ours
+    command.append(pid)
+    for signum in received:
         try:
             os.kill(pid, signum)
         except ProcessLookupError:
             pass
-
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(s, forward)
     try:
         status = int.from_bytes(_recv_exact(sock, 4), "big", signed=True)
     except ConnectionError:

@@ -232,3 +232,74 @@ def test_an_idle_server_exits_and_status_and_stop_say_so(project, runtime):
     while _server_pids(runtime) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "not running" in cli(["cli-server", "status"], on, cwd=project).stdout
+
+
+def test_a_signal_that_comes_while_the_server_starts_the_command_still_reaches_it(tmp_path, runtime):
+    """The caller is signalled after it handed the call over and before the server answered with
+    the command's pid: the signal is held and forwarded once the pid comes, and the caller then ends
+    the way the command did. A stand-in server (a real socket and a real child process) holds the
+    answer back until the signal has been sent, which makes that window certain."""
+    import socket
+    import threading
+
+    on = env_of(runtime, on=True)
+    path = subprocess.run(
+        [sys.executable, "-c", "from harness_memory.cli_server import socket_path; print(socket_path())"],
+        env=on,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    listener.settimeout(120)
+    got_call = threading.Event()
+    signalled = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def stand_in() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.settimeout(120)
+            msg, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+            for fd in fds:
+                os.close(fd)
+            outcome["argv"] = json.loads(msg[4:])["argv"]
+            got_call.set()
+            assert signalled.wait(120)
+            time.sleep(0.3)  # the signal has landed in the caller, which still waits for the pid
+            command = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+            conn.sendall(command.pid.to_bytes(4, "big"))
+            try:
+                command.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                command.kill()
+                command.wait()
+            outcome["command_returncode"] = command.returncode
+            status = 128 - command.returncode if command.returncode < 0 else command.returncode
+            conn.sendall(int(status).to_bytes(4, "big", signed=True))
+
+    t = threading.Thread(target=stand_in, daemon=True)
+    t.start()
+    caller = subprocess.Popen(
+        [*CLI, "signature", "-", "--db", "m.db"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=on,
+        cwd=tmp_path,
+    )
+    try:
+        assert got_call.wait(120), "the caller never handed its call to the stand-in server"
+        caller.send_signal(signal.SIGINT)
+        signalled.set()
+        caller.communicate(timeout=120)
+        t.join(120)
+    finally:
+        listener.close()
+        if caller.poll() is None:
+            caller.kill()
+    assert outcome["argv"] == ["signature", "-", "--db", "m.db"]
+    assert outcome["command_returncode"] == -signal.SIGINT, "the command never got the caller's signal"
+    assert caller.returncode == -signal.SIGINT
