@@ -76,7 +76,6 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
     now = core.now()
     where, params = _where(core, q, now)
     n_cand = max(50, 4 * q.limit)
-    w = core.settings.ranking
     use_kw = "keyword" in q.channels and bool(query_terms(q.text))
     use_vec = "vector" in q.channels and query_vector is not None and any(query_vector)
     use_tags = "tags" in q.channels and bool(q.tags)
@@ -122,12 +121,32 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
             cands.update(
                 dict.fromkeys(r[0] for r in core.backend.execute(sql, (q.namespace, *sig_params, *params, n_cand)))
             )
-        if not cands:
-            rows = {}
-        else:
-            rows = _scoring_rows(core, list(cands), where, params)
+        use = (use_kw, use_vec, use_tags, use_sig)
+        hits = _rank(core, q, query_vector, now, where, params, cands, kw, vec, esig, esigs, use)
     if core.index is not None and use_vec:
         core.index.save_if_due(core.backend)  # a first load's snapshot, written outside the read snapshot
+    return hits
+
+
+def _rank(
+    core: Core,
+    q: RecallQuery,
+    query_vector: Any,
+    now: float,
+    where: str,
+    params: list[Any],
+    cands: dict[int, None],
+    kw: dict[int, float],
+    vec: dict[int, float],
+    esig: str | None,
+    esigs: list[str],
+    use: tuple[bool, bool, bool, bool],
+) -> list[RecallHit]:
+    """Score the candidates, fetch the top and assess their confidence: inside the caller's read
+    snapshot (one transaction for the whole recall, the hits' rows the rows that were scored)."""
+    use_kw, use_vec, use_tags, use_sig = use
+    w = core.settings.ranking
+    rows = _scoring_rows(core, list(cands), where, params) if cands else {}
     if not rows:
         return []
     if use_vec:

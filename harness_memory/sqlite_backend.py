@@ -819,12 +819,34 @@ class SQLiteBackend:
         return [int(self.conn.execute(sql, r).fetchone()[0]) for r in rows]
 
     def index_texts(self, rows: Sequence[tuple[int, str, Sequence[str]]]) -> None:
-        for mid, content, tags in rows:
-            self.index_text(mid, content, tags, new=True)
+        """The keyword rows of new memories, in one statement."""
+        self.conn.executemany(
+            "INSERT INTO memories_fts(rowid, content, tags) VALUES (?, ?, ?)",
+            [(mid, content, " ".join(tags)) for mid, content, tags in rows],
+        )
 
     def put_vectors(self, rows: Sequence[tuple[int, str, str, str, str, bool, np.ndarray]]) -> None:
-        for r in rows:
-            self.put_vector(*r, new=True)
+        """The vectors of new memories (no row to replace) and their change-log rows: one statement
+        per table, under one savepoint (all of them or none)."""
+        if not rows:
+            return
+        c = self.conn
+        c.execute("SAVEPOINT put_vectors")
+        try:
+            c.executemany(
+                f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, embedding) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (mid, ns, agent, scope, mtype, int(arch), float32_bytes(v))
+                    for mid, ns, agent, scope, mtype, arch, v in rows
+                ],
+            )
+            c.executemany("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", [(r[0],) for r in rows])
+        except BaseException:
+            c.execute("ROLLBACK TO put_vectors")
+            c.execute("RELEASE put_vectors")
+            raise
+        c.execute("RELEASE put_vectors")
 
     def vector_knn_many(
         self, queries: Sequence[tuple[np.ndarray, str, str, str, str]], k: int

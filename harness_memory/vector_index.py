@@ -69,8 +69,12 @@ COPY_BASE_MAX_BYTES = 256 << 20
 # for float32 rounding (the filter may keep a row it could drop, never the reverse)
 NEAR_FILTER_MIN = 256
 NEAR_WEIGHT_CLASSES = 8
+NEAR_CLASSES_USED = 2  # the heaviest classes' bounds, then the exact weights of the rows left (measured fastest)
 NEAR_SLACK = 1e-4
 VISIBLE_CACHE_KEYS = 64  # filters whose rows are kept (see VectorIndex._rows)
+# A large filter's sign codes are kept contiguous for the Hamming pass (VectorIndex._filter_codes), up to
+# this many bytes over all filters (100k memories, 8 agents: ~16 MB); past it a search gathers them
+SEARCH_CODES_MAX_BYTES = 64 << 20
 SNAPSHOT_MIN_ROWS = 20_000  # smaller indexes load from the database quickly: no sidecar file
 _MAGIC = b"HMVECIX2"
 _ALIGN = 4096
@@ -189,6 +193,8 @@ class VectorIndex:
         # a write's group (namespace, agent, scope, type): its rows and their codes, contiguous and
         # grown in place (epoch, rows up to which it is current, count, rows, codes (words, capacity))
         self._groups: dict[tuple, list] = {}
+        # a search filter's codes, contiguous: (count, codes (words, capacity)), see _filter_codes
+        self._search_codes: dict[tuple, list] = {}
 
     # -- storage -----------------------------------------------------------------------------
     def _reset(self) -> None:
@@ -266,6 +272,7 @@ class VectorIndex:
         self._epoch += 1
         self._visible.clear()
         self._groups.clear()
+        self._search_codes.clear()
 
     def _group(self, namespace: str, agent_id: str, scope: str, memory_type: str) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, codes)`` of a write's group, archived rows included: codes ``(words, len(rows))``."""
@@ -768,7 +775,7 @@ class VectorIndex:
         appended since (the caller must not modify the array)."""
         import numpy as np
 
-        key = (namespace, agent_id, include_global, None if types is None else tuple(types), include_archived, scope)
+        key = _filter_key(namespace, agent_id, include_global, types, include_archived, scope)
         got = self._visible.get(key)
         if got is not None and got[0] == self._epoch and got[1] == self._n:
             return got[2]
@@ -782,6 +789,34 @@ class VectorIndex:
                 self._visible.clear()
         self._visible[key] = (self._epoch, self._n, rows)
         return rows
+
+    def _filter_codes(self, key: tuple, rows: np.ndarray) -> np.ndarray | None:
+        """The codes of a filter's ``rows`` (from :meth:`_rows`) contiguous, ``(words, len(rows))``: the
+        Hamming pass then reads them in order instead of gathering them from the whole index. Kept
+        per filter and extended by the rows appended since (within an epoch a filter's rows only
+        grow at the end); None when keeping them would pass SEARCH_CODES_MAX_BYTES."""
+        import numpy as np
+
+        n = len(rows)
+        g = self._search_codes.get(key)
+        if g is None or g[0] > n:
+            g = None
+            need = self.words * 8 * (n + n // 4)
+            used = sum(x[1].nbytes for x in self._search_codes.values())
+            if used + need > SEARCH_CODES_MAX_BYTES:
+                return None
+            g = self._search_codes[key] = [0, np.zeros((self.words, n + n // 4), np.uint64)]
+        count, codes = g
+        if count < n:
+            if n > codes.shape[1]:
+                grown = np.zeros((self.words, n + n // 4), np.uint64)
+                grown[:, :count] = codes[:, :count]
+                codes = g[1] = grown
+            new = rows[count:n]
+            for w in range(self.words):
+                codes[w, count:n] = self.codes[w][new]
+            g[0] = n
+        return codes[:, :n]
 
     def candidates(
         self,
@@ -865,8 +900,8 @@ class VectorIndex:
             nz = np.flatnonzero(w)
             order = nz[np.argsort(-w[nz], kind="stable")]  # heaviest first: those classes drop the most rows
             low = np.zeros(len(rows), dtype=np.float64)
-            parts = [p for p in np.array_split(order, NEAR_WEIGHT_CLASSES) if len(p)]
-            for g, part in enumerate(parts):
+            parts = [p for p in np.array_split(order, NEAR_WEIGHT_CLASSES) if len(p)][:NEAR_CLASSES_USED]
+            for part in parts:
                 bits = np.zeros(self.words * 64, dtype=bool)
                 bits[part] = True
                 mask = np.packbits(bits).view(np.uint64)
@@ -874,13 +909,12 @@ class VectorIndex:
                 for k in np.flatnonzero(mask).tolist():
                     d += np.bitwise_count(diff[k] & mask[k])
                 low += np.concatenate(([0.0], np.cumsum(w[part][::-1])))[d]  # the d lightest of the class
-                if g in (0, 1, 3) or g == len(parts) - 1:  # drop the rows already out of reach
-                    keep = low <= bound
-                    if not keep.all():
-                        rows, low = rows[keep], low[keep]
-                        diff = [x[keep] for x in diff]
-                        if len(rows) == 0:
-                            return []
+                keep = low <= bound  # drop the rows already out of reach
+                if not keep.all():
+                    rows, low = rows[keep], low[keep]
+                    diff = [x[keep] for x in diff]
+                    if len(rows) == 0:
+                        return []
             if len(rows) > NEAR_FILTER_MIN // 8:
                 # the exact weight: one table of 256 sums per byte of the code (packbits: MSB first)
                 table = w.reshape(-1, 8) @ _byte_bits().T
@@ -918,11 +952,23 @@ class VectorIndex:
         q = np.ascontiguousarray(query, dtype=np.float32)
         if len(idx) > EXACT_LIMIT:
             qc = self._code_of(q)
-            ham = np.bitwise_count(self.codes[0][idx] ^ qc[0]).astype(np.uint16)
-            for w in range(1, self.words):
-                ham += np.bitwise_count(self.codes[w][idx] ^ qc[w])
+            codes = self._filter_codes(
+                _filter_key(namespace, agent_id, include_global, types, include_archived, scope), idx
+            )
+            if codes is None:
+                ham = np.bitwise_count(self.codes[0][idx] ^ qc[0]).astype(np.uint16)
+                for w in range(1, self.words):
+                    ham += np.bitwise_count(self.codes[w][idx] ^ qc[w])
+            else:
+                ham = np.bitwise_count(codes[0] ^ qc[0]).astype(np.uint16)
+                for w in range(1, self.words):
+                    ham += np.bitwise_count(codes[w] ^ qc[w])
             c = min(len(idx), max(RERANK_MIN, 16 * k, len(idx) // RERANK_SHARE))
-            idx = np.sort(idx[np.argpartition(ham, c - 1)[:c]])  # ascending rows: the mapped file in order
+            # every row within the distance of the c-th nearest (all of its ties: no arbitrary pick
+            # among equal distances), in ascending row order (the mapped file in order); a histogram
+            # of the distances finds it without a partition of them
+            t = int(np.searchsorted(np.cumsum(np.bincount(ham, minlength=self.words * 64 + 1)), c))
+            idx = idx[ham <= t]
         # einsum, not a BLAS product: OpenBLAS's threads cost milliseconds on a busy machine for this size
         sims = np.einsum("ij,j->i", self._gather(idx, ascending=True), q)
         if len(idx) > k:
@@ -941,6 +987,17 @@ class VectorIndex:
             return {}
         sims = np.einsum("ij,j->i", self._gather(np.asarray([r for _, r in rows])), np.asarray(query, dtype=np.float32))
         return {i: float(s) for (i, _), s in zip(rows, sims)}
+
+
+def _filter_key(
+    namespace: str,
+    agent_id: str | None,
+    include_global: bool,
+    types: Sequence[str] | None,
+    include_archived: bool,
+    scope: str | None,
+) -> tuple:
+    return (namespace, agent_id, include_global, None if types is None else tuple(types), include_archived, scope)
 
 
 def _codes(vecs: np.ndarray, words: int) -> np.ndarray:

@@ -448,8 +448,12 @@ def _batch_nearest(core: Core, items: list[MemoryInput], vectors: np.ndarray) ->
     assert index is not None  # the caller searches only with an index
     threshold = core.settings.near_duplicate_threshold
     for (ns, agent, scope, mtype), ks in groups.items():
-        rows = index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
-        if len(ks) <= NEAR_ITEMS or len(rows) > BATCH_EXACT_LIMIT:
+        rows = (
+            None
+            if len(ks) <= NEAR_ITEMS
+            else index.candidates(namespace=ns, agent_id=agent, scope=scope, types=[mtype], include_archived=True)
+        )  # (a few items never need the group's rows: each is checked through its codes)
+        if rows is None or len(rows) > BATCH_EXACT_LIMIT:
             hits = {k: index.near_in_group(ns, agent, scope, mtype, vectors[k], threshold) for k in ks}
             found = list(dict.fromkeys(mid for h in hits.values() for mid, _ in h))
             excluded = _keyed_or_thread(core, found)

@@ -56,3 +56,70 @@ def check(s, contents):
         firsts += got[0] == want[0]
     assert np.mean(overlaps) >= 0.9, overlaps
     assert firsts >= 27, firsts
+
+
+def _hamming(index, rows, qv):
+    qc = index._code_of(np.asarray(qv, dtype=np.float32))
+    return sum(np.bitwise_count(index.codes[w][rows] ^ qc[w]).astype(np.int64) for w in range(index.words))
+
+
+def test_the_rerank_takes_every_row_within_the_distance_of_the_cut(tmp_path, clock, monkeypatch):
+    """The rerank set is every visible row whose Hamming distance is at most the c-th smallest
+    (ties at the cut all kept, none picked arbitrarily): the answer is the exact top k of that set."""
+    vi = importlib.import_module("harness_memory.vector_index")
+    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
+    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
+        s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(800)])
+        index = s._core.index
+        index.sync(s._core.backend)
+        rows = index._rows("default", "a", True, None, False, None)
+        tied = 0
+        for q in texts(840)[800:]:
+            qv = s._core.embed([q])[0]
+            ham = _hamming(index, rows, qv)
+            cut = np.sort(ham)[160 - 1]  # k=10: max(RERANK_MIN, 16 k) = 160 rows at least
+            kept = rows[ham <= cut]
+            tied += int((ham == cut).sum() > 1 and (ham < cut).sum() < 160)
+            sims = index._gather(np.sort(kept), ascending=True) @ np.asarray(qv, dtype=np.float32)
+            want = [int(index.ids[r]) for r in np.sort(kept)[np.argsort(-sims, kind="stable")[:10]]]
+            got = [i for i, _ in index.search(qv, namespace="default", agent_id="a", k=10)]
+            assert got == want
+        assert tied == 40  # every query's cut fell inside a run of equal distances: the case tested
+
+
+def test_kept_filter_codes_answer_as_the_gathered_codes_do_across_writes(tmp_path, clock, monkeypatch):
+    """A filter's codes kept contiguous for the Hamming pass (extended by appended rows, dropped when
+    rows change or go) give the answers of codes gathered from the whole index at every step."""
+    vi = importlib.import_module("harness_memory.vector_index")
+    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
+    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
+        mems = s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(600)])
+        index = s._core.index
+        queries = [s._core.embed([q])[0] for q in texts(620)[600:]]
+
+        def answers(kept: bool) -> list:
+            monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 64 << 20 if kept else 0)
+            index._search_codes.clear()
+            index.sync(s._core.backend)
+            return [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
+
+        def kept_then_gathered() -> None:
+            monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 64 << 20)
+            index.sync(s._core.backend)
+            got = [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]  # (cache extended)
+            assert index._search_codes  # the kept path was taken
+            assert got == answers(kept=False)
+
+        assert answers(kept=True) == answers(kept=False)
+        answers(kept=True)  # the codes kept for the steps below
+        s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(700)[600:]])
+        kept_then_gathered()  # rows appended
+        s.archive(mems[3].id)
+        s.forget(mems[5].id)
+        kept_then_gathered()  # rows changed and gone
+        monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 1)
+        index._search_codes.clear()
+        index.search(queries[0], namespace="default", agent_id="a", k=10)
+        assert not index._search_codes  # past the bound nothing is kept
