@@ -470,3 +470,27 @@ def test_the_recall_latency_stays_with_the_top_hit_when_another_hit_is_deleted(t
             assert [r[0] for r in rows] == [top] and rows[0][1] is not None and [r[0] for r in latency] == [top]
         else:  # the surviving row is not the recall's top hit: it carries no latency
             assert [tuple(r) for r in rows] == [(second, None)] and latency == []
+
+
+def test_a_recall_ranks_fetches_and_assesses_in_one_snapshot(tmp_path, clock, monkeypatch):
+    """A memory another connection deletes while a recall is ranking is still returned, with the row
+    it was scored on: the scoring rows, the fetch of the hits and their confidence are read in the
+    recall's one snapshot (a later read used to drop the hit silently)."""
+    from harness_memory import recall as recall_module
+
+    path = tmp_path / "snap.db"
+    with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
+        s.remember_many(distractors(120))
+        target = s.remember("gradle daemon runs out of heap on the billing node", type="failure", agent_id="ops")
+        scoring_rows = recall_module._scoring_rows
+
+        def delete_meanwhile(core, cands, where, params):
+            rows = scoring_rows(core, cands, where, params)
+            other.forget(target.id)  # committed by another connection between the scoring and the fetch
+            return rows
+
+        monkeypatch.setattr(recall_module, "_scoring_rows", delete_meanwhile)
+        hits = s.recall("gradle daemon heap billing", agent_id="ops", limit=5, record=False)
+        assert ids(hits)[:1] == [target.id] and hits[0].memory.content == target.content
+        monkeypatch.setattr(recall_module, "_scoring_rows", scoring_rows)
+        assert target.id not in ids(s.recall("gradle daemon heap billing", agent_id="ops", limit=5, record=False))
