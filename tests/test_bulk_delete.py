@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from contextlib import contextmanager
 
 import pytest
 
@@ -233,3 +234,175 @@ def test_when_vec0_is_searched_a_large_bulk_delete_purges_its_orphans_at_once(tm
         vec = s._core.embed([kept[0].content])[0]
         ref = b.vector_exact(vec, "m.agent_id = 'a'", [], 5)
         assert [i for i, _ in b.vector_knn(vec, namespace="default", k=5, agent_id="a")] == [i for i, _ in ref]
+
+
+def _linked_store(path):
+    """A store whose memories are referenced from every kind of child row (tags, history, merges,
+    the access log, fix links, pattern members, sources, document chunks, consolidated_into) and
+    from two tables of a later migration's kind (one cascading, one setting null)."""
+    s = MemoryStore(path)
+    b = s._core.backend
+    a = s.remember_many(_items(40, "a", seed=40, tags=["x", "y"]))
+    doomed = s.remember_many(_items(60, "b", seed=41, tags=["y", "z"]))
+    s.remember(doomed[0].content, type="success", agent_id="b")  # a merge
+    s.remember("keyed note, first version", type="decision", agent_id="b", key="k1")
+    s.remember("keyed note, second version", type="decision", agent_id="b", key="k1")  # history
+    for m in doomed[:5] + a[:5]:
+        s.apply(m.id, helpful=True, agent_id=m.agent_id)  # access log
+    s.learn_fix("ModuleNotFoundError: No module named 'yaml'", "pip install pyyaml", agent_id="b")
+    doc = path.parent / "notes.md"
+    doc.write_text("# Notes\n\nfirst section about caches\n\n## More\n\nsecond section about locks\n")
+    s.add_document(doc, agent_id="b")
+    with b.write() as c:
+        for i in range(10):  # patterns and sources across the two agents, both directions
+            c.execute(
+                "INSERT INTO pattern_members(pattern_id, member_id, similarity, added_at) VALUES (?, ?, 0.9, 0)",
+                (a[i].id, doomed[i].id),
+            )
+            c.execute(
+                "INSERT INTO pattern_members(pattern_id, member_id, similarity, added_at) VALUES (?, ?, 0.9, 0)",
+                (doomed[i + 10].id, a[i + 10].id),
+            )
+            c.execute(
+                "INSERT INTO memory_sources(memory_id, source_id, kind, added_at) VALUES (?, ?, 'reflection', 0)",
+                (a[i].id, doomed[i + 20].id),
+            )
+            c.execute("UPDATE memories SET consolidated_into = ? WHERE id = ?", (doomed[i + 30].id, a[i + 20].id))
+        c.execute("CREATE TABLE extra_cascade (memory_id INTEGER REFERENCES memories(id) ON DELETE CASCADE)")
+        c.execute("CREATE INDEX ix_extra_cascade ON extra_cascade(memory_id)")
+        c.execute(
+            "CREATE TABLE extra_null (id INTEGER PRIMARY KEY, memory_id INTEGER REFERENCES memories(id) ON DELETE SET NULL)"
+        )
+        c.execute("CREATE INDEX ix_extra_null ON extra_null(memory_id)")
+        for m in doomed[:30] + a[:30]:
+            c.execute("INSERT INTO extra_cascade(memory_id) VALUES (?)", (m.id,))
+            c.execute("INSERT INTO extra_null(memory_id) VALUES (?)", (m.id,))
+    b.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return s
+
+
+def test_a_bulk_delete_does_what_every_foreign_key_to_memories_does_as_sqlite_would(tmp_path, monkeypatch):
+    """On SQLite a bulk delete turns the foreign keys' actions off and does their work one statement
+    per child table (read from the schema: a table a later migration adds is included): the store
+    ends exactly as with SQLite's own actions, and no reference dangles."""
+    import shutil
+
+    from conftest import table_snapshot
+    from harness_memory.jobs import batches
+
+    with _linked_store(tmp_path / "src" / "l.db") as s:
+        actions = batches.cascades(s._core.backend)
+        assert any('"extra_cascade"' in q for q in actions) and any('"extra_null"' in q for q in actions)
+    ends = {}
+    for how in ("set-based", "sqlite's actions"):
+        d = tmp_path / how
+        d.mkdir()
+        shutil.copyfile(tmp_path / "src" / "l.db", d / "l.db")
+        if how == "sqlite's actions":
+            monkeypatch.setattr(batches, "cascades", lambda backend: None)
+        with MemoryStore(d / "l.db") as s:
+            b = s._core.backend
+            before = b.execute("SELECT COUNT(*) FROM memories WHERE agent_id = 'b'").fetchone()[0]
+            assert s.forget_all("b") == before > 60
+            assert b.execute("PRAGMA foreign_key_check").fetchall() == []
+            assert b.execute("SELECT COUNT(*) FROM extra_cascade").fetchone()[0] == 30
+            assert b.execute("SELECT COUNT(*) FROM extra_null WHERE memory_id IS NULL").fetchone()[0] == 30
+            assert b.execute("SELECT COUNT(*) FROM memories WHERE consolidated_into IS NOT NULL").fetchone()[0] == 0
+            assert b.execute("SELECT COUNT(*) FROM pattern_members").fetchone()[0] == 0
+            ends[how] = table_snapshot(s)
+    assert ends["set-based"] == ends["sqlite's actions"]
+
+
+def test_foreign_key_actions_sqlite_must_run_itself_keep_the_bulk_delete_on_them(tmp_path):
+    """An action other than CASCADE or SET NULL (here RESTRICT), or a child table that another table
+    references in turn, is left to SQLite: a delete the schema refuses is still refused."""
+    from harness_memory.jobs import batches
+
+    with MemoryStore(tmp_path / "r.db") as s:
+        b = s._core.backend
+        kept = s.remember_many(_items(20, "a", seed=50))
+        with b.write() as c:
+            c.execute(
+                "CREATE TABLE grand (id INTEGER PRIMARY KEY, memory_id INTEGER REFERENCES memories(id) ON DELETE CASCADE)"
+            )
+            c.execute("CREATE TABLE great (grand_id INTEGER REFERENCES grand(id) ON DELETE CASCADE)")
+        assert batches.cascades(b) is None
+        with b.write() as c:
+            c.execute("DROP TABLE great")
+            c.execute("CREATE TABLE holds (memory_id INTEGER REFERENCES memories(id) ON DELETE RESTRICT)")
+            c.execute("INSERT INTO holds(memory_id) VALUES (?)", (kept[7].id,))
+        assert batches.cascades(b) is None
+        with pytest.raises(Exception, match="FOREIGN KEY"):
+            s.forget_all("a")
+        assert b.execute("SELECT COUNT(*) FROM memories WHERE id = ?", (kept[7].id,)).fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("fail_at", [1, 3])
+def test_a_bulk_delete_stopped_by_an_error_leaves_the_connection_as_it_was(tmp_path, monkeypatch, fail_at):
+    """The foreign keys and the automatic WAL checkpoint are off only for a batch's transaction:
+    after a bulk delete, and after one that a failing batch stopped (its committed batches stay
+    deleted), the connection enforces foreign keys and checkpoints as before."""
+    with MemoryStore(tmp_path / "e.db") as s:
+        s.remember_many(_items(400, "b", seed=60))
+        b = s._core.backend
+        b.execute("PRAGMA wal_autocheckpoint = 777")
+        inner, calls = b.unindex_text, []
+
+        def unindex(ids):
+            calls.append(len(ids))
+            if len(calls) == fail_at:
+                raise RuntimeError("disk on fire")
+            return inner(ids)
+
+        monkeypatch.setattr(b, "unindex_text", unindex)
+        with pytest.raises(RuntimeError):
+            s.forget_all("b")
+        assert b.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert b.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 777
+        left = b.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        # the batches committed before the failing one stay deleted; the failing one rolled back whole
+        assert left >= 400 - sum(calls[: fail_at - 1]) and (left < 400) == (fail_at > 1)
+        monkeypatch.setattr(b, "unindex_text", inner)
+        assert s.forget_all("b") == left
+        assert b.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert b.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 777
+
+
+@pytest.mark.parametrize("every", [0.0, 1e9], ids=["checkpoint-each-batch", "checkpoint-at-the-end"])
+def test_batches_commit_without_wal_checkpoints_and_the_batcher_runs_them(tmp_path, monkeypatch, every):
+    """A batch's COMMIT runs no WAL checkpoint (SQLite's automatic one, here after every commit,
+    copied the same index pages again after nearly every batch): the WAL grows batch after batch
+    until the batcher checkpoints it itself, every CHECKPOINT_EVERY seconds of batches, and at the
+    end (a WAL checkpointed completely restarts from its beginning at the next write)."""
+    import os
+
+    from harness_memory.jobs import batches
+
+    monkeypatch.setattr(batches, "CHECKPOINT_EVERY", every)
+    monkeypatch.setattr(batches.Batcher, "record", lambda self, seconds: None)  # every batch its first size
+    path = tmp_path / "w.db"
+    with MemoryStore(path) as s:
+        s.remember_many(_items(600, "b", seed=70))
+        b = s._core.backend
+        b.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        b.execute("PRAGMA wal_autocheckpoint = 1")
+        sizes: list[int] = []
+        inner = batches.Batcher.transaction
+
+        @contextmanager
+        def transaction(self, backend, **kw):
+            with inner(self, backend, **kw) as c:
+                yield c
+            sizes.append(os.path.getsize(f"{path}-wal"))
+
+        monkeypatch.setattr(batches.Batcher, "transaction", transaction)
+        assert s.forget_all("b") == 600
+        assert len(sizes) >= 8
+        if every:
+            assert sizes[-1] > 4 * sizes[0]  # no batch's commit checkpointed: the WAL only grew
+        else:
+            assert sizes[-1] < 2 * sizes[0]  # each batch found it checkpointed and started over
+        assert b.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1
+    with MemoryStore(path) as other:  # the end of the delete checkpointed what its batches wrote
+        busy, log, done = other._core.backend.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        assert busy == 0 and log == done
