@@ -12,6 +12,10 @@ kept pgserver in ``DIR/pgdata``, or ``--url`` for a server of your own) with ``l
    filter, for each ``--settings`` string (``hnsw.ef_search=400;hnsw.iterative_scan=strict_order``).
 3. ``top10``: whole recalls through the URL's options for each ``--settings`` string, and the final
    top 10's overlap with the same recalls whose vector channel is the exact search.
+4. ``near_duplicates``: ``--near`` stored memories, each changed a little (a word appended, its first
+   number changed, a word swapped), searched as ``remember`` searches for a near duplicate (the
+   nearest 4 of the memory's agent, scope and type) at each ``--ef`` against the exact search over
+   the same rows: how many stored rows at cosine >= 0.95 the HNSW search misses, and its time.
 
     nice -n 10 python benchmarks/pg_recall_profile.py --reuse /tmp/hm10/reuse --size 1000000 --queries 40 \\
         --settings "hnsw.ef_search=100" "hnsw.ef_search=400" --explain
@@ -233,6 +237,78 @@ def top10(url: str, tracer: Tracer, queries, settings: list[str]) -> None:
     )
 
 
+def near_duplicates(base_url: str, schema: str, count: int, efs: list[int], threshold: float = 0.95) -> None:
+    import re
+
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    c = psycopg.connect(_pg.schema_url(base_url, schema, create=False), autocommit=True)
+    register_vector(c)
+    for name, value in pb.SESSION_SETTINGS.items():
+        c.execute(f"SET {name} = {value}")
+    rng = random.Random(3)
+    top = int(c.execute("SELECT MAX(id) FROM memories").fetchone()[0])
+    rows: list = []
+    while len(rows) < count:
+        rows += c.execute(
+            "SELECT id, content, namespace, agent_id, scope, memory_type FROM memories WHERE id = ANY(%s) "
+            "AND key IS NULL AND thread_id IS NULL",
+            ([rng.randint(1, top) for _ in range(count)],),
+        ).fetchall()
+    rows = rows[:count]
+
+    def changed(text: str, k: int) -> str:
+        if k % 3 == 0:
+            return text + " again"
+        if k % 3 == 1:
+            return re.sub(r"\d+", lambda m: str(int(m.group()) + 1), text, count=1)
+        return text.replace(" the ", " a ", 1)
+
+    vecs = np.asarray(HashingEmbedder().embed_batch([changed(r[1], k) for k, r in enumerate(rows)]), np.float32)
+    cond = "namespace = %s AND agent_id = %s AND scope = %s AND memory_type = %s"
+
+    def decide(found: list) -> int | None:
+        return next((int(m) for m, d in found if 1 - d >= threshold), None)
+
+    truth = [
+        decide(
+            c.execute(
+                f"SELECT memory_id, (embedding <=> %s) + 0 AS d FROM memory_vectors WHERE {cond} "
+                "ORDER BY d, memory_id LIMIT 4",
+                (v, *r[2:]),
+            ).fetchall()
+        )
+        for v, r in zip(vecs, rows)
+    ]
+    present = sum(t is not None for t in truth)
+    out = []
+    for ef in efs:
+        c.execute(f"SET hnsw.ef_search = {int(ef)}")
+        t0 = time.perf_counter()
+        got = [
+            decide(
+                c.execute(
+                    f"SELECT memory_id, embedding <=> %s AS d FROM memory_vectors WHERE {cond} "
+                    "ORDER BY embedding <=> %s LIMIT 4",
+                    (v, *r[2:], v),
+                ).fetchall()
+            )
+            for v, r in zip(vecs, rows)
+        ]
+        ms = (time.perf_counter() - t0) * 1000 / len(rows)
+        missed = sum(t is not None and g is None for g, t in zip(got, truth))
+        other = sum(t is not None and g is not None and g != t for g, t in zip(got, truth))
+        out.append([ef, round(ms, 2), f"{missed} / {present}", other])
+    print(
+        table(
+            f"near-duplicate searches: {len(rows)} changed memories, {present} with a stored row at cosine >= {threshold}",
+            ["ef_search", "ms per search", "missed", "another row"],
+            out,
+        )
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reuse", help="latency.py's --reuse DIR (its kept pgserver)")
@@ -242,6 +318,8 @@ def main() -> None:
     ap.add_argument("--settings", nargs="+", default=["hnsw.ef_search=100"], help="session settings to compare")
     ap.add_argument("--parts", nargs="+", default=["statements", "overlap", "top10"])
     ap.add_argument("--explain", action="store_true")
+    ap.add_argument("--near", type=int, default=300, help="near_duplicates: changed memories")
+    ap.add_argument("--ef", type=int, nargs="+", default=[100, 40, 400], help="near_duplicates: ef_search values")
     args = ap.parse_args()
     if not args.url and not args.reuse:
         ap.error("--reuse DIR or --url URL")
@@ -259,6 +337,8 @@ def main() -> None:
         overlap(base, schema, queries[10:], args.settings)
     if "top10" in args.parts:
         top10(url, tracer, queries, args.settings)
+    if "near_duplicates" in args.parts:
+        near_duplicates(base, schema, args.near, args.ef)
 
 
 if __name__ == "__main__":
