@@ -73,7 +73,7 @@ NEAR_CLASSES_USED = 2  # the heaviest classes' bounds, then the exact weights of
 NEAR_SLACK = 1e-4
 VISIBLE_CACHE_KEYS = 64  # filters whose rows are kept (see VectorIndex._rows)
 # A large filter's sign codes are kept contiguous for the Hamming pass (VectorIndex._filter_codes), up to
-# this many bytes over all filters (100k memories, 8 agents: ~16 MB); past it a search gathers them
+# this many bytes over all filters (100k memories, 8 agents: ~18 MB); past it a search gathers them
 SEARCH_CODES_MAX_BYTES = 64 << 20
 SNAPSHOT_MIN_ROWS = 20_000  # smaller indexes load from the database quickly: no sidecar file
 _MAGIC = b"HMVECIX2"
