@@ -15,6 +15,7 @@ from .backend import Backend
 from .embedders import Embedder, check_vectors
 from .error_signatures import (
     ENVIRONMENT_CATEGORIES,
+    RECURSION,
     ErrorSignature,
     TemplateMiner,
     categorize,
@@ -116,7 +117,7 @@ class Core:
         masked, params = mask_params(message[:2000])
         # an error about the environment (a missing module, a refused connection, a timeout) is
         # the same error wherever the code met it: its key frame does not split the signature
-        key_frame = None if category in ENVIRONMENT_CATEGORIES else frame
+        key_frame = None if category in ENVIRONMENT_CATEGORIES and not RECURSION.search(message[:2000]) else frame
         sig, tpl = self.miner.sign(tokenize(masked), key_frame, category, exception)
         return sig, tpl, params
 

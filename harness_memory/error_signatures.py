@@ -48,6 +48,7 @@ __all__ = [
     "WILDCARD",
     "DEFAULT_THRESHOLD",
     "SIGNATURE_METHOD",
+    "RECURSION",
 ]
 
 WILDCARD = "<*>"
@@ -63,6 +64,9 @@ DEFAULT_THRESHOLD = 0.7
 # 7: Java: a comparison's value that runs over lines is read to where its brackets balance; ``expected same:<a>
 #    was not:<b>`` is a comparison; a StackOverflowError keys on its recursion's frames
 SIGNATURE_METHOD = 7
+# an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
+# key frame (where it recursed) stays in the signature
+RECURSION = re.compile(r"(?i)stack ?overflow|overflowed its stack|recursion depth|call stack size")
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset(
     {"import_error", "network", "timeout", "rate_limit", "out_of_memory", "context_overflow", "permission"}
@@ -253,7 +257,13 @@ _BY_EXCEPTION = [
             r"NullReferenceException)$"
         ),
     ),
-    ("compile_error", re.compile(r"^(?:SyntaxError|IndentationError|TabError|CompileError|CompilationError)$")),
+    (
+        "compile_error",
+        re.compile(
+            r"^(?:SyntaxError|IndentationError|TabError|CompileError|CompilationError)$|"
+            r"^(?!Unicode)\w{0,60}(?:DecodeError|ParseError|ParserError|ScannerError)$"  # a parser's: the text is malformed
+        ),
+    ),
     (
         "assertion",
         re.compile(
@@ -262,7 +272,8 @@ _BY_EXCEPTION = [
         ),
     ),
     ("timeout", re.compile(r"Timeout|TimedOut")),
-    ("out_of_memory", re.compile(r"MemoryError$|^OutOfMemoryError$")),  # numpy's _ArrayMemoryError too
+    # numpy's _ArrayMemoryError too; a stack exhausted by recursion is memory exhausted (keyed by its frame)
+    ("out_of_memory", re.compile(r"MemoryError$|^OutOfMemoryError$|^(?:RecursionError|StackOverflowError)$")),
     ("permission", re.compile(r"^(?:PermissionError|AccessDeniedException|SecurityException|AccessControlException)$")),
     (
         "not_found",
@@ -286,10 +297,11 @@ _BY_TEXT = [
         "out_of_memory",
         re.compile(
             r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit|unable to allocate \d|"
-            r"\ballocation of \d{1,30} bytes failed|\bfailed to allocate \d|\ballocation failed\b"
+            r"\ballocation of \d{1,30} bytes failed|\bfailed to allocate \d|\ballocation failed\b|"
+            r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
         ),
     ),
-    ("timeout", re.compile(r"(?i)timed? ?out|timeout|deadline exceeded")),
+    ("timeout", re.compile(r"(?i)timed? ?out|timeout|deadline exceeded|\bdeadlock")),
     (
         "permission",
         re.compile(
@@ -310,7 +322,11 @@ _BY_TEXT = [
             r"unable to resolve dependency|dependency (?:tree|conflict)|find_package|"
             r"find a package configuration file|\bcannot find -l[\w.+-]|was not found in the pkg-config search path|"
             r"\bno package '[^']{1,200}' found|no package called|unmet (?:peer )?dependenc|version solving failed|"
-            r"no such module|could(?:n't| not) find (?:a )?(?:package|module|gem|crate|artifact|dependency|library)\b"
+            r"no such module|could(?:n't| not) find (?:a )?(?:package|module|gem|crate|artifact|dependency|library)\b|"
+            r"\bdependency .{0,120}\bnot found|\blib[\w+.-]{1,40} (?:is|are) (?:required|missing)\b|"
+            r"package requirements .{0,200} were not met|"
+            r"\block ?file\b.{0,120}\b(?:needs? to be updated|out of sync|in sync|outdated|out of date|not up to date)|"
+            r"\b(?:out of sync|in sync|outdated|out of date)\b.{0,120}\block ?file\b|outdated_lockfile"
         ),
     ),
     (
@@ -321,7 +337,10 @@ _BY_TEXT = [
             r"null pointer dereference|undefined method .{1,200} for nil\b|cannot read propert(?:y|ies) of (?:undefined|null)|"
             r"attempt to (?:index|call|perform arithmetic on|concatenate|compare) (?:a |an? )?(?:nil|null) value|"
             r"\b(?:nil|null|none) value (?:is )?not (?:indexable|callable|subscriptable)|"
-            r"(?:method|function|property) .{1,200} on (?:null|nil|undefined)\b"
+            r"(?:method|function|property) .{1,200} on (?:null|nil|undefined)\b|must be of (?:the )?type\b|"
+            r"\b(?:nil|null|none|string|number|table|boolean|integer|float|array|object|function|userdata) expected, "
+            r"got \w|cannot iterate over (?:an? )?(?:null|nil|none|undefined|string|number|boolean|object|array)\b|"
+            r"\bis not iterable\b"
         ),
     ),
     (
@@ -347,7 +366,7 @@ _BY_TEXT = [
         re.compile(
             r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
             r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b|\bundeclared\b|"
-            r"\bno (?:configuration|config|input|source|test|matching) files?\b"
+            r"\bno (?:configuration|config|input|source|test|matching) files?\b|invalid command name|unknown command\b"
         ),
     ),
     (
@@ -404,8 +423,10 @@ _TEXT_KEYS = {
         "memory limit",
         "unable to allocate",
         "alloc",
+        "stack",
+        "recursion depth",
     ),
-    "timeout": ("time", "deadline"),
+    "timeout": ("time", "deadline", "deadlock"),
     "permission": (
         "permission",
         "access denied",
@@ -448,6 +469,9 @@ _TEXT_KEYS = {
         "version solving",
         "no such module",
         "find",
+        "lib",
+        "package requirements",
+        "lock",
     ),
     "type_error": (
         "type",
@@ -462,6 +486,10 @@ _TEXT_KEYS = {
         " on null",
         " on nil",
         " on undefined",
+        "must be of",
+        " expected, got",
+        "cannot iterate",
+        "not iterable",
     ),
     "compile_error": (
         "syntax",
@@ -510,6 +538,8 @@ _TEXT_KEYS = {
         "undeclared",
         " files",
         " file",
+        "invalid command",
+        "unknown command",
     ),
     "assertion": ("assert", "expected", ", want"),
     "test_failure": (
@@ -595,6 +625,9 @@ _HEADER = re.compile(
 _RUNTIME_CHECK = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}runtime error:")
 # a bare report that a process was killed (SIGKILL): bash's ``Killed`` line or its job report
 _KILL_REPORT = re.compile(r"^(?:\S{1,200}: )?(?:line \d{1,7}: )?(?:\d{1,9}\s{1,40})?Killed\b")
+_UNCAUGHT = re.compile(
+    r"(?i:\b(?:uncaught|unhandled)\s{1,4}(?:exception[.:]?\s{1,4})?)([A-Z][\w$.\\]{0,200}(?:Error|Exception))\b"
+)
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
@@ -651,6 +684,11 @@ def _categorize_block(excerpt: Excerpt) -> str:
         cat = _by_exception(excerpt.exception)
         if cat is not None:
             return cat
+    else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
+        m = _UNCAUGHT.search(excerpt.message)
+        cat = _by_exception(m.group(1).rsplit("\\", 1)[-1]) if m else None
+        if cat is not None:
+            return cat
     if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:
         return _EXIT_CATEGORY["137"]  # killed (SIGKILL, exit 137) with nothing said: as that exit status
     if excerpt.kind == "trailer":  # only an exit status to go by: its conventional meaning first
@@ -692,6 +730,9 @@ def _categorize_block(excerpt: Excerpt) -> str:
             and _TYPED.search(excerpt.message)
         ):
             return "type_error"  # a type checker's error ("missing a type annotation" is not a missing file)
+    if linter and by_text in ("assertion", "not_found") and excerpt.kind in ("error-words", "diagnostic"):
+        # a checker's finding words what it checked ("expected 8 but found 6", "'x' is not defined"): a finding
+        return "test_failure"
     if by_text is not None:
         return by_text
     if _RULE_POINTER.match(excerpt.message.strip()):

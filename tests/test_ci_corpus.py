@@ -21,8 +21,10 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # splits whose first-look misses are reported (tests/fixtures/ci_logs/README.md), not asserted; a
 # split leaves this set once rules are written against its misses (it is then in-sample). heldout5 left it
 # on 2026-11-26, after the rules for its seven classes of misses (its first look, 0.816 / 0.553, stays its
-# held-out figure). heldout6 entered it on 2026-11-26 with its logs, before its one measured run
-STILL_HELD_OUT: set[str] = {"heldout6"}
+# held-out figure). heldout6 entered it on 2026-11-26 with its logs, before its one measured run, and left
+# it the same day after signing method 7's rules for its seven classes (its first look, 1.000 / 0.649,
+# stays its held-out figure)
+STILL_HELD_OUT: set[str] = set()
 
 
 def _text(rel: str) -> str:
