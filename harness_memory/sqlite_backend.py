@@ -474,7 +474,10 @@ class SQLiteBackend:
         kept: list[str] = []
         total = 0
         for t in ranked:
-            if kept and total + df[t] > budget:
+            # a word no document held when its count was read costs nothing and may match a row written
+            # since (the counts are cached): kept, but it is not the "at least the rarest one" the
+            # query always keeps, which must be a word that matches
+            if total and total + df[t] > budget:
                 break
             kept.append(t)
             total += df[t]

@@ -326,6 +326,21 @@ def test_posting_budget_keeps_rare_terms(tmp_path):
         assert kept == ["zanzibar"] and postings == 1 and size == 201
 
 
+def test_a_word_no_memory_holds_does_not_silence_the_words_that_match(tmp_path):
+    """A typo or a word never stored beside an over-budget common word: the common word still finds
+    the newest matches, as it does alone (the unknown word used to take the place of the one term a
+    query always keeps, and the keyword channel answered nothing)."""
+    with MemoryStore(tmp_path / "u.db", settings=Settings(keyword_posting_budget=20)) as s:
+        s.remember_many([{"content": f"alpha row {i}", "type": "success", "agent_id": "a"} for i in range(100)])
+        newest = s.remember("alpha newest row", type="success", agent_id="a")
+        alone = [h.memory.id for h in s.recall("alpha", agent_id="a", channels={"keyword"}, limit=50)]
+        typo = [h.memory.id for h in s.recall("alpha zqxjvw", agent_id="a", channels={"keyword"}, limit=50)]
+        assert newest.id in typo and typo == alone
+        # a word stored after its count was cached is still searched: the new row is found
+        fresh = s.remember("alpha zqxjvw arrived", type="success", agent_id="a")
+        assert s.recall("alpha zqxjvw", agent_id="a", channels={"keyword"})[0].memory.id == fresh.id
+
+
 def test_over_budget_common_term_ranks_the_newest_matches(tmp_path):
     with MemoryStore(tmp_path / "c.db", settings=Settings(keyword_posting_budget=20)) as s:
         s.remember_many([{"content": f"alpha row {i}", "type": "success", "agent_id": "a"} for i in range(100)])
