@@ -368,12 +368,18 @@ def test_a_bulk_delete_stopped_by_an_error_leaves_the_connection_as_it_was(tmp_p
         assert b.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 777
 
 
-@pytest.mark.parametrize("every", [0.0, 1e9], ids=["checkpoint-each-batch", "checkpoint-at-the-end"])
-def test_batches_commit_without_wal_checkpoints_and_the_batcher_runs_them(tmp_path, monkeypatch, every):
+@pytest.mark.parametrize(
+    ("every", "writer"),
+    [(0.0, False), (1e9, False), (1e9, True)],
+    ids=["checkpoint-each-batch", "checkpoint-at-the-end", "another-writer-between-batches"],
+)
+def test_batches_commit_without_wal_checkpoints_and_the_batcher_runs_them(tmp_path, monkeypatch, every, writer):
     """A batch's COMMIT runs no WAL checkpoint (SQLite's automatic one, here after every commit,
     copied the same index pages again after nearly every batch): the WAL grows batch after batch
     until the batcher checkpoints it itself, every CHECKPOINT_EVERY seconds of batches, and at the
-    end (a WAL checkpointed completely restarts from its beginning at the next write)."""
+    end (a WAL checkpointed completely restarts from its beginning at the next write); and after
+    every batch while another connection writes between them (that writer's own commit would
+    otherwise copy the job's pages inside its call)."""
     import os
 
     from harness_memory.jobs import batches
@@ -389,19 +395,29 @@ def test_batches_commit_without_wal_checkpoints_and_the_batcher_runs_them(tmp_pa
         sizes: list[int] = []
         inner = batches.Batcher.transaction
 
+        other = MemoryStore(path)
+        other._core.backend.execute("PRAGMA wal_autocheckpoint = 0")  # it never checkpoints itself
+
         @contextmanager
         def transaction(self, backend, **kw):
             with inner(self, backend, **kw) as c:
                 yield c
             sizes.append(os.path.getsize(f"{path}-wal"))
+            if writer:
+                other.remember(f"written between two batches {len(sizes)}", type="success", agent_id="w")
 
         monkeypatch.setattr(batches.Batcher, "transaction", transaction)
-        assert s.forget_all("b") == 600
-        assert len(sizes) >= 8
-        if every:
-            assert sizes[-1] > 4 * sizes[0]  # no batch's commit checkpointed: the WAL only grew
+        try:
+            assert s.forget_all("b") == 600
+        finally:
+            other.close()
+        assert len(sizes) >= 10
+        if every and not writer:
+            assert sizes[-1] > 8 * sizes[0]  # no batch's commit checkpointed: the WAL only grew
         else:
-            assert sizes[-1] < 2 * sizes[0]  # each batch found it checkpointed and started over
+            # each batch found it checkpointed and started over (with a writer: from the batch
+            # after the first that saw its commit), so it stopped growing
+            assert sizes[-1] < 4 * sizes[0]
         assert b.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1
     with MemoryStore(path) as other:  # the end of the delete checkpointed what its batches wrote
         busy, log, done = other._core.backend.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
