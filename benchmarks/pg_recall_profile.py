@@ -16,6 +16,10 @@ kept pgserver in ``DIR/pgdata``, or ``--url`` for a server of your own) with ``l
    number changed, a word swapped), searched as ``remember`` searches for a near duplicate (the
    nearest 4 of the memory's agent, scope and type) at each ``--ef`` against the exact search over
    the same rows: how many stored rows at cosine >= 0.95 the HNSW search misses, and its time.
+5. ``graph``: the first ``--graph-rows`` vectors of the store copied into a scratch schema
+   (``hm_graph_scratch``, dropped after), indexed with each ``--graph m/ef_construction``: build time,
+   1,000 inserts of the next rows (rolled back), the overlap@50 of part 2 (own or global, the
+   session settings) and the near-duplicate misses of part 4 (at ``ef_search`` 100) on that copy.
 
     nice -n 10 python benchmarks/pg_recall_profile.py --reuse /tmp/hm10/reuse --size 1000000 --queries 40 \\
         --settings "hnsw.ef_search=100" "hnsw.ef_search=400" --explain
@@ -147,7 +151,15 @@ def statements(url: str, tracer: Tracer, queries, explain: bool) -> None:
                         print("   ", line if len(line) < 300 else line[:300] + " ...")
 
 
-def overlap(base_url: str, schema: str, queries, settings: list[str], k: int = 50) -> None:
+def overlap(
+    base_url: str,
+    schema: str,
+    queries,
+    settings: list[str],
+    k: int = 50,
+    table_name: str = "memory_vectors",
+    quiet: bool = False,
+) -> list[list]:
     import psycopg
     from pgvector.psycopg import register_vector
 
@@ -157,7 +169,7 @@ def overlap(base_url: str, schema: str, queries, settings: list[str], k: int = 5
     with c.transaction(), c.cursor(name="all_vectors", binary=True) as cur:
         cur.itersize = 20_000
         cur.execute(
-            "SELECT memory_id, agent_id, scope = 'global', archived = 0, embedding FROM memory_vectors "
+            f"SELECT memory_id, agent_id, scope = 'global', archived = 0, embedding FROM {table_name} "
             "WHERE namespace = 'default'"
         )
         for mid, agent, glob, alive, vec in cur:
@@ -191,19 +203,74 @@ def overlap(base_url: str, schema: str, queries, settings: list[str], k: int = 5
                 params = (agent, qv) if filtered else (qv,)
                 t0 = time.perf_counter()
                 got = c.execute(
-                    f"SELECT memory_id FROM memory_vectors WHERE {where} ORDER BY embedding <=> %s LIMIT {k}", params
+                    f"SELECT memory_id FROM {table_name} WHERE {where} ORDER BY embedding <=> %s LIMIT {k}", params
                 ).fetchall()
                 ms.append((time.perf_counter() - t0) * 1000)
                 shares.append(len(exact & {r[0] for r in got}) / k)
             rows.append(
                 [s, "own or global" if filtered else "none", round(float(np.mean(shares)), 3), pct(ms, 50), pct(ms, 95)]
             )
-            print(rows[-1], flush=True)
+    c.close()
+    if not quiet:
+        print(
+            table(
+                f"HNSW top {k} against the exact top {k} ({len(queries)} queries)",
+                ["settings", "filter", "overlap", "p50 ms", "p95 ms"],
+                rows,
+            )
+        )
+    return rows
+
+
+def graph(base_url: str, schema: str, queries, rows_n: int, configs: list[str], near: int) -> None:
+    """Part 5: the same vectors under graphs of other parameters (a scratch copy of the first rows)."""
+    import psycopg
+
+    scratch = "hm_graph_scratch"
+    c = psycopg.connect(base_url, autocommit=True)
+    c.execute(f"DROP SCHEMA IF EXISTS {scratch} CASCADE")
+    c.execute(f"CREATE SCHEMA {scratch}")
+    c.execute(f"CREATE TABLE {scratch}.v AS SELECT * FROM {schema}.memory_vectors WHERE memory_id <= %s", (rows_n,))
+    c.execute(f"CREATE TABLE {scratch}.memories AS SELECT * FROM {schema}.memories WHERE id <= %s", (rows_n,))
+    n = int(c.execute(f"SELECT COUNT(*) FROM {scratch}.v").fetchone()[0])
+    c.execute("SET maintenance_work_mem = '2GB'")
+    c.execute("SET max_parallel_maintenance_workers = 1")
+    out = []
+    try:
+        for cfg in configs:
+            m, efc = (int(x) for x in cfg.split("/"))
+            c.execute(f"DROP INDEX IF EXISTS {scratch}.ix_v")
+            t0 = time.perf_counter()
+            c.execute(
+                f"CREATE INDEX ix_v ON {scratch}.v USING hnsw (embedding vector_cosine_ops) "
+                f"WITH (m = {m}, ef_construction = {efc})"
+            )
+            build = time.perf_counter() - t0
+            with c.transaction():
+                t0 = time.perf_counter()
+                c.execute(
+                    f"INSERT INTO {scratch}.v SELECT * FROM {schema}.memory_vectors WHERE memory_id > %s "
+                    "AND memory_id <= %s",
+                    (rows_n, rows_n + 1000),
+                )
+                inserts = time.perf_counter() - t0
+                raise psycopg.Rollback()
+            ov = overlap(
+                base_url, scratch, [(q, a) for q, a in queries], ["hnsw.ef_search=100"], table_name="v", quiet=True
+            )
+            nd = near_duplicates(base_url, scratch, near, [100], table_name="v", top=rows_n, quiet=True)
+            out.append(
+                [f"m = {m}, ef_construction = {efc}", round(build), round(1000 / inserts), ov[0][2], ov[0][4], nd[0][2]]
+            )
+            print(out[-1], flush=True)
+    finally:
+        c.execute(f"DROP SCHEMA IF EXISTS {scratch} CASCADE")
+        c.close()
     print(
         table(
-            f"HNSW top {k} against the exact top {k} ({len(queries)} queries)",
-            ["settings", "filter", "overlap", "p50 ms", "p95 ms"],
-            rows,
+            f"HNSW graphs over the first {n} vectors (overlap@50 own or global and near duplicates at ef_search 100)",
+            ["graph", "build s", "inserts/s (1,000)", "overlap@50", "p95 ms", "near duplicates missed"],
+            out,
         )
     )
 
@@ -237,7 +304,16 @@ def top10(url: str, tracer: Tracer, queries, settings: list[str]) -> None:
     )
 
 
-def near_duplicates(base_url: str, schema: str, count: int, efs: list[int], threshold: float = 0.95) -> None:
+def near_duplicates(
+    base_url: str,
+    schema: str,
+    count: int,
+    efs: list[int],
+    threshold: float = 0.95,
+    table_name: str = "memory_vectors",
+    top: int | None = None,
+    quiet: bool = False,
+) -> list[list]:
     import re
 
     import psycopg
@@ -248,7 +324,7 @@ def near_duplicates(base_url: str, schema: str, count: int, efs: list[int], thre
     for name, value in pb.SESSION_SETTINGS.items():
         c.execute(f"SET {name} = {value}")
     rng = random.Random(3)
-    top = int(c.execute("SELECT MAX(id) FROM memories").fetchone()[0])
+    top = top or int(c.execute("SELECT MAX(id) FROM memories").fetchone()[0])
     rows: list = []
     while len(rows) < count:
         rows += c.execute(
@@ -274,7 +350,7 @@ def near_duplicates(base_url: str, schema: str, count: int, efs: list[int], thre
     truth = [
         decide(
             c.execute(
-                f"SELECT memory_id, (embedding <=> %s) + 0 AS d FROM memory_vectors WHERE {cond} "
+                f"SELECT memory_id, (embedding <=> %s) + 0 AS d FROM {table_name} WHERE {cond} "
                 "ORDER BY d, memory_id LIMIT 4",
                 (v, *r[2:]),
             ).fetchall()
@@ -289,7 +365,7 @@ def near_duplicates(base_url: str, schema: str, count: int, efs: list[int], thre
         got = [
             decide(
                 c.execute(
-                    f"SELECT memory_id, embedding <=> %s AS d FROM memory_vectors WHERE {cond} "
+                    f"SELECT memory_id, embedding <=> %s AS d FROM {table_name} WHERE {cond} "
                     "ORDER BY embedding <=> %s LIMIT 4",
                     (v, *r[2:], v),
                 ).fetchall()
@@ -300,13 +376,17 @@ def near_duplicates(base_url: str, schema: str, count: int, efs: list[int], thre
         missed = sum(t is not None and g is None for g, t in zip(got, truth))
         other = sum(t is not None and g is not None and g != t for g, t in zip(got, truth))
         out.append([ef, round(ms, 2), f"{missed} / {present}", other])
-    print(
-        table(
-            f"near-duplicate searches: {len(rows)} changed memories, {present} with a stored row at cosine >= {threshold}",
-            ["ef_search", "ms per search", "missed", "another row"],
-            out,
+    c.close()
+    if not quiet:
+        print(
+            table(
+                f"near-duplicate searches: {len(rows)} changed memories, {present} with a stored row at "
+                f"cosine >= {threshold}",
+                ["ef_search", "ms per search", "missed", "another row"],
+                out,
+            )
         )
-    )
+    return out
 
 
 def main() -> None:
@@ -319,6 +399,8 @@ def main() -> None:
     ap.add_argument("--parts", nargs="+", default=["statements", "overlap", "top10"])
     ap.add_argument("--explain", action="store_true")
     ap.add_argument("--near", type=int, default=300, help="near_duplicates: changed memories")
+    ap.add_argument("--graph", nargs="+", default=["16/64", "24/128"], help="graph: m/ef_construction to compare")
+    ap.add_argument("--graph-rows", type=int, default=300_000, help="graph: the first N vectors of the store")
     ap.add_argument("--ef", type=int, nargs="+", default=[100, 40, 400], help="near_duplicates: ef_search values")
     args = ap.parse_args()
     if not args.url and not args.reuse:
@@ -339,6 +421,8 @@ def main() -> None:
         top10(url, tracer, queries, args.settings)
     if "near_duplicates" in args.parts:
         near_duplicates(base, schema, args.near, args.ef)
+    if "graph" in args.parts:
+        graph(base, schema, queries[10:], args.graph_rows, args.graph, args.near)
 
 
 if __name__ == "__main__":
