@@ -75,11 +75,12 @@ class Batcher:
         On SQLite the batch's COMMIT runs no WAL checkpoint: the batches commit with the
         connection's automatic checkpoint off, and between two batches, once about
         ``CHECKPOINT_EVERY`` seconds of them have committed, the batcher checkpoints the WAL
-        itself with the write lock free (:meth:`checkpoint`), and right after every batch while
-        another connection writes between batches (``PRAGMA data_version`` changed): that
-        writer's commit would otherwise find the job's pages in the WAL and copy them inside its
-        own call (its automatic checkpoint; one already running makes it skip: measured, the
-        probe's p50 went 28 -> 91 ms without this). Left on, SQLite checkpointed after
+        itself with the write lock free (:meth:`checkpoint`). While another connection writes
+        between batches (``PRAGMA data_version`` changed) the batch's commit checkpoints as
+        before: that writer's commit would otherwise find the job's pages in the WAL and copy
+        them inside its own call (measured: the probe's p50 went 28 -> 91 ms, and a checkpoint
+        run by the batcher before the next batch still lost that race under load: 56 ms).
+        Left on, SQLite checkpointed after
         every commit that found more than 1,000 pages in the WAL, which a bulk delete's batch
         (each row changes pages of a dozen indexes) crossed every batch or two: each checkpoint
         copied the same index pages again and synced the file twice; that was most of an 80k-row
@@ -87,13 +88,13 @@ class Batcher:
         if self.gap and self.batches:
             # the pause after the previous batch, taken here (before this one) so that the caller
             # counts a committed batch before anything can interrupt it
-            if self.unchecked >= CHECKPOINT_EVERY or (self.shared and self.unchecked):
+            if self.unchecked >= CHECKPOINT_EVERY:
                 self.checkpoint(backend)
             time.sleep(self.gap)
         self.batches += 1
         with (
             _foreign_keys_off(backend) if cascades_off else nullcontext(),
-            _no_autocheckpoint(backend),
+            _no_autocheckpoint(backend) as automatic,
             backend.write() as c,
         ):
             t0 = time.perf_counter()
@@ -101,9 +102,11 @@ class Batcher:
                 version = c.execute("PRAGMA data_version").fetchone()[0]
                 self.shared = self.seen is not None and version != self.seen
                 self.seen = version
+                if self.shared and automatic:  # another writer: SQLite checkpoints at this commit, as before
+                    c.execute(f"PRAGMA wal_autocheckpoint = {int(automatic)}")
             yield c
         spent = time.perf_counter() - t0
-        self.unchecked += spent
+        self.unchecked = 0.0 if self.shared else self.unchecked + spent
         self.record(spent)
 
     def checkpoint(self, backend) -> None:
@@ -116,17 +119,17 @@ class Batcher:
 
 
 @contextmanager
-def _no_autocheckpoint(backend) -> Iterator[None]:
+def _no_autocheckpoint(backend) -> Iterator[int]:
     """SQLite's automatic WAL checkpoint off for one batch's commit on this connection (restored
-    after it); see :meth:`Batcher.transaction`."""
+    after it); yields the connection's setting (0 elsewhere); see :meth:`Batcher.transaction`."""
     if getattr(backend, "dialect", None) != "sqlite":
-        yield
+        yield 0
         return
     with backend.lock:
         before = backend.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
         backend.conn.execute("PRAGMA wal_autocheckpoint = 0")
         try:
-            yield
+            yield int(before)
         finally:
             backend.conn.execute(f"PRAGMA wal_autocheckpoint = {int(before)}")
 
