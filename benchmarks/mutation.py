@@ -251,12 +251,13 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ["tests/test_backend_targets_behaviour.py", "tests/test_backends.py"],
         "behaviour or targets or url or sqlite",
     ),
-    "adapter_run": ("harness_memory/adapters/run.py", ["tests/test_adapter_run.py"], ""),
+    # (its pytest-in-pytest test timed its command out at 120 s under a load of 17: left to the suite)
+    "adapter_run": ("harness_memory/adapters/run.py", ["tests/test_adapter_run.py"], "not failing_pytest_run"),
     # (its tool-call log test needs six hook processes each answering within the 2 s budget: under load the
     # first one, which creates the database, runs out of it and answers empty, so it fails unmutated)
     "claude_code": (
         "harness_memory/adapters/claude_code.py",
-        ["tests/test_adapter_claude_code.py"],
+        ["tests/test_claude_code_behaviour.py", "tests/test_adapter_claude_code.py"],
         "not test_every_tool_call_goes_into_the_tool_call_log",
     ),
     "langgraph": (
@@ -278,6 +279,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "postgres_backend": (
         "harness_memory/postgres_backend.py",
         [
+            "tests/test_backend_vectors_behaviour.py",
             "tests/test_storage.py",
             "tests/test_backends.py",
             "tests/test_remember_batch.py",
@@ -333,6 +335,8 @@ ROUND_TESTS = frozenset(
         "tests/test_backend_targets_behaviour.py",
         "tests/test_vector_index_behaviour.py",
         "tests/test_dashboard_stats_behaviour.py",
+        "tests/test_claude_code_behaviour.py",
+        "tests/test_backend_vectors_behaviour.py",
     }
 )
 # the default set of a run without module names: the nine measured first
