@@ -24,6 +24,7 @@ MAX_BATCH = 5_000  # rows per statement: well under every engine's bound-paramet
 ID_PAGE = 50_000  # ids read per search by in_batches (outside the lock)
 GAP = 0.005  # seconds between two batches with the lock released
 CHECKPOINT_EVERY = 0.5  # seconds of batches' lock holds between two WAL checkpoints the job runs (SQLite)
+SHARED_FOR = 2.0  # seconds after another connection's commit was seen during which batches checkpoint as SQLite does
 STEP = 64  # rows per statement inside a batch, the clock checked between two (see run_steps)
 
 # what the running job has committed so far, batch by batch: the run record of a job that is
@@ -56,7 +57,8 @@ class Batcher:
         self.batches = 0
         self.unchecked = 0.0  # seconds of batches committed since the last checkpoint this batcher ran
         self.seen: int | None = None  # SQLite's data_version at the start of the last batch
-        self.shared = False  # another connection committed between the last two batches
+        self.shared = False  # another connection committed between two batches less than SHARED_FOR ago
+        self.shared_until = 0.0
 
     def record(self, seconds: float) -> None:
         if seconds < self.target / 2:
@@ -100,7 +102,11 @@ class Batcher:
             t0 = time.perf_counter()
             if getattr(backend, "dialect", None) == "sqlite":
                 version = c.execute("PRAGMA data_version").fetchone()[0]
-                self.shared = self.seen is not None and version != self.seen
+                if self.seen is not None and version != self.seen:
+                    # another writer: it may skip a gap (sleeping between its calls), so one is
+                    # assumed for a while after its last commit seen
+                    self.shared_until = time.monotonic() + SHARED_FOR
+                self.shared = time.monotonic() < self.shared_until
                 self.seen = version
                 if self.shared and automatic:  # another writer: SQLite checkpoints at this commit, as before
                     c.execute(f"PRAGMA wal_autocheckpoint = {int(automatic)}")
