@@ -426,6 +426,7 @@ def add_document(
         for k in new_idx
     ]
     vectors = core.embed([it.content for it in items]) if items else None  # never embed holding the lock
+    writes.catch_up(core, vectors)  # nor load the vector index
     now = core.now()
     report_added = report_unchanged = report_removed = 0
     with b.write() as conn:

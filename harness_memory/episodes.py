@@ -266,6 +266,7 @@ def reflect(
         return []
     texts = [it.content for _, items, _ in plans for it in items]
     vectors = core.embed(texts) if texts else None  # before the transaction: never embed holding the lock
+    writes.catch_up(core, vectors)  # nor load the vector index
     out: list[Memory] = []
     offset = 0
     with core.backend.write() as c:

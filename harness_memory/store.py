@@ -937,6 +937,7 @@ class MemoryStore:
         if notes is not None and self.settings.redact_secrets:
             notes = redact(notes)[0]
         vectors = self._core.embed([item.content])  # before the transaction: never embed holding the lock
+        writes.catch_up(self._core, vectors)  # and never load the vector index holding it
         with self._core.backend.write():
             attempt = ledger.record_attempt(
                 self._core,

@@ -150,6 +150,16 @@ def prepare(
     )
 
 
+def catch_up(core: Core, vectors: object) -> None:
+    """Bring the in-process vector index up to date before a write transaction opens: its first load
+    reads every vector of the store (seconds at 100k), which must never happen holding the write
+    lock. :func:`write_many` does it itself; a caller that opens the transaction around
+    ``write_many`` (and other writes of its own) calls this first. Nothing to do without vectors, or
+    when already inside a transaction (the write's own catch-up then reads only what others logged)."""
+    if core.index is not None and vectors is not None and vectors is not NO_VECTORS and not core.backend.in_transaction:
+        core.index.sync(core.backend)
+
+
 def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None | object = None) -> list[Memory]:
     """Write validated inputs in ONE transaction; return the resulting memories in order.
 
@@ -164,8 +174,7 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
         vectors = None
     vectors = cast("np.ndarray | None", vectors)  # NO_VECTORS, the only other value, is gone
     ids: list[int] = []
-    if core.index is not None and vectors is not None:
-        core.index.sync(core.backend)  # catch up before the lock (a first load or a mass archive is slow)
+    catch_up(core, vectors)  # before the lock (a first load or a mass archive is slow); no-op inside one
     try:
         with core.backend.write():
             pre: dict[int, tuple[int, float] | None] = {}

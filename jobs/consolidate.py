@@ -266,6 +266,7 @@ def _create_pattern(
         metadata={"source_type": mtype, "members": len(members), "medoid": medoid.id},
     )
     vec = core.embed([item.content])  # before the write lock: an embedder may be slow or remote
+    writes.catch_up(core, vec)  # the vector index's first load too
     with core.backend.write():
         pattern = writes.write_many(core, [item], writes.NO_VECTORS if vec is None else vec)[0]
         core.backend.conn.execute(
