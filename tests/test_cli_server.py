@@ -269,7 +269,13 @@ def test_a_signal_that_comes_while_the_server_starts_the_command_still_reaches_i
             got_call.set()
             assert signalled.wait(120)
             time.sleep(0.3)  # the signal has landed in the caller, which still waits for the pid
-            command = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+            # the command's SIGINT disposition is the default from its first instruction, as a foreground
+            # shell's child has: a test run started in the background ignores SIGINT, an ignored
+            # disposition is inherited across exec, and the forwarded signal may come during start-up
+            command = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(120)"],
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            )
             conn.sendall(command.pid.to_bytes(4, "big"))
             try:
                 command.wait(timeout=60)
