@@ -361,7 +361,9 @@ def _url_passwords(text: str, low: str) -> list[Span]:
     return [
         (m.start("v"), m.end("v"), "url_password")
         for m in _URL_PASSWORD.finditer(text)
-        if not m.group("v").startswith(MARK)
+        # a userinfo that is already a marker (a token redacted before: ``https://[REDACTED:github_token]@``)
+        # is not a user:password pair; read as one, redacting twice nested the markers
+        if not m.group("v").startswith(MARK) and not m.group("user").startswith(MARK)
     ]
 
 

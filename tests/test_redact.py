@@ -114,6 +114,14 @@ def test_redaction_is_idempotent(text):
     assert redact_text(once) == once
 
 
+def test_a_token_redacted_in_a_urls_userinfo_stays_redacted_once():
+    # the token becomes a marker holding a colon, which then looked like a user:password pair
+    text = "git clone https://ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" + "@github.com/org/repo.git"
+    once = redact_text(text)
+    assert once == "git clone https://[REDACTED:github_token]@github.com/org/repo.git"
+    assert redact_text(once) == once
+
+
 @hsettings(max_examples=200, deadline=None, derandomize=True)
 @given(st.sampled_from(BROAD), st.sampled_from(["", "\n", "  ", "; ", " | "]))
 def test_a_secret_is_caught_in_any_surrounding(row, sep):
