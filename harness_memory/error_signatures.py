@@ -66,7 +66,8 @@ DEFAULT_THRESHOLD = 0.7
 SIGNATURE_METHOD = 7
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
-RECURSION = re.compile(r"(?i)stack ?overflow|overflowed its stack|recursion depth|call stack size")
+_RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
+RECURSION = re.compile(f"(?i){_RECURSION_WORDS}")
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset(
     {"import_error", "network", "timeout", "rate_limit", "out_of_memory", "context_overflow", "permission"}
@@ -298,7 +299,7 @@ _BY_TEXT = [
         re.compile(
             r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit|unable to allocate \d|"
             r"\ballocation of \d{1,30} bytes failed|\bfailed to allocate \d|\ballocation failed\b|"
-            r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
+            + _RECURSION_WORDS  # an exhausted stack (keyed by its frame all the same: RECURSION)
         ),
     ),
     ("timeout", re.compile(r"(?i)timed? ?out|timeout|deadline exceeded|\bdeadlock")),
