@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import pytest
 
 from harness_memory import MemoryStore, Settings
@@ -151,3 +152,24 @@ def _cli_servers():
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+# varied short memories over a small vocabulary, spread over three agents, two types and both scopes: enough
+# for every recall filter to matter (tests/test_recall_scale.py, tests/test_vector_index_behaviour.py)
+NOTE_WORDS = (
+    "build test deploy cache network retry timeout lockfile module import docker python rust go java "
+    "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank"
+).split()
+
+
+def note_items(n: int, seed: int = 0) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    return [
+        {
+            "content": f"note {i}: " + " ".join(rng.choice(NOTE_WORDS, 8)),
+            "type": ("success", "failure")[i % 2],
+            "agent_id": f"a{i % 3}",
+            "scope": "global" if i % 5 == 0 else "agent",
+        }
+        for i in range(n)
+    ]

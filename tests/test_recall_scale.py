@@ -15,26 +15,9 @@ import time
 import numpy as np
 import pytest
 
+from conftest import NOTE_WORDS as WORDS, note_items as _items
 from harness_memory import MemoryStore, Settings, vector_index as vi
 from harness_memory.sqlite_backend import connect
-
-WORDS = (
-    "build test deploy cache network retry timeout lockfile module import docker python rust go java "
-    "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank"
-).split()
-
-
-def _items(n: int, seed: int = 0) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    return [
-        {
-            "content": f"note {i}: " + " ".join(rng.choice(WORDS, 8)),
-            "type": ("success", "failure")[i % 2],
-            "agent_id": f"a{i % 3}",
-            "scope": "global" if i % 5 == 0 else "agent",
-        }
-        for i in range(n)
-    ]
 
 
 def _vector_ids(store: MemoryStore, query: str, **kw) -> list[int]:

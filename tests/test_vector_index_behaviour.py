@@ -5,29 +5,15 @@ thousands of memories would take it."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+from conftest import note_items
 from harness_memory import MemoryStore, vector_index as vi
 from harness_memory.embedders import HashingEmbedder
 
-WORDS = (
-    "build test deploy cache network retry timeout lockfile module import docker python rust go java "
-    "compile link flaky webhook payment queue worker schema migrate index vector keyword fuse rank"
-).split()
-
 
 def items(n: int) -> list[dict]:
-    rng = np.random.default_rng(18)
-    return [
-        {
-            "content": f"note {i}: " + " ".join(rng.choice(WORDS, 8)),
-            "type": ("success", "failure")[i % 2],
-            "agent_id": f"a{i % 3}",
-            "scope": "global" if i % 5 == 0 else "agent",
-        }
-        for i in range(n)
-    ]
+    return note_items(n, seed=18)
 
 
 def vector_ids(store: MemoryStore, query: str, **kw) -> list[int]:
