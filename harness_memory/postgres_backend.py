@@ -233,6 +233,7 @@ class PostgresBackend:
         self._copy_plans: dict[str, tuple[str, list[str], list[Any], str | None] | None] = {}
         self._vectors_seen = False
         self._stage_ok: bool | None = None  # may this role create the staging table (_can_stage)
+        self._deferred: bool | None = None  # is the HNSW index partial (WHERE NOT pending): _can_defer
         try:
             info = conninfo_to_dict(url)
             password = info.get("password")
@@ -412,13 +413,21 @@ class PostgresBackend:
         if cur is not None:
             yield cur
             return
-        with self._connection() as pg, self._errors(), pg.transaction():
-            pg.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            c = st.conn = _Conn(self, pg)
+        with self._connection() as pg, self._errors():
+            # BEGIN ISOLATION LEVEL REPEATABLE READ: one round trip (a SET TRANSACTION after BEGIN was a second)
+            pg.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             try:
-                yield c
+                with pg.transaction():
+                    c = st.conn = _Conn(self, pg)
+                    st.terms = {}  # term_frequencies of this snapshot (keyword search and confidence ask alike)
+                    try:
+                        yield c
+                    finally:
+                        st.conn = None
+                        st.terms = None
             finally:
-                st.conn = None
+                if pg.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                    pg.isolation_level = None  # writes and later reads of the pooled connection: the default
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
         return self.conn.execute(sql, params)
@@ -583,14 +592,24 @@ class PostgresBackend:
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         """``(documents, {term: documents containing it})`` for BM25-style IDFs (confidence.py), each
         term stemmed by the index's english configuration and looked up in ``memories_fts_vocab``."""
-        # one statement, one snapshot: a term's count never exceeds the store size it is read with
+        # one statement, one snapshot: a term's count never exceeds the store size it is read with;
+        # asked again in the same read snapshot (a recall's keyword search, then its confidence), the
+        # same answer without the round trip
+        cache = getattr(self._local, "terms", None)
+        key = tuple(terms)
+        if cache is not None and key in cache:
+            size, df = cache[key]
+            return size, dict(df)
         rows = self.execute(
             "SELECT (SELECT COALESCE(MAX(id), 0) FROM memories), t.w, COALESCE(v.docs, 0) "
             "FROM (SELECT 1) one LEFT JOIN unnest(?::text[]) AS t(w) ON TRUE LEFT JOIN memories_fts_vocab v "
             "ON v.term = (tsvector_to_array(to_tsvector('english', t.w)))[1]",
             (list(terms),),
         ).fetchall()
-        return int(rows[0][0]), {r[1]: int(r[2]) for r in rows if r[1] is not None}
+        out = int(rows[0][0]), {r[1]: int(r[2]) for r in rows if r[1] is not None}
+        if cache is not None:
+            cache[key] = (out[0], dict(out[1]))
+        return out
 
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
         """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best."""
@@ -607,6 +626,16 @@ class PostgresBackend:
         ]
 
     # -- vectors (pgvector, HNSW, cosine) ---------------------------------------------------------
+    # The graph holds the rows that are not pending: a batch's vectors are written pending (no graph
+    # insert: 3-9 ms a row, half a batch's time), searched exactly beside the graph through the
+    # pending index, and moved into the graph by compact or by a batch that finds more than
+    # BACKLOG_ROWS waiting (docs/backends.md, "The vector backlog").
+    _HNSW = "CREATE INDEX ix_{t}_hnsw ON {t} USING hnsw (embedding vector_cosine_ops){with_} WHERE NOT pending"
+    _PENDING_INDEX = (
+        "CREATE INDEX IF NOT EXISTS ix_{t}_pending ON {t}(namespace, agent_id, scope, memory_type) WHERE pending"
+    )
+    BACKLOG_ROWS = 4096  # pending rows at most after a batch: each recall reads those of its filter exactly
+
     def create_vector_table(self, dimensions: int) -> None:
         c = self.conn
         d = int(dimensions)
@@ -614,14 +643,14 @@ class PostgresBackend:
         c.execute(
             f"CREATE TABLE {self.VEC_TABLE} (memory_id BIGINT PRIMARY KEY, namespace TEXT NOT NULL, "
             "agent_id TEXT NOT NULL, scope TEXT NOT NULL, memory_type TEXT NOT NULL, "
-            f"archived INTEGER NOT NULL, embedding vector({d}) NOT NULL)"
+            f"archived INTEGER NOT NULL, embedding vector({d}) NOT NULL, pending BOOLEAN NOT NULL DEFAULT FALSE)"
         )
         if d <= 2000:  # HNSW indexes vectors of up to 2,000 dimensions; beyond, searches are exact
-            c.execute(
-                f"CREATE INDEX ix_{self.VEC_TABLE}_hnsw ON {self.VEC_TABLE} USING hnsw (embedding vector_cosine_ops)"
-            )
+            c.execute(self._HNSW.format(t=self.VEC_TABLE, with_=""))
         c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_agent ON {self.VEC_TABLE}(namespace, agent_id, memory_type)")
         c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_scope ON {self.VEC_TABLE}(namespace, scope, memory_type)")
+        c.execute(self._PENDING_INDEX.format(t=self.VEC_TABLE))
+        self._deferred = None
 
     def vector_dimensions(self) -> int | None:
         row = self.execute(
@@ -745,6 +774,48 @@ class PostgresBackend:
         lo, hi = self.execute("SELECT COALESCE(MIN(seq), 0), COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()
         return int(lo), int(hi)
 
+    def _search_sql(self, where: str, q: str = "?", v: str = "") -> str:
+        """The nearest ``k`` rows passing ``where``: the HNSW graph's (rows not pending) merged with
+        the backlog's, searched exactly (``+ 0``: never through an HNSW index, which holds no pending
+        row). Parameters: ``q`` (when ``?``), the where's, ``q``, k, ``q``, the where's, k, k; ``v``
+        prefixes the columns (a ``LATERAL`` search names the table ``v``)."""
+        t = self.VEC_TABLE
+        return (
+            f"SELECT memory_id, d FROM ((SELECT {v}memory_id, {v}embedding <=> {q} AS d FROM {t} {v[:-1]} "
+            f"WHERE NOT {v}pending AND {where} ORDER BY {v}embedding <=> {q} LIMIT ?) UNION ALL "
+            f"(SELECT {v}memory_id, ({v}embedding <=> {q}) + 0 AS d FROM {t} {v[:-1]} WHERE {v}pending AND {where} "
+            "ORDER BY d LIMIT ?)) x ORDER BY d, memory_id LIMIT ?"
+        )
+
+    def _can_defer(self, pg: Any) -> bool:
+        """Whether this store's HNSW index is partial (``WHERE NOT pending``: created from migration
+        0018 on, or rebuilt by compact since), so that a batch may leave its vectors out of the graph."""
+        if self._deferred is None:
+            with self._errors():
+                row = pg.execute(
+                    "SELECT i.indpred IS NOT NULL FROM pg_index i WHERE i.indexrelid = to_regclass(%s)",
+                    (f"ix_{self.VEC_TABLE}_hnsw",),
+                ).fetchone()
+            self._deferred = bool(row and row[0])
+        return self._deferred
+
+    def backlog(self) -> int:
+        """Vectors waiting outside the HNSW graph (searched exactly until compact moves them in)."""
+        if not self._has_vectors():
+            return 0
+        return int(self.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE} WHERE pending").fetchone()[0])
+
+    def _index_backlog(self, c: _Conn, rows: int) -> int:
+        """Move the oldest ``rows`` pending vectors into the HNSW graph (an update: the new row
+        versions are the graph's inserts); how many moved."""
+        with self._errors():
+            cur = c.pg.execute(
+                f"UPDATE {self.VEC_TABLE} SET pending = FALSE WHERE memory_id IN (SELECT memory_id FROM "
+                f"{self.VEC_TABLE} WHERE pending ORDER BY memory_id LIMIT %s)",
+                (int(rows),),
+            )
+        return max(0, cur.rowcount)
+
     def _knn(self, vector: np.ndarray, conds: list[str], params: list[Any], k: int) -> list[tuple[int, float]]:
         """Nearest rows passing ``conds``, the filters inside the HNSW scan (iterative scan); when
         the index gives fewer than ``k`` (a filter too selective for the scan budget), the exact
@@ -753,11 +824,7 @@ class PostgresBackend:
             return []
         where = " AND ".join(conds)
         q = self._vec(vector)
-        sql = (
-            f"SELECT memory_id, d FROM (SELECT memory_id, embedding <=> ? AS d FROM {self.VEC_TABLE} "
-            f"WHERE {where} ORDER BY embedding <=> ? LIMIT ?) x ORDER BY d, memory_id"
-        )
-        rows = self._vector_rows(sql, (q, *params, q, int(k)))
+        rows = self._vector_rows(self._search_sql(where), (q, *params, q, int(k), q, *params, int(k), int(k)))
         if len(rows) < k:
             exact = (
                 f"SELECT memory_id, (embedding <=> ?) + 0 AS d FROM {self.VEC_TABLE} WHERE {where} "
@@ -975,16 +1042,23 @@ class PostgresBackend:
             )
             return
         self._stage_vectors(c, [(r[0], r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows])
+        defer = self._can_defer(c.pg)
         with self._errors():
             c.pg.execute(
                 f"WITH v AS (INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, "
-                "archived, embedding) SELECT o, namespace, agent_id, scope, memory_type, archived, embedding "
-                "FROM hm_stage_vectors ORDER BY o ON CONFLICT (memory_id) DO UPDATE SET "
+                "archived, embedding, pending) SELECT o, namespace, agent_id, scope, memory_type, archived, "
+                "embedding, %s FROM hm_stage_vectors ORDER BY o ON CONFLICT (memory_id) DO UPDATE SET "
                 "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
-                "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding "
-                "RETURNING memory_id) INSERT INTO vector_changes(memory_id, op) SELECT memory_id, 'put' FROM v "
-                "ORDER BY memory_id"
+                "memory_type = excluded.memory_type, archived = excluded.archived, embedding = excluded.embedding, "
+                "pending = excluded.pending RETURNING memory_id) INSERT INTO vector_changes(memory_id, op) "
+                "SELECT memory_id, 'put' FROM v ORDER BY memory_id",
+                (defer,),
             )
+            if defer:  # the backlog stays bounded: past BACKLOG_ROWS the batch moves the oldest into the graph
+                waiting = c.pg.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE} WHERE pending").fetchone()
+                excess = int(waiting[0]) - self.BACKLOG_ROWS if waiting else 0
+                if excess > 0:
+                    self._index_backlog(c, excess)
 
     def vector_knn_many(
         self, queries: Sequence[tuple[np.ndarray, str, str, str, str]], k: int
@@ -999,27 +1073,27 @@ class PostgresBackend:
             self._stage_vectors(c, [(i, q[1], q[2], q[3], q[4], 0, q[0]) for i, q in enumerate(queries)])
             out: list[list[tuple[int, float]]] = [[] for _ in queries]
             with self._errors():
+                group = (
+                    "v.namespace = q.namespace AND v.agent_id = q.agent_id AND v.scope = q.scope "
+                    "AND v.memory_type = q.memory_type"
+                )
+                search = self._search_sql(group, "q.embedding", "v.").replace("?", "%s")
                 rows = c.pg.execute(
-                    f"SELECT q.o, x.memory_id, x.d FROM hm_stage_vectors q CROSS JOIN LATERAL (SELECT v.memory_id, "
-                    f"v.embedding <=> q.embedding AS d FROM {self.VEC_TABLE} v WHERE v.namespace = q.namespace "
-                    "AND v.agent_id = q.agent_id AND v.scope = q.scope AND v.memory_type = q.memory_type "
-                    "ORDER BY v.embedding <=> q.embedding LIMIT %s) x ORDER BY q.o, x.d, x.memory_id",
-                    (int(k),),
+                    f"SELECT q.o, x.memory_id, x.d FROM hm_stage_vectors q CROSS JOIN LATERAL ({search}) x "
+                    "ORDER BY q.o, x.d, x.memory_id",
+                    (int(k), int(k), int(k)),
                 ).fetchall()
             for o, mid, d in rows:
                 out[o].append((int(mid), 1.0 - float(d)))
         else:
-            sql = self._sql(
-                f"SELECT memory_id, d FROM (SELECT memory_id, embedding <=> ? AS d FROM {self.VEC_TABLE} "
-                "WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
-                "ORDER BY embedding <=> ? LIMIT ?) x ORDER BY d, memory_id"
-            )
+            sql = self._sql(self._search_sql("namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ?"))
             with self._errors():
                 with c.pg.pipeline():
                     curs = []
                     for vec, ns, agent, scope, mtype in queries:
                         q = self._vec(vec)
-                        curs.append(c.pg.execute(sql, (q, ns, agent, scope, mtype, q, int(k))))
+                        keys = (ns, agent, scope, mtype)
+                        curs.append(c.pg.execute(sql, (q, *keys, q, int(k), q, *keys, int(k), int(k))))
                 out = [[(int(r[0]), 1.0 - float(r[1])) for r in cur.fetchall()] for cur in curs]
         for i, (vec, ns, agent, scope, mtype) in enumerate(queries):
             if len(out[i]) < k:  # a filter too selective for the scan budget: the exact search decides
@@ -1038,13 +1112,47 @@ class PostgresBackend:
 
     def rebuild_vectors(self, batches: Any = None, progress: Any = None) -> int:
         """Rebuild the HNSW index (after many deletes its graph holds dead ends); ``batches`` and
-        ``progress`` serve SQLite's batched rebuild, one statement here."""
+        ``progress`` serve SQLite's batched rebuild, one statement here. A graph of every row (built
+        before migration 0018) is rebuilt partial, ``WHERE NOT pending``, with its options (``m``,
+        ``ef_construction``) kept: from then on batches may leave their vectors in the backlog."""
+        t = self.VEC_TABLE
         with self.write() as c:
-            c.execute(f"REINDEX TABLE {self.VEC_TABLE}")
-            return c.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}").fetchone()[0]
+            row = c.execute(
+                "SELECT i.indpred IS NOT NULL, x.reloptions FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid "
+                "WHERE i.indexrelid = to_regclass(?)",
+                (f"ix_{t}_hnsw",),
+            ).fetchone()
+            if row is not None and not row[0]:
+                options = f" WITH ({', '.join(row[1])})" if row[1] else ""
+                c.execute(f"DROP INDEX ix_{t}_hnsw")
+                c.execute(self._HNSW.format(t=t, with_=options))
+                c.execute(self._PENDING_INDEX.format(t=t))
+                self._deferred = None
+            else:
+                c.execute(f"REINDEX TABLE {t}")
+            return c.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+
+    def index_backlog(self, batches: Any = None) -> int:
+        """Move the vectors waiting outside the HNSW graph into it, in short write transactions
+        (``batches``: the jobs' batcher, sized to its time budget; else 256 rows each), as many as
+        were waiting at the start (batches written meanwhile do not keep it going); how many moved."""
+        if not self._has_vectors():
+            return 0
+        budget, moved = self.backlog(), 0
+        while moved < budget:
+            with batches.transaction(self) if batches is not None else self.write() as c:
+                n = self._index_backlog(c, min(budget - moved, batches.size if batches is not None else 256))
+            if n == 0:
+                break
+            moved += n
+        return moved
 
     def optimize(self, vacuum: bool = False, batches: Any = None) -> int:
-        """ANALYZE; autovacuum reclaims space on PostgreSQL (never vacuums here: 0)."""
+        """The vector backlog into the HNSW graph (:meth:`index_backlog`), then ANALYZE; autovacuum
+        reclaims space on PostgreSQL (never vacuums here: 0)."""
+        moved = self.index_backlog(batches)
+        if moved:
+            log.info("%s: %d vectors moved from the backlog into the HNSW graph", self.display, moved)
         self.execute("ANALYZE")
         return 0
 

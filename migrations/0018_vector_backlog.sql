@@ -1,0 +1,3 @@
+-- 0018_vector_backlog (issue 10): PostgreSQL's vector backlog (migrations/postgres/0018_vector_backlog.sql).
+-- Nothing to do on SQLite: vec0 has no graph to defer, and remember_many's vectors go into the
+-- in-process index at once.

@@ -1,0 +1,2 @@
+-- 0019_gin_pending_lists (issue 10): PostgreSQL's GIN pending lists (migrations/postgres/0019_gin_pending_lists.sql).
+-- Nothing to do on SQLite: FTS5 has no pending list.
