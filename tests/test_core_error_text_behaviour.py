@@ -1,8 +1,11 @@
 """Raw error text as every verb that takes one accepts it (issue 18): NUL characters that real logs carry
 are dropped, text that is only whitespace is refused with InvalidInputError, lone surrogates from a bad
-decode are replaced, and the signature is the same as for the clean text."""
+decode are replaced, and the signature is the same as for the clean text; a secret in it is redacted from
+what is shown and kept (the excerpt, the message, the basis a memory keeps for re-signing)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -41,3 +44,28 @@ def test_lone_surrogates_from_a_bad_decode_are_replaced(store):
     m = store.remember("pin tenacity in requirements", type="failure", agent_id="a", error=broken)
     assert "\udcff" not in (m.error_signature or "")
     assert store.has_seen_error("a", broken)
+
+
+def test_what_an_error_was_signed_from_is_kept_with_the_memory_without_its_secrets(store, tmp_path):
+    # a traceback whose decisive line carries a URL password: the excerpt (the frames and the line) and the
+    # message are both shown and stored, so both are redacted; the memory keeps what was signed (message,
+    # frame, exception, category, excerpt) so a later signing method can re-sign it, and an export carries it
+    err = (
+        'Traceback (most recent call last):\n  File "/srv/deploy.py", line 7, in push\n    client.login(url)\n'
+        "ConnectionError: auth failed for https://deploy:hunter2secretpw@registry.example.com/v2/ (401)\n"
+    )
+    signed = store.error_signature(err)
+    assert "client.login(url)" in signed.excerpt and "auth failed" in signed.message
+    assert "hunter2secretpw" not in signed.excerpt and "hunter2secretpw" not in signed.message
+    m = store.remember("log in with the deploy token from the vault", type="failure", agent_id="a", error=err)
+    path = tmp_path / "out.jsonl"
+    store.export_jsonl(path)
+    (rec,) = [r for r in map(json.loads, path.read_text().splitlines()) if r.get("uid") == m.uid]
+    assert rec["error_basis"] == {
+        "message": signed.message,
+        "frame": signed.frame,
+        "exception": "ConnectionError",
+        "category": signed.category,
+        "excerpt": signed.excerpt,
+    }
+    assert "hunter2secretpw" not in path.read_text()

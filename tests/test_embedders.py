@@ -139,13 +139,22 @@ def test_failing_embedder_stores_keyword_only_then_backfills(tmp_path, mode):
         assert s.recall("cache server refuses", agent_id="a", channels={"vector"})[0].memory.id == m.id
 
 
-def test_failing_embedder_with_raise_policy_writes_nothing(tmp_path):
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("nan", "returned NaN or infinite values"),  # unusable vectors
+        ("raise", "embedder 'fake:32' failed: embedding service unavailable"),  # any exception of user code
+    ],
+)
+def test_failing_embedder_with_raise_policy_writes_nothing(tmp_path, mode, message):
     with MemoryStore(
-        tmp_path / "r.db", embedder=FailingEmbedder(32, mode="nan"), settings=Settings(embed_failure="raise")
+        tmp_path / "r.db", embedder=FailingEmbedder(32, mode=mode), settings=Settings(embed_failure="raise")
     ) as s:
         before = table_snapshot(s)
-        with pytest.raises(EmbedderError):
+        with pytest.raises(EmbedderError, match=message):
             s.remember("x y z", type="failure", agent_id="a")
+        with pytest.raises(EmbedderError, match=message):
+            s.recall("x y z", agent_id="a")
         assert table_snapshot(s) == before
 
 

@@ -45,6 +45,10 @@ def test_check_returns_a_known_type_and_names_the_known_ones_for_an_unknown_one(
     with pytest.raises(UnknownMemoryTypeError) as err:
         reg.check("planz")
     assert err.value.name == "planz" and err.value.known == sorted(reg.names)
+    # the message names the type, lists every known one in order and says how to register more
+    message = str(err.value)
+    assert message.startswith("unknown memory type 'planz'; known types: " + ", ".join(sorted(reg.names)))
+    assert "HARNESS_MEMORY_EXTRA_TYPES" in message
     with pytest.raises(UnknownMemoryTypeError) as long:
         reg.check("q" * 1000)
     assert long.value.name == "q" * 200  # the message quotes at most 200 characters of it

@@ -367,3 +367,20 @@ def test_an_export_carries_threads_sources_and_fix_links_to_another_store(store,
         assert got[ep.uid].thread_id == "th" and got[ep.uid].reflected_at is not None
         assert ep.uid in [m.uid for m in copy.reflection_sources(got[fact.uid].id)]
         assert [e.memory.uid for e in copy.fixes_for(err, agent_id="a")] == [fix.uid]
+
+
+def test_an_export_is_utf8_text_with_every_character_as_written(store, tmp_path):
+    # a reader of the file (a human, grep, a diff) sees the text, not JSON escapes of it
+    m = store.remember(
+        "le cache échoue: redémarrer 服务器 ✓", type="failure", agent_id="a", tags=["réseau"], metadata={"hôte": "été"}
+    )
+    path = tmp_path / "out.jsonl"
+    store.export_jsonl(path)
+    text = path.read_bytes().decode("utf-8")
+    for written in ("le cache échoue: redémarrer 服务器 ✓", '"réseau"', '"hôte": "été"'):
+        assert written in text
+    assert "\\u" not in text
+    with MemoryStore(tmp_path / "copy.db") as copy:
+        copy.import_jsonl(path)
+        (back,) = [copy.get(i) for (i,) in copy._core.backend.execute("SELECT id FROM memories")]
+        assert (back.uid, back.content, back.tags, back.metadata) == (m.uid, m.content, m.tags, m.metadata)

@@ -257,6 +257,15 @@ def test_remember_many_is_all_or_nothing(store):
     assert len({m.id for m in got}) == 20
 
 
+def test_a_batch_larger_than_one_read_comes_back_whole_and_in_order(store):
+    # the rows are read back in chunks of bounded size: a batch of two chunks and one row more returns
+    # every memory it wrote, in the order of its items
+    items = [{"content": f"item {i}", "type": "success", "agent_id": "a"} for i in range(1001)]
+    got = store.remember_many(items)
+    assert [m.content for m in got] == [it["content"] for it in items]
+    assert len({m.id for m in got}) == 1001
+
+
 text_st = st.text(min_size=0, max_size=200)
 any_st = st.one_of(
     st.none(),

@@ -198,9 +198,11 @@ def test_boolean_memory_id_and_types():
     assert v.types_list(None, check) is None
     assert v.types_list("Failure", check) == ["failure"]
     assert v.types_list(["A", "a", "b"], check) == ["a", "b"]
-    for bad in ([], 5):
-        with pytest.raises(InvalidInputError):
-            v.types_list(bad, check)
+    # the message says what to pass instead: None means every type
+    with pytest.raises(InvalidInputError, match=r"types must not be empty \(pass None for all types\)"):
+        v.types_list([], check)
+    with pytest.raises(InvalidInputError, match="types must be a list of type names"):
+        v.types_list(5, check)
 
 
 def test_show_is_bounded_and_never_raises():
