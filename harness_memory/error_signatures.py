@@ -63,7 +63,10 @@ DEFAULT_THRESHOLD = 0.7
 #    findings, diffs of check steps, strict XPASS and located ``runtime error:`` checks (test_failure)
 # 7: Java: a comparison's value that runs over lines is read to where its brackets balance; ``expected same:<a>
 #    was not:<b>`` is a comparison; a StackOverflowError keys on its recursion's frames
-SIGNATURE_METHOD = 7
+# 8: Gradle's failure report: an exception it names as a cause (``> java.lang.OutOfMemoryError: ...`` under
+#    "What went wrong:") is the failure's exception, signed as the same exception printed elsewhere; "could not
+#    find group:artifact:version" is a missing dependency (import_error)
+SIGNATURE_METHOD = 8
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -324,6 +327,7 @@ _BY_TEXT = [
             r"find a package configuration file|\bcannot find -l[\w.+-]|was not found in the pkg-config search path|"
             r"\bno package '[^']{1,200}' found|no package called|unmet (?:peer )?dependenc|version solving failed|"
             r"no such module|could(?:n't| not) find (?:a )?(?:package|module|gem|crate|artifact|dependency|library)\b|"
+            r"could(?:n't| not) find [\w.-]{1,200}:[\w.-]{1,200}:\d|"  # a group:artifact:version (Gradle, Ivy, sbt)
             r"\bdependency .{0,120}\bnot found|\blib[\w+.-]{1,40} (?:is|are) (?:required|missing)\b|"
             r"package requirements .{0,200} were not met|"
             r"\block ?file\b.{0,120}\b(?:needs? to be updated|out of sync|in sync|outdated|out of date|not up to date)|"
@@ -419,10 +423,8 @@ _TEXT_KEYS = {
     "out_of_memory": (
         "out of memory",
         "oom",
-        "cannot allocate memory",
         "heap space",
         "memory limit",
-        "unable to allocate",
         "alloc",
         "stack",
         "recursion depth",
@@ -599,7 +601,8 @@ def _is_linter(command: str | None) -> bool:
         return False
     command = re.sub(r"^(?:\+{1,4}|\$|>|Run|\[command\])\s+", "", command.strip())
     for seg in _SEGMENT.split(command[:500]):
-        words = [w for w in seg.split() if "=" not in w or w.startswith("-")]  # drop VAR=value assignments
+        # VAR=value assignments and --flag=value options are neither a program nor git's --check
+        words = [w for w in seg.split() if "=" not in w]
         for w in words[:4]:
             if w.startswith("-"):
                 if w == "--check" and words[:1] == ["git"]:

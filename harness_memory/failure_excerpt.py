@@ -162,7 +162,7 @@ _PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):?\s*$")
 _PY_FRAME = re.compile(r'^\s*File "([^"]{1,1000})", line (\d{1,9})(?:, in (\S{1,300}))?')
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[\w$]{0,40}$")
 _EXC = re.compile(
-    r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: )?(?:[A-Z]\s{1,8})?"
+    r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: |> )?(?:[A-Z]\s{1,8})?"
     r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$"
 )
 _JAVA_FRAME = re.compile(r"^\s*at ([\w$.<>/-]{1,500})\(([^)]{0,300})\)")
@@ -821,6 +821,8 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
                 if _PYTEST_E.match(lines[i].text):
                     return _finish(_pytest(lines, i, hi), lines, lo, hi)
     t = lines[i].text.strip()
+    if t.startswith("> ") and lines[i].cls == 5:
+        t = t[2:]  # Gradle's cause marker (``> java.lang.OutOfMemoryError: ...`` under "What went wrong:")
     if _PANIC_AT_END.search(t):  # Rust >= 1.73 prints the panic's message on the line after its location
         nxt = next((lines[j].text.strip() for j in range(i + 1, min(hi, i + 4)) if lines[j].text.strip()), "")
         if nxt and not nxt.startswith(("note:", "stack backtrace:")):

@@ -71,6 +71,27 @@ RatesUnavailable: cannot fetch EUR rates
     assert category("\n".join(log.split("\n")[6:])) == "unknown"
 
 
+def test_running_out_of_memory_decides_over_an_error_raised_while_handling_it():
+    # the fallback's missing file is a consequence; the process ran out of memory first
+    log = """\
+Traceback (most recent call last):
+  File "/srv/app/cache.py", line 12, in load
+    data = bytearray(size)
+MemoryError
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/srv/app/main.py", line 5, in <module>
+    cache.load()
+  File "/srv/app/cache.py", line 15, in load
+    with open(FALLBACK, "rb") as f:
+FileNotFoundError: [Errno 2] No such file or directory: '/var/cache/app/fallback.bin'
+"""
+    assert category(log) == "out_of_memory"
+    assert category("\n".join(log.split("\n")[6:])) == "not_found"  # the last traceback alone
+
+
 def test_an_environment_block_is_not_overridden_by_a_cause():
     log = """\
 Retrying in 5 s (attempt 2 of 3): assertion in probe failed

@@ -113,3 +113,54 @@ def test_a_checkers_finding_is_a_finding_whatever_it_checked():
     assert category(undefined) == "test_failure"
     # the same words from a step that runs no checker are what they say
     assert category(f"$ ./check_indent.sh deploy/\n{finding}\n") == "assertion"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "OSError: [Errno 12] Cannot allocate memory",
+        "bash: fork: Cannot allocate memory",
+        "fatal: Out of memory, malloc failed (tried to allocate 1073741824 bytes)",
+    ],
+)
+def test_the_systems_own_words_for_running_out_of_memory_are_out_of_memory(text):
+    assert category(text) == "out_of_memory"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "lib/app.ex is not formatted",
+        "src/app.kt: not properly formatted",
+        "src/main.dart needs formatting",
+    ],
+)
+def test_a_formatters_report_that_a_file_is_not_formatted_is_a_finding(text):
+    assert category(text) == "test_failure"
+
+
+def test_a_type_checkers_error_stays_a_type_error_when_it_names_something_failed():
+    # 'failed' is the name of an attribute here, not a test's report
+    msg = 'app/jobs.py:41: error: Item "None" of "Optional[Job]" has no attribute "failed"  [union-attr]'
+    assert category(msg) == "type_error"
+
+
+def test_a_type_checkers_error_whose_location_is_on_the_next_line_is_a_type_error():
+    # ty and ruff print rustc's layout: the finding first, its file:line on the arrow line below
+    text = "error[unresolved-reference]: Name `x` used when not defined\n --> src/app/main.py:3:5\n  |\n3 | print(x)\n"
+    assert category(text) == "type_error"
+
+
+def test_an_exception_of_no_known_category_raised_in_a_pytest_test_is_a_test_failure():
+    text = (
+        "=================================== FAILURES ===================================\n"
+        "__________________________________ test_ship ___________________________________\n\n"
+        "    def test_ship():\n        parcel = Parcel(weight=3)\n"
+        '>       raise ShippingError("carrier rejected parcel")\n'
+        "E       shipping.ShippingError: carrier rejected parcel\n\n"
+        "tests/test_ship.py:5: ShippingError\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED tests/test_ship.py::test_ship - shipping.ShippingError: carrier rejected parcel\n"
+        "============================== 1 failed in 0.03s ===============================\n"
+    )
+    assert category(text) == "test_failure"

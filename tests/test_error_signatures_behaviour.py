@@ -263,6 +263,39 @@ def test_linked_signatures_form_one_group(store):
     assert miner.canonical(t1.id) == t1.id
 
 
+def test_a_group_that_joins_another_brings_the_signatures_it_had_absorbed(store):
+    # 16 tokens: six fixed words and two regions of five; differing in a whole region (5 of 16) is a new group
+    fixed = "replica sync stalled for shard during".split()
+    pool = iter(f"{c}{v}{e}" for c in "bcdfghjklmnp" for v in "aeiou" for e in "rstvz")
+
+    def fresh(n):
+        return [next(pool) for _ in range(n)]
+
+    def sign(first, second):
+        return store.error_signature(" ".join(fixed + first + second))
+
+    a, aa, b, bb, c = (fresh(5) for _ in range(5))
+    t2, t3, t1 = sign(b, bb), sign(c, bb), sign(a, aa)
+    assert len({t1.id, t2.id, t3.id}) == 3
+    mem = store.remember(
+        "resync the shard from its snapshot", type="success", agent_id="a", error=" ".join(fixed + c + bb)
+    )
+    for k in range(1, 6):  # t2 generalises its first region and absorbs t3
+        sign(fresh(k) + b[k:], bb)
+    miner = store._core.miner
+    assert miner.canonical(t3.id) == t2.id
+    for k in range(1, 6):  # then t1 generalises both regions and absorbs t2
+        sign(fresh(k) + a[k:], aa)
+    for k in range(1, 6):
+        last = sign(fresh(5), fresh(k) + aa[k:])
+    assert last.id == t1.id and miner.canonical(t2.id) == t1.id
+    # what t2 had absorbed is t1's now, not left pointing at a group that is gone
+    assert miner.canonical(t3.id) == t1.id
+    assert sorted(miner.group(t1.id)) == sorted([t1.id, t2.id, t3.id])
+    hits = store.recall("", agent_id="a", error=" ".join(fixed + fresh(5) + fresh(5)))
+    assert [h.memory.id for h in hits] == [mem.id]
+
+
 def test_a_checkers_finding_that_is_neither_compiled_nor_typed_is_a_test_failure():
     assert categorize(extract("src/app.js:3:1: error  x is defined but never used")) == "test_failure"
     assert categorize(extract("src/app.rb:3:1: E: Layout/Indent")) == "test_failure"
