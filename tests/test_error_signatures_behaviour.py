@@ -301,10 +301,17 @@ def test_a_checkers_finding_that_is_neither_compiled_nor_typed_is_a_test_failure
     assert categorize(extract("src/app.rb:3:1: E: Layout/Indent")) == "test_failure"
 
 
-def test_the_gap_of_a_variable_length_group_must_come_before_the_first_difference(store):
+@pytest.mark.parametrize(
+    "other",
+    [
+        "cache miss blue 13 on shard",  # one variable less, but 'red' is not 'blue'
+        "cache hit red 13 on shard",  # the same, the difference one token earlier
+    ],
+)
+def test_the_gap_of_a_variable_length_group_must_come_before_the_first_difference(store, other):
     a = store.error_signature("cache miss red 11 12 on shard")  # cache miss red <*> <*> on shard
-    b = store.error_signature("cache miss blue 13 on shard")  # one variable less, but 'red' is not 'blue'
-    assert b.id != a.id
+    assert store.error_signature("cache miss red 13 on shard").id == a.id  # one variable less joins
+    assert store.error_signature(other).id != a.id
 
 
 def test_a_two_token_message_has_no_variable_length_neighbour_and_a_three_token_one_has(store):
