@@ -36,7 +36,12 @@ alone: the throughput figure).
 Besides the probe's waits, each phase shows this process's CPU seconds (``time.process_time``:
 the job's own work, whatever the machine's load) and, for the jobs that write in batches
 (``jobs.batches``), how many batches and their lock holds (p99 / max ms, from BEGIN to the end of
-COMMIT).
+COMMIT). "write txs" times every write transaction of this process the same way and splits the
+longest: its COMMIT (which includes a WAL checkpoint when SQLite runs one after it: the lock is
+already free then) and the thread's CPU during the hold (far less than the hold: the holder was
+waiting for the machine or the disk, not working), and the function that opened it; "longest hold
+by site" gives each such function's longest hold (and its CPU). The worst probe call's split adds
+its COMMIT (a checkpoint the probe ran itself is there) and its CPU ms.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ import shutil
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -91,22 +97,38 @@ def _timed(obj, name: str, spent: list[float], slot: int) -> None:
     setattr(obj, name, wrapper)
 
 
+def _timed_commit(backend, spent: list[float], slot: int) -> None:
+    """Wrap ``backend.write`` so that the seconds its COMMIT takes (with the WAL checkpoint SQLite
+    runs after it when the WAL is over its threshold) add up in ``spent[slot]``."""
+    inner = backend.write
+
+    @contextmanager
+    def write():
+        with inner() as c:
+            yield c
+            t0 = time.perf_counter()  # the caller's work is done: what follows is the COMMIT
+        spent[slot] += time.perf_counter() - t0
+
+    backend.write = write
+
+
 def probe(path: str, stop: str, out: str, period: float = 0.02) -> None:
     """Another host process: remember() every ``period`` s; per call its start, duration, outcome
     and where the time went: waiting for the write lock (``_begin``), catching up the in-process
     vector index (``sync``, outside and inside the transaction) and writing its snapshot file."""
     calls = []
     with MemoryStore(path) as s:
-        spent = [0.0, 0.0, 0.0]
+        spent = [0.0, 0.0, 0.0, 0.0]
         _timed(s._core.backend, "_begin", spent, 0)
         if s._core.index is not None:
             _timed(s._core.index, "_apply_changes", spent, 1)
             _timed(s._core.index, "_load_all", spent, 1)
             _timed(s._core.index, "save", spent, 2)
+        _timed_commit(s._core.backend, spent, 3)
         i = 0
         while not Path(stop).exists():
-            spent[:] = [0.0, 0.0, 0.0]
-            t0 = time.time()
+            spent[:] = [0.0, 0.0, 0.0, 0.0]
+            t0, c0 = time.time(), time.process_time()
             try:
                 s.remember(
                     f"probe write {i}: the deploy of service {i % 97} went fine",
@@ -117,7 +139,7 @@ def probe(path: str, stop: str, out: str, period: float = 0.02) -> None:
                 ok = True
             except Exception as exc:  # noqa: BLE001 - an error is a result here: counted, not raised
                 ok = f"{type(exc).__name__}: {exc}"[:200]
-            calls.append((t0, time.time() - t0, ok, *spent))
+            calls.append((t0, time.time() - t0, ok, *spent, time.process_time() - c0))
             if i == 0:  # the first call loads the process's vector index: not a wait on anyone's lock
                 Path(stop + ".ready").touch()
             i += 1
@@ -141,10 +163,15 @@ def build(path: Path, rows: int) -> float:
 
 
 HOLDS: list[float] = []  # every batch's lock hold in this process (jobs.batches.Batcher.record)
+# every write transaction of this process: (hold s from BEGIN to the end of COMMIT, of which the
+# COMMIT s, thread CPU s of the hold, the function that opened it)
+WRITES: list[tuple[float, float, float, str]] = []
+SITES = {"purge_removed_vectors", "rebuild_vectors", "optimize", "in_batches", "delete_rows", "refresh_snapshot"}
 
 
 def _record_holds() -> None:
     from harness_memory.jobs.batches import Batcher
+    from harness_memory.sqlite_backend import SQLiteBackend
 
     inner = Batcher.record
 
@@ -153,6 +180,24 @@ def _record_holds() -> None:
         inner(self, seconds)
 
     Batcher.record = record
+    write = SQLiteBackend.write
+
+    @contextmanager
+    def timed_write(self):
+        outer = not self.in_transaction
+        with write(self) as c:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            yield c
+            t1 = time.perf_counter()
+        if outer:
+            f, site = sys._getframe(1), "?"
+            while f is not None and site == "?":
+                site = f.f_code.co_name if f.f_code.co_name in SITES else "?"
+                f = f.f_back
+            t2 = time.perf_counter()
+            WRITES.append((t2 - t0, t2 - t1, time.thread_time() - c0, site))
+
+    SQLiteBackend.write = timed_write
 
 
 def expire_some(path: Path, n: int) -> int:
@@ -171,8 +216,9 @@ def expire_some(path: Path, n: int) -> int:
 
 def phases(
     path: Path, delay: float, only: list[str] | None = None, bulk: int | None = None
-) -> list[tuple[str, float, float, dict, float, list[float]]]:
-    """``(phase, start, end, counts, cpu seconds, batch holds)``, times in wall-clock seconds."""
+) -> list[tuple[str, float, float, dict, float, list[float], list[tuple[float, float, float, str]]]]:
+    """``(phase, start, end, counts, cpu seconds, batch holds, write transactions)``, times in
+    wall-clock seconds."""
     out = []
     emb = SlowEmbedder(delay)
 
@@ -180,9 +226,10 @@ def phases(
         if only and out and name.split()[0] not in only:
             return
         HOLDS.clear()
+        WRITES.clear()
         t0, c0 = time.time(), time.process_time()
         counts = fn() or {}
-        out.append((name, t0, time.time(), counts, time.process_time() - c0, list(HOLDS)))
+        out.append((name, t0, time.time(), counts, time.process_time() - c0, list(HOLDS), list(WRITES)))
 
     if bulk:
         with MemoryStore(path, embedder=emb) as s:
@@ -265,16 +312,31 @@ def measure(
     errors = [c for c in calls if c[2] is not True]
     rows_out = []
     idle_p99 = None
-    for name, a, b, counts, cpu, holds in ph:
+    for name, a, b, counts, cpu, holds, writes in ph:
         during = [c for c in calls if c[0] < b and c[0] + c[1] > a]
         waits = [c[1] * 1000 for c in during]
         worst = max(during, key=lambda c: c[1]) if during else None
-        # the worst call: ms waiting for the lock / catching up the vector index / writing its snapshot
-        split = "/".join(f"{x * 1000:.0f}" for x in worst[3:6]) if worst else "-"
+        # the worst call: ms waiting for the lock / catching up the vector index / writing its
+        # snapshot / in its COMMIT (with any checkpoint after it), and its CPU ms
+        split = "/".join(f"{x * 1000:.0f}" for x in worst[3:7]) + f", cpu {worst[7] * 1000:.0f}" if worst else "-"
         p99 = pct(waits, 99) if waits else float("nan")
         if idle_p99 is None:
             idle_p99 = p99
         held = f"{len(holds)}: {pct(holds, 99) * 1000:.0f} / {max(holds) * 1000:.0f}" if holds else "-"
+        # every write transaction of the job: hold p99 / max, the longest one's COMMIT and CPU ms, and where
+        longest = max(writes) if writes else None
+        tx = (
+            f"{len(writes)}: {pct([w[0] for w in writes], 99) * 1000:.0f} / {longest[0] * 1000:.0f}"
+            f" ({longest[1] * 1000:.0f} / {longest[2] * 1000:.0f} {longest[3]})"
+            if longest
+            else "-"
+        )
+        # the longest hold of each site (the function that opened the write transaction)
+        by_site: dict[str, tuple[float, float]] = {}
+        for hold, _, used, site in writes:
+            if hold > by_site.get(site, (0.0, 0.0))[0]:
+                by_site[site] = (hold, used)
+        sites = ", ".join(f"{k} {v[0] * 1000:.0f} ({v[1] * 1000:.0f})" for k, v in sorted(by_site.items()))
         shown = ", ".join(f"{k} {v}" for k, v in counts.items() if isinstance(v, (int, float)) and v)[:60]
         rows_out.append(
             [
@@ -283,19 +345,21 @@ def measure(
                 round(b - a, 2),
                 round(cpu, 1),
                 held,
+                tx,
                 len(waits),
                 round(pct(waits, 50), 1) if waits else "-",
                 round(p99, 1) if waits else "-",
                 round(max(waits), 1) if waits else "-",
                 split,
                 round(p99 / idle_p99, 1) if waits and idle_p99 else "-",
+                sites or "-",
                 shown,
             ]
         )
     built = f"build {rows:,} rows: {build_s:.0f} s" if build_s else f"{rows:,} rows copied from {template}"
     shown_errors = sorted({str(c[2]) for c in errors})[:3]
     note = f"({built}; probe calls {len(calls)}, errors {len(errors)}{': ' if errors else ''}{'; '.join(shown_errors)})"
-    rows_out.append([f"{delay_ms:g} ms", note, "", "", "", "", "", "", "", "", "", ""])
+    rows_out.append([f"{delay_ms:g} ms", note, *[""] * 12])
     return rows_out
 
 
@@ -324,12 +388,14 @@ def main() -> None:
                 "phase s",
                 "cpu s",
                 "batches: hold p99 / max ms",
+                "write txs: hold p99 / max ms (max: commit / cpu ms, site)",
                 "probe calls",
                 "p50 ms",
                 "p99 ms",
                 "worst ms",
-                "worst: lock/catch-up/snapshot ms",
+                "worst: lock/catch-up/snapshot/commit ms, cpu",
                 "p99 / idle p99",
+                "longest hold by site ms (its cpu ms)",
                 "counts",
             ],
             rows,

@@ -907,8 +907,9 @@ class SQLiteBackend:
         sqlite-vec never reuses a deleted slot, but frees a chunk once its last row is deleted. So
         the rows of every chunk with dead slots (except the newest of each partition, still filling)
         are moved: deleted and inserted again in one transaction per batch, which appends them to
-        the newest chunk, and each emptied chunk is freed. ``batches`` sizes the batches (its
-        ``size``; ``transaction()`` for each batch); ``progress(n)`` is called after each commit.
+        the newest chunk, and each emptied chunk is freed. ``batches`` bounds the batches (its
+        size and time budget, in steps: ``jobs.batches.run_steps``; ``transaction()`` for each
+        batch); ``progress(n)`` is called after each commit.
         Each batch re-reads its rows inside its transaction (a writer may have moved or deleted
         them meanwhile), so a run stopped anywhere leaves a valid table and the next run moves the
         rest. Same vectors and metadata: nothing is logged, in-process indexes stay valid."""
@@ -931,22 +932,30 @@ class SQLiteBackend:
         columns = "memory_id, namespace, agent_id, scope, memory_type, archived, embedding"
         moved = k = 0
         while k < len(ids):
-            size = batches.size if batches is not None else MOVE_BATCH
-            chunk = ids[k : k + size]
-            k += len(chunk)
             with batches.transaction(self) if batches is not None else self.write() as c:
-                marks = ",".join("?" * len(chunk))
-                still = [
-                    r[0]
-                    for r in c.execute(f"SELECT rowid, chunk_id FROM {t}_rowids WHERE rowid IN ({marks})", chunk)
-                    if r[1] in sparse
-                ]
-                rows = [c.execute(f"SELECT {columns} FROM {t} WHERE memory_id = ?", (i,)).fetchone() for i in still]
-                c.executemany(f"DELETE FROM {t} WHERE memory_id = ?", [(i,) for i in still])
-                c.executemany(f"INSERT INTO {t}({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            moved += len(still)
-            if progress is not None and still:
-                progress(len(still))
+
+                def move(part: list[int]) -> int:
+                    marks = ",".join("?" * len(part))
+                    still = [
+                        r[0]
+                        for r in c.execute(f"SELECT rowid, chunk_id FROM {t}_rowids WHERE rowid IN ({marks})", part)
+                        if r[1] in sparse
+                    ]
+                    rows = [c.execute(f"SELECT {columns} FROM {t} WHERE memory_id = ?", (i,)).fetchone() for i in still]
+                    c.executemany(f"DELETE FROM {t} WHERE memory_id = ?", [(i,) for i in still])
+                    c.executemany(f"INSERT INTO {t}({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+                    return len(still)
+
+                if batches is not None:  # up to its size or its time budget, in steps (jobs.batches.run_steps)
+                    from .jobs.batches import run_steps
+
+                    k, n = run_steps(batches, ids, k, move)
+                else:
+                    n = move(ids[k : k + MOVE_BATCH])
+                    k += MOVE_BATCH
+            moved += n
+            if progress is not None and n:
+                progress(n)
         return moved
 
     FTS_MERGE_PAGES = 128  # pages of FTS5 segment merging per write transaction (at most)

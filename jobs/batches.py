@@ -15,7 +15,7 @@ were read), so a bulk operation interrupted anywhere is resumed by running it ag
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from typing import Any
@@ -25,7 +25,8 @@ ID_PAGE = 50_000  # ids read per search by in_batches (outside the lock)
 GAP = 0.005  # seconds between two batches with the lock released
 CHECKPOINT_EVERY = 0.5  # seconds of batches' lock holds between two WAL checkpoints the job runs (SQLite)
 SHARED_FOR = 2.0  # seconds after another connection's commit was seen during which batches checkpoint as SQLite does
-STEP = 64  # rows per statement inside a batch, the clock checked between two (see run_steps)
+STEP = 64  # at most this many rows per statement inside a batch, the clock checked between two (see run_steps)
+STEP_SHARE = 8  # a step is sized to take at most 1/STEP_SHARE of the batch's budget at the last measured rate
 
 # what the running job has committed so far, batch by batch: the run record of a job that is
 # interrupted (SIGINT, SIGTERM, an error) still says what it changed (a batch that committed in
@@ -51,14 +52,39 @@ def tallying() -> Iterator[dict]:
 
 
 class Batcher:
-    def __init__(self, target: float = 0.05, *, start: int = 50, lo: int = 10, hi: int = MAX_BATCH, gap: float = GAP):
+    def __init__(
+        self,
+        target: float = 0.05,
+        *,
+        start: int = 50,
+        lo: int = 10,
+        hi: int = MAX_BATCH,
+        gap: float = GAP,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
         self.target, self.lo, self.hi, self.gap = target, lo, hi, gap
         self.size = max(lo, min(hi, start))
+        self.clock = clock  # what run_steps reads between steps (a test gives a counter)
+        self.per_key: float | None = None  # seconds a key took in the last step (None: no step measured yet)
         self.batches = 0
         self.unchecked = 0.0  # seconds of batches committed since the last checkpoint this batcher ran
         self.seen: int | None = None  # SQLite's data_version at the start of the last batch
         self.shared = False  # another connection committed between two batches less than SHARED_FOR ago
         self.shared_until = 0.0
+        self.pinning = False  # inside ``with batcher``: a read transaction pins the WAL between checkpoints
+        self.pin: Any = None  # the connection holding that read transaction, while it is open
+        self.pin_backend: Any = None  # the batcher's own backend handle (SQLite), kept for its whole use
+        self.backend: Any = None  # the backend its batches write to (checkpointed at the end)
+
+    def step(self) -> int:
+        """Keys for the next step of :func:`run_steps`: ``STEP``, or fewer once a step showed them
+        slow, so that a step at the last measured rate takes at most ``1 / STEP_SHARE`` of the
+        budget (a batch then ends within about that of its budget even when its keys cost far more
+        than its size was sized for: the 64 vec0 moves of a vector rebuild step took 118 ms of CPU
+        under load); at least one."""
+        if not self.per_key:
+            return STEP
+        return max(1, min(STEP, int(self.target / STEP_SHARE / self.per_key)))
 
     def record(self, seconds: float) -> None:
         if seconds < self.target / 2:
@@ -77,22 +103,30 @@ class Batcher:
         On SQLite the batch's COMMIT runs no WAL checkpoint: the batches commit with the
         connection's automatic checkpoint off, and between two batches, once about
         ``CHECKPOINT_EVERY`` seconds of them have committed, the batcher checkpoints the WAL
-        itself with the write lock free (:meth:`checkpoint`). While another connection writes
-        between batches (``PRAGMA data_version`` changed) the batch's commit checkpoints as
-        before: that writer's commit would otherwise find the job's pages in the WAL and copy
-        them inside its own call (measured: the probe's p50 went 28 -> 91 ms, and a checkpoint
-        run by the batcher before the next batch still lost that race under load: 56 ms).
-        Left on, SQLite checkpointed after
+        itself with the write lock free (:meth:`checkpoint`). Left on, SQLite checkpointed after
         every commit that found more than 1,000 pages in the WAL, which a bulk delete's batch
         (each row changes pages of a dozen indexes) crossed every batch or two: each checkpoint
         copied the same index pages again and synced the file twice; that was most of an 80k-row
-        expire's time (39-73 s -> 26-30 s, docs/benchmarks.md)."""
+        expire's time (39-73 s -> 26-30 s, docs/benchmarks.md).
+
+        Another writer's commit would run that checkpoint instead, inside its own call, once the
+        job's pages take the WAL past its threshold (measured: the probe's p50 28 -> 91 ms). Used
+        as a context manager (``with Batcher(...) as batch``), the batcher keeps a read
+        transaction open on a connection of its own from each of its checkpoints to the next (see
+        :meth:`_pin`): a checkpoint copies no page while a reader may still need the database
+        file as it was, so another writer's automatic checkpoint finds nothing it may copy and
+        returns at once, and the job's pages are copied once every ``CHECKPOINT_EVERY`` seconds,
+        by the job, as when it writes alone. Without the context manager (no place to close that
+        connection), while another connection writes between batches (``PRAGMA data_version``
+        changed) the batch's commit checkpoints as SQLite does, for ``SHARED_FOR`` seconds."""
         if self.gap and self.batches:
             # the pause after the previous batch, taken here (before this one) so that the caller
             # counts a committed batch before anything can interrupt it
             if self.unchecked >= CHECKPOINT_EVERY:
                 self.checkpoint(backend)
             time.sleep(self.gap)
+        if self.pinning and self.pin is None:
+            self._pin(backend)
         self.batches += 1
         with (
             _foreign_keys_off(backend) if cascades_off else nullcontext(),
@@ -100,7 +134,7 @@ class Batcher:
             backend.write() as c,
         ):
             t0 = time.perf_counter()
-            if getattr(backend, "dialect", None) == "sqlite":
+            if getattr(backend, "dialect", None) == "sqlite" and self.pin is None:
                 version = c.execute("PRAGMA data_version").fetchone()[0]
                 if self.seen is not None and version != self.seen:
                     # another writer: it may skip a gap (sleeping between its calls), so one is
@@ -115,13 +149,53 @@ class Batcher:
         self.unchecked = 0.0 if self.shared else self.unchecked + spent
         self.record(spent)
 
+    def __enter__(self) -> Batcher:
+        self.pinning = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.pinning = False
+        try:
+            self._unpin()
+        finally:
+            if self.pin_backend is not None:
+                self.pin_backend.close()
+                self.pin_backend = None
+        if self.unchecked and self.backend is not None:
+            self.checkpoint(self.backend)
+
+    def _pin(self, backend) -> None:
+        """Open a read transaction on the batcher's own connection (SQLite, a file). Begun right
+        after a complete checkpoint it reads the database file itself, so no checkpoint may copy
+        a page into that file while it lasts (https://www.sqlite.org/wal.html, "checkpoint
+        starvation"); begun later, none past the WAL's end at that moment. :meth:`checkpoint`
+        ends it first and begins it again after."""
+        self.backend = backend
+        if getattr(backend, "dialect", None) != "sqlite" or str(getattr(backend, "path", ":memory:")) == ":memory:":
+            return
+        if self.pin_backend is None:
+            self.pin_backend = backend.fork()
+        conn = self.pin_backend.conn
+        conn.execute("BEGIN")
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # a read starts the snapshot
+        self.pin = conn
+
+    def _unpin(self) -> None:
+        if self.pin is not None:
+            pin, self.pin = self.pin, None
+            pin.execute("COMMIT")
+
     def checkpoint(self, backend) -> None:
         """A passive WAL checkpoint (SQLite; nothing elsewhere), run with the write lock free: it
         copies what the batches committed into the database file without waiting for anyone (a
         reader's snapshot or another checkpoint leaves the rest to the next one)."""
         self.unchecked = 0.0
         if getattr(backend, "dialect", None) == "sqlite" and not backend.in_transaction:
+            pinned = self.pin is not None
+            self._unpin()
             backend.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            if pinned and self.pinning:
+                self._pin(backend)
 
 
 @contextmanager
@@ -159,24 +233,32 @@ def _foreign_keys_off(backend) -> Iterator[None]:
 
 
 def for_store(store) -> Batcher:
+    """The store's batcher (``maintenance.job_batch_seconds``); use it as a context manager
+    (``with for_store(store) as batch``) so that it pins the WAL between its checkpoints and
+    checkpoints at the end (:meth:`Batcher.transaction`)."""
     return Batcher(store.settings.maintenance.job_batch_seconds)
 
 
 def run_steps(batch: Batcher, keys: list, k: int, apply) -> tuple[int, int]:
-    """One batch inside its transaction: ``apply(keys)`` over ``keys[k:]`` in steps of at most
-    ``STEP`` keys, up to ``batch.size`` keys or until the batch's time budget is spent, whichever
-    comes first; returns ``(next k, changed)``. The budget bounds the lock hold even when rows
-    suddenly cost more than the batch size was sized for (a busy machine, a cold cache): a batch
-    sized from quick ones could otherwise hold the lock for seconds (issue 17: 1.8 s seen in a
-    clear)."""
-    t0 = time.perf_counter()
+    """One batch inside its transaction: ``apply(keys)`` over ``keys[k:]`` in steps of
+    ``batch.step()`` keys (at most ``STEP``; fewer once keys showed slow), up to ``batch.size``
+    keys or until the batch's time budget is spent, whichever comes first; returns ``(next k,
+    changed)``. The budget bounds the lock hold even when rows suddenly cost more than the batch
+    size was sized for (a busy machine, a cold cache): a batch sized from quick ones could
+    otherwise hold the lock for seconds (issue 17: 1.8 s seen in a clear), and the step size
+    bounds how far past its budget the last step takes it."""
+    clock = batch.clock
+    t0 = now = clock()
     end = min(len(keys), k + batch.size)
     n = 0
     while k < end:
-        part = keys[k : min(end, k + STEP)]
+        part = keys[k : min(end, k + batch.step())]
         k += len(part)
+        s0 = now
         n += apply(part)
-        if time.perf_counter() - t0 >= batch.target:
+        now = clock()
+        batch.per_key = (now - s0) / len(part)
+        if now - t0 >= batch.target:
             break
     return k, n
 
@@ -198,26 +280,24 @@ def in_batches(store, where: str, params: list, apply, kind: str, *, cascades_of
     in the job's tally as ``kind``. Rows that start matching while it runs (a later id) are taken
     by the next page; the loop ends when a page comes back empty."""
     b = store._core.backend
-    batch = for_store(store)
     total, last = 0, 0
-    while True:
-        page = [
-            r[0]
-            for r in b.execute(
-                f"SELECT id FROM memories WHERE id > ? AND ({where}) ORDER BY id LIMIT ?", [last, *params, ID_PAGE]
-            ).fetchall()
-        ]
-        if not page:
-            if batch.unchecked:
-                batch.checkpoint(b)
-            return total
-        k = 0
-        while k < len(page):
-            with batch.transaction(b, cascades_off=cascades_off) as c:
-                k, n = run_steps(batch, page, k, lambda ids: apply(c, ids, ",".join("?" * len(ids))))
-            total += n
-            tally(kind, n)
-        last = page[-1]
+    with for_store(store) as batch:
+        while True:
+            page = [
+                r[0]
+                for r in b.execute(
+                    f"SELECT id FROM memories WHERE id > ? AND ({where}) ORDER BY id LIMIT ?", [last, *params, ID_PAGE]
+                ).fetchall()
+            ]
+            if not page:
+                return total  # (leaving the batcher checkpoints what its batches wrote)
+            k = 0
+            while k < len(page):
+                with batch.transaction(b, cascades_off=cascades_off) as c:
+                    k, n = run_steps(batch, page, k, lambda ids: apply(c, ids, ",".join("?" * len(ids))))
+                total += n
+                tally(kind, n)
+            last = page[-1]
 
 
 def cascades(backend) -> list[str] | None:
@@ -291,7 +371,8 @@ def delete_where(store, where: str, params: list) -> int:
         # returns; past its largest k they would take the slow exact path until the weekly
         # compact: purged now, in the same bounded batches
         if removed() > sqlite_backend.VEC0_PURGE_AT:
-            purge(for_store(store), progress=lambda k: tally("vectors_purged", k))
+            with for_store(store) as batch:
+                purge(batch, progress=lambda k: tally("vectors_purged", k))
     return n
 
 
@@ -300,35 +381,33 @@ def delete_rows(store, table: str, where: str, params: list, kind: str, key: str
     bounded batches: keys read outside the write lock, ``where`` re-checked inside each batch's
     transaction; counted in the job's tally as ``kind``; returns the count."""
     b = store._core.backend
-    batch = for_store(store)
     total, last = 0, None
-    while True:
-        after = "" if last is None else f"{key} > ? AND "
-        page = [
-            r[0]
-            for r in b.execute(
-                f"SELECT {key} FROM {table} WHERE {after}({where}) ORDER BY {key} LIMIT ?",
-                [*([] if last is None else [last]), *params, ID_PAGE],
-            ).fetchall()
-        ]
-        if not page:
-            if batch.unchecked:
-                batch.checkpoint(b)
-            return total
-        k = 0
-        while k < len(page):
-            with batch.transaction(b) as c:
-                k, n = run_steps(
-                    batch,
-                    page,
-                    k,
-                    lambda keys: (
-                        c.execute(
-                            f"DELETE FROM {table} WHERE {key} IN ({','.join('?' * len(keys))}) AND {only(where)}",
-                            [*keys, *params],
-                        ).rowcount
-                    ),
-                )
-            total += n
-            tally(kind, n)
-        last = page[-1]
+    with for_store(store) as batch:
+        while True:
+            after = "" if last is None else f"{key} > ? AND "
+            page = [
+                r[0]
+                for r in b.execute(
+                    f"SELECT {key} FROM {table} WHERE {after}({where}) ORDER BY {key} LIMIT ?",
+                    [*([] if last is None else [last]), *params, ID_PAGE],
+                ).fetchall()
+            ]
+            if not page:
+                return total  # (leaving the batcher checkpoints what its batches wrote)
+            k = 0
+            while k < len(page):
+                with batch.transaction(b) as c:
+                    k, n = run_steps(
+                        batch,
+                        page,
+                        k,
+                        lambda keys: (
+                            c.execute(
+                                f"DELETE FROM {table} WHERE {key} IN ({','.join('?' * len(keys))}) AND {only(where)}",
+                                [*keys, *params],
+                            ).rowcount
+                        ),
+                    )
+                total += n
+                tally(kind, n)
+            last = page[-1]

@@ -29,7 +29,8 @@ def compact(
     removed = pending() if pending is not None else 0
     if purge is not None and removed and not dry_run:
         # the vec0 rows bulk deletes left behind (see SQLiteBackend.REMOVED_TABLE), in batches
-        removed = purge(for_store(store), progress=lambda n: tally("vectors_purged", n))
+        with for_store(store) as batch:
+            removed = purge(batch, progress=lambda n: tally("vectors_purged", n))
     live, slots = vector_fill(store)
     # chunks are allocated whole: only count a chunk's worth of slack as sparseness
     sparse = slots > 0 and (slots - live) > max(m.compact_sparse_ratio * slots, 1024)
@@ -41,7 +42,8 @@ def compact(
     if sparse or force:
         # rows moved out of chunks with dead slots, a batch per short transaction; same vectors:
         # in-process indexes stay valid, no change is logged
-        out["rebuilt"] = b.rebuild_vectors(for_store(store), progress=lambda n: tally("rebuilt", n))
+        with for_store(store) as batch:
+            out["rebuilt"] = b.rebuild_vectors(batch, progress=lambda n: tally("rebuilt", n))
     hi = b.execute("SELECT COALESCE(MAX(seq), 0) FROM vector_changes").fetchone()[0]
     if core.index is not None and b.local_vector_index:
         # the persisted in-process index is rewritten here, by the job, not by the writes and
@@ -52,5 +54,6 @@ def compact(
     )
     # VACUUM rewrites the whole file under the write lock (seconds at 100k memories): only when
     # asked; SQLite reuses free pages anyway, so the file does not grow meanwhile
-    out["vacuumed"] = b.optimize(vacuum=vacuum, batches=for_store(store))
+    with for_store(store) as batch:
+        out["vacuumed"] = b.optimize(vacuum=vacuum, batches=batch)
     return out
