@@ -1,0 +1,97 @@
+"""The dashboard's reads as a page shows them (issue 18), on a small real SQLite store: a memory's merge
+history, the relevance histogram's last bin, the memories counted per error signature, and the caches
+(the weeks before the current one re-read every 10 minutes, docs/dashboard.md; everything at once after a
+write through the dashboard)."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from harness_memory import MemoryStore
+from harness_memory.dashboard import queries as dq
+from harness_memory.dashboard.queries import Queries
+from harness_memory.testing import FakeEmbedder, ManualClock
+
+WEEK = 7 * 86400
+
+
+@pytest.fixture
+def clock():
+    return ManualClock()
+
+
+@pytest.fixture
+def s(tmp_path, clock):
+    with MemoryStore(tmp_path / "m.db", embedder=FakeEmbedder(16), clock=clock) as st:
+        yield st
+
+
+def test_a_memorys_merges_say_how_each_copy_was_merged(s):
+    m = s.remember("restart the flaky runner", type="success", agent_id="a")
+    assert s.remember("restart the flaky runner", type="success", agent_id="a").id == m.id
+    assert s.remember("Restart the flaky runner", type="success", agent_id="a").id == m.id
+    newest, first = Queries(s).merges(m.id)
+    assert (first["kind"], first["similarity"], first["content"]) == ("exact", 1.0, "restart the flaky runner")
+    assert newest["kind"] == "near" and 0.9 < newest["similarity"] <= 1.0
+    assert newest["content"] == "Restart the flaky runner" and newest["agent_id"] == "a"
+
+
+def test_the_relevance_histogram_puts_a_full_score_in_the_last_bin(s):
+    kept = s.remember("fresh and kept", type="success", agent_id="a")
+    gone = s.remember("fresh then archived", type="success", agent_id="a")
+    s.archive(gone.id)
+    assert s.get(kept.id).relevance_score == 1.0
+    bins = Queries(s).relevance_histogram(bins=4)
+    assert [(lo, hi) for lo, hi, _, _ in bins] == [(0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0)]
+    live, archived = sum(b[2] for b in bins), sum(b[3] for b in bins)
+    assert live == 1 and archived == 1
+    assert bins[-1][2] == 1
+
+
+def test_top_signatures_count_the_memories_that_carry_each_error(s):
+    err = "ModuleNotFoundError: No module named 'yaml'"
+    s.learn_error("a", err, "pip install pyyaml")
+    s.record_outcome("t1", "retry", False, error=err)
+    (top,) = Queries(s).top_signatures()
+    assert top["sig"] == s.error_signature(err).id
+    assert (top["tasks"], top["retries"]) == (1, 1)
+    carrying = s._core.backend.execute(
+        "SELECT COUNT(*) FROM memories WHERE error_signature = ?", (top["sig"],)
+    ).fetchone()[0]
+    assert top["memories"] == carrying >= 2
+
+
+class _Monotonic:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _past_week_failures(q: Queries, since: float) -> int:
+    return sum(n for wk, n, _ in q.weekly(q.weekly_failures, since) if wk < dq.week_start(q.now()))
+
+
+def test_past_weeks_are_re_read_after_ten_minutes_and_after_a_write_through_the_dashboard(s, clock, monkeypatch):
+    mono = _Monotonic()
+    monkeypatch.setattr(dq, "time", types.SimpleNamespace(monotonic=mono))  # the cache's clock only
+    since = clock() - 1
+    s.record_outcome("t1", "retry", False, error="TimeoutError: read timed out after 30 s")
+    clock.advance(2 * WEEK)  # that failure is in a past week now
+    q = Queries(s)
+    assert _past_week_failures(q, since) == 1
+    s.record_outcome("t0", "retry", False, error="PermissionError: [Errno 13] /var/run/app.sock")
+    with s._core.backend.write() as c:  # a failure recorded late, dated into that past week
+        c.execute("UPDATE task_attempts SET attempted_at = ? WHERE task_id = 't0'", (since + 1,))
+    mono.t += 599
+    assert _past_week_failures(q, since) == 1  # kept for 10 minutes
+    mono.t += 2
+    assert _past_week_failures(q, since) == 2  # then read afresh
+    with s._core.backend.write() as c:
+        c.execute("DELETE FROM task_attempts WHERE task_id = 't0'")
+    assert _past_week_failures(q, since) == 2
+    q.forget_cache()  # a write through the dashboard: every page reads afresh
+    assert _past_week_failures(q, since) == 1
