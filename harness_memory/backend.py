@@ -95,7 +95,7 @@ def safe_url(url: str) -> str:
                 (k, "***" if k.lower() == "password" else val)
                 for k, val in parse_qsl(parts.query, keep_blank_values=True)
             ],
-            safe="/,=",
+            safe="/,=*",  # the *** marker stays readable
         )
         return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
     except ValueError:

@@ -80,8 +80,8 @@ def test_a_refusal_names_the_field():
         ("postgresql://u@h/db", "postgresql://u@h/db"),
         ("postgresql://h/db", "postgresql://h/db"),
         ("postgresql://u:p@ss@h/db", "postgresql://u@h/db"),  # the last @ ends the user info
-        ("postgresql://h/db?user=u&PassWord=pw&x=a/b,c=d", "postgresql://h/db?user=u&PassWord=%2A%2A%2A&x=a/b,c=d"),
-        ("postgresql://h/db?password=", "postgresql://h/db?password=%2A%2A%2A"),  # *** quoted
+        ("postgresql://h/db?user=u&PassWord=pw&x=a/b,c=d", "postgresql://h/db?user=u&PassWord=***&x=a/b,c=d"),
+        ("postgresql://h/db?password=", "postgresql://h/db?password=***"),  # the marker reads as one
         ("postgresql://[::1/db", "postgresql://(unparseable URL)"),
     ],
     ids=lambda v: "u",
