@@ -85,6 +85,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_category_causes.py",
             "tests/test_ci_corpus.py",
             "tests/test_fix_links.py",
+            "tests/test_gradle_failure_report.py",
         ],
         "",
     ),
