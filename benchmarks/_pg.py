@@ -182,10 +182,10 @@ def bulk_fill(
             t1 = time.perf_counter()
             c.execute("SET maintenance_work_mem = '4GB'")
             c.execute("SET max_parallel_maintenance_workers = 1")
-            if dims <= 2000:
-                c.execute(
-                    "CREATE INDEX ix_memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)"
-                )
+            if dims <= 2000:  # the library's graph: partial, the rows a batch leaves pending are not in it
+                from harness_memory.postgres_backend import PostgresBackend
+
+                c.execute(PostgresBackend._HNSW.format(t="memory_vectors", with_=""))
             c.execute("ANALYZE")
             t_index = time.perf_counter() - t1
             print(f"  HNSW index built in {t_index:.0f} s", file=sys.stderr, flush=True)

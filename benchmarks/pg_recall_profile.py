@@ -20,6 +20,10 @@ kept pgserver in ``DIR/pgdata``, or ``--url`` for a server of your own) with ``l
    (``hm_graph_scratch``, dropped after), indexed with each ``--graph m/ef_construction``: build time,
    1,000 inserts of the next rows (rolled back), the overlap@50 of part 2 (own or global, the
    session settings) and the near-duplicate misses of part 4 (at ``ef_search`` 100) on that copy.
+6. ``batches``: ``remember_many`` of ``--batch`` new memories with the graph inserts in the batch and
+   with the vector backlog, alternated for ``--rounds``; after a backlog batch its vectors are moved
+   into the graph (compact's step), counted in the sustained rate (writes to the store: run it on a
+   kept store you may grow).
 
     nice -n 10 python benchmarks/pg_recall_profile.py --reuse /tmp/hm10/reuse --size 1000000 --queries 40 \\
         --settings "hnsw.ef_search=100" "hnsw.ef_search=400" --explain
@@ -390,6 +394,75 @@ def near_duplicates(
     return out
 
 
+def batches(url: str, rounds: int, size: int) -> None:
+    """``remember_many`` of ``size`` new memories with the graph inserts in the batch (the backlog
+    off) and left in the backlog, alternately, each batch's backend methods timed; after a backlog
+    batch its vectors are moved into the graph as compact moves them, and that time is counted in
+    the sustained rate. The client's CPU time per batch beside the wall clock."""
+    from latency import _PHASES, synth
+
+    rng = random.Random(time.time_ns())
+    out = []
+    with MemoryStore(url, embedder=HashingEmbedder()) as store:
+        b = store._core.backend
+        b.index_backlog()  # an earlier run's backlog
+        spent: dict[str, float] = {}
+        for name in _PHASES:
+            orig = getattr(b, name)
+
+            def timed(*a, _orig=orig, _name=name, **k):
+                t0 = time.perf_counter()
+                try:
+                    return _orig(*a, **k)
+                finally:
+                    spent[_name] = spent.get(_name, 0.0) + time.perf_counter() - t0
+
+            setattr(b, name, timed)
+        first = 90_000_000 + rng.randrange(10**6) * 100
+        for r in range(rounds):
+            for mode in ("graph", "backlog") if r % 2 == 0 else ("backlog", "graph"):
+                b._deferred = mode == "backlog"
+                items = [synth(rng, first + (2 * r + (mode == "backlog")) * size + k) for k in range(size)]
+                spent.clear()
+                t0, c0 = time.perf_counter(), time.process_time()
+                store.remember_many(items)
+                wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                t1 = time.perf_counter()
+                moved = b.index_backlog() if mode == "backlog" else 0
+                later = time.perf_counter() - t1
+                out.append(
+                    [
+                        mode,
+                        round(size / wall, 1),
+                        round(size / (wall + later), 1),
+                        round(cpu * 1000),
+                        round(spent.get("vector_knn_many", 0.0) * 1000),
+                        round(spent.get("put_vectors", 0.0) * 1000),
+                        f"{moved} in {later * 1000:.0f}",
+                        round(os.getloadavg()[0], 1),
+                    ]
+                )
+                print(out[-1], flush=True)
+        b._deferred = None
+    print(
+        table(
+            f"remember_many of {size} new memories: graph inserts in the batch, or the backlog (alternated)",
+            [
+                "mode",
+                "memories/s",
+                "with the graph inserts",
+                "client CPU ms",
+                "near-dup ms",
+                "put_vectors ms",
+                "moved into the graph (ms)",
+                "load",
+            ],
+            out,
+        ),
+        flush=True,
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reuse", help="latency.py's --reuse DIR (its kept pgserver)")
@@ -403,6 +476,8 @@ def main() -> None:
     ap.add_argument("--graph", nargs="+", default=["16/64", "24/128"], help="graph: m/ef_construction to compare")
     ap.add_argument("--graph-rows", type=int, default=300_000, help="graph: the first N vectors of the store")
     ap.add_argument("--ef", type=int, nargs="+", default=[100, 40, 400], help="near_duplicates: ef_search values")
+    ap.add_argument("--rounds", type=int, default=2, help="batches: rounds of one batch per mode")
+    ap.add_argument("--batch", type=int, default=1000, help="batches: memories per batch")
     args = ap.parse_args()
     if not args.url and not args.reuse:
         ap.error("--reuse DIR or --url URL")
@@ -424,6 +499,8 @@ def main() -> None:
         near_duplicates(base, schema, args.near, args.ef)
     if "graph" in args.parts:
         graph(base, schema, queries[10:], args.graph_rows, args.graph, args.near)
+    if "batches" in args.parts:
+        batches(url, args.rounds, args.batch)
 
 
 if __name__ == "__main__":
