@@ -959,6 +959,13 @@ class SQLiteBackend:
         return moved
 
     FTS_MERGE_PAGES = 128  # pages of FTS5 segment merging per write transaction (at most)
+    FTS_AUTOMERGE = 4  # FTS5's default 'automerge'
+
+    def _fts_automerge(self) -> int:
+        """The keyword index's 'automerge' setting (FTS5's default when unset; 0 is read as unset:
+        only a compaction stopped midway leaves it, see :meth:`optimize`)."""
+        row = self.execute("SELECT v FROM memories_fts_config WHERE k = 'automerge'").fetchone()
+        return int(row[0]) if row is not None and row[0] else self.FTS_AUTOMERGE
 
     def optimize(self, vacuum: bool = False, batches: BatchSizer | None = None) -> int:
         """Merge the FTS5 segments, ANALYZE, and with ``vacuum`` VACUUM when over a fifth of the file
@@ -973,15 +980,29 @@ class SQLiteBackend:
         # index's pages at the start (writers adding segments meanwhile would keep it going forever)
         budget = 2 * self.execute("SELECT COUNT(*) FROM memories_fts_data").fetchone()[0] + 1000
         merged = 0
-        while merged < budget:
-            # pages merged per step: sized by ``batches`` (its time budget) when given
-            pages = min(self.FTS_MERGE_PAGES, max(16, batches.size)) if batches is not None else self.FTS_MERGE_PAGES
-            with batches.transaction(self) if batches is not None else self.write() as c:
-                before = c.total_changes
-                c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-pages,))
-                if c.total_changes - before < 2:
-                    break
-            merged += pages
+        # FTS5's automatic merging off while the steps run (a setting of the table, for every
+        # connection): an incremental merge in progress is what a writer's automatic merge continues
+        # first, 64 leaf pages per level of the index each 64 leaves it writes, inside its own write
+        # transaction; during the job's steps that was a merge of the whole index (measured at 100k
+        # memories: one remember() in 64 took 200-290 ms of CPU, 0.8-1.3 s under load). Writers'
+        # new segments still merge when a level holds 16 ('crisismerge'), small ones. Restored
+        # after; a run stopped before that leaves 0, which the next run reads as FTS5's default.
+        automerge = self._fts_automerge()
+        self.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('automerge', 0)")
+        try:
+            while merged < budget:
+                # pages merged per step: sized by ``batches`` (its time budget) when given
+                pages = (
+                    min(self.FTS_MERGE_PAGES, max(16, batches.size)) if batches is not None else self.FTS_MERGE_PAGES
+                )
+                with batches.transaction(self) if batches is not None else self.write() as c:
+                    before = c.total_changes
+                    c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-pages,))
+                    if c.total_changes - before < 2:
+                        break
+                merged += pages
+        finally:
+            self.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('automerge', ?)", (automerge,))
         # ANALYZE one index (or index-less table) per statement, each its own short transaction: the
         # whole schema at once held the lock for all of them (memories alone has 17 indexes)
         self.execute("PRAGMA analysis_limit = 1000")

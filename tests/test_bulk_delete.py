@@ -190,6 +190,42 @@ def test_vector_purge_and_rebuild_end_each_batch_at_its_budget_in_steps(tmp_path
         assert sizes[0] == STEP and set(sizes[1:]) == {1}, sizes[:5]
 
 
+@pytest.mark.parametrize("left", [None, 0], ids=["default", "left-at-0-by-a-stopped-run"])
+def test_writers_do_none_of_the_keyword_index_merge_the_compact_job_runs(tmp_path, left):
+    """While the compact job merges the FTS5 index in steps, another writer's remember() does none
+    of that merge inside its own transaction (FTS5 continues an incremental merge in progress from
+    a writer's automatic merge, 64 pages per level every 64 leaves: hundreds of rows changed by
+    one call). Counted in rows the writer's connection changed, no timing. The setting is back to
+    FTS5's default after, also when a stopped run had left it at 0."""
+    rng = random.Random(3)
+    with MemoryStore(tmp_path / "f.db") as s, MemoryStore(tmp_path / "f.db") as w:
+        for _ in range(10):
+            s.remember_many(
+                [{"content": " ".join(rng.sample(_WORDS, 20)), "type": "success", "agent_id": "a"} for _ in range(200)]
+            )
+        for _ in range(150):  # single writes: many small segments to merge
+            s.remember(" ".join(rng.sample(_WORDS, 20)), type="success", agent_id="a")
+        b = s._core.backend
+        if left is not None:
+            b.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('automerge', ?)", (left,))
+        changed: list[int] = []
+
+        class Writer(Batcher):
+            @contextmanager
+            def transaction(self, backend, **kw):
+                for _ in range(5):  # another process's writes between two merge steps
+                    c0 = w._core.backend.conn.total_changes
+                    w.remember(" ".join(rng.sample(_WORDS, 20)), type="success", agent_id="w")
+                    changed.append(w._core.backend.conn.total_changes - c0)
+                with super().transaction(backend, **kw) as c:
+                    yield c
+
+        b.optimize(batches=Writer(1e-4, gap=0))
+        assert len(changed) >= 70  # more than 64 leaves written: an automatic merge would have run
+        assert max(changed) < 30, sorted(changed)[-5:]  # its own rows only (about 11), no merging
+        assert b.execute("SELECT v FROM memories_fts_config WHERE k = 'automerge'").fetchone()[0] == 4
+
+
 def test_writes_and_recalls_never_rewrite_the_vector_snapshot_the_compact_job_does(tmp_path, monkeypatch):
     monkeypatch.setattr(vi, "SNAPSHOT_MIN_ROWS", 100)
     path = tmp_path / "m.db"
