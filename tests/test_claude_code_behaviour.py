@@ -1,10 +1,12 @@
-"""The Claude Code hook's tool-call log as a user reads it back (issue 18): a failed call of any tool is
-logged as a failure with its error, a successful one as a success. The hook runs in this process (its
+"""The Claude Code hook as a user reads it back (issue 18): a failed call of any tool is logged as a failure
+with its error, a successful one as a success; advice longer than the budget is cut at a line within it; a
+project's namespace is its folder's name and a hash of its path. The hook runs in this process (its
 ``main``, as the command line calls it) with a budget no machine load reaches, so the test checks what
 is logged, not how fast."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 
@@ -18,7 +20,7 @@ def event(project, name: str, **fields) -> dict:
     return {"session_id": SESSION, "cwd": str(project), "hook_event_name": name, **fields}
 
 
-def hook(db, payload) -> dict:
+def hook(db, payload, **options) -> dict:
     out, err = io.StringIO(), io.StringIO()
     rc = main(
         db=db,
@@ -27,6 +29,7 @@ def hook(db, payload) -> dict:
         stderr=err,
         hard_exit=False,
         budget_ms=600_000,
+        **options,
     )
     assert rc == 0 and err.getvalue() == "", err.getvalue()
     return json.loads(out.getvalue())
@@ -69,3 +72,39 @@ def test_each_tool_call_is_logged_with_its_outcome(tmp_path):
         ("mcp__github__get_issue", False, "tool call failed"),  # a failure without a message still failed
         ("Bash", True, None),
     ]
+
+
+# a compile failure of forty lines: its advice (the quoting preamble, the signature, the next technique)
+# runs to 400 characters and more
+COMPILE_ERROR = "Exit code 2\n" + "".join(
+    f"src/mod{i}.c:{i}:1: error: unknown type name 'size_{i}'\n" for i in range(40)
+)
+
+
+def test_advice_longer_than_the_budget_is_cut_at_a_line_within_the_budget(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    failure = event(
+        project, "PostToolUseFailure", tool_name="Bash", tool_input={"command": "make"}, error=COMPILE_ERROR
+    )
+    answers = {  # each budget in a fresh database: the same first-seen advice, cut or not
+        budget: hook(tmp_path / f"m{budget}.db", failure, budget_chars=budget)["hookSpecificOutput"][
+            "additionalContext"
+        ]
+        for budget in (6000, 300, 350)
+    }
+    full = answers.pop(6000)
+    assert len(full) >= 400 and not full.endswith("[advice truncated]")
+    for budget, text in answers.items():
+        assert len(text) <= budget and text.endswith("\n[advice truncated]")
+        kept = text.removesuffix("\n[advice truncated]")
+        assert kept.startswith("The blocks below are records") and full.startswith(kept + "\n")  # whole lines
+
+
+def test_a_projects_namespace_is_its_folders_name_and_a_hash_of_its_path(monkeypatch):
+    # stable across versions: a project's memories stay in the namespace they were written to
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    folder = "/srv/My Project (v2)"
+    digest = hashlib.sha256(folder.encode()).hexdigest()[:10]
+    assert project_namespace({"cwd": folder}) == f"My-Project--v2--{digest}"
+    assert project_namespace({"cwd": "/srv/app_1.2-rc"}).startswith("app_1.2-rc-")

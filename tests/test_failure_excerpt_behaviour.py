@@ -175,6 +175,48 @@ def test_a_pytest_block_is_signed_by_its_exception_line_not_its_first_detail():
     )
     assert ex.message == "AssertionError: values differ" and ex.exception == "AssertionError"
     assert ex.frame == "test_app.py"
+    # the excerpt is the whole block, from its first E line to the location line
+    assert ex.lines == (2, 4) and ex.block.startswith("E   Expected: 3\nE   AssertionError")
+
+
+@pytest.mark.parametrize("indent", ["   ", "\t"])
+def test_a_pytest_e_line_indented_with_a_tab_is_read_like_one_indented_with_spaces(indent):
+    ex = extract(PLAIN + f"E{indent}the two lists differ in length\ntests/test_app.py:12: AssertionError\n")
+    assert ex.message == "AssertionError: the two lists differ in length" and ex.lines == (4, 5)
+    assert ex.kind == "pytest" and ex.frame == "test_app.py"
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "AssertionError: make returned non-zero exit status 2",
+        "subprocess.CalledProcessError: Command '['make']' returned non-zero exit status 2.",
+    ],
+)
+def test_a_pytest_block_whose_exception_names_an_exit_status_is_signed_by_that_exception(first):
+    # words that elsewhere only trail a failure ("returned non-zero exit status") open this block: the block
+    # is still read from its first E line, and its exception line is the message
+    ex = extract(f"collected 1 item\nE   {first}\nE   assert 2 == 0\ntests/test_build.py:9: AssertionError\n")
+    assert ex.message == first and ex.lines == (2, 4) and ex.frame == "test_build.py"
+
+
+@pytest.mark.parametrize(
+    "signal",
+    [
+        "Aborted",
+        "Killed",
+        "Segmentation fault",
+        "Bus error",
+        "Illegal instruction",
+        "Floating point exception",
+        "Terminated",
+        "Trace/breakpoint trap",
+    ],
+)
+@pytest.mark.parametrize("after", ["FAIL: test_parse", "not ok 2 - handles empty input"])
+def test_a_process_killed_by_a_signal_is_the_failure_not_the_test_reported_failed_after_it(signal, after):
+    ex = extract(f"running ./bench\n{signal}\n{after}\n")
+    assert ex.message == signal and ex.lines == (2, 2)
 
 
 def test_a_traceback_only_through_test_files_is_keyed_by_the_innermost_test_file():
