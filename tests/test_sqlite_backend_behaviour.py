@@ -46,7 +46,7 @@ def test_a_new_file_another_process_is_writing_is_opened_once_that_write_commits
 
 def _word(i: int) -> str:
     """A word of its own for item ``i`` (letters only: digits do not tell near-duplicates apart)."""
-    return "zq" + chr(97 + i // 26) + chr(97 + i % 26)
+    return "zq" + chr(97 + i // 676 % 26) + chr(97 + i // 26 % 26) + chr(97 + i % 26)
 
 
 @pytest.fixture
@@ -107,3 +107,27 @@ def test_compact_merges_the_keyword_index_and_leaves_statistics_for_every_table(
     assert "embedder_info" in unindexed
     assert unindexed <= {t for t, _ in stats}
     assert "memories" in {t for t, i in stats if i is not None}
+
+
+def test_term_counts_are_read_afresh_once_the_store_shrank_or_grew_by_more_than_a_tenth(s):
+    # past DF_CACHE_MIN documents the counts recall's confidence reads are reused while the store's size
+    # stays within a tenth of what it was when they were read
+    n_kept, n_gone = 1520, 180
+    kept = [
+        {**it, "content": f"{_word(i)} " + it["content"], "agent_id": "a", "thread_id": "t"}
+        for i, it in enumerate(note_items(n_kept))
+    ]
+    gone = [
+        {**it, "content": f"zebra crossing {_word(n_kept + i)} " + it["content"], "agent_id": "z", "thread_id": "t"}
+        for i, it in enumerate(note_items(n_gone, seed=1))
+    ]
+    # events of a thread, kept as written (never merged as near duplicates)
+    assert len({m.id for m in s.remember_many(kept) + s.remember_many(gone)}) == n_kept + n_gone
+    b = s._core.backend
+    assert b.keyword_search("zebra deploy", "1 = 1", [], 10, posting_budget=100)  # the channel's term counts
+    assert b.term_frequencies(["zebra"]) == (n_kept + n_gone, {"zebra": n_gone})
+    assert s.forget_all("z") == n_gone  # the newest 180 go: over a tenth fewer documents
+    assert b.term_frequencies(["zebra"]) == (n_kept, {"zebra": 0})
+    more = [{**it, "agent_id": "z", "thread_id": "t"} for it in gone[:n_gone]]  # then over a tenth more
+    assert len(s.remember_many(more)) == n_gone
+    assert b.term_frequencies(["zebra"]) == (n_kept + n_gone, {"zebra": n_gone})
