@@ -1,6 +1,7 @@
 """The Claude Code hook as a user reads it back (issue 18): a failed call of any tool is logged as a failure
 with its error, a successful one as a success; advice longer than the budget is cut at a line within it; a
-project's namespace is its folder's name and a hash of its path. The hook runs in this process (its
+project's namespace is its folder's name and a hash of its path; main() returns to a Python caller unless
+it abandons a slow call; the installed command is the one it was installed with, options kept. The hook runs in this process (its
 ``main``, as the command line calls it) with a budget no machine load reaches, so the test checks what
 is logged, not how fast."""
 
@@ -9,6 +10,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import shlex
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 from harness_memory import MemoryStore
 from harness_memory.adapters.claude_code import main, project_namespace
@@ -108,3 +115,80 @@ def test_a_projects_namespace_is_its_folders_name_and_a_hash_of_its_path(monkeyp
     digest = hashlib.sha256(folder.encode()).hexdigest()[:10]
     assert project_namespace({"cwd": folder}) == f"My-Project--v2--{digest}"
     assert project_namespace({"cwd": "/srv/app_1.2-rc"}).startswith("app_1.2-rc-")
+
+
+# a Python program that calls the hook's main() itself and then goes on working
+_CALLER = """
+import io, json, sys, time
+from harness_memory.adapters.claude_code import main
+db, project, budget = sys.argv[1], sys.argv[2], int(sys.argv[3])
+payload = {"session_id": "s", "cwd": project, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+           "tool_input": {"command": "make"}, "tool_use_id": "t1", "error": "make: *** [all] Error 2"}
+rc = main(db=db, stdin=io.BytesIO(json.dumps(payload).encode()), stdout=sys.stdout, stderr=io.StringIO(), budget_ms=budget)
+print("returned", rc, flush=True)
+time.sleep(float(sys.argv[4]))
+"""
+
+
+def test_main_returns_to_its_caller_and_ends_the_process_only_when_it_abandons_a_slow_call(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    db = tmp_path / "m.db"
+    done = subprocess.run(
+        [sys.executable, "-c", _CALLER, str(db), str(project), "600000", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "returned 0", done.stderr
+    with MemoryStore(db) as s:
+        stored = s.stats()["memories"]
+    assert stored >= 1
+    lock = sqlite3.connect(db, isolation_level=None, timeout=1)
+    lock.execute("BEGIN IMMEDIATE")  # another process holds the write lock: the call cannot finish in time
+    caller = subprocess.Popen(
+        [sys.executable, "-c", _CALLER, str(db), str(project), "700", "5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert caller.stdout is not None
+        assert caller.stdout.readline().strip() == "{}"  # answered empty within the budget
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    out, _err = caller.communicate(timeout=120)
+    # the abandoned call ended the process (its write with it): it never returned, and nothing it
+    # was still waiting to write lands once the lock is free
+    assert caller.returncode == 0 and "returned" not in out
+    with MemoryStore(db) as s:
+        assert s.stats()["memories"] == stored
+
+
+def test_the_installed_hook_command_is_the_command_it_was_installed_with_and_keeps_its_options(tmp_path):
+    # installed through the `harness-memory` command, the hook runs that command (not whichever python is on
+    # the PATH when Claude Code runs it), with the database, agent and namespace it was installed with
+    script = Path(sys.executable).with_name("harness-memory")
+    project = tmp_path / "proj"
+    project.mkdir()
+    db = tmp_path / "m.db"
+    env = {**os.environ, "HARNESS_MEMORY_CLI_SERVER": "0"}
+    r = subprocess.run(
+        [str(script), "hook", "claude-code", "--install", "--project", str(project), "--db", str(db)]
+        + ["--agent", "reviewer", "--namespace", "team-a"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    commands = {h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]}
+    (command,) = commands
+    assert shlex.split(command) == [
+        str(script.resolve()),
+        *("hook", "claude-code", "--db", str(db.resolve()), "--agent", "reviewer", "--namespace", "team-a"),
+    ]
