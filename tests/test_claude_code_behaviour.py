@@ -186,8 +186,10 @@ def test_the_installed_hook_command_is_the_command_it_was_installed_with_and_kee
     )
     assert r.returncode == 0, r.stderr
     hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
-    commands = {h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]}
-    (command,) = commands
+    entries = [h for groups in hooks.values() for g in groups for h in g["hooks"]]
+    (command,) = {h["command"] for h in entries}
+    # each a command hook in Claude Code's format, with the default timeout
+    assert all(h == {"type": "command", "command": command, "timeout": 10} for h in entries)
     assert shlex.split(command) == [
         str(script.resolve()),
         *("hook", "claude-code", "--db", str(db.resolve()), "--agent", "reviewer", "--namespace", "team-a"),
