@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, _RULE_POINTER, Excerpt, extract
+from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, _RULE_POINTER, Excerpt, extract, is_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
@@ -66,7 +66,12 @@ DEFAULT_THRESHOLD = 0.7
 # 8: Gradle's failure report: an exception it names as a cause (``> java.lang.OutOfMemoryError: ...`` under
 #    "What went wrong:") is the failure's exception, signed as the same exception printed elsewhere; "could not
 #    find group:artifact:version" is a missing dependency (import_error)
-SIGNATURE_METHOD = 8
+# 9: the heldout7 classes: stack frames of more runtimes (Elixir/Erlang ``path:line: Mod.fun/N``, EUnit's ``in
+#    call from``, Haskell's ``called at``) are neither diagnostics nor a category's words; warnings that fail a
+#    build are a failure and a compile error; a library or include that is not there is import_error; a
+#    function, method or key missing at run time (R, Gradle's DSL, Data.Map, OCaml's Not_found) is not_found;
+#    an ML type mismatch is a compile error; a diagnostic headline holding only ``error:`` reads what is under it
+SIGNATURE_METHOD = 9
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -283,7 +288,7 @@ _BY_EXCEPTION = [
         "not_found",
         re.compile(
             r"^(?:FileNotFoundError|FileNotFoundException|NoSuchFileException|KeyError|"
-            r"NoSuchElementException|NoSuchMethodError|NoSuchFieldError)$"
+            r"NoSuchElementException|NoSuchMethodError|NoSuchFieldError|Not_found)$"
         ),
     ),
     ("network", re.compile(r"Connection|Socket|UnknownHost|SSL|Network|HTTPError|URLError|ProtocolError")),
@@ -327,6 +332,8 @@ _BY_TEXT = [
             r"find a package configuration file|\bcannot find -l[\w.+-]|was not found in the pkg-config search path|"
             r"\bno package '[^']{1,200}' found|no package called|unmet (?:peer )?dependenc|version solving failed|"
             r"no such module|could(?:n't| not) find (?:a )?(?:package|module|gem|crate|artifact|dependency|library)\b|"
+            r"\bcan(?:'t|not) find include (?:lib|file)\b|\blibrary [\"'`]?[\w.+-]{1,100}[\"'`]? not found\b|"
+            r"\blibrary not found for -l[\w.+-]|"  # Apple's ld (GNU ld: cannot find -lssl)
             r"could(?:n't| not) find [\w.-]{1,200}:[\w.-]{1,200}:\d|"  # a group:artifact:version (Gradle, Ivy, sbt)
             r"\bdependency .{0,120}\bnot found|\blib[\w+.-]{1,40} (?:is|are) (?:required|missing)\b|"
             r"package requirements .{0,200} were not met|"
@@ -352,6 +359,8 @@ _BY_TEXT = [
         "compile_error",
         re.compile(
             r"(?i)syntax ?error|parse error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
+            r"\bexpression has type\b.{1,300}\bexpected of type\b|\bexpression was expected to have type\b|"
+            r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
             r"cannot find symbol|undefined reference|unexpected token|build failed|static assertion|static_assert|"
             r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol"
         ),
@@ -371,7 +380,9 @@ _BY_TEXT = [
         re.compile(
             r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
             r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b|\bundeclared\b|"
-            r"\bno (?:configuration|config|input|source|test|matching) files?\b|invalid command name|unknown command\b"
+            r"\bno (?:configuration|config|input|source|test|matching) files?\b|invalid command name|unknown command\b|"
+            r"could(?:n't| not) find (?:function|method|object|symbol|variable)\b|\bnot an element (?:in|of)\b|"
+            r"\bno such key\b"
         ),
     ),
     (
@@ -496,6 +507,10 @@ _TEXT_KEYS = {
     ),
     "compile_error": (
         "syntax",
+        "expression",
+        "werror",
+        "as error",
+        "due to warning",
         "parse error",
         "compil",
         "error[e",
@@ -530,6 +545,9 @@ _TEXT_KEYS = {
         "not found",
         "no such file",
         "enoent",
+        "find",
+        "not an element",
+        "no such key",
         "does not exist",
         "404",
         "missing",
@@ -630,7 +648,8 @@ _RUNTIME_CHECK = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}runtime err
 # a bare report that a process was killed (SIGKILL): bash's ``Killed`` line or its job report
 _KILL_REPORT = re.compile(r"^(?:\S{1,200}: )?(?:line \d{1,7}: )?(?:\d{1,9}\s{1,40})?Killed\b")
 _UNCAUGHT = re.compile(
-    r"(?i:\b(?:uncaught|unhandled)\s{1,4}(?:exception[.:]?\s{1,4})?)([A-Z][\w$.\\]{0,200}(?:Error|Exception))\b"
+    r"(?i:\b(?:uncaught|unhandled)\s{1,4}(?:exception[.:]?\s{1,4})?)([A-Z][\w$.\\]{0,200}(?:Error|Exception))\b|"
+    r"^Fatal error: exception ([A-Z][\w.]{0,200})"  # OCaml's runtime: ``Fatal error: exception Not_found``
 )
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
@@ -672,6 +691,17 @@ def categorize(excerpt: Excerpt) -> str:
     return own
 
 
+_BARE_HEADLINE = re.compile(r"(?i)\b(?:fatal )?error:\s{0,3}(?:\[[\w-]{1,40}\])?\s{0,3}$")
+
+
+def _said(text: str) -> str:
+    """A block's lines without its stack frames: where a failure happened is not what it is (a frame
+    in ``eunit_proc:with_timeout/3`` does not make an assertion a timeout)."""
+    if not text or "\n" not in text:
+        return text
+    return "\n".join(ln for ln in text.split("\n") if not is_frame(ln))
+
+
 def _categorize_block(excerpt: Excerpt) -> str:
     """The category of the decisive block: from its exception type, else (for a test's failure
     line, whose title is the test's name) an exception in its block, else the words of its
@@ -690,7 +720,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
             return cat
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
         m = _UNCAUGHT.search(excerpt.message)
-        cat = _by_exception(m.group(1).rsplit("\\", 1)[-1]) if m else None
+        cat = _by_exception((m.group(1) or m.group(2)).rsplit("\\", 1)[-1]) if m else None
         if cat is not None:
             return cat
     if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:
@@ -700,9 +730,12 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _by_text(excerpt.message)
+    if by_text is None and excerpt.kind == "diagnostic" and _BARE_HEADLINE.search(excerpt.message):
+        # ``Config.hs:5:1: error:`` (GHC): the headline is only where and how bad; what is under it says what
+        by_text = _by_text(_said(excerpt.block))
     if by_text in (None, "test_failure") and excerpt.kind in ("failure", "pytest", "error-words"):
         # a line that only says a test failed (or a heading over it): its detail tells why
-        for more in (excerpt.block, excerpt.detail):
+        for more in (_said(excerpt.block), _said(excerpt.detail)):
             if not more or more == excerpt.message:
                 continue
             if _ASSERTION.search(more[:8000].lower()):
@@ -754,7 +787,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
             return "type_error"
         return "test_failure"
     block = excerpt.block
-    for more in (block if block != excerpt.message else "", excerpt.detail):
+    for more in (_said(block) if block != excerpt.message else "", _said(excerpt.detail)):
         if more:
             by_text = _by_text(more)
             if by_text is not None:

@@ -212,6 +212,11 @@ _NOT_FAILURE = _Keyed(
     ("err", "fail", "timeout", "success", "deprecat", "warn"),
 )
 
+# a build that failed because warnings are errors (javac's -Werror, mix --warnings-as-errors, gcc's
+# -Werror): a failure although its words are a warning's
+_WARNINGS_FAIL = re.compile(
+    r"(?i)\bwarnings? (?:found and -Werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b"
+)
 _FLAGS = re.compile(r"(?<!\S)-{1,2}[A-Za-z][\w.-]{0,60}(?:=\S{0,200})?")
 _C5 = _Keyed(
     re.compile(
@@ -256,7 +261,8 @@ _C3 = _Keyed(
         r"not recognized as an internal or external command|Could not find a version that satisfies|"
         r"No matching distribution found|Cannot find module|Module not found|ModuleNotFoundError|ImportError|"
         r"Missing script|cannot open|could not open|unable to (?:open|find|resolve|locate|access|connect)|"
-        r"Out of memory|out of memory|Cannot allocate memory|timed out|Timed out|Timeout exceeded)\b|"
+        r"Out of memory|out of memory|Cannot allocate memory|timed out|Timed out|Timeout exceeded|"
+        r"not an element (?:in|of)|[Nn]o such key)\b|"
         r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b"
     ),
     (
@@ -292,6 +298,8 @@ _C3 = _Keyed(
         "timed out",
         "timeout",
         "assert",
+        "not an element",
+        "no such key",
     ),
 )
 _C2 = _Keyed(
@@ -369,6 +377,26 @@ _POINTER = re.compile(r"(?:^|\s|-)\^[\^~-]{0,400}\s*$")
 _RULE_POINTER = re.compile(r"^\^[-~^]{0,400}\s{1,4}[A-Z]{1,8}\d{1,6}\b(?: \(\w{1,12}\))?:\s\S")
 # a stack frame printed as ``file:line: in function`` (Lua, pytest --tb=short): not a diagnostic
 _FRAME_LINE = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:in|from|required from)\b(?:(?!: ).){0,300}$")
+# other runtimes' stack frames (where, never what): a location followed only by the function it is in
+# (Elixir and Erlang name it module.function/arity: ``test/x_test.exs:20: (test)``, ``(elixir 1.14.0)
+# lib/gen_server.ex:1035: GenServer.call/3``), Erlang's ``in call from m:f/2 (m.erl, line 71)``, Haskell's
+# CallStack ``error, called at src/M.hs:633:17 in pkg:M``
+_RUNTIME_FRAME = re.compile(
+    r"^(?:\([\w .+-]{1,60}\) )?\S{1,400}:\d{1,7}: (?:\((?:test|module|file|describe|setup)\)|"
+    r"(?:anonymous fn/\d{1,3} in )?[\w.:'\"$?!@-]{1,200}/\d{1,3})$|"
+    r"^in (?:function|call from) \S{1,300} \([^()]{1,300}, line \d{1,7}\)$|"
+    r"\bcalled at \S{1,400}:\d{1,7}:\d{1,5} in \S{1,300}$"
+)
+
+
+def is_frame(text: str) -> bool:
+    """Whether a (cleaned) line is a stack frame: where the failure happened, never what it is."""
+    t = text.strip()
+    return bool(("in " in t or "from " in t) and _FRAME_LINE.match(t)) or bool(
+        ("/" in t or "called at" in t) and _RUNTIME_FRAME.search(t)
+    )
+
+
 # an interpreter reporting the location in its script: ``lua5.4: gen.lua:5: attempt to ...``
 _PROGRAM_LOCATED = re.compile(
     r"^(?!(?i:note|info|hint|help|warning|debug|trace):)[\w.+-]{1,40}: [\w./\\~@+-]{1,400}\.\w{1,8}:\d{1,7}(?::\d{1,5})?: \S"
@@ -409,6 +437,7 @@ _ANY_WORDS = (
     "denied",
     "refused",
     "not found",
+    "not an element",
     "no such",
     "cannot",
     "can't",
@@ -510,7 +539,7 @@ def _classify(ln: Line) -> None:
         return
     if "^" in t and _POINTER.search(t) and not re.search(r"\w{3,}\s*:", t):
         return  # a pointer under the line above (``error here ---^``): that line is the statement
-    frame = ("in " in t or "from " in t) and _FRAME_LINE.match(t) is not None
+    frame = is_frame(t)
     if (_C4.search(t) or _ERROR_PREFIX.match(ln.text)) and not _C4_NOT.search(t) and not frame and ln.level != "log":
         ln.cls = 4
         return
@@ -518,6 +547,9 @@ def _classify(ln: Line) -> None:
         return  # a stack frame (``gen.lua:5: in local 'f'``) is where, never what
     if ln.level == "warning":
         return  # a warning (##[warning], [WARNING]) is not the failure
+    if "arning" in t and _WARNINGS_FAIL.search(t):
+        ln.cls = 3  # the build failed on its warnings: a failure, however much it says "warning"
+        return
     t = _FLAGS.sub(" ", t)  # command-line flags are configuration (--output-on-failure, -Werror)
     if _NOT_FAILURE.search(t):
         return
