@@ -997,7 +997,16 @@ class SQLiteBackend:
                 )
                 with batches.transaction(self) if batches is not None else self.write() as c:
                     before = c.total_changes
-                    c.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)", (-pages,))
+                    # the first step sets up a merge of every segment (a negative count); the next
+                    # ones continue it (positive: an incremental merge in progress is taken first,
+                    # then any level of 'usermerge' segments). A negative count at every step put
+                    # every segment into one merge again whenever a writer had added one meanwhile,
+                    # the partly written output included: the merge restarted until the page budget
+                    # ended it, leaving a merge of the whole index for writers to continue
+                    c.execute(
+                        "INSERT INTO memories_fts(memories_fts, rank) VALUES ('merge', ?)",
+                        (pages if merged else -pages,),
+                    )
                     if c.total_changes - before < 2:
                         break
                 merged += pages
