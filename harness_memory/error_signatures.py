@@ -476,7 +476,6 @@ _TEXT_KEYS = {
         "dependency",
         "find_package",
         "package configuration",
-        "cannot find -l",
         "pkg-config",
         "no package",
         "unmet",
@@ -621,10 +620,10 @@ def _is_linter(command: str | None) -> bool:
     for seg in _SEGMENT.split(command[:500]):
         # VAR=value assignments and --flag=value options are neither a program nor git's --check
         words = [w for w in seg.split() if "=" not in w]
+        if words[:2] == ["git", "diff"] and "--check" in words[2:]:
+            return True  # git's whitespace checker
         for w in words[:4]:
             if w.startswith("-"):
-                if w == "--check" and words[:1] == ["git"]:
-                    return True
                 continue
             name = w.rsplit("/", 1)[-1].lower()
             if name in _LINTERS:

@@ -103,7 +103,12 @@ error: timed out waiting for lock after 600 s
 
 @pytest.mark.parametrize(
     ("command", "expected"),
-    [("+ go vet ./...", "test_failure"), ("+ go build ./...", "compile_error")],
+    [
+        ("+ go vet ./...", "test_failure"),
+        ("+ go build ./...", "compile_error"),
+        ("+ GOFLAGS=-mod=mod go vet ./...", "test_failure"),  # an assignment before the program is not it
+        ("+ GOFLAGS=-mod=mod go build ./...", "compile_error"),
+    ],
 )
 def test_the_steps_command_tells_a_linters_finding_from_a_compile_error(command, expected):
     log = f"""\
@@ -457,3 +462,13 @@ def test_a_memory_checkers_invalid_read_is_a_finding():
 
 def test_a_failure_worded_line_yields_to_the_comparison_in_its_detail():
     assert category("deploy check failed\n    expected: 3\n    actual: 2\n") == "assertion"
+
+
+def test_git_diff_check_is_a_checker_whatever_file_it_flags():
+    log = "+ git diff --check HEAD~1\nsrc/main.c:3: trailing whitespace.\n+int x = 1; \n"
+    assert category(log) == "test_failure"
+    assert category("+ make\nsrc/main.c:3: expected ';' before 'return'\n") == "compile_error"
+
+
+def test_a_proxy_that_does_not_resolve_is_a_network_failure():
+    assert category("curl: (5) Could not resolve proxy: proxy.corp.example") == "network"

@@ -328,3 +328,15 @@ def test_a_relative_path_is_one_variable_whatever_its_first_folder():
     assert a == b == "<*>: error: missing return statement"
     assert pa == ["src/app/main.py:3"] and pb == ["lib/util/io.py:41"]
     assert mask_params("cannot open /etc/app/config.yaml")[0] == mask_params("cannot open conf/app/config.yaml")[0]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("cannot open temp_a8Fk2Q/config.json", "cannot open temp_Zx9pLm/config.json"),
+        ("cannot open /tmp/tmpa8fk2q/config.json", "cannot open /tmp/tmpzx9plm/config.json"),
+        ("stale lock in pytest-of-alice/pytest-12", "stale lock in pytest-of-bob/pytest-7"),
+    ],
+)
+def test_temporary_names_are_variables_whatever_their_prefix(a, b):
+    assert mask_params(a)[0] == mask_params(b)[0]
