@@ -360,6 +360,7 @@ _BY_TEXT = [
         re.compile(
             r"(?i)syntax ?error|parse error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
             r"\bexpression has type\b.{1,300}\bexpected of type\b|\bexpression was expected to have type\b|"
+            r"\bexpecting '[^'\n]{1,40}', found\b|\bmismatched input\b.{1,200}\bexpecting\b|"  # ANTLR-made parsers
             r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
             r"cannot find symbol|undefined reference|unexpected token|build failed|static assertion|static_assert|"
             r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol"
@@ -507,6 +508,7 @@ _TEXT_KEYS = {
     "compile_error": (
         "syntax",
         "expression",
+        "expecting",
         "werror",
         "as error",
         "due to warning",

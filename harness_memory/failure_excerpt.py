@@ -305,7 +305,8 @@ _C3 = _Keyed(
 _C2 = _Keyed(
     re.compile(
         r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
-        r"not found|aborted|killed|invalid|unexpected|undefined|missing|could not find|couldn't find)\b"
+        r"not found|aborted|killed|invalid|unexpected|undefined|missing|could not find|couldn't find|"
+        r"could not resolve|couldn't resolve)\b"
     ),
     (
         "error",
@@ -326,6 +327,7 @@ _C2 = _Keyed(
         "undefined",
         "missing",
         "find",
+        "resolve",
     ),
 )
 # a line that only reports that a process died of a signal: the shell's job report (``bash: line 1: 123
@@ -419,7 +421,7 @@ _C1 = _Keyed(
         r"^=+ .{0,200}\b\d{1,9} (?:failed|errors?)\b.{0,200}=+$|^FAILED \((?:failures|errors)=\d|"
         r"^Found \d{1,9} errors?\b|\bTests? failed\b|^Test failed\.|^(?:\d{1,9} )?errors? generated\.|"
         r"\bsubprocess-exited-with-error\b|\bErrors? (?:occurred|were found)\b|^Execution failed for task|"
-        r"^> Task \S+ FAILED|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
+        r"^(?:> Task )?:\S+ FAILED$|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
         r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed"
     ),
     ("exit", "fail", "err", "compil", "ran "),

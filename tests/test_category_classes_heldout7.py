@@ -151,3 +151,18 @@ def test_a_function_method_or_key_missing_at_run_time_is_not_found(text):
 )
 def test_an_ml_type_mismatch_is_a_compile_error(text):
     assert category(text) == "compile_error"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "FAILURE: Build failed with an exception.\n\n* What went wrong:\nCould not compile build file "
+        "'/src/build.gradle'.\n> startup failed:\n  build file '/src/build.gradle': 27: expecting '}', found '' "
+        "@ line 27, column 1.\n  1 error\n",
+        "pyspark.errors.exceptions.captured.ParseException:\n[PARSE_SYNTAX_ERROR] Syntax error at or near 'FORM'.\n"
+        "== SQL ==\nSELECT * FORM t\n",
+        "line 1:9 mismatched input 'FORM' expecting {<EOF>, ';'}",
+    ],
+)
+def test_a_parsers_expecting_found_is_a_compile_error(text):
+    assert category(text) == "compile_error"

@@ -94,3 +94,18 @@ def test_an_echoed_command_marked_like_a_cause_is_still_not_the_failure():
     ex = extract(text)
     assert ex.message == "java.lang.OutOfMemoryError: Metaspace"
     assert categorize(ex) == "out_of_memory"
+
+
+@pytest.mark.parametrize("status", [":compileJava FAILED", "> Task :app:compileJava FAILED"])
+def test_the_task_status_line_is_a_trailer_and_the_dependency_gradle_could_not_resolve_is_the_failure(status):
+    # Gradle 4 prints the failed task as ':compileJava FAILED', later versions as '> Task :app:compileJava FAILED'
+    text = report(
+        "Could not resolve all files for configuration ':compileClasspath'.\n"
+        "> Could not resolve com.fasterxml.jackson.core:jackson-databind:2.15.2.\n"
+        "  Required by:\n      project :\n"
+        "   > No cached version of com.fasterxml.jackson.core:jackson-databind:2.15.2 available for offline mode.",
+        before=f"+ gradle --offline build\n{status}\n",
+    )
+    ex = extract(text)
+    assert "Could not resolve" in ex.message
+    assert categorize(ex) == "import_error"
