@@ -302,6 +302,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_remember_batch.py",
             "tests/test_bulk_delete.py",
             "tests/test_write_index.py",
+            "tests/test_recall.py",  # its contract tests on PostgreSQL (the keyword posting budget)
         ],
         # the PostgreSQL half by its parameter, and test_backends' tests on the session's server (pg_url)
         "postgres or filtered_vector_search or environment_and_settings or restart_between or url_options "

@@ -348,3 +348,14 @@ def test_over_budget_common_term_ranks_the_newest_matches(tmp_path):
         hits = s.recall("alpha", agent_id="a", channels={"keyword"}, limit=50)
         ids = [h.memory.id for h in hits]
         assert newest.id in ids and min(ids) > 100 - 30  # only the newest ~20% were ranked
+
+
+def test_the_posting_budget_ranks_the_newest_matches_on_every_backend_and_none_turns_it_off(db):
+    with MemoryStore(db, settings=Settings(keyword_posting_budget=20)) as s:
+        s.remember_many([{"content": f"alpha row {i}", "type": "success", "agent_id": "a"} for i in range(100)])
+        newest = s.remember("alpha newest row", type="success", agent_id="a")
+        ranked = [h.memory.id for h in s.recall("alpha", agent_id="a", channels={"keyword"}, limit=60)]
+        assert newest.id in ranked and len(ranked) <= 40  # about the newest 20 of 101 matches were ranked
+    with MemoryStore(db, settings=Settings(keyword_posting_budget=None)) as s:  # no budget: every match
+        every = [h.memory.id for h in s.recall("alpha", agent_id="a", channels={"keyword"}, limit=200)]
+        assert len(every) == 101 and newest.id in every
