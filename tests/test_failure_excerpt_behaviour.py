@@ -169,6 +169,26 @@ def test_the_echoed_command_that_opens_the_failing_step_is_its_command(echo):
     assert ex.command == echo and ex.lines[0] == 5
 
 
+@pytest.mark.parametrize(
+    ("log", "command"),
+    [
+        (
+            "+ black --check --diff src\n--- src/app.py\t2024-01-01\n+++ src/app.py\t2024-01-01\n@@ -1,3 +1,3 @@\n"
+            "-x=1\n+x = 1\nwould reformat src/app.py\nOh no! 1 file would be reformatted.\n",
+            "+ black --check --diff src",
+        ),
+        (
+            "$ git diff --exit-code\ndiff --git a/go.sum b/go.sum\n--- a/go.sum\n+++ b/go.sum\n@@ -1,2 +1,3 @@\n"
+            "+golang.org/x/text v0.3.0 h1:abc\n",
+            "$ git diff --exit-code",
+        ),
+    ],
+)
+def test_a_diffs_plus_header_is_not_an_echoed_command(log, command):
+    # '+++ file' under '--- file' heads a diff: the step is still the command that printed it
+    assert extract(log).command == command
+
+
 def test_a_pytest_block_is_signed_by_its_exception_line_not_its_first_detail():
     ex = extract(
         "collected 1 item\nE   Expected: 3\nE   AssertionError: values differ\ntests/test_app.py:12: AssertionError"
