@@ -389,7 +389,7 @@ _BY_TEXT = [
     (
         "assertion",
         re.compile(
-            r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|"
+            r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|\bnot equal to\b|"
             r"\bexpected\b.{1,300}\bto (?:include|eq|equal|be|match|contain|have|raise|respond|start_with|end_with)\b|"
             r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)|"
             r"(?m:^[^\w\n]{0,12}(?:got|actual|received):.{0,200}\n(?:.{0,200}\n){0,6}?[^\w\n]{0,12}expected:)"
@@ -563,7 +563,7 @@ _TEXT_KEYS = {
         "invalid command",
         "unknown command",
     ),
-    "assertion": ("assert", "expected", ", want"),
+    "assertion": ("assert", "expected", ", want", "not equal to"),
     "test_failure": (
         "fail",
         "lost in loss record",

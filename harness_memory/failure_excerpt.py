@@ -357,9 +357,11 @@ _DEATH_LOOKBACK = 60
 _KILLED_BY_DEADLINE = re.compile(r"\btimeout\b")  # lines before a death report searched for the message it trails
 # a heading that announces a list of failures: its first item is the failure, not the heading
 _ANNOUNCES = re.compile(
-    r"(?i)^(?:there (?:was|were) \d{1,6} (?:failures?|errors?)|=+ (?:failures|errors) =+|failures?|errors?):?\s*$"
+    r"(?i)^(?:there (?:was|were) \d{1,6} (?:failures?|errors?)|=+ (?:failures|errors) =+|failures?|errors?|"
+    r"[=\u2550\u2500-]{2,} (?:failed|failures?|errors?) [=\u2550\u2500-]{2,}):?\s*$"  # testthat's ``══ Failed ══``
 )
-_ITEM = re.compile(r"^(?:\d{1,4}\) \S|_{3,} \S.{0,400} _{3,}$)")  # a numbered item, a pytest test header
+# a numbered item (``1) Test::name``, testthat's ``── 1. Failure (...)``), a pytest test header
+_ITEM = re.compile(r"^(?:\d{1,4}\) \S|[=\u2550\u2500-]{2,} \d{1,4}\. \S|_{3,} \S.{0,400} _{3,}$)")
 # a count that closes a list of the files a checker found at fault ("Code style issues found in 2 files")
 _FILES_COUNT = re.compile(
     r"(?i)\b(?:issues?|problems?|errors?|violations?|findings?) (?:were )?found in \d{1,6} files?\b|"
@@ -421,7 +423,7 @@ _C1 = _Keyed(
         r"^=+ .{0,200}\b\d{1,9} (?:failed|errors?)\b.{0,200}=+$|^FAILED \((?:failures|errors)=\d|"
         r"^Found \d{1,9} errors?\b|\bTests? failed\b|^Test failed\.|^(?:\d{1,9} )?errors? generated\.|"
         r"\bsubprocess-exited-with-error\b|\bErrors? (?:occurred|were found)\b|^Execution failed for task|"
-        r"^(?:> Task )?:\S+ FAILED$|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
+        r"^(?:> Task )?:\S+ FAILED$|\b(?:are|were) test failures\b|^Error: Test failures$|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
         r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed"
     ),
     ("exit", "fail", "err", "compil", "ran "),

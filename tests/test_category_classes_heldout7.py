@@ -166,3 +166,36 @@ def test_an_ml_type_mismatch_is_a_compile_error(text):
 )
 def test_a_parsers_expecting_found_is_a_compile_error(text):
     assert category(text) == "compile_error"
+
+
+def test_a_runners_closing_test_failures_line_is_a_trailer_not_the_failure():
+    # testthat (R): the failure block is the decisive one; 'Error: Test failures' only closes the run
+    text = (
+        "quarter: ...1.\n\n"
+        "══ Failed ══════════════════\n"
+        "── 1. Failure ('test-quarter.R:10'): labels name the fiscal year ──────\n"
+        'fiscal_label("2026-04-01") not equal to "FY2026-Q1".\n'
+        "1/1 mismatches\n"
+        'x[1]: "FY2025-Q1"\n'
+        'y[1]: "FY2026-Q1"\n\n'
+        "══ DONE ════════════════════\n"
+        "Error: Test failures\n"
+        "Execution halted\n"
+    )
+    ex = extract(text)
+    assert ex.message.startswith("── 1. Failure ('test-quarter.R:10')")
+    assert categorize(ex) == "assertion"
+
+
+def test_mavens_there_are_test_failures_is_a_trailer():
+    text = (
+        "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! -- in "
+        "com.acme.CartTest\n"
+        "[ERROR] com.acme.CartTest.total -- Time elapsed: 0.01 s <<< FAILURE!\n"
+        "org.opentest4j.AssertionFailedError: expected: <12> but was: <11>\n"
+        "\tat com.acme.CartTest.total(CartTest.java:14)\n"
+        "[ERROR] There are test failures.\n"
+    )
+    ex = extract(text)
+    assert "There are test failures" not in ex.message
+    assert categorize(ex) == "assertion"
