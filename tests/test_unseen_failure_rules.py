@@ -234,6 +234,25 @@ FAILED tests/test_client.py::test_fetch_under_budget - TimeoutError
     assert categorize(ex) == "timeout"
 
 
+def test_a_cancellation_chained_into_a_timeout_gives_way_to_it_in_short_tracebacks_without_blank_lines():
+    # pytest --tb=short prints no location line under the E lines, and a log collector that drops blank lines
+    # leaves the chain banner right under the cancellation
+    log = """\
+tests/test_client.py:12: in test_fetch_under_budget
+    asyncio.run(asyncio.wait_for(Client().fetch(), 0.1))
+/usr/lib/python3.12/asyncio/tasks.py:520: in wait_for
+    return await fut
+E   asyncio.exceptions.CancelledError
+The above exception was the direct cause of the following exception:
+tests/test_client.py:12: in test_fetch_under_budget
+    asyncio.run(asyncio.wait_for(Client().fetch(), 0.1))
+E   TimeoutError
+"""
+    ex = extract(log)
+    assert ex.message.startswith("TimeoutError") and ex.lines is not None and ex.lines[0] == 9
+    assert categorize(ex) == "timeout"
+
+
 def test_a_failure_chained_from_a_real_cause_keeps_its_root_cause():
     log = """\
 E       ConnectionRefusedError: [Errno 111] Connection refused
