@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness_memory.error_signatures import categorize
 from harness_memory.failure_excerpt import clean_lines, extract
 
 
@@ -260,3 +261,14 @@ def test_a_java_exception_without_a_message_is_signed_by_its_name():
     )
     assert ex.message.rstrip(":") == "java.lang.NullPointerException" and ex.exception == "NullPointerException"
     assert ex.frame == "com.acme.App.run"
+
+
+def test_the_causes_under_a_bare_caused_by_are_read_past_a_blank_line_after_it():
+    # a chain whose later 'Caused by:' heading is followed by a blank line, then its indented causes: they
+    # are causes like the first one (and decide the category: memory ran out)
+    ex = extract(
+        "Error: the deploy step failed\nCaused by: java.io.IOException: stream closed\nCaused by:\n\n"
+        "    0: Cannot allocate memory\n"
+    )
+    assert ex.causes == ["java.io.IOException: stream closed", "Cannot allocate memory"]
+    assert categorize(ex) == "out_of_memory"
