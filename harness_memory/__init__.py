@@ -46,6 +46,7 @@ _EXPORTS = {
     "SentenceTransformerEmbedder": "embedders",
     "Settings": "settings",
     "StorageError": "errors",
+    "StoreClosedError": "errors",
     "Summariser": "summarisers",
     "SummariserError": "errors",
     "SummariserNormaliser": "summarisers",
@@ -96,6 +97,7 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "Settings",
     "StorageError",
+    "StoreClosedError",
     "Summariser",
     "SummariserError",
     "SummariserNormaliser",
@@ -149,6 +151,7 @@ if _typing.TYPE_CHECKING:
         MemoryNotFoundError,
         SchemaError,
         StorageError,
+        StoreClosedError,
         SummariserError,
         UnknownMemoryTypeError,
     )

@@ -96,6 +96,10 @@ class DatabaseReadOnlyError(StorageError):
     """The database (or its folder, where SQLite keeps the WAL) is read-only."""
 
 
+class StoreClosedError(StorageError):
+    """The store was closed (``close()`` or the end of its ``with`` block): open a new one to go on."""
+
+
 class FileAccessError(StorageError, OSError):
     """An export or import file cannot be read or written (missing folder, permissions, ...).
 

@@ -35,6 +35,7 @@ from .errors import (
     InvalidInputError,
     SchemaError,
     StorageError,
+    StoreClosedError,
 )
 from .sqlite_backend import query_terms
 
@@ -42,7 +43,7 @@ try:
     import psycopg
     from psycopg import errors as pg_errors
     from psycopg.types.numeric import NumericLoader
-    from psycopg_pool import ConnectionPool, PoolTimeout
+    from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 except ImportError as _exc:  # pragma: no cover - depends on the install
     raise ConfigurationError(
         f'PostgreSQL needs the driver: pip install "harness-memory[postgres]" ({_exc.name} is missing)'
@@ -333,6 +334,8 @@ class PostgresBackend:
             ) from exc
         except pg_errors.ReadOnlySqlTransaction as exc:
             raise DatabaseReadOnlyError(f"{self.display} is read-only: {_message(exc, self._secret)}") from exc
+        except PoolClosed as exc:
+            raise StoreClosedError(f"the store on {self.display} is closed: open a new MemoryStore to go on") from exc
         except (psycopg.OperationalError, PoolTimeout) as exc:
             raise StorageError(f"{self.display}: {_message(exc, self._secret)}") from exc
 

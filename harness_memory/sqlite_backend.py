@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlean
 
-from .errors import DatabaseLockedError, DatabaseReadOnlyError, SchemaError
+from .errors import DatabaseLockedError, DatabaseReadOnlyError, SchemaError, StoreClosedError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -123,6 +123,17 @@ def float32_bytes(vector: Any) -> bytes:
     return array("f", vector).tobytes()
 
 
+class _Closed:
+    """Stands for the connection of a closed store: any use raises :class:`StoreClosedError`
+    (not the driver's ``ProgrammingError``)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        raise StoreClosedError(f"the store on {self._name} is closed: open a new MemoryStore to go on")
+
+
 class SQLiteBackend:
     """One database file. Thread-safe through a re-entrant lock around the connection.
 
@@ -135,7 +146,7 @@ class SQLiteBackend:
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000):
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
-        self.conn = connect(self.path, busy_timeout_ms=busy_timeout_ms)
+        self.conn: sqlean.Connection | _Closed = connect(self.path, busy_timeout_ms=busy_timeout_ms)
         self.lock = threading.RLock()
         self._depth = 0
 
@@ -318,7 +329,10 @@ class SQLiteBackend:
 
     def close(self) -> None:
         with self.lock:
+            if isinstance(self.conn, _Closed):
+                return
             self.conn.close()
+            self.conn = _Closed(self.path.name)
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> sqlean.Cursor:
         with self.lock:
