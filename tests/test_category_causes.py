@@ -472,3 +472,34 @@ def test_git_diff_check_is_a_checker_whatever_file_it_flags():
 
 def test_a_proxy_that_does_not_resolve_is_a_network_failure():
     assert category("curl: (5) Could not resolve proxy: proxy.corp.example") == "network"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "curl: (56) Recv failure: Connection reset by peer",
+        'psql: error: connection to server at "db" (10.0.0.5), port 5432 failed: Connection refused',
+        "fatal: the remote end hung up unexpectedly: connection closed",
+    ],
+)
+def test_a_connection_refused_reset_or_closed_is_a_network_failure(text):
+    assert category(text) == "network"
+
+
+def test_valgrinds_use_of_an_uninitialised_value_is_a_finding():
+    log = (
+        "==4242== Conditional jump or move depends on uninitialised value(s)\n"
+        "==4242==    at 0x109182: mean (stats.c:12)\n"
+        "==4242==    by 0x1091F3: main (main.c:7)\n"
+    )
+    assert category(log) == "test_failure"
+
+
+def test_a_test_run_that_failed_after_retried_connection_failures_is_a_network_failure():
+    log = (
+        "attempt 1 of 3 failed: Connection refused (api.internal:8443)\n"
+        "attempt 2 of 3 failed: Connection refused (api.internal:8443)\n"
+        "attempt 3 of 3 failed: Connection refused (api.internal:8443)\n"
+        "FAILED: integration tests (3 failed)\n"
+    )
+    assert category(log) == "network"

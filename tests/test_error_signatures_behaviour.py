@@ -340,3 +340,15 @@ def test_a_relative_path_is_one_variable_whatever_its_first_folder():
 )
 def test_temporary_names_are_variables_whatever_their_prefix(a, b):
     assert mask_params(a)[0] == mask_params(b)[0]
+
+
+def test_two_stores_on_one_file_sign_one_error_alike(tmp_path):
+    # each store caches the templates it has read; creating one re-reads them first, so a template the
+    # other store has just created is joined, never duplicated
+    from harness_memory import MemoryStore
+
+    with MemoryStore(tmp_path / "m.db") as a, MemoryStore(tmp_path / "m.db") as b:
+        assert b.error_signature("unrelated warm-up error in module alpha").id  # b caches an empty partition
+        first = a.error_signature("replica lag exceeded on node red blue green")
+        second = b.error_signature("replica lag exceeded on node red blue black")
+        assert second.id == first.id
