@@ -503,3 +503,19 @@ def test_a_test_run_that_failed_after_retried_connection_failures_is_a_network_f
         "FAILED: integration tests (3 failed)\n"
     )
     assert category(log) == "network"
+
+
+def test_a_failure_that_only_says_it_failed_takes_the_category_of_its_cause():
+    log = (
+        "Error: failed to load config\n\nCaused by:\n    0: reading /etc/app/config.toml\n"
+        "    1: No such file or directory (os error 2)\n"
+    )
+    assert category(log) == "not_found"
+
+
+def test_a_linkers_undefined_symbol_is_a_compile_error():
+    log = (
+        "ld.lld: error: undefined symbol: vec_dot\n>>> referenced by main.c:12\n"
+        "clang: error: linker command failed with exit code 1 (use -v to see invocation)\n"
+    )
+    assert category(log) == "compile_error"
