@@ -4,9 +4,15 @@ import hashlib
 
 import numpy as np
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from harness_memory import MemoryStore, Settings
 from harness_memory.testing import FakeEmbedder, ManualClock
+
+# the properties check what a function returns, never how fast: no per-example deadline, which a loaded
+# machine (CI's two workers, mutation runs beside a suite) would otherwise turn into spurious failures
+hypothesis_settings.register_profile("harness-memory", deadline=None)
+hypothesis_settings.load_profile("harness-memory")
 
 
 @pytest.fixture
