@@ -5,6 +5,7 @@ corpus and on lines generated from the patterns' own words."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 from pathlib import Path
 
@@ -17,6 +18,7 @@ CORPUS = Path(__file__).parent / "fixtures" / "ci_logs"
 KEYED = {name: v for name, v in vars(fe).items() if isinstance(v, fe._Keyed)}
 
 
+@functools.cache
 def corpus_lines() -> list[str]:
     out: set[str] = set()
     for path in sorted(CORPUS.rglob("*.log*")):
