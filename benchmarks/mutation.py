@@ -320,6 +320,23 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ["tests/test_dashboard_stats_behaviour.py", "tests/test_dashboard.py"],
         "",
     ),
+    # the dashboard's rendering: the pages over real HTTP (test_dashboard.py without the token, server and
+    # command tests, which exercise the app, not the rendering) and the rendering behaviour file
+    "dashboard_html": (
+        "harness_memory/dashboard/html.py",
+        ["tests/test_dashboard_rendering_behaviour.py", "tests/test_dashboard.py"],
+        "not token and not serve and not dashboard_command and not access_log and not actions",
+    ),
+    "dashboard_svg": (
+        "harness_memory/dashboard/svg.py",
+        ["tests/test_dashboard_rendering_behaviour.py", "tests/test_dashboard.py"],
+        "not token and not serve and not dashboard_command and not access_log and not actions",
+    ),
+    "dashboard_pages": (
+        "harness_memory/dashboard/pages.py",
+        ["tests/test_dashboard_rendering_behaviour.py", "tests/test_dashboard.py"],
+        "not token and not serve and not dashboard_command and not access_log",
+    ),
     # the typed errors: their classes are read by every file; what can be mutated is the one error that builds
     # its own message (an unknown memory type names the known ones)
     "errors": (
@@ -370,6 +387,7 @@ ROUND_TESTS = frozenset(
         "tests/test_sqlite_backend_behaviour.py",
         "tests/test_adapter_run_behaviour.py",
         "tests/test_dashboard_queries_behaviour.py",
+        "tests/test_dashboard_rendering_behaviour.py",
     }
 )
 # the default set of a run without module names: the nine measured first
