@@ -199,6 +199,8 @@ def test_a_tile_without_a_verdict_has_no_verdict_line():
     assert "verdict" not in out and "✔" not in out and "✘" not in out
     t = parse(out)
     assert t.text_in["h3"] == ["Runs"]
+    assert "".join(t.text) == "Runs12last 4 weeks"  # the title, the figure, the detail and nothing else
+    assert "".join(parse(tile("Runs", "12")).text) == "Runs12"  # no detail given: an empty one
     assert [a.get("class") for n, a in t.tags if n == "p"] == ["figure", "detail"]
 
 
@@ -211,11 +213,14 @@ def test_the_page_frame_marks_the_current_page_and_escapes_the_title():
     assert [a["href"] for a in nav if "aria-current" in a] == ["/dash/errors"]
     names = [x for x in t.text_in["a"] if x.strip()]
     assert names[1:] == ["Overview", "Techniques", "Errors", "Memories", "Maintenance"]  # after "Skip to content"
+    assert "OverviewTechniquesErrorsMemoriesMaintenance" in "".join(t.text)  # nothing between the links
+    assert [sorted(a) for a in nav] == [["href"]] * 2 + [["aria-current", "href"]] + [["href"]] * 2
     assert t.text_in["title"] == [f"{HOSTILE} · harness-memory"]
     assert "".join(t.text_in["h1"]) == HOSTILE
     assert "<p>body</p>" in out  # the body is the caller's markup
     assert not tags(out, "form")  # no log-out button unless asked
     assert "rendered in" not in out
+    assert "".join(t.text_in["footer"]).startswith("times are UTC;")  # no render time: the footer starts here
     assert tags(out, "link")[0]["href"] == "/dash/static/dashboard.css"
 
 
@@ -390,6 +395,11 @@ def test_a_histograms_bars_are_as_tall_as_their_counts():
     assert f(bars[2], "height") == 0.0
     for b in bars:
         assert f(b, "y") + f(b, "height") == pytest.approx(12 + ph, abs=0.1)
+    bw = (640 - 56 - 12) / 3
+    for a, b in zip(bars, bars[1:], strict=False):  # side by side, a 2 px gap between neighbours
+        assert f(b, "x") - f(a, "x") == pytest.approx(bw, abs=0.1)
+        assert f(b, "x") - (f(a, "x") + f(a, "width")) == pytest.approx(2, abs=0.1)
+    assert [t for y, t in _axis(root) if y < 200 - 8] == ["0", "2", "4", "6", "8"]  # the y axis
     assert bars[1].find("title").text == "0.5–1.0: 8"  # type: ignore[union-attr]
     bottom = [t.text for t in root.iter("text") if t.get("class") == "axis" and t.get("text-anchor") != "end"]
     assert bottom == ["0.0", "0.5", "1.0"] and [t.text for t in root.iter("text")][-1] == "1.5"
@@ -441,6 +451,10 @@ def test_an_interval_plot_places_means_and_intervals_on_zero_to_one():
     assert root.get("viewBox") == f"0 0 640 {10 + 22 * 3 + 26}"
     (ref,) = [el for el in root.iter("line") if el.get("class") == "target"]
     assert f(ref, "x1") == f(ref, "x2") == pytest.approx(210 + 0.6 * pw, abs=0.06)
+    grid = [el for el in root.iter("line") if el.get("class") == "grid"]
+    assert len(grid) == 6
+    for line in grid + [ref]:  # every vertical line spans the rows, down to the axis labels
+        assert (f(line, "y1"), f(line, "y2")) == (10, 10 + 22 * 3 + 4)
     labels = [el for el in root.iter("text") if el.get("class") == "rowlabel"]
     (a,) = list(labels[0])
     assert a.tag == "a" and a.get("href") == '/d/t?x="><b>' and a.text == "decomposition"
