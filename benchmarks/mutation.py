@@ -334,7 +334,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     ),
     "dashboard_pages": (
         "harness_memory/dashboard/pages.py",
-        ["tests/test_dashboard_rendering_behaviour.py", "tests/test_dashboard.py"],
+        [
+            "tests/test_dashboard_pages_behaviour.py",
+            "tests/test_dashboard_rendering_behaviour.py",
+            "tests/test_dashboard.py",
+        ],
         "not token and not serve and not dashboard_command and not access_log",
     ),
     # the typed errors: their classes are read by every file; what can be mutated is the one error that builds
@@ -388,6 +392,7 @@ ROUND_TESTS = frozenset(
         "tests/test_adapter_run_behaviour.py",
         "tests/test_dashboard_queries_behaviour.py",
         "tests/test_dashboard_rendering_behaviour.py",
+        "tests/test_dashboard_pages_behaviour.py",
     }
 )
 # the default set of a run without module names: the nine measured first

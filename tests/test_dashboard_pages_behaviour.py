@@ -1,0 +1,149 @@
+"""The overview page's figures say what the harness's history says.
+
+A store written through the public API under a manual clock, week by week, with a history whose figures are
+known in advance: the overview's headline tiles name the direction of each trend in words, pool the last four
+weeks only, and the "created per week" charts keep the six largest groups and put the rest under "other".
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from harness_memory import MemoryStore
+from harness_memory.dashboard import pages
+from harness_memory.dashboard.queries import Queries
+from harness_memory.testing import ManualClock
+
+WEEK = 7 * 86400
+NEW = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]  # errors met once each
+MONDAY = datetime(2026, 1, 5, tzinfo=UTC).timestamp()
+
+
+def _tile(html: str, title: str) -> str:
+    m = re.search(rf'<section class="tile" aria-label="{re.escape(title)}">.*?</section>', html, re.DOTALL)
+    assert m, title
+    return m.group(0)
+
+
+def _history(path, clock: ManualClock) -> None:
+    """Eight weeks: at first every failure repeats a known error and no retry fixes its task; in the last four
+    weeks every failure is new and every retry fixes it (at first one in two did). Recalls happen in the first week and in the last."""
+    with MemoryStore(path, clock=clock) as s:
+        s.remember("raise the timeout", type="success", agent_id="a", scope="global", error="TimeoutError: slow")
+        for w in range(8):
+            clock.now = MONDAY + w * WEEK + 3600
+            for t in range(2):
+                task = f"W{w}-T{t}"
+                word = NEW[2 * (w - 4) + t] if w >= 4 else ""
+                err = "TimeoutError: slow" if w < 4 else f"{word.capitalize()}Error: the {word} setting is not defined"
+                clock.advance(60)
+                s.record_outcome(task, "fresh_start", w >= 4 or t == 0, error=err, agent_id="a")
+            if w in (0, 7):
+                for _ in range(3 if w == 0 else 2):
+                    clock.advance(60)
+                    s.recall("raise the timeout", agent_id="a", task_id=f"W{w}-R")
+
+
+def test_the_overview_names_each_trend_and_pools_the_last_four_weeks(tmp_path):
+    clock = ManualClock(MONDAY)
+    _history(tmp_path / "h.db", clock)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        _, body = pages.overview(Queries(s), "/d", weeks=8)
+    repeat = _tile(body, "Repeat-failure rate")
+    # the first four weeks: 7 of 8 failures met a known error; the last four: none did
+    assert '<p class="figure">0%</p>' in repeat
+    assert "down 100% from the first weeks" in repeat and "target met" in repeat
+    success = _tile(body, "Technique success rate")
+    assert '<p class="figure">100%</p>' in success
+    assert "up 100% from the first weeks" in success and "up since the first weeks" in success  # from half to all
+    latency = _tile(body, "Recall latency p50 / p95")
+    # the headline pools the last four weeks: the first week's three recalls are not in it
+    assert "(2 recalls recorded)" in latency, latency
+
+
+def test_a_repeat_failure_rate_down_exactly_thirty_percent_meets_the_target(tmp_path):
+    # the first four weeks with failures: 5 of 6 repeat a known error; the last four: 7 of 12 (-30% exactly)
+    clock = ManualClock(MONDAY)
+    new = iter(NEW)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        plan = [[True, True], [True, True], [True], [True]] + [[True, True, False]] * 3 + [[True, False, False]]
+        for w, week in enumerate(plan):
+            clock.now = MONDAY + w * WEEK + 3600
+            for t, known in enumerate(week):
+                clock.advance(60)
+                word = next(new) if not known else ""
+                err = "TimeoutError: slow" if known else f"{word.capitalize()}Error: the {word} setting is not defined"
+                s.record_outcome(f"W{w}-T{t}", "fresh_start", False, error=err, agent_id="a")
+        _, body = pages.overview(Queries(s), "/d", weeks=8)
+    repeat = _tile(body, "Repeat-failure rate")
+    assert '<p class="figure">58%</p>' in repeat  # 7 / 12
+    assert "down 30% from the first weeks" in repeat
+    assert "target met: down 30% or more" in repeat and "✔" in repeat
+
+
+def test_memories_created_by_more_than_six_agents_show_the_six_largest_and_the_rest_as_other(tmp_path):
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        for i in range(8):  # agent-i writes i + 1 memories: agent-0 and agent-1 are the smallest
+            for k in range(i + 1):
+                clock.advance(60)
+                s.remember(f"note {k} of agent {i}", type="decision", agent_id=f"agent-{i}")
+        _, body = pages.overview(Queries(s), "/d", weeks=2)
+    chart = re.search(r'aria-label="memories created per week, by agent".*?</svg>', body, re.DOTALL)
+    assert chart
+    legend = re.findall(r'class="legend">([^<]*)</text>', chart.group(0))
+    assert legend == [f"agent-{i}" for i in range(7, 1, -1)] + ["other"]
+    # the "other" bar holds the two smallest agents' 1 + 2 memories
+    assert re.search(r'data-value="3"[^>]*>\s*<title>other, Jan 05: 3</title>', chart.group(0))
+
+
+def test_the_memories_page_is_titled_and_offers_every_state(tmp_path):
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        s.remember("a note", type="decision", agent_id="a")
+        title, body = pages.memories(Queries(s), s, "/d", {})
+    assert title == "Memories"
+    state = re.search(r'<select name="state".*?</select>', body, re.DOTALL)
+    assert state
+    options = re.findall(r'<option value="([^"]*)"( selected)?>([^<]*)</option>', state.group(0))
+    assert [(v, label) for v, _sel, label in options] == [
+        ("", "(any)"),
+        ("live", "live"),
+        ("archived", "archived"),
+        ("pinned", "pinned"),
+    ]
+    assert [v for v, sel, _label in options if sel] == [""]  # nothing asked: any state
+
+
+def test_a_memory_page_shows_its_replaced_versions_as_text(tmp_path):
+    hostile = "<script>alert(1)</script> first"
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        m = s.remember(hostile, type="decision", agent_id="a", key="k")
+        clock.advance(86400)
+        m2 = s.remember("second version", type="decision", agent_id="a", key="k")
+        assert m2.id == m.id
+        _, body = pages.memory(Queries(s), s, "/d", m.id, "tok")
+    history = re.search(r"<h2>History</h2>.*?</table>", body, re.DOTALL)
+    assert history, "the page has a history of versions"
+    rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]*)</td>", history.group(0))
+    # the replaced version is kept in the history, shown as text; the page shows the current one
+    assert rows == [("1", "&lt;script&gt;alert(1)&lt;/script&gt; first")]
+    assert "second version" in body.replace(history.group(0), "")
+    assert "<script>" not in body
+
+
+def test_each_confirmation_says_what_the_action_does(tmp_path):
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        m = s.remember("a note", type="decision", agent_id="a", key="k")
+        said = {a: pages.confirm(s, "/d", m.id, a, "tok") for a in ("pin", "archive", "restore", "forget", "edit")}
+    assert "decay and archiving will skip it" in said["pin"][1]
+    assert "recall leaves it out" in said["archive"][1] and "Restore brings it back" in said["archive"][1]
+    assert "recall sees it again" in said["restore"][1]
+    assert "cannot be undone" in said["forget"][1] and 'class="danger"' in said["forget"][1]
+    assert "<textarea" in said["edit"][1] and "<textarea" not in said["pin"][1]
+    for action, (title, body) in said.items():
+        assert title.endswith(f"memory #{m.id}?")
+        assert f'action="/d/memories/{m.id}/{action}"' in body and 'name="csrf" value="tok"' in body
