@@ -144,6 +144,30 @@ def test_each_confirmation_says_what_the_action_does(tmp_path):
     assert "recall sees it again" in said["restore"][1]
     assert "cannot be undone" in said["forget"][1] and 'class="danger"' in said["forget"][1]
     assert "<textarea" in said["edit"][1] and "<textarea" not in said["pin"][1]
+    verbs = {"pin": "Pin", "archive": "Archive", "restore": "Restore", "forget": "Forget", "edit": "Store"}
     for action, (title, body) in said.items():
         assert title.endswith(f"memory #{m.id}?")
+        # the explanation is one sentence of its own, opening with what the button will do
+        assert re.search(rf"<p>{verbs[action]} [^<]*\.</p>", body), body
         assert f'action="/d/memories/{m.id}/{action}"' in body and 'name="csrf" value="tok"' in body
+
+
+def test_each_error_category_lists_its_techniques_best_first_with_their_record(tmp_path):
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        for i in range(4):  # on this category, decomposition always fixed the task, fresh_start never did
+            clock.advance(600)
+            s.record_outcome(f"T{i}", "fresh_start", False, error="TimeoutError: request timed out after 30s")
+            s.record_outcome(f"T{i}", "decomposition", True, error="TimeoutError: request timed out after 30s")
+        _, body = pages.techniques(Queries(s), "/d", prior_strength=2.0, weeks=2)
+    plots = re.findall(r'aria-label="technique estimates for ([^"]+) errors".*?</svg>', body, re.DOTALL)
+    assert len(plots) == 1
+    (cat,) = plots
+    plot = re.search(rf'aria-label="technique estimates for {re.escape(cat)} errors".*?</svg>', body, re.DOTALL)
+    assert plot
+    labels = re.findall(r'class="rowlabel"[^>]*>([^<]+)</text>', plot.group(0))
+    assert labels == ["decomposition", "fresh_start"]  # the better estimate first
+    tips = re.findall(r"<title>([^<]+)</title>", plot.group(0))
+    assert tips[0].startswith("decomposition: ") and tips[0].endswith(f"4/4 fixed in {cat}")
+    assert tips[1].startswith("fresh_start: ") and tips[1].endswith(f"0/4 fixed in {cat}")
+    assert f"{cat} <span" in body and "(8 retries)" in body
