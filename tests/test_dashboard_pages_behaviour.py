@@ -57,6 +57,15 @@ def test_the_overview_names_each_trend_and_pools_the_last_four_weeks(tmp_path):
     success = _tile(body, "Technique success rate")
     assert '<p class="figure">100%</p>' in success
     assert "up 100% from the first weeks" in success and "up since the first weeks" in success  # from half to all
+    retries = _tile(body, "Retries per task")
+    assert '<p class="figure">1.00</p>' in retries  # one attempt per task throughout: no change is not "up 0%"
+    assert "unchanged from the first weeks" in retries and "not fewer retries yet" in retries
+    chart = re.search(
+        r'<svg class="chart line"[^>]*aria-label="repeat-failure rate per week".*?</svg>', body, re.DOTALL
+    )
+    assert chart
+    tips = re.findall(r"<title>([^<]+)</title>", chart.group(0))
+    assert tips[0] == "repeat-failure rate, Jan 05: 50%" and tips[-1] == "repeat-failure rate, Feb 23: 0%"
     latency = _tile(body, "Recall latency p50 / p95")
     # the headline pools the last four weeks: the first week's three recalls are not in it
     assert "(2 recalls recorded)" in latency, latency

@@ -84,6 +84,8 @@ def _ms(x: float | None) -> str:
 def _pct_change(c: float | None) -> str:
     if c is None:
         return "no trend yet"
+    if c == 0:
+        return "unchanged from the first weeks"
     return f"{'down' if c < 0 else 'up'} {abs(c) * 100:.0f}% from the first weeks"
 
 
