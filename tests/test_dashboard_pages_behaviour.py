@@ -66,6 +66,16 @@ def test_the_overview_names_each_trend_and_pools_the_last_four_weeks(tmp_path):
     assert chart
     tips = re.findall(r"<title>([^<]+)</title>", chart.group(0))
     assert tips[0] == "repeat-failure rate, Jan 05: 50%" and tips[-1] == "repeat-failure rate, Feb 23: 0%"
+    # the numbers under the retries chart: the week, then five numeric (right-aligned) columns
+    data = re.search(r"<th[^>]*>week</th><th[^>]*>tasks</th>.*?</table>", body, re.DOTALL)
+    assert data
+    heads = re.findall(r"<th scope=\"col\"( class=num)?>([^<]*)</th>", data.group(0))
+    assert [h for num, h in heads if num] == ["tasks", "retries", "fixed", "escalated", "retries per task"]
+    lat_chart = re.search(
+        r'<svg class="chart line"[^>]*aria-label="recall latency p50 and p95 per week".*?</svg>', body, re.DOTALL
+    )
+    assert lat_chart
+    assert re.findall(r'class="legend">([^<]*)<', lat_chart.group(0)) == ["p50", "p95"]
     latency = _tile(body, "Recall latency p50 / p95")
     # the headline pools the last four weeks: the first week's three recalls are not in it
     assert "(2 recalls recorded)" in latency, latency
