@@ -190,3 +190,34 @@ def test_each_error_category_lists_its_techniques_best_first_with_their_record(t
     assert tips[0].startswith("decomposition: ") and tips[0].endswith(f"4/4 fixed in {cat}")
     assert tips[1].startswith("fresh_start: ") and tips[1].endswith(f"0/4 fixed in {cat}")
     assert f"{cat} <span" in body and "(8 retries)" in body
+
+
+def test_the_memories_page_names_its_columns_and_its_filters_and_counts_a_searchs_hits(tmp_path):
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        s.remember("raise the client timeout", type="success", agent_id="a", scope="global", namespace="ns")
+        s.remember("pin the package version", type="success", agent_id="a", scope="global", namespace="ns")
+        _, browse = pages.memories(Queries(s), s, "/d", {})
+        _, search = pages.memories(Queries(s), s, "/d", {"q": "client timeout", "namespace": "ns"})
+    heads = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', browse)
+    assert heads == ["id", "type", "agent", "scope", "namespace", "content", "tags", "relevance", "applied", "state"]
+    # the form's fields are the parameters the page reads
+    fields = set(re.findall(r'<(?:select|input)[^>]* name="([^"]+)"', browse))
+    assert fields == {"q", "namespace", "agent", "type", "scope", "tags", "state"}
+    assert re.search(r'<p class="lead">[12] hits of the same hybrid recall', search), search
+
+
+def test_the_maintenance_page_reports_the_database_files_in_megabytes(tmp_path):
+    path = tmp_path / "h.db"
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(path, clock=clock) as s:
+        for i in range(200):
+            s.remember(f"note {i} " + "word " * 200, type="decision", agent_id="a")
+        _, body = pages.maintenance(Queries(s), s, "/d", weeks=2)
+        db_mb = path.stat().st_size / 1e6
+        wal = path.with_name(path.name + "-wal")
+        wal_mb = wal.stat().st_size / 1e6 if wal.exists() else 0.0
+    storage = _tile(body, "Storage")
+    assert db_mb >= 0.1  # big enough for its size in MB to show at one decimal
+    assert f"database {db_mb:,.1f} MB + write-ahead log {wal_mb:,.1f} MB" in storage, storage
+    assert f'<p class="figure">{db_mb + wal_mb:,.1f} MB</p>' in storage
