@@ -221,3 +221,20 @@ def test_the_maintenance_page_reports_the_database_files_in_megabytes(tmp_path):
     assert db_mb >= 0.1  # big enough for its size in MB to show at one decimal
     assert f"database {db_mb:,.1f} MB + write-ahead log {wal_mb:,.1f} MB" in storage, storage
     assert f'<p class="figure">{db_mb + wal_mb:,.1f} MB</p>' in storage
+
+
+def test_a_fix_lists_the_errors_it_fixes_with_their_record_as_text(tmp_path):
+    err = 'ModuleNotFoundError: No module named "<script>pwn</script>"'
+    clock = ManualClock(MONDAY + 3600)
+    with MemoryStore(tmp_path / "h.db", clock=clock) as s:
+        m = s.learn_fix(err, "pip install the package", agent_id="a")
+        s.apply(m.id, helpful=True, agent_id="a", error=err)
+        _, body = pages.memory(Queries(s), s, "/d", m.id, "tok")
+    fixes = re.search(r"<h2>Errors it fixes</h2>.*?</table>", body, re.DOTALL)
+    assert fixes
+    heads = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', fixes.group(0))
+    assert heads == ["signature", "category", "error", "worked", "did not", "helpful", "unhelpful"]
+    (row,) = re.findall(r"<tr><td>(.*?)</td></tr>", fixes.group(0).split("<tbody>")[1])
+    cells = re.split(r"</td><td[^>]*>", row)
+    assert "&lt;script&gt;pwn&lt;/script&gt;" in cells[2] and "<script>" not in body
+    assert cells[5] == "1" and cells[6] == "0"  # one helpful credit, none unhelpful
