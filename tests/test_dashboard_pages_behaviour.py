@@ -76,6 +76,9 @@ def test_the_overview_names_each_trend_and_pools_the_last_four_weeks(tmp_path):
     )
     assert lat_chart
     assert re.findall(r'class="legend">([^<]*)<', lat_chart.group(0)) == ["p50", "p95"]
+    lat_data = re.search(r"<th[^>]*>week</th><th[^>]*>recalls</th>.*?</tr>", body, re.DOTALL)
+    assert lat_data
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", lat_data.group(0)) == ["week", "recalls", "p50", "p95", "max"]
     latency = _tile(body, "Recall latency p50 / p95")
     # the headline pools the last four weeks: the first week's three recalls are not in it
     assert "(2 recalls recorded)" in latency, latency
