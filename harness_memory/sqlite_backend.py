@@ -123,6 +123,16 @@ def float32_bytes(vector: Any) -> bytes:
     return array("f", vector).tobytes()
 
 
+def _batch_step(batches: Any, ids: list, k: int, apply: Any) -> tuple[int, int]:
+    """One write transaction's share of ``ids`` from ``k``: up to the batcher's size or time budget, in
+    steps (``jobs.batches.run_steps``), or ``MOVE_BATCH`` keys without a batcher; ``(next k, changed)``."""
+    if batches is not None:
+        from .jobs.batches import run_steps
+
+        return run_steps(batches, ids, k, apply)
+    return k + MOVE_BATCH, apply(ids[k : k + MOVE_BATCH])
+
+
 class _Closed:
     """Stands for the connection of a closed store: any use raises :class:`StoreClosedError`
     (not the driver's ``ProgrammingError``)."""
@@ -621,13 +631,7 @@ class SQLiteBackend:
                         c.executemany(f"DELETE FROM {t} WHERE memory_id = ?", still)
                         return len(still)
 
-                    if batches is not None:  # up to its size or its time budget (jobs.batches.run_steps)
-                        from .jobs.batches import run_steps
-
-                        k, n = run_steps(batches, ids, k, purge)
-                    else:
-                        n = purge(ids[k : k + MOVE_BATCH])
-                        k += MOVE_BATCH
+                    k, n = _batch_step(batches, ids, k, purge)
                 purged += n
                 if progress is not None and n:
                     progress(n)
@@ -960,13 +964,7 @@ class SQLiteBackend:
                     c.executemany(f"INSERT INTO {t}({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
                     return len(still)
 
-                if batches is not None:  # up to its size or its time budget, in steps (jobs.batches.run_steps)
-                    from .jobs.batches import run_steps
-
-                    k, n = run_steps(batches, ids, k, move)
-                else:
-                    n = move(ids[k : k + MOVE_BATCH])
-                    k += MOVE_BATCH
+                k, n = _batch_step(batches, ids, k, move)
             moved += n
             if progress is not None and n:
                 progress(n)
