@@ -13,7 +13,9 @@ rules find them:
   ``Basic authentication failed`` stay as they are.
 
 Every rule collects spans on the original text; overlapping spans are merged and each is
-replaced by ``[REDACTED:kind]``. Redaction is idempotent (a redacted text has nothing left
+replaced by ``[REDACTED:kind]``. A text in which no rule's literal occurs (most texts, nearly every
+tag) is passed after three regex scans of literal tries, without running the rules (``_spans``; a
+test checks that it finds exactly what every rule finds). Redaction is idempotent (a redacted text has nothing left
 to find). Every pattern is linear-time: no repeated group (a group under ``*``, ``+`` or
 ``{m,n}``; only optional ``?`` groups), every repetition bounded, so hostile input cannot stall
 a write (tests/test_redact.py compares the time at two input sizes). Measured against detect-secrets in docs/secrets.md.
@@ -22,7 +24,7 @@ a write (tests/test_redact.py compares the time at two input sizes). Measured ag
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["redact", "redact_text", "redact_mapping", "is_secret_key", "REDACTION_PATTERNS"]
@@ -355,8 +357,11 @@ def _schemes(text: str, low: str) -> list[Span]:
 _URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://(?P<user>[^\s/?#@:]{0,256}):(?P<v>[^\s/]{1,512})@")
 
 
+_URL_HINT = "://"
+
+
 def _url_passwords(text: str, low: str) -> list[Span]:
-    if "://" not in text:
+    if _URL_HINT not in text:
         return []
     return [
         (m.start("v"), m.end("v"), "url_password")
@@ -370,9 +375,12 @@ def _url_passwords(text: str, low: str) -> list[Span]:
 _COOKIE = re.compile(r"\b(?:[Ss]et-)?[Cc]ookie[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?P<v>[^\n\r\"']{1,4096})")
 
 
+_COOKIE_HINT = "cookie"
+
+
 def _cookies(text: str, low: str) -> list[Span]:
     out: list[Span] = []
-    if "cookie" not in low:
+    if _COOKIE_HINT not in low:
         return out
     for m in _COOKIE.finditer(text):
         v = m.group("v").rstrip()
@@ -501,12 +509,67 @@ _RULES: list[Callable[[str, str], list[Span]]] = [
 ]
 
 
-def _spans(text: str) -> list[Span]:
-    spans: list[Span] = []
-    low = text.lower()  # same length as text for the ASCII keywords searched in it
+def _literal_trie(literals: Sequence[str]) -> str:
+    """A regex matching exactly where one of ``literals`` occurs, written as a trie (``b(?:asic|earer)``):
+    Python's ``re`` tries an alternation's branches one by one, so a flat one of 70 literals costs
+    several times the trie."""
+    root: dict = {}
+    for w in literals:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        if "" in node:  # a literal ends here: a longer one through it adds nothing
+            return ""
+        alts = [re.escape(ch) + emit(node[ch]) for ch in sorted(node)]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return emit(root)
+
+
+# The gate: literals without which no rule can find anything. A text in which none occurs holds
+# nothing to redact, found by three regex scans instead of each rule's own tests (most texts, and
+# nearly every tag): the format rules need one of their hints (case-sensitive, as _formats tests
+# them), a Discord token its dotted tail, the context rules one of their lower-case hints in ``low``.
+_FORMAT_GATE = re.compile(_literal_trie(_ALL_HINTS))
+_DISCORD_GATE = re.compile(r"\.[A-Za-z0-9_-]{6}\.")  # the start of _DISCORD_TAIL
+_CONTEXT_HINTS = tuple(
+    sorted(
+        {*_PAIR_KEYWORDS, *_SCHEME_HINTS, _COOKIE_HINT, _URL_HINT, *(h for _, hints, _ in _FLAG_RULES for h in hints)}
+    )
+)
+_CONTEXT_GATE = re.compile(_literal_trie(_CONTEXT_HINTS))
+_FORMAT_RULES: list[Callable[[str, str], list[Span]]] = [_formats, _discord]
+_CONTEXT_RULES: list[Callable[[str, str], list[Span]]] = [_url_passwords, _schemes, _cookies, _flags, _pairs]
+
+
+def _lower(text: str) -> str:
+    """``text`` in lower case, of the same length (a character whose lower case is longer stays)."""
+    low = text.lower()
     if len(low) != len(text):
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    for rule in _RULES:
+    return low
+
+
+def _spans(text: str) -> list[Span]:
+    low = _lower(text)
+    fmt = _FORMAT_GATE.search(text) is not None or _DISCORD_GATE.search(text) is not None
+    ctx = _CONTEXT_GATE.search(low) is not None
+    if not (fmt or ctx):
+        return []
+    return _collect(text, low, (_FORMAT_RULES if fmt else []) + (_CONTEXT_RULES if ctx else []))
+
+
+def _spans_all(text: str) -> list[Span]:
+    """The spans of every rule, without the gate (the reference the gated path is tested against)."""
+    return _collect(text, _lower(text), _RULES)
+
+
+def _collect(text: str, low: str, rules: list[Callable[[str, str], list[Span]]]) -> list[Span]:
+    spans: list[Span] = []
+    for rule in rules:
         spans.extend(rule(text, low))
     if not spans:
         return []
