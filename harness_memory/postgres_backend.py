@@ -58,6 +58,15 @@ DatabaseError = psycopg.Error
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%")
 
 COPY_ROWS = 32  # a batch of at least this many rows goes through COPY instead of one statement per row
+# A batch's near-duplicate check through the sign codes (PostgresBackend._near_by_codes): a group's codes are
+# read when it holds at most CODE_SCAN_ROWS rows per query of the batch in it (reading a code and bounding it
+# costs about a thousandth of a graph search; measured: docs/backends.md), a query whose bound leaves more
+# than CODE_PAIRS rows goes to the graph instead; rows are bounded CODE_CHUNK at a time; CODE_SLACK covers
+# float32 rounding in the bound's matrix product (the bound may keep a row it could drop, never the reverse)
+CODE_SCAN_ROWS = 10_000
+CODE_PAIRS = 256
+CODE_CHUNK = 8192
+CODE_SLACK = 1e-3
 # the tables whose multi-row INSERTs a COPY replaces: their values' Python types are the columns' (a COPY
 # parses text, so a float sent to an integer column would fail where the INSERT's cast rounds it)
 _COPY_TABLES = frozenset({"memories", "memory_tags", "vector_changes"})
@@ -235,6 +244,7 @@ class PostgresBackend:
         self._vectors_seen = False
         self._stage_ok: bool | None = None  # may this role create the staging table (_can_stage)
         self._deferred: bool | None = None  # is the HNSW index partial (WHERE NOT pending): _can_defer
+        self._codes: bool | None = None  # does the sign-code table exist (migration 0020): _has_codes
         try:
             info = conninfo_to_dict(url)
             password = info.get("password")
@@ -638,6 +648,38 @@ class PostgresBackend:
         "CREATE INDEX IF NOT EXISTS ix_{t}_pending ON {t}(namespace, agent_id, scope, memory_type) WHERE pending"
     )
     BACKLOG_ROWS = 2048  # pending rows at most after a batch: every vector search reads them exactly (~0.7 µs each)
+    # The sign codes of the vectors (migration 0020): one row per vector, kept in step by statement
+    # triggers on the vector table (whatever writes it: a batch, a remember, a delete, a re-embedding),
+    # read by a batch's near-duplicate check (:meth:`_near_by_codes`). The code is pgvector's
+    # binary_quantize (bit i set where coordinate i > 0) packed most significant bit first, as
+    # numpy's packbits packs it.
+    _CODES = (
+        "CREATE OR REPLACE FUNCTION hm_vector_codes() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN "
+        "IF TG_OP = 'DELETE' THEN DELETE FROM memory_vector_codes c USING hm_old o WHERE c.memory_id = o.memory_id; "
+        "ELSIF TG_OP = 'INSERT' THEN INSERT INTO memory_vector_codes(memory_id, namespace, agent_id, scope, "
+        "memory_type, code) SELECT n.memory_id, n.namespace, n.agent_id, n.scope, n.memory_type, "
+        "substr(varbit_send(binary_quantize(n.embedding)), 5) FROM hm_new n ON CONFLICT (memory_id) DO UPDATE SET "
+        "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
+        "memory_type = excluded.memory_type, code = excluded.code; "
+        "ELSE INSERT INTO memory_vector_codes(memory_id, namespace, agent_id, scope, memory_type, code) "
+        "SELECT n.memory_id, n.namespace, n.agent_id, n.scope, n.memory_type, "
+        "substr(varbit_send(binary_quantize(n.embedding)), 5) FROM hm_new n JOIN hm_old o ON o.memory_id = n.memory_id "
+        "WHERE n.embedding <> o.embedding OR n.namespace <> o.namespace OR n.agent_id <> o.agent_id "
+        "OR n.scope <> o.scope OR n.memory_type <> o.memory_type ON CONFLICT (memory_id) DO UPDATE SET "
+        "namespace = excluded.namespace, agent_id = excluded.agent_id, scope = excluded.scope, "
+        "memory_type = excluded.memory_type, code = excluded.code; "
+        "END IF; RETURN NULL; END $f$",
+        "CREATE TABLE memory_vector_codes (memory_id BIGINT PRIMARY KEY, namespace TEXT NOT NULL, "
+        "agent_id TEXT NOT NULL, scope TEXT NOT NULL, memory_type TEXT NOT NULL, code BYTEA NOT NULL)",
+        "CREATE INDEX ix_memory_vector_codes_group ON memory_vector_codes(namespace, agent_id, scope, memory_type) "
+        "INCLUDE (memory_id, code)",
+        "CREATE TRIGGER hm_codes_insert AFTER INSERT ON memory_vectors REFERENCING NEW TABLE AS hm_new "
+        "FOR EACH STATEMENT EXECUTE FUNCTION hm_vector_codes()",
+        "CREATE TRIGGER hm_codes_update AFTER UPDATE ON memory_vectors REFERENCING OLD TABLE AS hm_old "
+        "NEW TABLE AS hm_new FOR EACH STATEMENT EXECUTE FUNCTION hm_vector_codes()",
+        "CREATE TRIGGER hm_codes_delete AFTER DELETE ON memory_vectors REFERENCING OLD TABLE AS hm_old "
+        "FOR EACH STATEMENT EXECUTE FUNCTION hm_vector_codes()",
+    )
 
     def create_vector_table(self, dimensions: int) -> None:
         c = self.conn
@@ -653,7 +695,10 @@ class PostgresBackend:
         c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_agent ON {self.VEC_TABLE}(namespace, agent_id, memory_type)")
         c.execute(f"CREATE INDEX ix_{self.VEC_TABLE}_scope ON {self.VEC_TABLE}(namespace, scope, memory_type)")
         c.execute(self._PENDING_INDEX.format(t=self.VEC_TABLE))
-        self._deferred = None
+        c.execute("DROP TABLE IF EXISTS memory_vector_codes")
+        for sql in self._CODES:
+            c.execute(sql)
+        self._deferred = self._codes = None
 
     def vector_dimensions(self) -> int | None:
         row = self.execute(
@@ -1064,30 +1109,39 @@ class PostgresBackend:
                     self._index_backlog(c, excess)
 
     def vector_knn_many(
-        self, queries: Sequence[tuple[np.ndarray, str, str, str, str]], k: int
+        self, queries: Sequence[tuple[np.ndarray, str, str, str, str]], k: int, min_sim: float | None = None
     ) -> list[list[tuple[int, float]]]:
         """:meth:`vector_knn` (archived rows included) for each ``(vector, namespace, agent, scope,
-        type)``, the searches sent as one pipeline."""
+        type)``, the searches sent as one pipeline. With ``min_sim`` (a batch's near-duplicate
+        check) rows below it may be left out; a staged batch then answers exactly through the sign
+        codes (:meth:`_near_by_codes`) where its groups are small enough, the graph elsewhere."""
         if not queries or not self._has_vectors():
             return [[] for _ in queries]
         c = self._tx()
         self._vector_ready(c.pg)
+        exact: set[int] = set()  # queries answered exactly (fewer than k rows is then the answer)
         if len(queries) >= COPY_ROWS and self._can_stage(c.pg):  # staged by COPY, every search in one statement
             self._stage_vectors(c, [(i, q[1], q[2], q[3], q[4], 0, q[0]) for i, q in enumerate(queries)])
             out: list[list[tuple[int, float]]] = [[] for _ in queries]
-            with self._errors():
-                group = (
-                    "v.namespace = q.namespace AND v.agent_id = q.agent_id AND v.scope = q.scope "
-                    "AND v.memory_type = q.memory_type"
-                )
-                search = self._search_sql(group, "q.embedding", "v.").replace("?", "%s")
-                rows = c.pg.execute(
-                    f"SELECT q.o, x.memory_id, x.d FROM hm_stage_vectors q CROSS JOIN LATERAL ({search}) x "
-                    "ORDER BY q.o, x.d, x.memory_id",
-                    (int(k), int(k), int(k)),
-                ).fetchall()
-            for o, mid, d in rows:
-                out[o].append((int(mid), 1.0 - float(d)))
+            if min_sim is not None and self._has_codes(c.pg):
+                for i, hits in self._near_by_codes(c, queries, k, float(min_sim)).items():
+                    out[i] = hits
+                    exact.add(i)
+            rest = [i for i in range(len(queries)) if i not in exact]
+            if rest:
+                with self._errors():
+                    group = (
+                        "v.namespace = q.namespace AND v.agent_id = q.agent_id AND v.scope = q.scope "
+                        "AND v.memory_type = q.memory_type"
+                    )
+                    search = self._search_sql(group, "q.embedding", "v.").replace("?", "%s")
+                    rows = c.pg.execute(
+                        f"SELECT q.o, x.memory_id, x.d FROM hm_stage_vectors q CROSS JOIN LATERAL ({search}) x "
+                        "WHERE q.o = ANY(%s) ORDER BY q.o, x.d, x.memory_id",
+                        (int(k), int(k), int(k), rest),
+                    ).fetchall()
+                for o, mid, d in rows:
+                    out[o].append((int(mid), 1.0 - float(d)))
         else:
             sql = self._sql(self._search_sql("namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ?"))
             with self._errors():
@@ -1099,10 +1153,98 @@ class PostgresBackend:
                         curs.append(c.pg.execute(sql, (q, *keys, q, int(k), q, *keys, int(k), int(k))))
                 out = [[(int(r[0]), 1.0 - float(r[1])) for r in cur.fetchall()] for cur in curs]
         for i, (vec, ns, agent, scope, mtype) in enumerate(queries):
-            if len(out[i]) < k:  # a filter too selective for the scan budget: the exact search decides
+            if len(out[i]) < k and i not in exact:  # a filter too selective for the scan budget: exact search
                 out[i] = self.vector_knn(
                     vec, namespace=ns, agent_id=agent, scope=scope, memory_type=mtype, include_archived=True, k=k
                 )
+        return out
+
+    def _has_codes(self, pg: Any) -> bool:
+        """Whether the sign-code table exists (created with the vector table, or by migration 0020)."""
+        if not self._codes:
+            with self._errors():
+                row = pg.execute("SELECT to_regclass('memory_vector_codes') IS NOT NULL").fetchone()
+            self._codes = bool(row and row[0])
+        return self._codes
+
+    def _near_by_codes(
+        self, c: _Conn, queries: Sequence[tuple[np.ndarray, str, str, str, str]], k: int, min_sim: float
+    ) -> dict[int, list[tuple[int, float]]]:
+        """The rows of each query's group (namespace, agent, scope, type; archived and pending rows
+        included) whose cosine with it reaches ``min_sim``, best first, at most ``k``: exact, for the
+        queries this answers (the others are left to the graph).
+
+        One statement reads the sign codes of the batch's groups (48 bytes a row at 384 dimensions,
+        through the covering index), a group at most ``CODE_SCAN_ROWS`` rows per query of the batch in
+        it. The codes bound the cosine from above (as ``VectorIndex.near`` on SQLite): where a row's
+        sign bit differs from the query's at coordinate i, ``|q_i - v_i| >= |q_i|``, so for unit
+        vectors the query's weight ``q_i**2`` summed over the differing coordinates is at most
+        ``|q - v|**2 = 2 - 2 cos``; that sum, for every row and query of a group at once, is one
+        matrix product of the rows' bits with the queries' signed weights. A row over
+        ``2 (1 - min_sim)`` cannot reach ``min_sim``; the cosines of the rows left are computed by
+        the server in a second statement (the same ``<=>`` as the graph's search). A query with more
+        than ``CODE_PAIRS`` such rows is left to the graph."""
+        groups: dict[tuple[str, str, str, str], list[int]] = {}
+        for i, query in enumerate(queries):
+            groups.setdefault((query[1], query[2], query[3], query[4]), []).append(i)
+        keys = list(groups)
+        limits = [len(groups[g]) * CODE_SCAN_ROWS for g in keys]
+        with self._errors(), c.pg.cursor(binary=True) as cur:
+            cur.execute(
+                "SELECT g.o, a.ids, a.codes FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int8[]) "
+                "WITH ORDINALITY AS g(ns, ag, sc, ty, lim, o) CROSS JOIN LATERAL (SELECT "
+                "string_agg(int8send(x.memory_id), ''::bytea) AS ids, string_agg(x.code, ''::bytea) AS codes FROM "
+                "(SELECT m.memory_id, m.code FROM memory_vector_codes m WHERE m.namespace = g.ns AND m.agent_id = g.ag "
+                "AND m.scope = g.sc AND m.memory_type = g.ty LIMIT g.lim + 1) x) a",
+                ([g[0] for g in keys], [g[1] for g in keys], [g[2] for g in keys], [g[3] for g in keys], limits),
+            )
+            fetched = cur.fetchall()
+        bound = 2.0 * (1.0 - min_sim) + CODE_SLACK
+        out: dict[int, list[tuple[int, float]]] = {}
+        pairs_q: list[int] = []
+        pairs_m: list[int] = []
+        for o, ids_b, codes_b in fetched:
+            members = groups[keys[int(o) - 1]]
+            if ids_b is None:  # an empty group: no near duplicate
+                out.update((i, []) for i in members)
+                continue
+            ids = np.frombuffer(ids_b, dtype=">i8").astype(np.int64)
+            if len(ids) > limits[int(o) - 1]:
+                continue  # too large for this batch: the graph answers its queries
+            raw = np.stack([np.asarray(queries[i][0], dtype=np.float64) for i in members])
+            norms = np.linalg.norm(raw, axis=1)
+            live = norms > 0  # a zero vector has no cosine: nothing is its near duplicate
+            q = raw / np.where(live, norms, 1.0)[:, None]
+            dim = q.shape[1]
+            codes = np.frombuffer(codes_b, dtype=np.uint8).reshape(len(ids), -1)
+            w = q * q
+            signed = (w * np.where(q > 0, -1.0, 1.0)).astype(np.float32).T  # (dim, queries)
+            base = np.where(q > 0, w, 0.0).sum(axis=1)  # the weight of the query's set bits
+            near: list[list[int]] = [[] for _ in members]
+            for s in range(0, len(ids), CODE_CHUNK):
+                bits = np.unpackbits(codes[s : s + CODE_CHUNK], axis=1, count=dim).astype(np.float32)
+                weight = bits @ signed + base  # (rows, queries): the query's weight where the signs differ
+                for r, j in zip(*np.nonzero(weight <= bound)):
+                    near[j].append(int(ids[s + r]))
+            for j, i in enumerate(members):
+                if not live[j]:
+                    out[i] = []
+                elif len(near[j]) <= CODE_PAIRS:
+                    out[i] = []
+                    pairs_q += [i] * len(near[j])
+                    pairs_m += near[j]
+        if pairs_q:
+            with self._errors():
+                rows = c.pg.execute(
+                    f"SELECT p.o, p.mid, 1 - (v.embedding <=> s.embedding) FROM unnest(%s::int8[], %s::int8[]) "
+                    f"AS p(o, mid) JOIN hm_stage_vectors s ON s.o = p.o JOIN {self.VEC_TABLE} v ON v.memory_id = p.mid",
+                    (pairs_q, pairs_m),
+                ).fetchall()
+            for o, mid, sim in rows:
+                if float(sim) >= min_sim:
+                    out[int(o)].append((int(mid), float(sim)))
+            for i in set(pairs_q):
+                out[i] = sorted(out[i], key=lambda h: (-h[1], h[0]))[:k]
         return out
 
     # -- maintenance (the compact job) ------------------------------------------------------------

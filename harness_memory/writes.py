@@ -397,7 +397,9 @@ def _knn_nearest_many(
     if not ks:
         return {}
     hits = core.backend.vector_knn_many(
-        [(vectors[k], items[k].namespace, items[k].agent_id, items[k].scope, items[k].type) for k in ks], 4
+        [(vectors[k], items[k].namespace, items[k].agent_id, items[k].scope, items[k].type) for k in ks],
+        4,
+        min_sim=core.settings.near_duplicate_threshold,  # rows below it decide nothing here
     )
     found = list(dict.fromkeys(mid for h in hits for mid, _ in h))
     excluded: set[int] = set()

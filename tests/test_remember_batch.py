@@ -119,9 +119,9 @@ def test_exact_duplicates_of_stored_rows_are_not_searched_for_neighbours(db):
         searched: list[int] = []
         orig = backend.vector_knn_many
 
-        def counting(queries, k):
+        def counting(queries, k, **kw):
             searched.append(len(queries))
-            return orig(queries, k)
+            return orig(queries, k, **kw)
 
         backend.vector_knn_many = counting
         new = [{"content": f"theta {k}: new in the batch", "type": "success", "agent_id": "a"} for k in range(2)]

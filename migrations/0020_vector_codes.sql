@@ -1,0 +1,2 @@
+-- 0020_vector_codes (issue 10): PostgreSQL's sign codes of the vectors (migrations/postgres/0020_vector_codes.sql).
+-- Nothing to do on SQLite: the in-process vector index keeps its own sign codes (VectorIndex.near).
