@@ -690,7 +690,7 @@ def _measure(
 
 _PHASES = {  # the backend's batch methods (writes.write_many) and what each does on PostgreSQL
     "existing_hashes": "exact-duplicate lookup",
-    "vector_knn_many": "near-duplicate searches (HNSW + backlog)",
+    "vector_knn_many": "near-duplicate check (sign codes, or HNSW + backlog)",
     "insert_returning": "rows (COPY)",
     "index_texts": "tsvector rows + vocabulary",
     "put_vectors": "vectors + change log (HNSW inserts: only past the backlog's bound, or a full graph)",

@@ -20,10 +20,12 @@ kept pgserver in ``DIR/pgdata``, or ``--url`` for a server of your own) with ``l
    (``hm_graph_scratch``, dropped after), indexed with each ``--graph m/ef_construction``: build time,
    1,000 inserts of the next rows (rolled back), the overlap@50 of part 2 (own or global, the
    session settings) and the near-duplicate misses of part 4 (at ``ef_search`` 100) on that copy.
-6. ``batches``: ``remember_many`` of ``--batch`` new memories with the graph inserts in the batch and
-   with the vector backlog, alternated for ``--rounds``; after a backlog batch its vectors are moved
-   into the graph (compact's step), counted in the sustained rate (writes to the store: run it on a
-   kept store you may grow).
+6. ``batches``: ``remember_many`` of ``--batch`` new memories in each of ``--modes``, alternated for
+   ``--rounds``: ``graph`` (the graph inserts in the batch, one graph search per memory for its near
+   duplicates), ``backlog`` (the vectors left in the backlog, the same searches), ``codes`` (the
+   backlog, and the near duplicates found through the sign codes of migration 0020); after a batch
+   whose vectors wait in the backlog they are moved into the graph (compact's step), counted in the
+   sustained rate (writes to the store: run it on a kept store you may grow).
 
     nice -n 10 python benchmarks/pg_recall_profile.py --reuse /tmp/hm10/reuse --size 1000000 --queries 40 \\
         --settings "hnsw.ef_search=100" "hnsw.ef_search=400" --explain
@@ -394,20 +396,22 @@ def near_duplicates(
     return out
 
 
-def batches(url: str, rounds: int, size: int) -> None:
-    """``remember_many`` of ``size`` new memories with the graph inserts in the batch (the backlog
-    off) and left in the backlog, alternately, each batch's backend methods timed; after a backlog
-    batch its vectors are moved into the graph as compact moves them, and that time is counted in
-    the sustained rate. The client's CPU time per batch beside the wall clock."""
+def batches(url: str, rounds: int, size: int, modes: list[str]) -> None:
+    """``remember_many`` of ``size`` new memories in each of ``modes`` (see the module's docstring),
+    alternately, each batch's backend methods timed; after a batch whose vectors wait in the backlog
+    they are moved into the graph as compact moves them, and that time is counted in the sustained
+    rate. The client's CPU time per batch beside the wall clock."""
+    from harness_memory import postgres_backend
     from latency import _PHASES, synth
 
     rng = random.Random(time.time_ns())
     out = []
+    scan_rows = postgres_backend.CODE_SCAN_ROWS
     with MemoryStore(url, embedder=HashingEmbedder()) as store:
         b = store._core.backend
         b.index_backlog()  # an earlier run's backlog
         spent: dict[str, float] = {}
-        for name in _PHASES:
+        for name in (*_PHASES, "_near_by_codes"):
             orig = getattr(b, name)
 
             def timed(*a, _orig=orig, _name=name, **k):
@@ -419,16 +423,19 @@ def batches(url: str, rounds: int, size: int) -> None:
 
             setattr(b, name, timed)
         first = 90_000_000 + rng.randrange(10**6) * 100
+        n = 0
         for r in range(rounds):
-            for mode in ("graph", "backlog") if r % 2 == 0 else ("backlog", "graph"):
-                b._deferred = mode == "backlog"
-                items = [synth(rng, first + (2 * r + (mode == "backlog")) * size + k) for k in range(size)]
+            for mode in modes if r % 2 == 0 else modes[::-1]:
+                b._deferred = mode != "graph"
+                postgres_backend.CODE_SCAN_ROWS = scan_rows if mode == "codes" else 0  # 0: every group to the graph
+                items = [synth(rng, first + n * size + k) for k in range(size)]
+                n += 1
                 spent.clear()
                 t0, c0 = time.perf_counter(), time.process_time()
                 store.remember_many(items)
                 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
                 t1 = time.perf_counter()
-                moved = b.index_backlog() if mode == "backlog" else 0
+                moved = b.index_backlog() if mode != "graph" else 0
                 later = time.perf_counter() - t1
                 out.append(
                     [
@@ -437,6 +444,7 @@ def batches(url: str, rounds: int, size: int) -> None:
                         round(size / (wall + later), 1),
                         round(cpu * 1000),
                         round(spent.get("vector_knn_many", 0.0) * 1000),
+                        round(spent.get("_near_by_codes", 0.0) * 1000),
                         round(spent.get("put_vectors", 0.0) * 1000),
                         f"{moved} in {later * 1000:.0f}",
                         round(os.getloadavg()[0], 1),
@@ -444,15 +452,17 @@ def batches(url: str, rounds: int, size: int) -> None:
                 )
                 print(out[-1], flush=True)
         b._deferred = None
+        postgres_backend.CODE_SCAN_ROWS = scan_rows
     print(
         table(
-            f"remember_many of {size} new memories: graph inserts in the batch, or the backlog (alternated)",
+            f"remember_many of {size} new memories by mode (alternated)",
             [
                 "mode",
                 "memories/s",
                 "with the graph inserts",
                 "client CPU ms",
                 "near-dup ms",
+                "of which codes ms",
                 "put_vectors ms",
                 "moved into the graph (ms)",
                 "load",
@@ -478,6 +488,9 @@ def main() -> None:
     ap.add_argument("--ef", type=int, nargs="+", default=[100, 40, 400], help="near_duplicates: ef_search values")
     ap.add_argument("--rounds", type=int, default=2, help="batches: rounds of one batch per mode")
     ap.add_argument("--batch", type=int, default=1000, help="batches: memories per batch")
+    ap.add_argument(
+        "--modes", nargs="+", default=["backlog", "codes"], choices=["graph", "backlog", "codes"], help="batches"
+    )
     args = ap.parse_args()
     if not args.url and not args.reuse:
         ap.error("--reuse DIR or --url URL")
@@ -500,7 +513,7 @@ def main() -> None:
     if "graph" in args.parts:
         graph(base, schema, queries[10:], args.graph_rows, args.graph, args.near)
     if "batches" in args.parts:
-        batches(url, args.rounds, args.batch)
+        batches(url, args.rounds, args.batch, args.modes)
 
 
 if __name__ == "__main__":

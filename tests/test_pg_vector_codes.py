@@ -194,3 +194,47 @@ def test_migration_0020_computes_the_codes_of_a_store_that_had_none(pg_url):
         assert len(_codes(s)) == 40 and _codes(s) == _expected_codes(s)
         s.remember_many([{"content": f"v{i} after", "type": "success", "agent_id": "b"} for i in range(40, 75)])
         assert len(_codes(s)) == 75 and _codes(s) == _expected_codes(s)
+
+
+def _batch_writer(url: str, suffix: str, start, out) -> None:
+    try:
+        items = [
+            {
+                "content": f"host note {i}: the cache of runner {i * 7919} went stale{suffix}",
+                "type": "success",
+                "agent_id": "fleet",
+            }
+            for i in range(40)
+        ]
+        with MemoryStore(url) as s:
+            start.wait(60)
+            s.remember_many(items)
+        out.put("ok")
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the test with it
+        out.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_two_hosts_remembering_near_duplicate_batches_at_once_leave_one_row_each(pg_url):
+    """Two processes write 40 memories each at the same moment, the second's each a near duplicate
+    of the first's (the same words and a trailing '!'): whichever commits first inserts them, the
+    other's near-duplicate check (through the codes, inside the write lock) folds every one in."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with MemoryStore(pg_url) as s:
+        s.remember("the store exists first", type="context", agent_id="setup")
+    start, out = ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_batch_writer, args=(pg_url, suffix, start, out)) for suffix in ("", "!")]
+    for p in procs:
+        p.start()
+    start.set()
+    results = [out.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(30)
+    assert results == ["ok", "ok"]
+    with MemoryStore(pg_url) as s:
+        b = s._core.backend
+        assert b.execute("SELECT COUNT(*) FROM memories WHERE agent_id = 'fleet'").fetchone()[0] == 40
+        merges = b.execute("SELECT kind, COUNT(*) FROM memory_merges GROUP BY kind").fetchall()
+        assert [tuple(r) for r in merges] == [("near", 40)]
+        assert b.execute("SELECT COUNT(*) FROM memory_vector_codes").fetchone()[0] == 41
