@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import recall as _recall, validation as v, writes
 from .backend import open_backend, parse_target
 from .core import Core, error_text, signature_basis
-from .embedders import Embedder, check_vectors, embedder_from_name
+from .embedders import Embedder, embedder_from_name
 from .error_signatures import ErrorSignature
 from .errors import (
     ConfigurationError,
@@ -1227,12 +1227,15 @@ class MemoryStore:
 
     # -- embeddings ------------------------------------------------------------------------------
     def backfill_embeddings(self, *, batch_size: int = 256) -> int:
-        """Embed memories stored keyword-only (embedder was down); return how many were embedded."""
+        """Embed memories stored keyword-only (the embedder was down, or they changed during a
+        reembed), and finish a reembed's fill that was interrupted; return how many were embedded."""
         batch_size = _batch_size(batch_size)
         c = self._core
         if not c.vectors_enabled:
             raise EmbedderMismatchError("the stored vectors belong to another embedder: run reembed() first")
-        done = 0
+        from . import reembed as _reembed
+
+        done = _reembed.fill(self)  # a reembed's fill that did not finish (a crash) resumes here
         while True:
             rows = c.backend.execute(
                 "SELECT id, content FROM memories WHERE embedding_pending = 1 ORDER BY id LIMIT ?", (batch_size,)
@@ -1252,65 +1255,24 @@ class MemoryStore:
                     done += 1
 
     def reembed(self, *, batch_size: int = 256, progress: Callable[[int, int], None] | None = None) -> int:
-        """Re-embed every memory with this store's embedder and record it as the database's embedder.
+        """Re-embed every memory with this store's embedder and record it as the database's embedder;
+        return how many memories the store held.
 
-        Vectors are computed in batches outside any transaction, then swapped in with one
-        transaction (a crash leaves the old vectors and record intact); rows written meanwhile
-        are embedded after the swap, never under the lock. Other processes that have the store
-        open get :class:`EmbedderMismatchError` (reopen) at their next embedding, never a vector
-        from the old space."""
-        import numpy as np
+        Vectors are computed in batches outside any transaction; one short transaction swaps the
+        vector table and the record; the new vectors then go in in bounded batches (docs/architecture.md,
+        :mod:`harness_memory.reembed`), during which a memory not yet reached is found by keyword but
+        not by vector. A crash before the swap leaves the old vectors and record intact; after it,
+        :meth:`backfill_embeddings` (the ``backfill`` job) finishes the fill. Other processes that
+        have the store open get :class:`EmbedderMismatchError` (reopen) at their next embedding,
+        never a vector from the old space."""
+        from . import reembed as _reembed
 
         batch_size = _batch_size(batch_size)
         if progress is not None and not callable(progress):
             raise InvalidInputError("progress must be a callable(done, total) or None")
-        c = self._core
-        e = c.embedder
-        rows = c.backend.execute("SELECT id, content FROM memories ORDER BY id").fetchall()
-        total = len(rows)
-        vectors: dict[int, tuple[str, Any]] = {}
-        for i in range(0, total, batch_size):
-            chunk = rows[i : i + batch_size]
-            vecs = check_vectors(e, [r[1] for r in chunk], e.embed_batch([r[1] for r in chunk]))
-            for (mid, content), vec in zip(chunk, vecs):
-                vectors[mid] = (content, vec)
-            if progress:
-                progress(min(i + batch_size, total), total)
-        with c.backend.write() as conn:
-            c.backend.create_vector_table(e.dimensions)
-            conn.execute("DELETE FROM vector_changes")
-            current = {
-                r[0]: r
-                for r in conn.execute(
-                    "SELECT id, content, namespace, agent_id, scope, memory_type, archived FROM memories"
-                )
-            }
-            # rows written or changed while the vectors were computed: no embedding under the lock;
-            # they are stored keyword-only and flagged, and embedded right after the swap (backfill)
-            stale = [mid for mid, r in current.items() if mid not in vectors or vectors[mid][0] != r[1]]
-            for mid, r in current.items():
-                if mid in vectors and vectors[mid][0] == r[1]:
-                    c.put_vector((mid, r[2], r[3], r[4], r[5], bool(r[6])), np.asarray(vectors[mid][1]))
-            conn.execute("UPDATE memories SET embedding_pending = 0")
-            for i in range(0, len(stale), 500):
-                part = stale[i : i + 500]
-                conn.execute(
-                    f"UPDATE memories SET embedding_pending = 1 WHERE id IN ({','.join('?' * len(part))})", part
-                )
-            conn.execute(
-                "UPDATE embedder_info SET name = ?, dimensions = ?, recorded_at = ? WHERE id = 1",
-                (e.name, e.dimensions, c.now()),
-            )
-        c.vectors_enabled = True
-        c.embedder_record = (e.name, e.dimensions)
-        c.index = (
-            VectorIndex(e.dimensions)
-            if self.settings.vector_search == "memory" and c.backend.local_vector_index
-            else None
-        )
-        if stale:
-            self.backfill_embeddings()
-        return len(current)
+        held = _reembed.reembed(self, batch_size, progress)
+        self.backfill_embeddings()  # what the fill flagged (changed meanwhile, or the embedder was down)
+        return held
 
     # -- export / import ---------------------------------------------------------------------------
     def export_jsonl(self, path: str | Path, *, namespace: str | None = None, agent_id: str | None = None) -> int:

@@ -36,9 +36,17 @@ __all__ = [
 
 
 def backfill(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict[str, int]:
-    """Embed memories stored without a vector (the embedder was down when they were written)."""
+    """Embed memories stored without a vector (the embedder was down when they were written, or
+    a reembed's fill was interrupted: harness_memory/reembed.py)."""
     if dry_run:
-        n = store._core.backend.execute("SELECT COUNT(*) FROM memories WHERE embedding_pending = 1").fetchone()[0]
+        from harness_memory.reembed import refill_after
+
+        b = store._core.backend
+        after = refill_after(store)
+        n = b.execute(
+            "SELECT COUNT(*) FROM memories WHERE embedding_pending = 1 OR id > ?",
+            (after if after is not None else b.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0],),
+        ).fetchone()[0]
         return {"pending": n}
     return {"embedded": store.backfill_embeddings()}
 
