@@ -61,29 +61,29 @@ def decay(store: MemoryStore, *, progress: Callable[[int, int], None] | None = N
     elapsed = b.greatest("0.0", "? - COALESCE(decayed_at, created_at)")
     decayed = done = 0
     if not dry_run and n:
-        batch = for_store(store)
-        last = lo - 1
-        while last < hi:
-            # the id range of the next batch, read outside the write lock
-            size = batch.size
-            row = b.execute(
-                "SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", (last, size - 1)
-            ).fetchone()
-            end = hi if row is None else row[0]
-            with batch.transaction(b) as c:  # a short transaction per batch: writers wait one batch at most
-                cur = c.execute(
-                    f"UPDATE memories SET relevance_score = CASE WHEN relevance_score <= ? THEN relevance_score "
-                    f"ELSE {b.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END, "
-                    "decayed_at = ? "
-                    f"WHERE id > ? AND id <= ? AND archived = 0 AND pinned = 0",
-                    (m.decay_floor, m.decay_floor, *rate_params, now, now, last, end),
-                )
-                decayed += cur.rowcount
-            tally("decayed", cur.rowcount)
-            done += size  # (the batcher may have resized itself meanwhile)
-            if progress:
-                progress(min(done, n), n)
-            last = end
+        with for_store(store) as batch:  # pins the WAL between its checkpoints, as every bulk job does
+            last = lo - 1
+            while last < hi:
+                # the id range of the next batch, read outside the write lock
+                size = batch.size
+                row = b.execute(
+                    "SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", (last, size - 1)
+                ).fetchone()
+                end = hi if row is None else row[0]
+                with batch.transaction(b) as c:  # a short transaction per batch: writers wait one batch at most
+                    cur = c.execute(
+                        f"UPDATE memories SET relevance_score = CASE WHEN relevance_score <= ? THEN relevance_score "
+                        f"ELSE {b.greatest('?', f'relevance_score * pow(1.0 - {rate}, {elapsed} / 86400.0)')} END, "
+                        "decayed_at = ? "
+                        f"WHERE id > ? AND id <= ? AND archived = 0 AND pinned = 0",
+                        (m.decay_floor, m.decay_floor, *rate_params, now, now, last, end),
+                    )
+                    decayed += cur.rowcount
+                tally("decayed", cur.rowcount)
+                done += size  # (the batcher may have resized itself meanwhile)
+                if progress:
+                    progress(min(done, n), n)
+                last = end
     archived = archive(store, now=now, dry_run=dry_run)
     return {"decayed": decayed, "archived": archived}
 
