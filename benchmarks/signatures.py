@@ -7,6 +7,15 @@ loghub-2k: every `Content` of 8 systems signed online in file order with one con
 Defects4J: every trace signed per project; GA, pairwise F1 and adjusted Rand index against
 the bug groups; then one failure memory per bug (the first trace) and a recall with each
 other trace of that bug: hit@1 and recall@5 of the same-bug memory.
+
+    python benchmarks/signatures.py --data ../shared/data --d4j-only --d4j-analysis
+
+``--d4j-analysis`` adds the error analysis of the Defects4J figures, per project: the pairs of
+traces a signature splits (same bug, two signatures) and merges (two bugs, one signature), the
+ARI each would reach with every merge removed (signatures refined by the true bug) and with every
+split removed (the signatures of one bug joined), and the recall queries by how their signature
+relates to their bug's memory (its own, shared with other bugs' memories, another bug's, new),
+with hit@1 for each kind.
 """
 
 from __future__ import annotations
@@ -160,6 +169,8 @@ def defects4j(data: Path, tmp: Path):
         by_project[r["project"]].append(r)
     rows, all_pred, all_truth = [], [], []
     hit1 = rec5 = queries = 0
+    analysis: list[list] = []
+    kinds: collections.Counter = collections.Counter()
     for project, rs in sorted(by_project.items()):
         with MemoryStore(tmp / f"d4j-{project}.db") as s:
             ids = canonical(s, [s.error_signature(r["trace"]).id for r in rs])
@@ -181,7 +192,10 @@ def defects4j(data: Path, tmp: Path):
             first: dict[str, dict] = {}
             for r in rs:
                 first.setdefault(r["group"], r)
-            memory_of = {}
+            analysis.append([project, *_split_merge(truth, ids)])
+            memory_of: dict[int, str] = {}
+            sig_of_bug: dict[str, str] = {}
+            bugs_of_sig: dict[str, set] = collections.defaultdict(set)
             for g, r in first.items():
                 trace = r["trace"][:30000]
                 sig = s.error_signature(trace)
@@ -195,6 +209,9 @@ def defects4j(data: Path, tmp: Path):
                     metadata={"group": g},
                 )
                 memory_of.setdefault(m.id, g)
+                own = s._core.miner.canonical(sig.id)
+                sig_of_bug[g] = own
+                bugs_of_sig[own].add(g)
             for r in rs:
                 if first[r["group"]] is r:
                     continue
@@ -212,6 +229,15 @@ def defects4j(data: Path, tmp: Path):
                 queries += 1
                 hit1 += bool(got) and got[0] == r["group"]
                 rec5 += r["group"] in got
+                qsig = s._core.miner.canonical(sig.id)
+                kind = (
+                    ("its bug's, shared with other bugs" if len(bugs_of_sig[qsig]) > 1 else "its bug's only")
+                    if qsig == sig_of_bug[r["group"]]
+                    else "another bug's"
+                    if qsig in bugs_of_sig
+                    else "new"
+                )
+                kinds[kind, bool(got) and got[0] == r["group"]] += 1
     rows.append(
         [
             "mean of projects",
@@ -234,13 +260,50 @@ def defects4j(data: Path, tmp: Path):
             adjusted_rand_score(all_truth, all_pred),
         ]
     )
-    return rows, (queries, hit1 / max(1, queries), rec5 / max(1, queries))
+    n = len(analysis)
+    analysis.append(["mean of projects", "", "", *(sum(a[k] for a in analysis) / n for k in (3, 4, 5))])
+    kind_rows = [
+        [k, kinds[k, True] + kinds[k, False], kinds[k, True] / max(1, kinds[k, True] + kinds[k, False])]
+        for k in ("its bug's only", "its bug's, shared with other bugs", "another bug's", "new")
+    ]
+    return rows, (queries, hit1 / max(1, queries), rec5 / max(1, queries)), (analysis, kind_rows)
+
+
+def _split_merge(truth: list[str], ids: list[str]) -> list:
+    """Split pairs, merged pairs, ARI now, ARI with every merge removed, ARI with every split removed."""
+    split = merged = 0
+    for (g1, s1), (g2, s2) in combinations(zip(truth, ids), 2):
+        split += g1 == g2 and s1 != s2
+        merged += g1 != g2 and s1 == s2
+    refined = [f"{s}|{g}" for g, s in zip(truth, ids)]  # no two bugs share a signature
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    first_of: dict[str, str] = {}
+    for g, sig in zip(truth, ids):  # join the signatures of one bug
+        a, b = root(first_of.setdefault(g, sig)), root(sig)
+        if a != b:
+            parent[b] = a
+    joined = [root(sig) for sig in ids]
+    return [
+        split,
+        merged,
+        adjusted_rand_score(truth, ids),
+        adjusted_rand_score(truth, refined),
+        adjusted_rand_score(truth, joined),
+    ]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=None)
     ap.add_argument("--loo", action="store_true", help="also: leave-one-system-out choice of the settings")
+    ap.add_argument("--d4j-only", action="store_true", help="only the Defects4J tables (no loghub)")
+    ap.add_argument("--d4j-analysis", action="store_true", help="also: the error analysis of the Defects4J figures")
     args = ap.parse_args()
     data = data_dir(args.data)
     with tempfile.TemporaryDirectory() as d:
@@ -261,14 +324,15 @@ def main() -> None:
                     leave_one_system_out(data, tmp),
                 )
             )
-        print(
-            table(
-                "loghub-2k grouping accuracy (one configuration, online, file order)",
-                ["system", "lines", "true groups", "signatures", "GA", "messages/s"],
-                loghub(data, tmp),
+        if not args.d4j_only:
+            print(
+                table(
+                    "loghub-2k grouping accuracy (one configuration, online, file order)",
+                    ["system", "lines", "true groups", "signatures", "GA", "messages/s"],
+                    loghub(data, tmp),
+                )
             )
-        )
-        rows, (n, h1, r5) = defects4j(data, tmp)
+        rows, (n, h1, r5), (analysis, kind_rows) = defects4j(data, tmp)
         print(
             table(
                 "Defects4J trace signatures vs bug groups",
@@ -283,6 +347,22 @@ def main() -> None:
                 [[n, h1, r5]],
             )
         )
+        if args.d4j_analysis:
+            print(
+                table(
+                    "Defects4J error analysis: pairs a signature splits (same bug) and merges (two bugs), and the "
+                    "ARI with every merge removed / every split removed",
+                    ["project", "split pairs", "merged pairs", "ARI", "ARI, no merges", "ARI, no splits"],
+                    analysis,
+                )
+            )
+            print(
+                table(
+                    "Defects4J recall queries by their signature (against their bug's memory's)",
+                    ["the query's signature is", "queries", "hit@1"],
+                    kind_rows,
+                )
+            )
 
 
 if __name__ == "__main__":
