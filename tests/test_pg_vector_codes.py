@@ -182,18 +182,25 @@ def test_a_batch_folds_exactly_the_stored_rows_over_the_threshold(pg_url, monkey
 
 
 def test_migration_0020_computes_the_codes_of_a_store_that_had_none(pg_url):
+    """The step's script run on a store whose vectors have no codes (as one written before it)."""
+    from harness_memory.migrations import steps
+
+    (script,) = [sql for name, sql in steps("postgresql") if name == "0020_vector_codes"]
     rng = np.random.default_rng(3)
     table = _unit(rng.standard_normal((80, DIM))).astype(np.float32)
     with MemoryStore(pg_url, embedder=TableEmbedder(table)) as s:
         s.remember_many([{"content": f"v{i} before", "type": "success", "agent_id": "a"} for i in range(40)])
-        with s._core.backend.write() as c:  # as a store written before the step was
+        b = s._core.backend
+        with b.write() as c:
             c.execute("DROP TABLE memory_vector_codes")
-            c.execute("DROP FUNCTION hm_vector_codes() CASCADE")
-            c.execute("DELETE FROM schema_migrations WHERE name = '0020_vector_codes'")
-    with MemoryStore(pg_url, embedder=TableEmbedder(table)) as s:
-        assert len(_codes(s)) == 40 and _codes(s) == _expected_codes(s)
-        s.remember_many([{"content": f"v{i} after", "type": "success", "agent_id": "b"} for i in range(40, 75)])
-        assert len(_codes(s)) == 75 and _codes(s) == _expected_codes(s)
+            c.execute("DROP FUNCTION hm_vector_codes() CASCADE")  # and its triggers
+        s.remember_many([{"content": f"v{i} between", "type": "success", "agent_id": "a"} for i in range(40, 45)])
+        with b.write() as c:
+            for sql in b.split_script(script):
+                c.execute(sql)
+        assert len(_codes(s)) == 45 and _codes(s) == _expected_codes(s)
+        s.remember_many([{"content": f"v{i} after", "type": "success", "agent_id": "b"} for i in range(45, 80)])
+        assert len(_codes(s)) == 80 and _codes(s) == _expected_codes(s)
 
 
 def _batch_writer(url: str, suffix: str, start, out) -> None:
