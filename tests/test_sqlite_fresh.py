@@ -1,0 +1,72 @@
+"""New database files as copies of the migrated empty schema (harness_memory/sqlite_fresh.py)."""
+
+from __future__ import annotations
+
+from harness_memory import MemoryStore
+from harness_memory.migrate import applied_migrations, migrate
+from harness_memory.sqlite_backend import SQLiteBackend, connect
+from harness_memory.sqlite_fresh import create
+
+
+def _schema(path) -> tuple[set, list]:
+    c = connect(path)
+    try:
+        objects = set(c.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+        names = [r[0] for r in c.execute("SELECT name FROM schema_migrations ORDER BY version")]
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        c.close()
+    return objects, names
+
+
+def _stepwise(path) -> None:
+    """The usual path, whatever this process created before: the file exists (connect made it
+    empty), so it is migrated step by step."""
+    connect(path).close()
+    assert path.exists()
+    b = SQLiteBackend(path)
+    try:
+        assert len(migrate(b)) == len(SQLiteBackend.migration_steps())
+    finally:
+        b.close()
+
+
+def test_a_copied_database_is_the_migrated_schema(tmp_path):
+    with MemoryStore(tmp_path / "first.db"):
+        pass  # this process has created a new database before
+    assert create(tmp_path / "copy.db") is True
+    _stepwise(tmp_path / "stepwise.db")
+    copy, stepwise = _schema(tmp_path / "copy.db"), _schema(tmp_path / "stepwise.db")
+    assert copy == stepwise
+    b = SQLiteBackend(tmp_path / "copy.db")
+    try:
+        assert migrate(b) == [] and applied_migrations(b) == copy[1]  # nothing left to run
+    finally:
+        b.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+    with MemoryStore(tmp_path / "copy.db") as s:  # and it works as a store
+        m = s.remember("the cache key includes the lock file", type="success", agent_id="a")
+        assert s.recall("cache key lock file", agent_id="a")[0].memory.id == m.id
+
+
+def test_a_file_another_process_created_meanwhile_is_left_as_it_is(tmp_path):
+    with MemoryStore(tmp_path / "first.db"):
+        pass
+    target = tmp_path / "taken.db"
+    target.write_bytes(b"someone else's bytes")
+    assert create(target) is False
+    assert target.read_bytes() == b"someone else's bytes"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_where_no_copy_can_be_made_the_caller_creates_the_file(tmp_path):
+    with MemoryStore(tmp_path / "first.db"):
+        pass
+    assert create(tmp_path / "no-such-folder" / "m.db") is False
+    assert not (tmp_path / "no-such-folder").exists()
+    many = [tmp_path / f"s{i}.db" for i in range(5)]
+    for p in many:  # the store path itself: every new file opens as a store with its schema
+        with MemoryStore(p) as s:
+            s.remember(f"note in {p.name}", type="success", agent_id="a")
+    assert {_schema(p)[1][-1] for p in many} == {_schema(tmp_path / "first.db")[1][-1]}
