@@ -156,10 +156,6 @@ class SQLiteBackend:
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000):
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
-        if not self.path.exists():  # a new file: a copy of the migrated schema when this process made one before
-            from .sqlite_fresh import create
-
-            create(self.path)
         self.conn: sqlean.Connection | _Closed = connect(self.path, busy_timeout_ms=busy_timeout_ms)
         self.lock = threading.RLock()
         self._depth = 0

@@ -3,7 +3,7 @@
 Migrating a new file runs every step of ``migrations/``: about 45 ms of CPU on an idle machine (the
 ``ALTER TABLE`` steps make SQLite re-read the whole schema each time), 90 ms and more on a busy one.
 A process that creates many stores (a test suite, a host with a database per project or agent)
-pays that each time. So the *second* time a process creates a new database file (the first is
+pays that each time. So the *second* time a process opens a ``MemoryStore`` on a new file (the first is
 migrated as usual: a process that creates one store pays nothing extra), it migrates one empty
 file in a temporary folder, keeps its bytes (about 400 kB) and deletes the folder; from then on each
 new database is published as a copy of those bytes: written and synced under a temporary name

@@ -117,6 +117,10 @@ class MemoryStore:
             raise InvalidInputError("embedder must have name, dimensions and embed_batch()")
         if isinstance(self.path, Path) and self.path.is_dir():
             raise DatabaseOpenError(f"{self.path} is a directory, not a database file")
+        if self._target.kind != "postgresql" and self._target.path is not None and not self._target.path.exists():
+            from .sqlite_fresh import create
+
+            create(self._target.path)  # a copy of the migrated schema when this process made a new store before
         try:
             backend = open_backend(
                 self._target,
