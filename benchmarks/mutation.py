@@ -55,7 +55,11 @@ EQUIVALENT = OUT / "equivalent.json"
 # matches the file name, so a module's own test file runs whole); an entry may also name one test of a
 # slow file (``file::test``).
 MODULES: dict[str, tuple[str, list[str], str]] = {
-    "redact": ("harness_memory/redact.py", ["tests/test_redact.py", "tests/test_redact_patterns.py"], ""),
+    "redact": (
+        "harness_memory/redact.py",
+        ["tests/test_redact.py", "tests/test_redact_patterns.py", "tests/test_redact_gate.py"],
+        "",
+    ),
     "consolidate": (
         "jobs/consolidate.py",
         ["tests/test_maintenance.py", "tests/test_consolidate_behaviour.py"],
@@ -68,7 +72,12 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     ),
     "writes": (
         "harness_memory/writes.py",
-        ["tests/test_remember.py", "tests/test_hardening_inputs.py", "tests/test_writes_behaviour.py"],
+        [
+            "tests/test_remember.py",
+            "tests/test_hardening_inputs.py",
+            "tests/test_writes_behaviour.py",
+            "tests/test_write_index.py",
+        ],
         "",
     ),
     "ranking": ("harness_memory/ranking.py", ["tests/test_recall.py", "tests/test_ranking_direction.py"], ""),

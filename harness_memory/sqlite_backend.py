@@ -550,6 +550,11 @@ class SQLiteBackend:
         m = re.search(r"float\[(\d+)\]", row[0])
         return int(m.group(1)) if m else None
 
+    _PUT_VECTOR_SQL = (
+        f"INSERT INTO {VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, embedding) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    )
+
     def put_vector(
         self,
         memory_id: int,
@@ -565,15 +570,19 @@ class SQLiteBackend:
         # vec0 rejects INSERT OR REPLACE / ON CONFLICT: delete then insert, inside the caller's
         # transaction (a savepoint when called within one), and log the change for caches.
         c = self.conn
+        row = (memory_id, namespace, agent_id, scope, memory_type, int(archived), float32_bytes(vector))
+        if new and self._depth:
+            # a new memory's vector, inside the write that inserted its row (writes._insert): that
+            # write's rollback takes back the row, the vector and the log row together, and no
+            # caller goes on after a failure in between (a savepoint would add two statements)
+            c.execute(self._PUT_VECTOR_SQL, row)
+            c.execute("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", (memory_id,))
+            return
         c.execute("SAVEPOINT put_vector")
         try:
             if not new:
                 c.execute(f"DELETE FROM {self.VEC_TABLE} WHERE memory_id = ?", (memory_id,))
-            c.execute(
-                f"INSERT INTO {self.VEC_TABLE}(memory_id, namespace, agent_id, scope, memory_type, archived, embedding) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (memory_id, namespace, agent_id, scope, memory_type, int(archived), float32_bytes(vector)),
-            )
+            c.execute(self._PUT_VECTOR_SQL, row)
             c.execute("INSERT INTO vector_changes(memory_id, op) VALUES (?, 'put')", (memory_id,))
         except BaseException:
             c.execute("ROLLBACK TO put_vector")

@@ -71,6 +71,13 @@ NEAR_FILTER_MIN = 256
 NEAR_WEIGHT_CLASSES = 8
 NEAR_CLASSES_USED = 2  # the heaviest classes' bounds, then the exact weights of the rows left (measured fastest)
 NEAR_SLACK = 1e-4
+# A write group's first coordinates and the norms of the rest, kept for the near-duplicate checks'
+# bound (VectorIndex._near_heads): ~390 bytes a row, at most GROUP_HEADS_MAX_BYTES over all groups
+# (100k memories: ~40 MB). 96 of 384 coordinates left ~18 of ~5,000 rows to read per check on
+# benchmarks/latency.py's texts (64: ~260, 128: ~2, for a larger product)
+NEAR_HEAD_DIMS = 96
+GROUP_HEADS_MAX_BYTES = 64 << 20
+NEAR_HEADS_AFTER = 16  # a single check builds its group's coordinates after this many in an unchanged index
 VISIBLE_CACHE_KEYS = 64  # filters whose rows are kept (see VectorIndex._rows)
 # A large filter's sign codes are kept contiguous for the Hamming pass (VectorIndex._filter_codes), up to
 # this many bytes over all filters (100k memories, 8 agents: ~18 MB); past it a search gathers them
@@ -195,6 +202,10 @@ class VectorIndex:
         self._groups: dict[tuple, list] = {}
         # a search filter's codes, contiguous: (count, codes (words, capacity)), see _filter_codes
         self._search_codes: dict[tuple, list] = {}
+        # a write group's first NEAR_HEAD_DIMS coordinates and the norm of the rest, per row of
+        # _group's rows, grown in place: (epoch, count, heads (capacity, h), tails (capacity,))
+        self._heads: dict[tuple, list] = {}
+        self._checks: dict[tuple, tuple[int, int]] = {}  # a group's single checks in this epoch: (epoch, count)
 
     # -- storage -----------------------------------------------------------------------------
     def _reset(self) -> None:
@@ -273,6 +284,8 @@ class VectorIndex:
         self._visible.clear()
         self._groups.clear()
         self._search_codes.clear()
+        self._heads.clear()
+        self._checks.clear()
 
     def _group(self, namespace: str, agent_id: str, scope: str, memory_type: str) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, codes)`` of a write's group, archived rows included: codes ``(words, len(rows))``."""
@@ -828,46 +841,158 @@ class VectorIndex:
         include_global: bool = True,
         include_archived: bool = False,
     ) -> np.ndarray:
-        """Row positions passing the filters (for batched scoring with :meth:`best_matches`)."""
+        """Row positions passing the filters."""
         import numpy as np
 
         if not self.loaded:
             return np.zeros(0, dtype=np.int64)
         return self._rows(namespace, agent_id, include_global, types, include_archived, scope)
 
-    def best_matches(
-        self, rows: np.ndarray, queries: np.ndarray, exclude: set[int] | frozenset[int] = frozenset()
+    def best_in_group(
+        self,
+        namespace: str,
+        agent_id: str,
+        scope: str,
+        memory_type: str,
+        queries: np.ndarray,
+        min_sim: float,
+        exclude: set[int] | frozenset[int] = frozenset(),
     ) -> list[tuple[int, float] | None]:
-        """For each query, the most similar vector among ``rows`` (exact cosine, one matrix product)."""
+        """For each query, the most similar row of a write's group if its cosine reaches
+        ``min_sim``, else None (a batch's near-duplicate check, where only such rows decide
+        anything; ``exclude``: memory ids never merged into). Exact: through the group's kept
+        coordinates (:meth:`_near_heads`), or one product with every row of the group when they
+        cannot be kept."""
         import numpy as np
 
+        out: list[tuple[int, float] | None] = [None] * len(queries)
+        if not self.loaded or len(queries) == 0:
+            return out
+        key = (namespace, agent_id, scope, memory_type)
+        rows, _ = self._group(*key)
         if len(rows) == 0:
-            return [None] * len(queries)
-        if exclude:
-            keep = ~np.isin(self.ids[rows], np.fromiter(exclude, dtype=np.int64, count=len(exclude)))
-            rows = rows[keep]
-            if len(rows) == 0:
-                return [None] * len(queries)
-        out: list[tuple[int, float] | None] = []
+            return out
+        qs = np.asarray(queries, dtype=np.float32)
+        skip = (
+            np.isin(self.ids[rows], np.fromiter(exclude, dtype=np.int64, count=len(exclude)))
+            if exclude
+            else np.zeros(len(rows), dtype=bool)
+        )
+        kept = self._group_heads(key, rows, build=True)
+        if kept is not None:  # the bound of every pair in one product (see _near_heads), then each query's candidates
+            heads, tails = kept
+            h = heads.shape[1]
+            bound = heads @ qs[:, :h].T
+            bound += tails[:, None] * np.sqrt(np.einsum("ij,ij->i", qs[:, h:], qs[:, h:]))[None, :]
+            reach = (bound >= float(min_sim) - NEAR_SLACK) & ~skip[:, None]
+            for j in np.flatnonzero(reach.any(axis=0)).tolist():
+                cand = rows[np.flatnonzero(reach[:, j])]
+                sims = np.einsum("ij,j->i", self._gather(cand), qs[j])
+                b = int(sims.argmax())
+                if sims[b] >= min_sim:
+                    out[j] = (int(self.ids[cand[b]]), float(sims[b]))
+            return out
         vecs = self._gather(rows)
-        if len(queries) == 1:  # one write: no BLAS product (its threads cost ms on a busy machine)
-            sims = np.einsum("ij,j->i", vecs, np.asarray(queries[0], dtype=np.float32))
-            b = int(sims.argmax())
-            return [(int(self.ids[rows[b]]), float(sims[b]))]
-        for start in range(0, len(queries), 256):
-            sims = vecs @ np.asarray(queries[start : start + 256], dtype=np.float32).T
+        for start in range(0, len(qs), 256):
+            sims = vecs @ qs[start : start + 256].T
+            sims[skip] = -np.inf
             best = sims.argmax(axis=0)
-            out += [(int(self.ids[rows[b]]), float(sims[b, j])) for j, b in enumerate(best)]
+            for j, b in enumerate(best.tolist()):
+                if sims[b, j] >= min_sim:
+                    out[start + j] = (int(self.ids[rows[b]]), float(sims[b, j]))
         return out
 
     def near_in_group(
         self, namespace: str, agent_id: str, scope: str, memory_type: str, query: np.ndarray, min_sim: float
     ) -> list[tuple[int, float]]:
-        """:meth:`near` over a write's group (its rows and codes kept between writes)."""
+        """:meth:`near` over a write's group (its rows and codes kept between writes); through the
+        group's kept coordinates (:meth:`_near_heads`) once ``NEAR_HEADS_AFTER`` checks of the group
+        found the index unchanged (a store whose rows keep changing is checked by the codes, which
+        cost nothing to rebuild)."""
+        import numpy as np
+
         if not self.loaded:
             return []
-        rows, codes = self._group(namespace, agent_id, scope, memory_type)
-        return self.near(rows, query, min_sim, codes)
+        key = (namespace, agent_id, scope, memory_type)
+        rows, codes = self._group(*key)
+        seen = self._checks.get(key)
+        n = seen[1] + 1 if seen is not None and seen[0] == self._epoch else 1
+        self._checks[key] = (self._epoch, n)
+        kept = self._group_heads(key, rows, build=n >= NEAR_HEADS_AFTER, evict=False)
+        if kept is None:
+            return self.near(rows, query, min_sim, codes)
+        return self._near_heads(rows, kept, np.asarray(query, dtype=np.float32), min_sim)
+
+    def _near_heads(
+        self,
+        rows: np.ndarray,
+        kept: tuple[np.ndarray, np.ndarray],
+        q: np.ndarray,
+        min_sim: float,
+        skip: np.ndarray | None = None,
+    ) -> list[tuple[int, float]]:
+        """``(memory_id, cosine)`` of every row of ``rows`` (a group's, ``kept`` its coordinates)
+        whose cosine with ``q`` reaches ``min_sim``, best first; rows where ``skip`` is set left out.
+        Cauchy-Schwarz bounds each cosine by the product of the first ``NEAR_HEAD_DIMS``
+        coordinates plus the product of the norms of the rest, ``q.v <= q_h.v_h + |q_t| |v_t|``;
+        only the rows whose bound reaches ``min_sim`` have their vectors read."""
+        import numpy as np
+
+        heads, tails = kept
+        h = heads.shape[1]
+        bound = heads @ q[:h]
+        bound += tails * np.float32(np.sqrt(float(q[h:] @ q[h:])))
+        reach = bound >= float(min_sim) - NEAR_SLACK
+        if skip is not None:
+            reach &= ~skip
+        cand = rows[np.flatnonzero(reach)]
+        if len(cand) == 0:
+            return []
+        sims = np.einsum("ij,j->i", self._gather(cand), q)
+        hit = np.flatnonzero(sims >= min_sim)
+        order = hit[np.argsort(-sims[hit], kind="stable")]
+        return [(int(self.ids[cand[o]]), float(sims[o])) for o in order]
+
+    def _group_heads(
+        self, key: tuple, rows: np.ndarray, build: bool, evict: bool = True
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(heads, tails)`` of a group's ``rows`` (``_group``'s, which only grow within an epoch):
+        the first ``NEAR_HEAD_DIMS`` coordinates of each row and the norm of its other ones, kept
+        and extended by the rows added since. None when not kept and ``build`` is false, or when
+        they would take more than ``GROUP_HEADS_MAX_BYTES`` over all groups: with ``evict`` the
+        other groups' are dropped first (a batch: its items pay for one build), without it nothing
+        is (single writes into groups that do not fit together would each rebuild theirs)."""
+        import numpy as np
+
+        h = min(NEAR_HEAD_DIMS, self.dim)
+        g = self._heads.get(key)
+        if g is None or g[0] != self._epoch or g[1] > len(rows):
+            self._heads.pop(key, None)
+            if not build:
+                return None
+            g = [self._epoch, 0, np.zeros((0, h), np.float32), np.zeros(0, np.float32)]
+        if len(rows) > len(g[3]):
+            cap = max(1024, len(rows) + len(rows) // 4)
+            need = cap * (h + 1) * 4
+            if need > GROUP_HEADS_MAX_BYTES:
+                self._heads.pop(key, None)
+                return None
+            held = sum(x[2].nbytes + x[3].nbytes for k, x in self._heads.items() if k != key)
+            if held + need > GROUP_HEADS_MAX_BYTES:
+                if not evict:
+                    self._heads.pop(key, None)
+                    return None
+                self._heads = {key: g} if key in self._heads else {}
+            heads, tails = np.zeros((cap, h), np.float32), np.zeros(cap, np.float32)
+            heads[: g[1]], tails[: g[1]] = g[2][: g[1]], g[3][: g[1]]
+            g[2], g[3] = heads, tails
+        if g[1] < len(rows):
+            new = self._gather(rows[g[1] :])
+            g[2][g[1] : len(rows)] = new[:, :h]
+            g[3][g[1] : len(rows)] = np.sqrt(np.einsum("ij,ij->i", new[:, h:], new[:, h:]))
+            g[1] = len(rows)
+        self._heads[key] = g
+        return g[2][: len(rows)], g[3][: len(rows)]
 
     def near(
         self, rows: np.ndarray, query: np.ndarray, min_sim: float, codes: np.ndarray | None = None
