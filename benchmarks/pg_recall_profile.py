@@ -406,7 +406,7 @@ def batches(url: str, rounds: int, size: int, modes: list[str]) -> None:
 
     rng = random.Random(time.time_ns())
     out = []
-    scan_rows = postgres_backend.CODE_SCAN_ROWS
+    graph_us = postgres_backend.CODE_GRAPH_US
     with MemoryStore(url, embedder=HashingEmbedder()) as store:
         b = store._core.backend
         b.index_backlog()  # an earlier run's backlog
@@ -427,7 +427,7 @@ def batches(url: str, rounds: int, size: int, modes: list[str]) -> None:
         for r in range(rounds):
             for mode in modes if r % 2 == 0 else modes[::-1]:
                 b._deferred = mode != "graph"
-                postgres_backend.CODE_SCAN_ROWS = scan_rows if mode == "codes" else 0  # 0: every group to the graph
+                postgres_backend.CODE_GRAPH_US = graph_us if mode == "codes" else 0.0  # 0: every group to the graph
                 items = [synth(rng, first + n * size + k) for k in range(size)]
                 n += 1
                 spent.clear()
@@ -452,7 +452,7 @@ def batches(url: str, rounds: int, size: int, modes: list[str]) -> None:
                 )
                 print(out[-1], flush=True)
         b._deferred = None
-        postgres_backend.CODE_SCAN_ROWS = scan_rows
+        postgres_backend.CODE_GRAPH_US = graph_us
     print(
         table(
             f"remember_many of {size} new memories by mode (alternated)",

@@ -58,12 +58,17 @@ DatabaseError = psycopg.Error
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%")
 
 COPY_ROWS = 32  # a batch of at least this many rows goes through COPY instead of one statement per row
-# A batch's near-duplicate check through the sign codes (PostgresBackend._near_by_codes): a group's codes are
-# read when it holds at most CODE_SCAN_ROWS rows per query of the batch in it (reading a code and bounding it
-# costs about a thousandth of a graph search; measured: docs/backends.md), a query whose bound leaves more
-# than CODE_PAIRS rows goes to the graph instead; rows are bounded CODE_CHUNK at a time; CODE_SLACK covers
-# float32 rounding in the bound's matrix product (the bound may keep a row it could drop, never the reverse)
-CODE_SCAN_ROWS = 10_000
+# A batch's near-duplicate check through the sign codes (PostgresBackend._near_by_codes) reads a group's codes
+# when that costs less than the graph searches of the batch's queries in it, by measured costs (docs/backends.md,
+# 22k-1M memories, load 3-9): reading a code CODE_READ_US, bounding a row for one query and comparing the rows
+# the bound keeps CODE_ROW_QUERY_US (on latency.py's clustered memories), one graph search CODE_GRAPH_US: for Q
+# queries a group of at most Q * CODE_GRAPH_US / (CODE_READ_US + Q * CODE_ROW_QUERY_US) rows (62 queries: about
+# 19,000 rows; 2: about 6,700). A query whose bound leaves more than CODE_PAIRS rows goes to the graph instead;
+# rows are bounded CODE_CHUNK at a time; CODE_SLACK covers float32 rounding in the bound's matrix product (the
+# bound may keep a row it could drop, never the reverse)
+CODE_READ_US = 1.0
+CODE_ROW_QUERY_US = 0.25
+CODE_GRAPH_US = 5000.0
 CODE_PAIRS = 256
 CODE_CHUNK = 8192
 CODE_SLACK = 1e-3
@@ -139,6 +144,12 @@ class _Result:
         while self._i < len(self.rows):
             self._i += 1
             yield self.rows[self._i - 1]
+
+
+def _code_rows(queries: int) -> int:
+    """The most rows a group may hold for its ``queries`` to be answered through the sign codes
+    (see ``CODE_GRAPH_US``): beyond, their graph searches cost less."""
+    return int(queries * CODE_GRAPH_US / (CODE_READ_US + queries * CODE_ROW_QUERY_US))
 
 
 def _int_array(values: np.ndarray) -> str:
@@ -1181,8 +1192,8 @@ class PostgresBackend:
         queries this answers (the others are left to the graph).
 
         One statement reads the sign codes of the batch's groups (48 bytes a row at 384 dimensions,
-        through the covering index), a group at most ``CODE_SCAN_ROWS`` rows per query of the batch in
-        it. The codes bound the cosine from above (as ``VectorIndex.near`` on SQLite): where a row's
+        through the covering index), of a group small enough that this costs less than its queries'
+        graph searches (:func:`_code_rows`). The codes bound the cosine from above (as ``VectorIndex.near`` on SQLite): where a row's
         sign bit differs from the query's at coordinate i, ``|q_i - v_i| >= |q_i|``, so for unit
         vectors the query's weight ``q_i**2`` summed over the differing coordinates is at most
         ``|q - v|**2 = 2 - 2 cos``; that sum, for every row and query of a group at once, is one
@@ -1194,14 +1205,15 @@ class PostgresBackend:
         for i, query in enumerate(queries):
             groups.setdefault((query[1], query[2], query[3], query[4]), []).append(i)
         keys = list(groups)
-        limits = [len(groups[g]) * CODE_SCAN_ROWS for g in keys]
+        limits = [_code_rows(len(groups[g])) for g in keys]
         with self._errors(), c.pg.cursor(binary=True) as cur:
             cur.execute(
-                "SELECT g.o, a.ids, a.codes FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int8[]) "
-                "WITH ORDINALITY AS g(ns, ag, sc, ty, lim, o) CROSS JOIN LATERAL (SELECT "
+                "SELECT g.o, a.n, CASE WHEN a.n <= g.lim THEN a.ids END, CASE WHEN a.n <= g.lim THEN a.codes END "
+                "FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int8[]) "
+                "WITH ORDINALITY AS g(ns, ag, sc, ty, lim, o) CROSS JOIN LATERAL (SELECT COUNT(*) AS n, "
                 "string_agg(int8send(x.memory_id), ''::bytea) AS ids, string_agg(x.code, ''::bytea) AS codes FROM "
                 "(SELECT m.memory_id, m.code FROM memory_vector_codes m WHERE m.namespace = g.ns AND m.agent_id = g.ag "
-                "AND m.scope = g.sc AND m.memory_type = g.ty LIMIT g.lim + 1) x) a",
+                "AND m.scope = g.sc AND m.memory_type = g.ty LIMIT g.lim + 1) x) a",  # a group too large: not sent
                 ([g[0] for g in keys], [g[1] for g in keys], [g[2] for g in keys], [g[3] for g in keys], limits),
             )
             fetched = cur.fetchall()
@@ -1209,14 +1221,14 @@ class PostgresBackend:
         out: dict[int, list[tuple[int, float]]] = {}
         pairs_q: list[np.ndarray] = []  # (query, row) pairs whose cosine the server computes
         pairs_m: list[np.ndarray] = []
-        for o, ids_b, codes_b in fetched:
+        for o, n, ids_b, codes_b in fetched:
             members = groups[keys[int(o) - 1]]
-            if ids_b is None:  # an empty group: no near duplicate
+            if int(n) > limits[int(o) - 1]:
+                continue  # too large for this batch: the graph answers its queries
+            if int(n) == 0:  # an empty group: no near duplicate
                 out.update((i, []) for i in members)
                 continue
             ids = np.frombuffer(ids_b, dtype=">i8").astype(np.int64)
-            if len(ids) > limits[int(o) - 1]:
-                continue  # too large for this batch: the graph answers its queries
             raw = np.stack([np.asarray(queries[i][0], dtype=np.float64) for i in members])
             norms = np.linalg.norm(raw, axis=1)
             live = norms > 0  # a zero vector has no cosine: nothing is its near duplicate

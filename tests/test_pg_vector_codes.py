@@ -155,8 +155,8 @@ def test_a_batch_folds_exactly_the_stored_rows_over_the_threshold(pg_url, monkey
 
         monkeypatch.setattr(backend, "_near_by_codes", spy)
         runs = {}
-        for ns, scan_rows, pairs in (("codes", 10_000, 256), ("large", 0, 256), ("loose", 10_000, 0)):
-            monkeypatch.setattr(postgres_backend, "CODE_SCAN_ROWS", scan_rows)
+        for ns, graph_us, pairs in (("codes", 5000.0, 256), ("large", 1.0, 256), ("loose", 5000.0, 0)):
+            monkeypatch.setattr(postgres_backend, "CODE_GRAPH_US", graph_us)  # 1 us: any group is too large
             monkeypatch.setattr(postgres_backend, "CODE_PAIRS", pairs)
             answered.clear()
             ids = _decide(s, ns, bases, queries)
