@@ -80,6 +80,8 @@ _INSERT_VALUES = re.compile(
     r"\s*INSERT\s+INTO\s+(\w+)\s*\(([\w\s,]+)\)\s*VALUES\s*\(([^()]*)\)\s*(RETURNING\s+id)?\s*", re.I
 )
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|NULL|'[^'\\]*'", re.I)
+# the password of a URL's user information (scheme://user:password@host), wherever a message quotes it
+_USERINFO_PASSWORD = re.compile(r"(://[^:@/\s\"]*):[^@\s\"]*@")
 # -c name=value (or --name=value) in a URL's options: a setting the URL gives each session itself
 _OPTION_NAMES = re.compile(r"(?:-c\s*|--)([A-Za-z_][\w.]*)\s*=")
 
@@ -268,8 +270,9 @@ class PostgresBackend:
             self._secret = str(password) if password else None
             # the session settings the URL sets itself (options=-c name=value) are left to it
             self._url_settings = frozenset(m.lower() for m in _OPTION_NAMES.findall(str(info.get("options") or "")))
-        except psycopg.ProgrammingError as exc:
-            raise InvalidInputError(f"invalid PostgreSQL URL {self.display}: {_message(exc, None)}") from None
+        except psycopg.ProgrammingError as exc:  # libpq's message quotes the URL, its password included
+            msg = _USERINFO_PASSWORD.sub(r"\1:***@", _message(exc, None).replace(url, self.display))
+            raise InvalidInputError(f"invalid PostgreSQL URL {self.display}: {msg}") from None
         self._owner = _pool is None
         if _pool is not None:
             self.pool, self._lock_key = _pool, _lock_key

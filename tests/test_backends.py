@@ -53,6 +53,22 @@ def test_any_other_url_is_a_typed_error_and_creates_nothing(tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("url", ["postgresql://hm:secret@db/x?nosuchoption=1", "postgresql://hm:secret@[::1/x"])
+def test_a_malformed_postgres_url_is_a_typed_error_without_the_password(url):
+    """libpq refuses it before any connection: the library's error, naming the URL without its password."""
+    with pytest.raises(InvalidInputError, match="invalid PostgreSQL URL") as info:
+        MemoryStore(url)
+    assert "secret" not in str(info.value)
+
+
+def test_postgres_statements_keep_percent_signs(pg_url):
+    """The package's statements use ``?`` parameters; a ``%`` (the modulo operator, a LIKE pattern) must
+    reach PostgreSQL as itself, not as a psycopg placeholder."""
+    with MemoryStore(pg_url) as s:
+        row = s._core.backend.execute("SELECT 7 % 3, 'a%b' LIKE 'a%', ?", (5,)).fetchone()
+        assert tuple(row) == (1, True, 5)
+
+
 def test_sqlite_url_opens_the_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with MemoryStore("sqlite:///sub/m.db") as s:
