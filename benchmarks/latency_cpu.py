@@ -6,8 +6,8 @@ time, beside the numpy baseline of benchmarks/latency.py (issue 11).
 On a shared machine the wall clock counts the other processes' turns (at a load average of 12
 on 2 cores a call waits several times its own work); the CPU time is what a call costs this
 process. Prints one JSON line: recall, the numpy baseline and the vector channel alone
-(p50/p95 ms, both clocks, recall over numpy), then remember one at a time and in batches of
-1,000 (memories/s, both clocks). To compare two versions of the library in the same minutes,
+(p50/p95 ms, both clocks, recall over numpy), then remember one at a time (``--steady N``: N more,
+timed apart, a long-lived writer's rate) and in batches of 1,000 (memories/s, both clocks). To compare two versions of the library in the same minutes,
 run it once per checkout on copies of the same database, alternately.
 """
 
@@ -35,6 +35,13 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--single", type=int, default=300)
     ap.add_argument("--batches", type=int, default=2)
+    ap.add_argument(
+        "--steady",
+        type=int,
+        default=0,
+        help="then this many more writes one at a time, timed apart: a long-lived writer's rate, once "
+        "the per-group state the near-duplicate check keeps (VectorIndex._group_heads) is built",
+    )
     args = ap.parse_args()
     from harness_memory.recall import RecallQuery, _vector_candidates, _where
 
@@ -104,6 +111,15 @@ def main() -> None:
         "wall": round(args.single / (time.perf_counter() - t0)),
         "cpu": round(args.single / (time.process_time() - c0)),
     }
+    if args.steady:
+        items = [synth(rng, start + args.single + k) for k in range(args.steady)]
+        t0, c0 = time.perf_counter(), time.process_time()
+        for it in items:
+            s.remember(**it)
+        out["remember one at a time, steady /s"] = {
+            "wall": round(args.steady / (time.perf_counter() - t0)),
+            "cpu": round(args.steady / (time.process_time() - c0)),
+        }
     rates = []
     for b in range(args.batches):
         items = [synth(rng, start + 10**6 * (b + 1) + k) for k in range(1000)]
