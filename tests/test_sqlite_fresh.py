@@ -70,3 +70,14 @@ def test_where_no_copy_can_be_made_the_caller_creates_the_file(tmp_path):
         with MemoryStore(p) as s:
             s.remember(f"note in {p.name}", type="success", agent_id="a")
     assert {_schema(p)[1][-1] for p in many} == {_schema(tmp_path / "first.db")[1][-1]}
+
+
+def test_an_in_memory_store_never_becomes_a_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with MemoryStore(tmp_path / "first.db"):
+        pass
+    for _ in range(3):
+        with MemoryStore(":memory:") as s:
+            s.remember("kept in memory only", type="success", agent_id="a")
+            assert s.recall("kept in memory", agent_id="a")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["first.db"]
