@@ -47,7 +47,23 @@ def migrate(backend: Backend) -> list[str]:
         )
     if done != names[: len(done)]:
         raise SchemaError(f"{backend.describe()}: applied migrations {done} are not a prefix of {names}")
-    applied = []
+    applied: list[str] = []
+    if not done:
+        # a new database: every step in one transaction (one lock and one commit instead of one
+        # per step; on PostgreSQL each commit waits for its WAL flush). Another process creating
+        # the same database at once takes the lock first or second; second, it finds the steps done.
+        with backend.write() as c:
+            if c.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 0:
+                for version, (name, sql) in enumerate(known, start=1):
+                    for stmt in backend.split_script(sql):
+                        c.execute(stmt)
+                    c.execute(
+                        "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                        (version, name, time.time()),
+                    )
+                    applied.append(name)
+                return applied
+        done = applied_migrations(backend)
     for version, (name, sql) in enumerate(known, start=1):
         if name in done:
             continue

@@ -109,3 +109,23 @@ def test_steps_another_process_applied_meanwhile_are_not_applied_again(tmp_path,
     monkeypatch.undo()
     assert applied_migrations(b) == NAMES
     b.close()
+
+
+def test_a_new_database_is_migrated_in_one_transaction(db):
+    """Every step of a new database commits together: a step that fails leaves no step applied
+    (one by one, the steps before it would stay), and the next open starts again from nothing."""
+    from harness_memory.backend import open_backend, parse_target
+
+    b = open_backend(parse_target(db, "db"))
+    try:
+        known = b.migration_steps()
+        b.migration_steps = lambda: [*known, ("9999_broken", "CREATE TABLE broken_step (")]
+        with pytest.raises(b.DatabaseError):
+            migrate(b)
+        assert applied_migrations(b) == []
+        assert not b.table_exists("memories")
+        b.migration_steps = lambda: known
+        assert migrate(b) == NAMES
+        assert applied_migrations(b) == NAMES
+    finally:
+        b.close()
