@@ -390,6 +390,25 @@ def test_four_processes_create_a_new_database_at_once(db):
         assert s._core.backend.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
 
 
+def test_postgres_similar_errors_share_fixes_when_asked(pg_url):
+    """The fix links' excerpts are searched by their words on PostgreSQL too (``similar_errors``, the
+    tsvector index of fix_links): an error never seen, worded like two taught ones, gets their fix
+    when ``fix_similar_min`` allows it; an unrelated error gets none."""
+    taught = [
+        "ConnectionResetError: peer reset the replication stream of primary shard alpha",
+        "ConnectionResetError: peer reset the replication stream of primary shard beta",
+    ]
+    asked = "ConnectionResetError: peer reset the replication stream of primary shard gamma while idle"
+    with MemoryStore(pg_url, settings=Settings(fix_similar_min=0.6)) as s:
+        for e in taught:
+            s.learn_success("pg-agent", "restart the replica with --resync", error=e)
+        task = {"id": "T-pg", "title": "replicate the shard", "agent_id": "pg-agent"}
+        got = s.on_task_error(task, asked)
+        assert [m.content for m in got.fixes] == ["restart the replica with --resync"]
+        assert got.fix_evidence[0].level == "similar" and got.fix_evidence[0].similarity >= 0.6
+        assert s.on_task_error(task, "PermissionError: [Errno 13] Permission denied: '/var/log/a.log'").fixes == []
+
+
 def test_keyword_vocabulary_follows_every_write(pg_url):
     """PostgreSQL keeps document frequencies (recall's confidence IDFs) in the statement that
     writes the tsvector row: after inserts, keyed updates, merges with new tags, forgets and

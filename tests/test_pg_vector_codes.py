@@ -245,3 +245,22 @@ def test_two_hosts_remembering_near_duplicate_batches_at_once_leave_one_row_each
         merges = b.execute("SELECT kind, COUNT(*) FROM memory_merges GROUP BY kind").fetchall()
         assert [tuple(r) for r in merges] == [("near", 40)]
         assert b.execute("SELECT COUNT(*) FROM memory_vector_codes").fetchone()[0] == 41
+
+
+def test_a_keyword_only_candidate_is_scored_by_its_cosine_computed_by_the_server(pg_url):
+    """A memory the vector channel does not return (61st of 61 by cosine, past its 50 candidates)
+    but the keyword channel does is scored by its cosine with the query, computed by PostgreSQL
+    (``vector_similarities``), not left without a vector score."""
+    rng = np.random.default_rng(9)
+    q = _unit(rng.standard_normal(DIM))
+    r = rng.standard_normal(DIM)
+    other = _unit(r - (r @ q) * q)
+    fillers = [_unit(q + 0.05 * rng.standard_normal(DIM)) for _ in range(60)]
+    table = np.vstack([*fillers, 0.5 * q + np.sqrt(0.75) * other, q]).astype(np.float32)  # v60: cosine 0.5
+    with MemoryStore(pg_url, embedder=TableEmbedder(table)) as s:
+        s.remember_many([{"content": f"v{i} filler note", "type": "success", "agent_id": "a"} for i in range(60)])
+        far = s.remember("v60 zebra crossing", type="success", agent_id="a")
+        hits = s.recall("v61 zebra", agent_id="a", limit=10)  # 50 candidates per channel
+        (hit,) = [h for h in hits if h.memory.id == far.id]
+        assert hit.breakdown.vector == pytest.approx(0.5, abs=1e-4)
+        assert hit.breakdown.keyword is not None and hit.breakdown.keyword > 0
