@@ -81,3 +81,30 @@ def test_an_in_memory_store_never_becomes_a_file(tmp_path, monkeypatch):
             s.remember("kept in memory only", type="success", agent_id="a")
             assert s.recall("kept in memory", agent_id="a")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["first.db"]
+
+
+_ONE_PROCESS = r"""
+import sys
+from pathlib import Path
+from harness_memory import MemoryStore
+from harness_memory import sqlite_fresh
+d = Path(sys.argv[1])
+with MemoryStore(d / "one.db"):
+    pass
+print("after one:", bool(sqlite_fresh._image))
+with MemoryStore(d / "two.db"):
+    pass
+print("after two:", bool(sqlite_fresh._image))
+print("in memory:", sqlite_fresh.create(Path(":memory:")))
+"""
+
+
+def test_a_process_that_creates_one_store_builds_no_copy(tmp_path):
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _ONE_PROCESS, str(tmp_path)], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.splitlines()
+    assert out == ["after one: False", "after two: True", "in memory: False"]
+    assert _schema(tmp_path / "one.db") == _schema(tmp_path / "two.db")
