@@ -224,3 +224,11 @@ def test_a_single_write_never_drops_another_groups_coordinates_to_keep_its_own(m
     assert set(ix._heads) == {("ns", "a", "agent", "t")}
     assert ix.best_in_group("ns", "b", "agent", "t", q[None, :], 0.999) == [None]  # a batch: b's replace a's
     assert set(ix._heads) == {("ns", "b", "agent", "t")}
+
+
+def test_an_index_never_loaded_finds_nothing_for_either_check():
+    ix = vi.VectorIndex(16)
+    q = np.ones(16, dtype=np.float32) / 4
+    assert ix.best_in_group("ns", "a", "agent", "t", np.stack([q, q]), 0.5) == [None, None]
+    assert ix.near_in_group("ns", "a", "agent", "t", q, 0.5) == []
+    assert ix.best_in_group("ns", "a", "agent", "t", np.zeros((0, 16), np.float32), 0.5) == []
