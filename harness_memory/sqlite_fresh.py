@@ -25,7 +25,7 @@ from pathlib import Path
 __all__ = ["create"]
 
 _lock = threading.Lock()
-_state = {"new_files": 0, "building": False}
+_state = {"new_files": 0}
 _image: list[bytes] = []  # the migrated empty database, once built
 
 
@@ -33,7 +33,7 @@ def create(path: Path) -> bool:
     """Create ``path`` (which did not exist) as a migrated empty database when this process has
     created a new one before; True when it was created here, False when the caller must create it
     (the first new file of the process, another process was first, or no hard link here)."""
-    if _state["building"] or str(path) == ":memory:":
+    if str(path) == ":memory:":
         return False
     with _lock:
         _state["new_files"] += 1
@@ -62,15 +62,11 @@ def _build() -> bytes:
     from .migrate import migrate
     from .sqlite_backend import SQLiteBackend
 
-    _state["building"] = True
-    try:
-        with tempfile.TemporaryDirectory(prefix="harness-memory-schema-") as d:
-            b = SQLiteBackend(Path(d) / "schema.db")
-            try:
-                migrate(b)
-                b.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
-            finally:
-                b.close()
-            return (Path(d) / "schema.db").read_bytes()
-    finally:
-        _state["building"] = False
+    with tempfile.TemporaryDirectory(prefix="harness-memory-schema-") as d:
+        b = SQLiteBackend(Path(d) / "schema.db")  # a raw backend: migrated step by step, never a copy
+        try:
+            migrate(b)
+            b.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
+        finally:
+            b.close()
+        return (Path(d) / "schema.db").read_bytes()
