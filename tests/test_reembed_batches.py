@@ -208,3 +208,27 @@ def test_memories_written_or_changed_during_the_fill_end_with_the_new_vector_of_
             agent = s.get(mid).agent_id
             hit = s.recall(text, agent_id=agent, channels=["vector"], limit=1)
             assert hit and hit[0].memory.id == mid
+
+
+class _Counting(FakeEmbedder):
+    def __init__(self, dims):
+        super().__init__(dims)
+        self.texts = 0
+
+    def embed_batch(self, texts):
+        self.texts += len(texts)
+        return super().embed_batch(texts)
+
+
+def test_each_memory_is_embedded_once_and_the_index_keeps_serving(tmp_path):
+    """The vectors made before the swap are the ones the fill puts in (nothing embedded twice), and
+    the process's in-process index answers vector recalls in the new space right after."""
+    db = tmp_path / "once.db"
+    ids = _fill(db, 150)
+    emb = _Counting(20)
+    with MemoryStore(db, embedder=emb, allow_embedder_change=True, settings=TINY) as s:
+        assert s.reembed() == len(ids)
+        assert emb.texts == len(ids)
+        assert s._core.index is not None
+        hit = s.recall(note_items(150)[77]["content"], agent_id=f"a{77 % 3}", channels=["vector"], limit=1)
+        assert hit and hit[0].memory.id == ids[77]
