@@ -232,3 +232,24 @@ def test_an_index_never_loaded_finds_nothing_for_either_check():
     assert ix.best_in_group("ns", "a", "agent", "t", np.stack([q, q]), 0.5) == [None, None]
     assert ix.near_in_group("ns", "a", "agent", "t", q, 0.5) == []
     assert ix.best_in_group("ns", "a", "agent", "t", np.zeros((0, 16), np.float32), 0.5) == []
+
+
+def test_in_a_batch_an_item_with_a_fix_merges_into_the_closer_of_an_earlier_item_and_an_old_memory(tmp_path):
+    """The batch path's items that take the sequential path (here a success taught with its error: a
+    fix link) compare the batch's own earlier items with the stored rows: the closer one wins."""
+    base = (
+        "the nightly build of the payments service fails because the integration tests time out against "
+        "the staging database after the schema migration"
+    )
+    old, earlier, item = base + " zebra quokka", base + " yak llama", base + " yak llama quokka"
+    with MemoryStore(tmp_path / "f.db") as s:
+        v = s._core.embed([old, earlier, item])
+        assert float(v[1] @ v[0]) < 0.95 <= float(v[2] @ v[0]) < float(v[2] @ v[1])  # the texts' premise
+        x = s.remember(old, type="success", agent_id="a")
+        got = s.remember_many(
+            [
+                {"content": earlier, "type": "success", "agent_id": "a"},
+                {"content": item, "type": "success", "agent_id": "a", "error": "TimeoutError: staging migration"},
+            ]
+        )
+        assert got[0].id != x.id and got[1].id == got[0].id
