@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from .backend import Backend
 from .errors import DatabaseTooNewError, SchemaError
@@ -55,12 +56,7 @@ def migrate(backend: Backend) -> list[str]:
         with backend.write() as c:
             if c.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 0:
                 for version, (name, sql) in enumerate(known, start=1):
-                    for stmt in backend.split_script(sql):
-                        c.execute(stmt)
-                    c.execute(
-                        "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
-                        (version, name, time.time()),
-                    )
+                    _apply(backend, c, version, name, sql)
                     applied.append(name)
                 return applied
         done = applied_migrations(backend)
@@ -71,11 +67,13 @@ def migrate(backend: Backend) -> list[str]:
             # Re-check inside the lock: another process may have migrated meanwhile.
             if c.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
                 continue
-            for stmt in backend.split_script(sql):
-                c.execute(stmt)
-            c.execute(
-                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
-                (version, name, time.time()),
-            )
+            _apply(backend, c, version, name, sql)
         applied.append(name)
     return applied
+
+
+def _apply(backend: Backend, c: Any, version: int, name: str, sql: str) -> None:
+    """One step's statements and its record, inside the caller's write transaction."""
+    for stmt in backend.split_script(sql):
+        c.execute(stmt)
+    c.execute("INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)", (version, name, time.time()))
