@@ -43,19 +43,20 @@ def create(path: Path) -> bool:
             _image.append(_build())
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        with open(tmp, "xb") as f:
+        f = open(tmp, "xb")
+    except OSError:  # no such folder, a file where the folder should be, not writable...
+        return False  # ...the caller opens or creates the file the usual way, which says what is wrong
+    try:
+        with f:
             f.write(_image[0])
             f.flush()
             os.fsync(f.fileno())  # the bytes are on disk before the name is
         os.link(tmp, path)
         return True
-    except OSError:  # FileExistsError (another process was first), no hard links, no folder...
-        return False  # ...the caller opens or creates the file the usual way, which says what is wrong
+    except OSError:  # FileExistsError (another process was first), no hard links here, a full disk
+        return False
     finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        os.unlink(tmp)  # this process made it: the link (if any) keeps the data under the target name
 
 
 def _build() -> bytes:

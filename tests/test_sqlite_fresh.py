@@ -108,3 +108,18 @@ def test_a_process_that_creates_one_store_builds_no_copy(tmp_path):
     ).stdout.splitlines()
     assert out == ["after one: False", "after two: True", "in memory: False"]
     assert _schema(tmp_path / "one.db") == _schema(tmp_path / "two.db")
+
+
+def test_a_path_under_a_file_is_left_to_the_usual_error(tmp_path):
+    from harness_memory.errors import HarnessMemoryError
+
+    with MemoryStore(tmp_path / "first.db"):
+        pass
+    (tmp_path / "plain").write_text("not a folder")
+    assert create(tmp_path / "plain" / "m.db") is False
+    try:
+        MemoryStore(tmp_path / "plain" / "m.db")
+    except HarnessMemoryError as exc:
+        assert "plain" in str(exc)
+    else:
+        raise AssertionError("a store under a file opened")
