@@ -364,6 +364,7 @@ class VectorIndex:
 
         if not rows:
             return
+        _same_space(len(rows[0][6]), self.dim)
         if not self.loaded:
             self._reset()
         m = len(rows)
@@ -575,6 +576,7 @@ class VectorIndex:
             while self.cap < n + m:
                 self._n = n
                 self._alloc(self.cap * 2)
+            _same_space(len(batch[0][1]) // 4, self.dim)
             ids = [r[0] for r in batch]
             self.ids[n : n + m] = ids
             self.vecs[n : n + m] = np.frombuffer(b"".join(r[1] for r in batch), dtype=np.float32).reshape(m, self.dim)
@@ -1151,6 +1153,18 @@ def _byte_bits() -> np.ndarray:
 
 def _round_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
+
+
+def _same_space(stored: int, dim: int) -> None:
+    """Stored vectors of another size than this index's: another process re-embedded the store
+    since this one opened it (a typed error that says what to do, never a numpy shape error)."""
+    if stored != dim:
+        from .errors import EmbedderMismatchError
+
+        raise EmbedderMismatchError(
+            f"the stored vectors have {stored} dimensions and this store's {dim}: the database was re-embedded "
+            "since this store opened it; reopen the MemoryStore"
+        )
 
 
 def _identity(backend) -> list:

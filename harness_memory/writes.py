@@ -174,9 +174,15 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
         vectors = None
     vectors = cast("np.ndarray | None", vectors)  # NO_VECTORS, the only other value, is gone
     ids: list[int] = []
+    if vectors is not None:
+        core.check_embedder()  # re-embedded elsewhere since embed() checked: say so before the index reads it
     catch_up(core, vectors)  # before the lock (a first load or a mass archive is slow); no-op inside one
     try:
         with core.backend.write():
+            if vectors is not None:
+                # another process may have re-embedded the store since these vectors were made (the
+                # check in embed() ran before): a vector of the old space is never stored
+                core.check_embedder()
             pre: dict[int, tuple[int, float] | None] = {}
             start: tuple[int, int] | None = None
             if core.index is not None and vectors is not None:

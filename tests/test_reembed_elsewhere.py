@@ -76,3 +76,74 @@ def test_rows_written_during_a_reembed_are_embedded_after_the_swap(tmp_path):
         assert s._core.backend.execute("SELECT COUNT(*) FROM memories WHERE embedding_pending = 1").fetchone()[0] == 0
         hits = s.recall("written during the reembed", agent_id="x", channels=["vector"])
         assert hits and hits[0].memory.content == "written during the reembed"
+
+
+class _ReembedsMeanwhile(FakeEmbedder):
+    """While it embeds a write's text, another process re-embeds the store (24 dimensions)."""
+
+    def __init__(self, path):
+        super().__init__(16)
+        self.path, self.fired = path, False
+
+    def embed_batch(self, texts):
+        out = super().embed_batch(texts)
+        if not self.fired and texts == ["written while another process re-embeds"]:
+            self.fired = True
+            r = subprocess.run(
+                [sys.executable, "-c", _REEMBED, str(self.path), "24"], capture_output=True, text=True, timeout=120
+            )
+            assert r.returncode == 0, r.stderr
+        return out
+
+
+def test_a_write_whose_vector_was_made_before_another_process_reembedded_is_refused(tmp_path):
+    """The embedder check before embedding passed; the re-embed came between the embedding and the
+    write's transaction: the write refuses inside the transaction, and nothing of it is stored."""
+    path = tmp_path / "race.db"
+    emb = _ReembedsMeanwhile(path)
+    with MemoryStore(path, embedder=emb) as a:
+        a.remember("a note before", type="success", agent_id="x")
+        with pytest.raises(EmbedderMismatchError, match="reopen"):
+            a.remember("written while another process re-embeds", type="success", agent_id="x")
+    assert emb.fired
+    with MemoryStore(path, embedder=FakeEmbedder(24)) as b:
+        assert [m.content for m in b.get_by_type("success", agent_id="x")] == ["a note before"]
+
+
+def test_a_reembed_just_before_the_write_transaction_is_caught_inside_it(tmp_path, monkeypatch):
+    """The last window: after the write's own check and its index catch-up, before its
+    transaction. The check inside the transaction refuses the write."""
+    from harness_memory import writes
+
+    path = tmp_path / "late.db"
+    real = writes.catch_up
+    fired = []
+
+    def catch_up_then_reembed(core, vectors):
+        real(core, vectors)
+        if not fired and vectors is not None:
+            fired.append(1)
+            r = subprocess.run(
+                [sys.executable, "-c", _REEMBED, str(path), "24"], capture_output=True, text=True, timeout=120
+            )
+            assert r.returncode == 0, r.stderr
+
+    with MemoryStore(path, embedder=FakeEmbedder(16)) as a:
+        a.remember("a note before", type="success", agent_id="x")
+        monkeypatch.setattr(writes, "catch_up", catch_up_then_reembed)
+        with pytest.raises(EmbedderMismatchError, match="reopen"):
+            a.remember("written in the last window", type="success", agent_id="x")
+    assert fired
+    with MemoryStore(path, embedder=FakeEmbedder(24)) as b:
+        assert [m.content for m in b.get_by_type("success", agent_id="x")] == ["a note before"]
+
+
+def test_an_index_never_takes_vectors_of_another_size():
+    import numpy as np
+
+    from harness_memory.vector_index import VectorIndex
+
+    index = VectorIndex(16)
+    with pytest.raises(EmbedderMismatchError, match="reopen"):
+        index.put_many([(1, "default", "x", "agent", "success", False, np.ones(24, dtype=np.float32))])
+    assert len(index) == 0
