@@ -47,7 +47,7 @@ def _in_new_space(store, emb: FakeEmbedder) -> None:
 
 
 def test_the_vectors_go_in_in_many_short_transactions_after_a_swap(db):
-    ids = _fill(db, 400)
+    ids = _fill(db, 200)
     emb = FakeEmbedder(24)
     with MemoryStore(db, embedder=emb, allow_embedder_change=True, settings=TINY) as s:
         b = s._core.backend
@@ -80,7 +80,7 @@ def test_the_vectors_go_in_in_many_short_transactions_after_a_swap(db):
         assert txs[0] == 0  # the swap puts no vector: it only recreates the table and the record
         assert len([n for n in txs if n]) >= 10
         assert max(txs) <= len(ids) / 4, txs
-        hit = s.recall(note_items(400)[123]["content"], agent_id="a0", channels=["vector"], limit=1)
+        hit = s.recall(note_items(200)[123]["content"], agent_id="a0", channels=["vector"], limit=1)
         assert hit and hit[0].memory.id == ids[123]
 
 
@@ -89,7 +89,7 @@ class _Broken(Exception):
 
 
 def test_a_fill_cut_short_is_finished_by_the_backfill(db):
-    ids = _fill(db, 300)
+    ids = _fill(db, 150)
     emb = FakeEmbedder(16)
     with MemoryStore(db, embedder=emb, allow_embedder_change=True, settings=TINY) as s:
         b = s._core.backend
