@@ -29,13 +29,13 @@ def _worker(path: str, worker: int, n: int, q) -> None:
     q.put((worker, errors))
 
 
-def test_four_processes_times_500_remembers(tmp_path):
+def test_four_processes_times_250_remembers(tmp_path):
     path = str(tmp_path / "shared.db")
     with MemoryStore(path):
         pass  # create the schema once; workers race on everything else
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(path, w, 500, q)) for w in range(4)]
+    procs = [ctx.Process(target=_worker, args=(path, w, 250, q)) for w in range(4)]
     for p in procs:
         p.start()
     results = [q.get(timeout=300) for _ in procs]
@@ -46,9 +46,9 @@ def test_four_processes_times_500_remembers(tmp_path):
     with MemoryStore(path) as s:
         b = s._core.backend
         per_agent = dict(b.execute("SELECT agent_id, COUNT(*) FROM memories GROUP BY agent_id").fetchall())
-        assert per_agent == {f"agent-{w}": 500 for w in range(4)}
-        assert b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0] == 2000
-        assert b.execute("SELECT COUNT(*) FROM memory_vectors").fetchone()[0] == 2000
+        assert per_agent == {f"agent-{w}": 250 for w in range(4)}
+        assert b.execute("SELECT COUNT(*) FROM memories_fts").fetchone()[0] == 1000
+        assert b.execute("SELECT COUNT(*) FROM memory_vectors").fetchone()[0] == 1000
         assert b.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 

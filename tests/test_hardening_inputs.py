@@ -412,7 +412,7 @@ dates = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 3
 types = st.sampled_from(["success", "failure", "decision", "pattern", "preference"])
 
 
-@hsettings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@hsettings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(contents, types, dates), min_size=1, max_size=6))
 def test_a_memory_md_round_trip_is_the_identity(tmp_path_factory, items):
     d = tmp_path_factory.mktemp("md")
