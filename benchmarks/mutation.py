@@ -243,6 +243,16 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ],
         "",
     ),
+    "reembed": (
+        "harness_memory/reembed.py",
+        ["tests/test_reembed_batches.py", "tests/test_reembed_elsewhere.py", "tests/test_embedders.py"],
+        "",
+    ),
+    "sqlite_fresh": (
+        "harness_memory/sqlite_fresh.py",
+        ["tests/test_sqlite_fresh.py", "tests/test_migrate_behaviour.py"],
+        "",
+    ),
     "store": (
         "harness_memory/store.py",
         ["tests/test_store_behaviour.py", "tests/test_public_calls.py", "tests/test_api.py", "tests/test_archive.py"],
