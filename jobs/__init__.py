@@ -43,10 +43,10 @@ def backfill(store: MemoryStore, *, dry_run: bool = False, **_: object) -> dict[
 
         b = store._core.backend
         after = refill_after(store)
-        n = b.execute(
-            "SELECT COUNT(*) FROM memories WHERE embedding_pending = 1 OR id > ?",
-            (after if after is not None else b.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0],),
-        ).fetchone()[0]
+        if after is None:  # no fill in progress: the flagged memories only
+            n = b.execute("SELECT COUNT(*) FROM memories WHERE embedding_pending = 1").fetchone()[0]
+        else:
+            n = b.execute("SELECT COUNT(*) FROM memories WHERE embedding_pending = 1 OR id > ?", (after,)).fetchone()[0]
         return {"pending": n}
     return {"embedded": store.backfill_embeddings()}
 
