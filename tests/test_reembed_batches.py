@@ -116,6 +116,10 @@ def test_a_fill_cut_short_is_finished_by_the_backfill(db):
     with MemoryStore(db, embedder=emb, settings=TINY) as s:  # reopened: the recorded embedder is the new one
         assert s.run_job("backfill").counts["embedded"] == len([i for i in ids if i > after])
         _in_new_space(s, emb)
+        assert s.run_job("backfill", dry_run=True).counts["pending"] == 0
+        with s._core.backend.write() as c:  # one flagged memory, no fill in progress: it alone is pending
+            c.execute("UPDATE memories SET embedding_pending = 1 WHERE id = ?", (ids[0],))
+        assert s.run_job("backfill", dry_run=True).counts["pending"] == 1
 
 
 _KILLED_CHILD = r"""
