@@ -2,7 +2,8 @@
 
     python benchmarks/fix_recall.py [--data ../shared/data] [--teach learn_success|learn_error|on_task_complete|learn_fix]
                                     [--no-credit] [--online] [--sources agent-runs scripted defects4j]
-                                    [--fix-similar-min X] [--fix-general-min N]
+                                    [--fix-similar-min X] [--fix-general-min N] [--fix-task-min N|off]
+                                    [--fix-task-share X]
 
 A replay of real failure→repair streams through the public API, as a harness would use it.
 
@@ -44,12 +45,20 @@ as ``advice.prompt`` renders them) are credited ``store.apply(id, helpful=<hit>)
 for Defects4J, where each bug is one task: nothing asked could become seen, only distractors
 would be added). ``--details`` lists every asked failure with the answers' shapes.
 
+The task. A harness always knows what it was running, so every teach and ask call carries the
+failed task the way a harness would give it: for the command sources its title is the failed
+command as run (before 2026-11-26 it was the run's instance id, which no two failures share and
+which the library then ignored for fixes); for Defects4J it is ``"<project> failing test
+<test class>"``. ``on_task_error({"id": case, "title": task})`` asks; the teach calls pass the
+same title (``task=`` or its ``task_signature``).
+
 Teach calls (``--teach``):
-- ``learn_success``: ``store.learn_success(agent, repair, error=failure_output)`` (default)
-- ``learn_error``:   ``store.learn_error(agent, failure_output, repair)``
-- ``on_task_complete``: ``store.on_task_complete(task, {"success": True, "summary": repair,
-  "error": failure_output})`` (no context)
-- ``learn_fix``:     ``store.learn_fix(failure_output, repair, agent_id=agent, worked=True)``
+- ``learn_success``: ``store.learn_success(agent, repair, error=failure_output,
+  task_signature=store.task_signature(title))`` (default)
+- ``learn_error``:   ``store.learn_error(agent, failure_output, repair, task_signature=...)``
+- ``on_task_complete``: ``store.on_task_complete({"id": case, "title": title}, {"success": True,
+  "summary": repair, "error": failure_output})`` (no context)
+- ``learn_fix``:     ``store.learn_fix(failure_output, repair, agent_id=agent, worked=True, task=title)``
   (issue 19's teaching API; exits 2 when the store has none)
 
 Figures per method: hit@1 / hit@3 over *seen* pairs (the repair's shape was taught before)
@@ -155,7 +164,7 @@ def runs_source(name: str, runs: list[dict]) -> Source:
             cases = [
                 Case(
                     f.run_id,
-                    r["instance_id"],
+                    f.command.strip()[:2000] or r["instance_id"],  # the task a harness knows: what it ran
                     f.output or "(no output)",
                     f.failed_shape,
                     f.repair,
@@ -311,16 +320,16 @@ class Teacher:
         s, self.calls = self.store, self.calls + 1
         try:
             if self.mode == "learn_success":
-                s.learn_success(AGENT, c.repair, error=c.error)
+                s.learn_success(AGENT, c.repair, error=c.error, task_signature=s.task_signature(c.title))
             elif self.mode == "learn_error":
-                s.learn_error(AGENT, c.error, c.repair)
+                s.learn_error(AGENT, c.error, c.repair, task_signature=s.task_signature(c.title))
             elif self.mode == "on_task_complete":
                 s.on_task_complete(
                     {"id": c.case_id, "title": c.title, "agent_id": AGENT},
                     {"success": True, "summary": c.repair, "error": c.error},
                 )
             elif self.mode == "learn_fix":
-                s.learn_fix(c.error, c.repair, agent_id=AGENT, worked=True)
+                s.learn_fix(c.error, c.repair, agent_id=AGENT, worked=True, task=c.title)
             else:  # pragma: no cover - argparse restricts the choices
                 raise ValueError(self.mode)
         except Exception as exc:  # noqa: BLE001 - counted and reported, never silently dropped
@@ -589,7 +598,22 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="Settings.fix_general_min of the store under test (default: the library's default, off)",
     )
+    ap.add_argument(
+        "--fix-task-min",
+        default=None,
+        help="Settings.fix_task_min of the store under test, or 'off' (default: the library's default)",
+    )
+    ap.add_argument(
+        "--fix-task-share",
+        type=float,
+        default=None,
+        help="Settings.fix_task_share of the store under test (default: the library's default)",
+    )
     args = ap.parse_args(argv)
+    if args.fix_task_min is not None:
+        SETTINGS["fix_task_min"] = None if args.fix_task_min == "off" else int(args.fix_task_min)
+    if args.fix_task_share is not None:
+        SETTINGS["fix_task_share"] = args.fix_task_share
     if args.fix_similar_min is not None:
         SETTINGS["fix_similar_min"] = args.fix_similar_min
     if args.fix_general_min is not None:

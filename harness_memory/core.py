@@ -216,8 +216,10 @@ class Core:
         scores: Sequence[float] | None = None,
         error_signature: str | None = None,
         duration_ms: float | None = None,
+        task_signature: str | None = None,
     ) -> None:
-        """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only."""
+        """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only;
+        ``task_signature``: the task an advice was given for (a later credit lands on that task's link)."""
         now = self.now()
         rows = [
             (
@@ -232,12 +234,14 @@ class Core:
                 now,
                 error_signature,
                 duration_ms if k == 0 else None,
+                task_signature,
             )
             for k, mid in enumerate(memory_ids)
         ]
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
-            "outcome, score, timestamp, error_signature, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "outcome, score, timestamp, error_signature, duration_ms, task_signature) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 

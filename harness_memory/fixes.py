@@ -139,6 +139,7 @@ class FixEvidence(BaseModel):
     kind: str
     level: str = Field(
         description="exact: linked to this signature; alias: to a signature linked to it; "
+        "task: fixed the same task (its signature) for other errors (Settings.fix_task_min); "
         "similar: to an error whose excerpt is nearly the same text; general: the kind fixed several distinct "
         "errors of this error's category (opt-in, Settings.fix_general_min)"
     )
@@ -156,7 +157,9 @@ class FixEvidence(BaseModel):
 
     def explain(self) -> str:
         near = f" (similarity {self.similarity:.2f})" if self.level == "similar" else ""
-        match = "same error category" if self.level == "general" else f"{self.level} signature match{near}"
+        match = {"general": "same error category", "task": "same task, other errors"}.get(
+            self.level, f"{self.level} signature match{near}"
+        )
         return (
             f"{match}; worked {self.worked}x, did not work {self.failed}x; "
             f"credits +{self.helpful}/-{self.unhelpful}; {self.variants} variant(s) of this fix; "
@@ -174,14 +177,18 @@ def link(
     worked: bool,
     now: float,
     bound: list[str] | None = None,
+    task_signature: str | None = None,
 ) -> None:
-    """Add one worked / did-not-work observation to a link (caller holds the write transaction)."""
+    """Add one worked / did-not-work observation to a link (caller holds the write transaction);
+    ``task_signature``: the task the fix was taught for (the latest one given stays on the link)."""
     core.backend.conn.execute(
         "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, first_at, "
-        "last_at, bound_params) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id, error_signature) DO UPDATE "
+        "last_at, bound_params, task_signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(memory_id, error_signature) DO UPDATE "
         "SET worked = fix_links.worked + excluded.worked, failed = fix_links.failed + excluded.failed, "
         "last_at = excluded.last_at, error_category = COALESCE(fix_links.error_category, excluded.error_category), "
-        "bound_params = COALESCE(excluded.bound_params, fix_links.bound_params)",
+        "bound_params = COALESCE(excluded.bound_params, fix_links.bound_params), "
+        "task_signature = COALESCE(excluded.task_signature, fix_links.task_signature)",
         (
             memory_id,
             signature,
@@ -192,16 +199,25 @@ def link(
             now,
             now,
             json.dumps(bound) if bound else None,
+            task_signature,
         ),
     )
 
 
 def credit(
-    core: Core, memory_id: int, signature: str, aliases: list[str], category: str | None, helpful: bool, now: float
+    core: Core,
+    memory_id: int,
+    signature: str,
+    aliases: list[str],
+    category: str | None,
+    helpful: bool,
+    now: float,
+    task_signature: str | None = None,
 ) -> None:
     """An apply() credit on the link of ``memory_id`` to this error (or an alias of it); a fix
-    credited for an error it was never linked to (shown as a similar error's fix) gets a link
-    of its own carrying the credit (caller holds the write transaction)."""
+    credited for an error it was never linked to (shown as a similar error's or the same task's fix)
+    gets a link of its own carrying the credit and the task it was advised for, so the credit moves
+    the task-level ranking too (caller holds the write transaction)."""
     col = "helpful" if helpful else "unhelpful"
     ph = ",".join("?" * len(aliases))
     cur = core.backend.conn.execute(
@@ -210,9 +226,9 @@ def credit(
     )
     if cur.rowcount == 0:
         core.backend.conn.execute(
-            f"INSERT INTO fix_links(memory_id, error_signature, error_category, {col}, first_at, last_at) "
-            "VALUES (?, ?, ?, 1, ?, ?)",
-            (memory_id, signature, category, now, now),
+            f"INSERT INTO fix_links(memory_id, error_signature, error_category, {col}, first_at, last_at, "
+            "task_signature) VALUES (?, ?, ?, 1, ?, ?, ?)",
+            (memory_id, signature, category, now, now, task_signature),
         )
 
 
@@ -221,6 +237,7 @@ SIMILAR_CANDIDATES = 50
 GENERAL_WEIGHT = 0.25  # weight of a category-level link's evidence, against 1 for the error's own links
 SIMILAR_MIN_WORDS = 4  # a line of fewer words (a bare exception name) is too short to call two errors similar
 MEMORY_CREDIT = 0.25  # weight of a memory's credits for any error, beside its credits on this error's link
+TASK_WEIGHT = 0.5  # weight of a same-task link's evidence (the error differs), against 1 for the error's own links
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,60}")
 
 
@@ -242,8 +259,10 @@ def rank(
     limit: int = 5,
     min_score: float = 0.5,
     similar_min: float | None = None,
+    task_signature: str | None = None,
 ) -> tuple[list[FixEvidence], list[FixEvidence]]:
-    """``(fixes, did_not_work)`` for an error, best first (see the module docstring)."""
+    """``(fixes, did_not_work)`` for an error, best first (see the module docstring); ``task_signature``:
+    the failed task's signature (the same-task tier and the tie-break of exact links)."""
     aliases = core.miner.group(signed.id)
     exact = {signed.id, core.miner.canonical(signed.id)}
     vis, vparams = core.visibility(agent_id, True)
@@ -254,7 +273,7 @@ def rank(
         "m.times_applied - m.times_successful - (SELECT COALESCE(SUM(x.unhelpful), 0) FROM fix_links x "
         "WHERE x.memory_id = m.id), "
         "m.times_successful - (SELECT COALESCE(SUM(x.helpful), 0) FROM fix_links x WHERE x.memory_id = m.id), "
-        "l.bound_params, l.helpful, l.unhelpful, l.error_message"
+        "l.bound_params, l.helpful, l.unhelpful, l.error_message, l.task_signature"
     )
     where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
     wparams = (namespace, *vparams, core.now())
@@ -305,13 +324,32 @@ def rank(
                 sims[r[0]] = GENERAL_WEIGHT
                 levels[r[0]] = "general"
                 rows.append(r)
+    # the same task fixed before with a different error: a kind that fixed this task for at least
+    # Settings.fix_task_min distinct errors (and holds fix_task_share of the task's fixes) is offered
+    task_min = core.settings.fix_task_min
+    if task_signature is not None and task_min is not None:
+        task_rows = core.backend.execute(
+            f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+            f"WHERE l.task_signature = ? AND {where}",
+            (task_signature, *wparams),
+        ).fetchall()
+        fixed: dict[str, int] = defaultdict(int)  # per kind: errors of this task it fixed, net of its failures
+        for r in task_rows:
+            fixed[r[6] or f"memory_{r[1]}"] += (r[3] + r[10] > r[4] + r[11]) - (r[3] + r[10] < r[4] + r[11])
+        total = sum(max(0, n) for n in fixed.values())
+        for r in task_rows:
+            n = fixed[r[6] or f"memory_{r[1]}"]
+            if r[0] not in sims and n >= task_min and n >= core.settings.fix_task_share * total:
+                sims[r[0]] = TASK_WEIGHT
+                levels[r[0]] = "task"
+                rows.append(r)
     # a fix that names its error's variable part (pip install pyyaml for 'yaml') applies to that value only
     have = {p.strip("\"'`<>").lower() for p in signed.params}
     low = (signed.message or "").lower()
     rows = [r for r in rows if not r[9] or all(p in have or p in low for p in json.loads(r[9]))]
     if not rows:
         return [], []
-    order = {"exact": 3, "alias": 2, "similar": 1, "general": 0}
+    order = {"exact": 4, "alias": 3, "task": 2, "similar": 1, "general": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
             "worked": 0,
@@ -326,10 +364,13 @@ def rank(
             "errors": 0,
             "m_net": 0,
             "closest": 0.0,
+            "same_task": False,
         }
     )
-    for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp, msg in rows:
+    for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp, msg, tsig in rows:
         k = kinds[kind or f"memory_{mid}"]
+        # same error and same task before same error alone
+        k["same_task"] = k["same_task"] or (task_signature is not None and tsig == task_signature)
         k["worked"] += worked
         k["failed"] += failed
         k["weighted"] += sims[lid] * (worked - failed + l_help - l_unhelp)
@@ -368,10 +409,14 @@ def rank(
             newest=newest,
             last=k["last"],
             closest=k["closest"],
+            same_task=k["same_task"],
         )
         backed = k["worked"] + k["helpful"] > 0
         (fixes if backed and net >= min_score * k["sim"] else failed).append(ev)
-    fixes.sort(key=lambda e: (order[e["level"]], e["score"], e["closest"], e["last"], e["newest"]), reverse=True)
+    fixes.sort(
+        key=lambda e: (order[e["level"]], e["same_task"], e["score"], e["closest"], e["last"], e["newest"]),
+        reverse=True,
+    )
     failed.sort(key=lambda e: (e["score"], -e["last"]))
     fixes, failed = fixes[:limit], failed[:limit]
     mems = {
@@ -384,7 +429,8 @@ def rank(
 
     def build(e: dict[str, Any]) -> FixEvidence:
         return FixEvidence(
-            memory=mems[e["newest"]], **{k: v for k, v in e.items() if k not in ("newest", "last", "closest")}
+            memory=mems[e["newest"]],
+            **{k: v for k, v in e.items() if k not in ("newest", "last", "closest", "same_task")},
         )
 
     return [build(e) for e in fixes if e["newest"] in mems], [build(e) for e in failed if e["newest"] in mems]

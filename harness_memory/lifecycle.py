@@ -232,8 +232,9 @@ def on_task_error(
     record: bool = True,
 ) -> Advice:
     """Advice for a failed attempt. The error is signed once (the signature travels to every
-    step); fixes come from error→fix links ranked by evidence (see ``fixes``), so an error
-    never seen gets none."""
+    step); fixes come from error→fix links ranked by evidence (see ``fixes``): the error's own
+    links first, then fixes that repaired the same task (its signature) for several other errors,
+    so an error and a task never seen get none."""
     task = v.model(Task, task, "task")
     core = store._core
     # everything the later steps check is checked before the signing may learn a template
@@ -252,7 +253,8 @@ def on_task_error(
     if baseline is not None:  # every later step keys on this signature, not a re-signing without the baseline
         core.prime(error, sig)
     seen = store.has_seen_error(task.agent_id, error, namespace=task.namespace)
-    ranked, did_not_work = fixes.rank(core, sig, agent_id=task.agent_id, namespace=ns, limit=limit)
+    tsig = store.task_signature(task.model_dump())  # the failed task: fixes of the same task rank too
+    ranked, did_not_work = fixes.rank(core, sig, agent_id=task.agent_id, namespace=ns, limit=limit, task_signature=tsig)
     fix_ids = {e.memory.id for e in ranked}
     if record and ranked:  # the advice remembers its error: apply(id, task_id=...) credits that error's link
         with core.backend.write():
@@ -264,6 +266,7 @@ def on_task_error(
                 task_id=task.id,
                 scores=[e.score for e in ranked],
                 error_signature=sig.id,
+                task_signature=tsig,
             )
     hits = store.recall(
         sig.excerpt or error[:2000],

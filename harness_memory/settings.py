@@ -232,6 +232,19 @@ class Settings(BaseSettings):
         description="also offer the fix kinds that fixed at least this many distinct errors of the asked error's "
         "category, ranked after the fixes linked to the error itself (level general); None: off",
     )
+    fix_task_min: int | None = Field(
+        2,
+        ge=1,
+        le=1000,
+        description="offer a fix kind that fixed the same task (its signature) for at least this many distinct "
+        "errors, ranked after the fixes linked to the error itself (level task); None: off (docs/fixes.md)",
+    )
+    fix_task_share: float = Field(
+        0.0,
+        ge=0,
+        le=1.0,
+        description="a same-task fix kind must also hold at least this share of the fixes that worked for the task",
+    )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(
         default_factory=dict, description="bearer token -> agent id (agent fixed by token)"
@@ -250,6 +263,12 @@ class Settings(BaseSettings):
     ranking: RankingWeights = Field(default_factory=RankingWeights)
     confidence: ConfidenceWeights = Field(default_factory=ConfidenceWeights)
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
+
+    @field_validator("fix_task_min", mode="before")
+    @classmethod
+    def _off(cls, v: Any) -> Any:
+        # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on)
+        return None if isinstance(v, str) and v.strip().lower() in ("off", "none") else v
 
     @field_validator("extra_types", "techniques", mode="before")
     @classmethod

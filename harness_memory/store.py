@@ -70,6 +70,18 @@ _JOB_ARGS: dict[str, set[str]] = {
 }
 
 
+def _task_model(task: Any) -> dict[str, Any]:
+    """A task as ``on_task_error`` reads it (the lifecycle ``Task``), so a fix taught with a task
+    and an advice asked for it agree on its signature."""
+    from .lifecycle import Task
+
+    if isinstance(task, Task):
+        return task.model_dump()
+    if isinstance(task, Mapping):
+        return v.model(Task, {"id": "task", **task}, "task").model_dump()
+    raise InvalidInputError("task must be a title string, a mapping or a Task")
+
+
 def _batch_size(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
         raise InvalidInputError("batch_size must be an int from 1 to 100,000")
@@ -528,14 +540,14 @@ class MemoryStore:
         c = self._core
         c.get(memory_id, agent_id)
         signed = c.sign(error) if error is not None else None  # may learn a template: after validation
-        advised = None
+        advised = advised_task = None
         if signed is None and task_id is not None:  # the error of the advice that showed this memory for the task
             row = c.backend.execute(
-                "SELECT error_signature FROM memory_access_log WHERE task_id = ? AND memory_id = ? "
+                "SELECT error_signature, task_signature FROM memory_access_log WHERE task_id = ? AND memory_id = ? "
                 "AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1",
                 (task_id, memory_id),
             ).fetchone()
-            advised = row[0] if row else None
+            advised, advised_task = (row[0], row[1]) if row else (None, None)
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
             conn.execute(
@@ -564,6 +576,7 @@ class MemoryStore:
                     signed.category if signed is not None else None,
                     helpful,
                     c.now(),
+                    advised_task,
                 )
         return c.get(memory_id)
 
@@ -733,16 +746,25 @@ class MemoryStore:
             kw["fix_text"] = details
         return self._remember_fix(content, type="failure", agent_id=agent_id, worked=True if details else None, **kw)
 
-    def learn_fix(self, error: str, fix: str, *, agent_id: str, worked: bool = True, **kw: Any) -> Memory:
+    def learn_fix(
+        self, error: str, fix: str, *, agent_id: str, worked: bool = True, task: Any = None, **kw: Any
+    ) -> Memory:
         """Teach what fixed an error (``worked=True``) or what did not (``worked=False``).
 
         The fix is stored as a memory (``success``, or ``failure`` when it did not work) linked
         to the error's signature with the outcome counted on the link; teaching the same fix
-        (or one of its kind) again adds to its evidence instead of adding rows. ``kw`` takes
-        :meth:`remember`'s other arguments (namespace, scope, tags, task_id, ...)."""
+        (or one of its kind) again adds to its evidence instead of adding rows. ``task``: the
+        task that failed (a title such as the command that was run, or a task mapping, as given to
+        ``on_task_error``): the link keeps its signature, so the fix also comes back for the same
+        task failing with another error (docs/fixes.md). ``kw`` takes :meth:`remember`'s other
+        arguments (namespace, scope, tags, task_id, ...)."""
         worked = v.boolean(worked, "worked")
         if error is None:
             raise InvalidInputError("error must be the error text the fix was for")
+        if task is not None:
+            if "task_signature" in kw:
+                raise InvalidInputError("give task or task_signature, not both")
+            kw["task_signature"] = self.task_signature(task if isinstance(task, str) else _task_model(task))
         kw.setdefault("importance", 0.7 if worked else 0.6)
         return self._remember_fix(
             fix, type="success" if worked else "failure", agent_id=agent_id, error=error, worked=worked, **kw
@@ -756,17 +778,30 @@ class MemoryStore:
         return writes.write_many(self._core, [item])[0]
 
     def fixes_for(
-        self, error: str, *, agent_id: str | None = None, namespace: str | None = None, limit: int = 5
+        self,
+        error: str,
+        *,
+        agent_id: str | None = None,
+        namespace: str | None = None,
+        limit: int = 5,
+        task: Any = None,
     ) -> list[FixEvidence]:
-        """The fixes linked to this error (its signature or one linked to it), best evidence
-        first, each with ``explain()``; an error never seen gets none."""
+        """The fixes linked to this error (its signature or one linked to it), then, with ``task``,
+        those that fixed the same task for other errors; best evidence first, each with
+        ``explain()``; an error and a task never seen get none."""
         from . import fixes
 
+        tsig = None if task is None else self.task_signature(task if isinstance(task, str) else _task_model(task))
         signed = self._core.sign(error_text(error))
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         return fixes.rank(
-            self._core, signed, agent_id=agent_id, namespace=ns, limit=v.limit(limit, max_limit=self.settings.max_limit)
+            self._core,
+            signed,
+            agent_id=agent_id,
+            namespace=ns,
+            limit=v.limit(limit, max_limit=self.settings.max_limit),
+            task_signature=tsig,
         )[0]
 
     def has_seen_error(

@@ -259,6 +259,7 @@ def _link_fix(core: Core, mid: int, it: MemoryInput) -> None:
         worked=it.fix_link[2],
         now=core.now(),
         bound=it.fix_link[3],
+        task_signature=it.task_signature,
     )
     if it.fix_kind is not None:
         core.backend.conn.execute(
