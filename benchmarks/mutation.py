@@ -164,7 +164,13 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "watch": ("harness_memory/watch.py", ["tests/test_watch.py"], ""),
     "fixes": (
         "harness_memory/fixes.py",
-        ["tests/test_fix_evidence.py", "tests/test_fix_kinds.py", "tests/test_fix_links.py", "tests/test_lifecycle.py"],
+        [
+            "tests/test_fix_evidence.py",
+            "tests/test_fix_kinds.py",
+            "tests/test_fix_links.py",
+            "tests/test_fix_task_links.py",
+            "tests/test_lifecycle.py",
+        ],
         "",
     ),
     "embedders": (
