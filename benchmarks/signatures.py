@@ -8,14 +8,20 @@ Defects4J: every trace signed per project; GA, pairwise F1 and adjusted Rand ind
 the bug groups; then one failure memory per bug (the first trace) and a recall with each
 other trace of that bug: hit@1 and recall@5 of the same-bug memory.
 
-    python benchmarks/signatures.py --data ../shared/data --d4j-only --d4j-analysis
+    python benchmarks/signatures.py --data ../shared/data --d4j-only --d4j-analysis --d4j-loo
 
 ``--d4j-analysis`` adds the error analysis of the Defects4J figures, per project: the pairs of
 traces a signature splits (same bug, two signatures) and merges (two bugs, one signature), the
 ARI each would reach with every merge removed (signatures refined by the true bug) and with every
 split removed (the signatures of one bug joined), and the recall queries by how their signature
 relates to their bug's memory (its own, shared with other bugs' memories, another bug's, new),
-with hit@1 for each kind.
+with hit@1 for each kind. ``--d4j-loo`` chooses signing method 10's two settings (joined test methods,
+signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
+
+Same-bug recall is printed under two protocols: the benchmark's (a memory for every bug, including the
+bugs with one trace, and every other trace of a bug a query: bugs with many traces weigh most) and the
+data README's (memories only for the bugs with more than one trace, one query per bug), each pooled over
+the queries and as the mean of the projects (the way ARI is averaged).
 """
 
 from __future__ import annotations
@@ -168,7 +174,7 @@ def defects4j(data: Path, tmp: Path):
     for r in recs:
         by_project[r["project"]].append(r)
     rows, all_pred, all_truth = [], [], []
-    hit1 = rec5 = queries = 0
+    per_protocol: dict[str, list[tuple[str, bool, bool]]] = collections.defaultdict(list)
     analysis: list[list] = []
     kinds: collections.Counter = collections.Counter()
     for project, rs in sorted(by_project.items()):
@@ -188,56 +194,20 @@ def defects4j(data: Path, tmp: Path):
                     adjusted_rand_score(truth, ids),
                 ]
             )
-            # recall: one failure memory per bug, queried with the bug's other traces
-            first: dict[str, dict] = {}
-            for r in rs:
-                first.setdefault(r["group"], r)
             analysis.append([project, *_split_merge(truth, ids)])
-            memory_of: dict[int, str] = {}
-            sig_of_bug: dict[str, str] = {}
-            bugs_of_sig: dict[str, set] = collections.defaultdict(set)
-            for g, r in first.items():
-                trace = r["trace"][:30000]
-                sig = s.error_signature(trace)
-                # what a harness would store: the failing test, the failure excerpt, where it failed
-                m = s.remember(
-                    f"{r['test']} failed: {sig.excerpt} (at {sig.frame})",
-                    type="failure",
-                    agent_id="ci",
-                    namespace=project,
-                    error=trace,
-                    metadata={"group": g},
-                )
-                memory_of.setdefault(m.id, g)
-                own = s._core.miner.canonical(sig.id)
-                sig_of_bug[g] = own
-                bugs_of_sig[own].add(g)
+            # recall, the benchmark's protocol: a failure memory for every bug (its first trace), every other
+            # trace of a bug a query
+            got = _same_bug_recall(s, project, rs, multi_only=False, every_other=True)
+            for _g, h1, r5, kind in got:
+                per_protocol["every bug's memory, every other trace a query"].append((project, h1, r5))
+                kinds[kind, h1] += 1
+        # the data README's protocol: memories only for the bugs with more than one trace, one query per bug
+        # (its second trace); a fresh store that has signed the same traces
+        with MemoryStore(tmp / f"d4j-{project}-readme.db") as s:
             for r in rs:
-                if first[r["group"]] is r:
-                    continue
-                sig = s.error_signature(r["trace"][:30000])
-                hits = s.recall(
-                    f"{r['test']} failed: {sig.excerpt} (at {sig.frame})",
-                    agent_id="ci",
-                    namespace=project,
-                    error=r["trace"][:30000],
-                    types=["failure"],
-                    limit=5,
-                    record=False,
-                )
-                got = [memory_of.get(h.memory.id) for h in hits]
-                queries += 1
-                hit1 += bool(got) and got[0] == r["group"]
-                rec5 += r["group"] in got
-                qsig = s._core.miner.canonical(sig.id)
-                kind = (
-                    ("its bug's, shared with other bugs" if len(bugs_of_sig[qsig]) > 1 else "its bug's only")
-                    if qsig == sig_of_bug[r["group"]]
-                    else "another bug's"
-                    if qsig in bugs_of_sig
-                    else "new"
-                )
-                kinds[kind, bool(got) and got[0] == r["group"]] += 1
+                s.error_signature(r["trace"])
+            for _g, h1, r5, _ in _same_bug_recall(s, project, rs, multi_only=True, every_other=False):
+                per_protocol["memories of bugs with >1 trace, one query per bug"].append((project, h1, r5))
     rows.append(
         [
             "mean of projects",
@@ -266,7 +236,143 @@ def defects4j(data: Path, tmp: Path):
         [k, kinds[k, True] + kinds[k, False], kinds[k, True] / max(1, kinds[k, True] + kinds[k, False])]
         for k in ("its bug's only", "its bug's, shared with other bugs", "another bug's", "new")
     ]
-    return rows, (queries, hit1 / max(1, queries), rec5 / max(1, queries)), (analysis, kind_rows)
+    recall_rows = []
+    for name, got in per_protocol.items():
+        by_project = collections.defaultdict(list)
+        for project, h1, _ in got:
+            by_project[project].append(h1)
+        recall_rows.append(
+            [
+                name,
+                len(got),
+                sum(h for _, h, _ in got) / max(1, len(got)),
+                sum(r for _, _, r in got) / max(1, len(got)),
+                sum(sum(v) / len(v) for v in by_project.values()) / max(1, len(by_project)),
+            ]
+        )
+    return rows, recall_rows, (analysis, kind_rows)
+
+
+def _same_bug_recall(s: MemoryStore, project: str, rs: list[dict], *, multi_only: bool, every_other: bool) -> list:
+    """One failure memory per bug (its first trace; with ``multi_only`` only for bugs with more than one
+    trace), queried with the bug's other traces (``every_other``) or its second trace only:
+    ``[(bug, hit@1, in top 5, how the query's signature relates to its bug's memory's)]``."""
+    count = collections.Counter(r["group"] for r in rs)
+    first: dict[str, dict] = {}
+    for r in rs:
+        first.setdefault(r["group"], r)
+    memory_of: dict[int, str] = {}
+    sig_of_bug: dict[str, str] = {}
+    bugs_of_sig: dict[str, set] = collections.defaultdict(set)
+    for g, r in first.items():
+        if multi_only and count[g] < 2:
+            continue
+        trace = r["trace"][:30000]
+        sig = s.error_signature(trace)
+        # what a harness would store: the failing test, the failure excerpt, where it failed
+        m = s.remember(
+            f"{r['test']} failed: {sig.excerpt} (at {sig.frame})",
+            type="failure",
+            agent_id="ci",
+            namespace=project,
+            error=trace,
+            metadata={"group": g},
+        )
+        memory_of.setdefault(m.id, g)
+        own = s._core.miner.canonical(sig.id)
+        sig_of_bug[g] = own
+        bugs_of_sig[own].add(g)
+    out, asked = [], set()
+    for r in rs:
+        g = r["group"]
+        if first[g] is r or g not in sig_of_bug or (not every_other and g in asked):
+            continue
+        asked.add(g)
+        sig = s.error_signature(r["trace"][:30000])
+        hits = s.recall(
+            f"{r['test']} failed: {sig.excerpt} (at {sig.frame})",
+            agent_id="ci",
+            namespace=project,
+            error=r["trace"][:30000],
+            types=["failure"],
+            limit=5,
+            record=False,
+        )
+        got = [memory_of.get(h.memory.id) for h in hits]
+        qsig = s._core.miner.canonical(sig.id)
+        kind = (
+            ("its bug's, shared with other bugs" if len(bugs_of_sig[qsig]) > 1 else "its bug's only")
+            if qsig == sig_of_bug[g]
+            else "another bug's"
+            if qsig in bugs_of_sig
+            else "new"
+        )
+        out.append((g, bool(got) and got[0] == g, g in got, kind))
+    return out
+
+
+# -- Defects4J leave-one-project-out: each choice of signing method 10 made on 8 projects, scored on the 9th --
+_OPTIONAL_BEFORE_10 = r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]"
+
+
+def _d4j_variants():
+    """(name, apply) pairs: method 10's two choices switched on and off. ``apply`` returns an undo."""
+    import harness_memory.error_signatures as es
+
+    def make(joins: bool, signed_optional: bool):
+        def apply():
+            saved = (es.TemplateMiner.sign, es._OPTIONAL)
+            if not joins:
+                sign = es.TemplateMiner.sign
+                es.TemplateMiner.sign = lambda self, tokens, frame, category, exception, joins=(): sign(
+                    self, tokens, frame, category, exception
+                )
+            if not signed_optional:
+                es._OPTIONAL = re.compile(_OPTIONAL_BEFORE_10)
+
+            def undo():
+                es.TemplateMiner.sign, es._OPTIONAL = saved
+
+            return undo
+
+        return apply
+
+    return [
+        ("method 10 (joins, signed optional parts)", make(True, True)),
+        ("no joins", make(False, True)),
+        ("optional parts unsigned (method 9)", make(True, False)),
+        ("neither (method 9)", make(False, False)),
+    ]
+
+
+def d4j_leave_one_project_out(data: Path, tmp: Path):
+    recs = [json.loads(ln) for ln in (data / "defects4j-traces" / "traces-dev.jsonl").open(encoding="utf-8")]
+    by_project = collections.defaultdict(list)
+    for r in recs:
+        by_project[r["project"]].append(r)
+    projects = sorted(by_project)
+    ari: dict[str, dict[str, float]] = {}
+    for name, apply in _d4j_variants():
+        undo = apply()
+        try:
+            ari[name] = {}
+            for project in projects:
+                rs = by_project[project]
+                with MemoryStore(tmp / f"d4j-loo-{project}-{time.perf_counter_ns()}.db") as s:
+                    ids = canonical(s, [s.error_signature(r["trace"]).id for r in rs])
+                ari[name][project] = adjusted_rand_score([r["group"] for r in rs], ids)
+        finally:
+            undo()
+    shipped = next(iter(ari))
+    rows, held = [], []
+    for project in projects:
+        others = [p for p in projects if p != project]
+        chosen = max(ari, key=lambda n: (sum(ari[n][o] for o in others), n == shipped))
+        held.append(ari[chosen][project])
+        rows.append([project, chosen, ari[chosen][project], *(ari[n][project] for n in ari)])
+    n = len(projects)
+    rows.append(["mean", "", sum(held) / n, *(sum(ari[v].values()) / n for v in ari)])
+    return ["project", "chosen on the other 8", "ARI held-out", *(f"ARI: {v}" for v in ari)], rows
 
 
 def _split_merge(truth: list[str], ids: list[str]) -> list:
@@ -304,6 +410,9 @@ def main() -> None:
     ap.add_argument("--loo", action="store_true", help="also: leave-one-system-out choice of the settings")
     ap.add_argument("--d4j-only", action="store_true", help="only the Defects4J tables (no loghub)")
     ap.add_argument("--d4j-analysis", action="store_true", help="also: the error analysis of the Defects4J figures")
+    ap.add_argument(
+        "--d4j-loo", action="store_true", help="also: leave-one-project-out choice of signing method 10's settings"
+    )
     args = ap.parse_args()
     data = data_dir(args.data)
     with tempfile.TemporaryDirectory() as d:
@@ -332,7 +441,16 @@ def main() -> None:
                     loghub(data, tmp),
                 )
             )
-        rows, (n, h1, r5), (analysis, kind_rows) = defects4j(data, tmp)
+        if args.d4j_loo:
+            header, loo_rows = d4j_leave_one_project_out(data, tmp)
+            print(
+                table(
+                    "Defects4J leave-one-project-out: method 10's settings chosen on the other 8 projects (ARI)",
+                    header,
+                    loo_rows,
+                )
+            )
+        rows, recall_rows, (analysis, kind_rows) = defects4j(data, tmp)
         print(
             table(
                 "Defects4J trace signatures vs bug groups",
@@ -342,9 +460,10 @@ def main() -> None:
         )
         print(
             table(
-                "Defects4J same-bug recall (failure memory per bug, query = another trace)",
-                ["queries", "hit@1", "recall@5"],
-                [[n, h1, r5]],
+                "Defects4J same-bug recall (a failure memory per bug, queried with another trace of the bug); "
+                "hit@1 pooled over the queries and the mean of the projects' hit@1",
+                ["protocol", "queries", "hit@1", "recall@5", "hit@1, mean of projects"],
+                recall_rows,
             )
         )
         if args.d4j_analysis:

@@ -97,7 +97,7 @@ class Core:
             ex.message = redact(ex.message)[0]
             ex.block = ex.message if same else redact(ex.block)[0]
         category = categorize(ex)
-        sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception)
+        sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception, ex.joins)
         return ErrorSignature(
             id=sig,
             template=" ".join(tpl),
@@ -111,14 +111,15 @@ class Core:
         )
 
     def sign_message(
-        self, message: str, frame: str | None, category: str, exception: str | None
+        self, message: str, frame: str | None, category: str, exception: str | None, joins: Sequence[str] = ()
     ) -> tuple[str, list[str], list[str]]:
-        """``(signature id, template tokens, params)`` of a decisive message already cut out."""
+        """``(signature id, template tokens, params)`` of a decisive message already cut out;
+        ``joins``: where else the same failure is signed (``Excerpt.joins``, a test method)."""
         masked, params = mask_params(message[:2000])
         # an error about the environment (a missing module, a refused connection, a timeout) is
         # the same error wherever the code met it: its key frame does not split the signature
         key_frame = None if category in ENVIRONMENT_CATEGORIES and not RECURSION.search(message[:2000]) else frame
-        sig, tpl = self.miner.sign(tokenize(masked), key_frame, category, exception)
+        sig, tpl = self.miner.sign(tokenize(masked), key_frame, category, exception, joins if key_frame else ())
         return sig, tpl, params
 
     # -- embedding -----------------------------------------------------------------------

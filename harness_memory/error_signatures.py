@@ -25,7 +25,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -71,7 +71,10 @@ DEFAULT_THRESHOLD = 0.7
 #    build are a failure and a compile error; a library or include that is not there is import_error; a
 #    function, method or key missing at run time (R, Gradle's DSL, Data.Map, OCaml's Not_found) is not_found;
 #    an ML type mismatch is a compile error; a diagnostic headline holding only ``error:`` reads what is under it
-SIGNATURE_METHOD = 9
+# 10: a failure inside the tests only also names its test method (Java, Python): a later group signing the same
+#    test method with the same masked message is joined to the group that signed it first (TemplateMiner._join),
+#    so one test run by several test classes (a subclass, a copied suite) is one signature
+SIGNATURE_METHOD = 10
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -195,7 +198,7 @@ _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(
     )
 )
 _OPTIONAL = re.compile(
-    r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]"
+    r"\s?[(\[](?:[-+]?<\*>[\s,;/-]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]"
 )  # parts of variables only
 
 
@@ -815,6 +818,7 @@ class TemplateMiner:
         self.clock = clock
         self.threshold = threshold
         self._cache: dict[str, list[tuple[str, list[str]]]] = {}
+        self._canon: dict[str, str] = {}  # template sig -> the group it was joined to (only joined templates)
         self._rev = -1
         self._refreshed = float("-inf")
 
@@ -832,18 +836,25 @@ class TemplateMiner:
         self._refreshed = now
         rev = self.backend.execute("SELECT COALESCE(MAX(rev), 0) FROM error_templates").fetchone()[0]
         if rev != self._rev:
-            self._cache.clear()
+            self._clear()
             self._rev = rev
+
+    def _clear(self) -> None:
+        self._cache.clear()
+        self._canon.clear()
 
     def _clusters(self, part: str) -> list[tuple[str, list[str]]]:
         got = self._cache.get(part)
         if got is None:
-            got = [
-                (r[0], json.loads(r[1]))
-                for r in self.backend.execute(
-                    "SELECT sig, tokens FROM error_templates WHERE partition = ? ORDER BY id", (part,)
-                )
-            ]
+            got = []
+            for sig, tokens, canonical in self.backend.execute(
+                "SELECT t.sig, t.tokens, l.canonical FROM error_templates t LEFT JOIN error_signature_links l "
+                "ON l.sig = t.sig WHERE t.partition = ? ORDER BY t.id",
+                (part,),
+            ):
+                got.append((sig, json.loads(tokens)))
+                if canonical is not None:
+                    self._canon[sig] = canonical
             self._cache[part] = got
         return got
 
@@ -901,8 +912,27 @@ class TemplateMiner:
     def _merge(tpl: list[str], tokens: list[str]) -> list[str]:
         return [a if a == b else WILDCARD for a, b in zip(tpl, tokens)]
 
-    def sign(self, tokens: list[str], frame: str | None, category: str, exception: str | None) -> tuple[str, list[str]]:
-        """``(signature_id, template_tokens)`` for a masked, tokenised message."""
+    def sign(
+        self,
+        tokens: list[str],
+        frame: str | None,
+        category: str,
+        exception: str | None,
+        joins: Sequence[str] = (),
+    ) -> tuple[str, list[str]]:
+        """``(signature_id, template_tokens)`` for a masked, tokenised message. ``joins``: keys naming
+        where else the same failure is signed (a test method); the first group that signed a key
+        absorbs every later group signing it (``_join``). The id is the group's: the template's own
+        id unless its group was joined to another."""
+        sig, tpl = self._template(tokens, frame, category, exception)
+        self._clusters(self.partition(tpl, frame))  # (cached) the template's partition: its group, if joined
+        if joins:
+            return self._join(sig, [f"{k}\x00{' '.join(tokens)}" for k in joins]), tpl
+        return self._canon.get(sig, sig), tpl
+
+    def _template(
+        self, tokens: list[str], frame: str | None, category: str, exception: str | None
+    ) -> tuple[str, list[str]]:
         part = self.partition(tokens, frame)
         self._refresh()
         best = self._best(self._clusters(part), tokens)
@@ -927,16 +957,20 @@ class TemplateMiner:
                     "UPDATE error_templates SET tokens = ?, rev = ?, updated_at = ?, seen = seen + 1 WHERE sig = ?",
                     (json.dumps(merged), rev, now, sig),
                 )
+                group = self._canon.get(sig, sig)  # (the group this template was joined to, if any)
                 for other, tpl in clusters:  # a template this one now subsumes is the same group: link it
                     if other != sig and all(a == WILDCARD or a == b for a, b in zip(merged, tpl)):
                         c.execute("DELETE FROM error_templates WHERE sig = ?", (other,))
-                        c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (sig, other))
-                        c.execute(
-                            "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
-                            "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, "
-                            "linked_at = excluded.linked_at",
-                            (other, sig, now),
-                        )
+                        for old in {other, self._canon.get(other, other)} - {group}:
+                            c.execute(
+                                "UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (group, old)
+                            )
+                            c.execute(
+                                "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
+                                "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, "
+                                "linked_at = excluded.linked_at",
+                                (old, group, now),
+                            )
             else:
                 merged = list(tokens)
                 base = hashlib.sha256(f"{part}\x00{' '.join(tokens)}".encode()).hexdigest()
@@ -953,9 +987,48 @@ class TemplateMiner:
                     "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (sig, part, json.dumps(merged), category, exception, rev, now, now),
                 )
-            self._cache.clear()
+            self._clear()
             self._rev = rev
             return sig, merged
+
+    def _join(self, sig: str, keys: list[str]) -> str:
+        """The group of template ``sig`` once joined by ``keys``: a key's first group keeps it (an
+        ``errjoin_`` id linked to that group in ``error_signature_links``), and a later group that
+        signs the same key is linked to that first group, its links re-pointed (never chained).
+        Reads only, unless a key is new or two groups meet."""
+        ids = [f"errjoin_{hashlib.sha256(k.encode()).hexdigest()[:16]}" for k in keys]
+        marks = ",".join("?" * len(ids))
+        held = dict(
+            self.backend.execute(f"SELECT sig, canonical FROM error_signature_links WHERE sig IN ({marks})", ids)
+        )
+        group = self._canon.get(sig, sig)
+        if len(held) == len(ids) and all(g == group for g in held.values()):
+            return group
+        with self.backend.write() as c:  # serialised across processes: re-read under the lock
+            row = c.execute("SELECT canonical FROM error_signature_links WHERE sig = ?", (sig,)).fetchone()
+            group = row[0] if row else sig
+            held = dict(c.execute(f"SELECT sig, canonical FROM error_signature_links WHERE sig IN ({marks})", ids))
+            now = float(self.clock())
+            for kid in ids:
+                first = held.get(kid)
+                if first is None:
+                    c.execute(
+                        "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?)",
+                        (kid, group, now),
+                    )
+                elif first != group:  # two groups meet: the later one joins the group that signed the key first
+                    c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (first, group))
+                    c.execute(
+                        "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
+                        "ON CONFLICT(sig) DO UPDATE SET canonical = excluded.canonical, linked_at = excluded.linked_at",
+                        (group, first, now),
+                    )
+                    group = first
+            rev = int(c.execute("SELECT COALESCE(MAX(rev), 0) FROM error_templates").fetchone()[0]) + 1
+            c.execute("UPDATE error_templates SET rev = ? WHERE sig = ?", (rev, sig))  # other processes re-read
+            self._clear()
+            self._rev = rev
+        return group
 
     def group(self, sig: str) -> list[str]:
         """Every id that names the same group as ``sig``: ``sig`` itself, the canonical id it is

@@ -73,6 +73,9 @@ class Excerpt:
     causes: list[str] = field(default_factory=list)  # what the failure reports as its cause (categorising only)
     retries: list[str] = field(default_factory=list)  # retries reported just before it (categorising only)
     command: str | None = None  # the echoed command whose output holds the failure, when the log shows it
+    # where else the same failure may be signed (grouping only): a failure inside the tests only names its
+    # test method, so the same test run by two test classes (a subclass, a copied suite) joins one group
+    joins: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -666,14 +669,18 @@ def _java(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     exc = m.group(1)
     if key is not None and exc.endswith("StackOverflowError"):
         key = _recursion_key(app) or key
+    joins = []
     if key is None and app:  # failing inside the tests only: the test class (the outermost frame's)
-        key = app[-1].rsplit(".", 1)[0]
+        key, method = app[-1].rsplit(".", 1) if "." in app[-1] else (app[-1], "")
+        if method:
+            joins.append(f"test method {method}")  # (method 10) the test, wherever it is run
     ex = Excerpt(
         message=f"{exc}: {_open_value_message(m.group(2) or '', lines, start + 1, first_frame)}".strip(),
         exception=exc.rsplit(".", 1)[-1],
         frame=key,
         frames=app,
         kind="java",
+        joins=joins,
     )
     return _with_block(ex, lines, start, min(end, start + MAX_BLOCK_LINES - 1))
 
@@ -723,9 +730,13 @@ def _python(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     exc_line = lines[exc_at].text.strip()
     app = [f"{_basename(path)}:{func}" for path, func in frames if not _LIB_PY.search(path)]
     key = next((f for f in reversed(app) if not _TESTISH.search(f.split(":")[0])), None)
+    joins = []
     if key is None and app:
         key = app[-1].split(":")[0]
-    ex = Excerpt(message=exc_line, exception=_exc_of(exc_line), frame=key, frames=app, kind="python")
+        test = app[0].rsplit(":", 1)[-1]  # the outermost frame: the test function the runner called
+        if test != "<module>":
+            joins.append(f"test method {test}")
+    ex = Excerpt(message=exc_line, exception=_exc_of(exc_line), frame=key, frames=app, kind="python", joins=joins)
     # the block: the innermost frame (where) and the exception with its detail lines
     start = last_frame_at if exc_at - last_frame_at <= 3 else exc_at
     return _with_block(ex, lines, start, _detail_end(lines, exc_at, hi))

@@ -214,7 +214,8 @@ def resign(
                 # the old id is retired: its template goes (new errors sign to the new id) and it is
                 # linked to the new one, so anything holding it still resolves
                 canonical = core.miner.canonical(new)
-                c.execute("DELETE FROM error_templates WHERE sig = ?", (old,))
+                if core.miner.canonical(old) == old:  # (a template joined to the new group keeps signing into it)
+                    c.execute("DELETE FROM error_templates WHERE sig = ?", (old,))
                 c.execute("UPDATE error_signature_links SET canonical = ? WHERE canonical = ?", (canonical, old))
                 c.execute(
                     "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?) "
