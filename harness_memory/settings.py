@@ -233,7 +233,7 @@ class Settings(BaseSettings):
         "category, ranked after the fixes linked to the error itself (level general); None: off",
     )
     fix_task_min: int | None = Field(
-        2,
+        5,
         ge=1,
         le=1000,
         description="offer a fix kind that fixed the same task (its signature) for at least this many distinct "

@@ -22,6 +22,12 @@ ERRORS = [
 NEW = "IndexError: list index out of range while reading the fixture rows"
 
 
+@pytest.fixture
+def settings():
+    """The store fixture's settings with the tier's minimum at 2 (its default, 5, is checked below)."""
+    return Settings(extra_types=["discovery", "deadend", "plan", "feedback", "insight"], fix_task_min=2)
+
+
 def ask(store, error, title=RUN, task_id="T-ask"):
     return store.on_task_error({"id": task_id, "title": title, "agent_id": AGENT}, error)
 
@@ -45,7 +51,7 @@ def test_a_fix_that_repaired_the_task_for_other_errors_comes_back_for_a_new_one(
 
 
 def test_one_earlier_repair_of_the_task_is_not_enough(store):
-    teach(store, RUN, ERRORS[:1])  # fix_task_min is 2 by default
+    teach(store, RUN, ERRORS[:1])  # fix_task_min is 2 here
     assert ask(store, NEW).fixes == []
     teach(store, RUN, ERRORS[1:2])
     assert ask(store, NEW).fixes != []
@@ -93,7 +99,7 @@ def test_the_tier_is_off_without_a_minimum_and_share_keeps_the_dominant_fix(db, 
     with MemoryStore(db, settings=Settings(fix_task_min=None), clock=clock) as s:
         teach(s, RUN, ERRORS[:3])
         assert ask(s, NEW).fixes == []
-    with MemoryStore(tmp_path / "share.db", settings=Settings(fix_task_share=0.5), clock=clock) as s:
+    with MemoryStore(tmp_path / "share.db", settings=Settings(fix_task_min=2, fix_task_share=0.5), clock=clock) as s:
         teach(s, RUN, ERRORS[:2])
         teach(s, "tox -e py311", ERRORS[2:5])
         assert [m.content for m in ask(s, NEW).fixes] == ["tox -e py311"]  # 3 of 5; the other 2 of 5
@@ -134,7 +140,7 @@ def test_export_and_import_keep_the_task_of_each_link(store, tmp_path, clock):
     teach(store, RUN, ERRORS[:2])
     out = tmp_path / "export.jsonl"
     store.export_jsonl(out)
-    with MemoryStore(tmp_path / "copy.db", clock=clock) as other:
+    with MemoryStore(tmp_path / "copy.db", settings=Settings(fix_task_min=2), clock=clock) as other:
         other.import_jsonl(out)
         other.import_jsonl(out)
         got = ask(other, NEW)
@@ -145,7 +151,7 @@ def test_the_environment_turns_the_tier_off_or_sets_its_minimum(monkeypatch):
     from harness_memory.errors import ConfigurationError
     from harness_memory.settings import from_environment
 
-    assert from_environment().fix_task_min == 2
+    assert from_environment().fix_task_min == 5
     monkeypatch.setenv("HARNESS_MEMORY_FIX_TASK_MIN", "off")
     assert from_environment().fix_task_min is None
     monkeypatch.setenv("HARNESS_MEMORY_FIX_TASK_MIN", "3")
@@ -153,3 +159,11 @@ def test_the_environment_turns_the_tier_off_or_sets_its_minimum(monkeypatch):
     monkeypatch.setenv("HARNESS_MEMORY_FIX_TASK_MIN", "0")
     with pytest.raises(ConfigurationError):
         from_environment()
+
+
+def test_by_default_a_task_needs_five_repaired_errors(tmp_path, clock):
+    with MemoryStore(tmp_path / "default.db", clock=clock) as s:
+        teach(s, RUN, ERRORS[:4])
+        assert ask(s, NEW).fixes == []
+        teach(s, RUN, ERRORS[4:5])
+        assert [e.level for e in ask(s, NEW).fix_evidence] == ["task"]
