@@ -77,6 +77,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_hardening_inputs.py",
             "tests/test_writes_behaviour.py",
             "tests/test_write_index.py",
+            "tests/test_remember_batch.py",
         ],
         "",
     ),

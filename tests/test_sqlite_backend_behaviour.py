@@ -131,3 +131,54 @@ def test_term_counts_are_read_afresh_once_the_store_shrank_or_grew_by_more_than_
     more = [{**it, "agent_id": "z", "thread_id": "t"} for it in gone[:n_gone]]  # then over a tenth more
     assert len(s.remember_many(more)) == n_gone
     assert b.term_frequencies(["zebra"]) == (n_kept + n_gone, {"zebra": n_gone})
+
+
+def _ids(path, create: str, sizes: list[int], *, one_by_one: bool) -> list[int]:
+    """Rows inserted through ``insert_returning`` in writes of the given sizes (each row alone, or
+    the write's rows at once), the largest id deleted after the first write; the ids it returned,
+    each checked against its stored row."""
+    from harness_memory.sqlite_backend import SQLiteBackend
+
+    b = SQLiteBackend(path)
+    sql = "INSERT INTO t(v, w) VALUES (?, 'x') RETURNING id"
+    try:
+        with b.write() as c:
+            c.execute(create)
+        out: list[int] = []
+        n = 0
+        for k, size in enumerate(sizes):
+            rows = [(n + i,) for i in range(size)]
+            with b.write():
+                got = [b.insert_returning(sql, [r])[0] for r in rows] if one_by_one else b.insert_returning(sql, rows)
+            stored = dict(b.execute("SELECT v, id FROM t").fetchall())
+            assert [stored[v] for v in range(n, n + size)] == got  # each id is its row's
+            n += size
+            out += got
+            if k == 0:
+                with b.write() as c:
+                    c.execute("DELETE FROM t WHERE id = (SELECT MAX(id) FROM t)")
+        return out
+    finally:
+        b.close()
+
+
+@pytest.mark.parametrize(
+    "create",
+    [
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER, w TEXT)",
+        "CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, v INTEGER, w TEXT)",  # ids never reused
+        "CREATE TABLE t (id INTEGER NOT NULL DEFAULT (abs(random()) % 1000000000), v INTEGER, w TEXT)",  # no key
+    ],
+)
+def test_a_batch_insert_returns_the_ids_one_insert_after_the_other_would(tmp_path, create):
+    """Several rows inserted at once get the ids one INSERT after the other gives them (on a rowid
+    table the largest plus one, so a deleted largest id is given again); other tables keep their own
+    rule."""
+    sizes = [3, 4, 1, 5]
+    together = _ids(tmp_path / "batch.db", create, sizes, one_by_one=False)
+    if "random" in create:  # not the rowid: the table's own (random) ids, not the largest plus one
+        assert any(b != a + 1 for a, b in zip(together, together[1:]))
+        return
+    assert together == _ids(tmp_path / "rows.db", create, sizes, one_by_one=True)
+    reused = "AUTOINCREMENT" not in create
+    assert together[:4] == ([1, 2, 3, 3] if reused else [1, 2, 3, 4])
