@@ -810,6 +810,9 @@ def _categorize_block(excerpt: Excerpt) -> str:
 
 
 # -- the miner ----------------------------------------------------------------------------------
+_JOIN_PREFIX = "errjoin_"  # the ids of join keys in error_signature_links (TemplateMiner._join)
+
+
 class TemplateMiner:
     """Online template mining with its state in ``error_templates`` (see module docstring)."""
 
@@ -996,7 +999,7 @@ class TemplateMiner:
         ``errjoin_`` id linked to that group in ``error_signature_links``), and a later group that
         signs the same key is linked to that first group, its links re-pointed (never chained).
         Reads only, unless a key is new or two groups meet."""
-        ids = [f"errjoin_{hashlib.sha256(k.encode()).hexdigest()[:16]}" for k in keys]
+        ids = [f"{_JOIN_PREFIX}{hashlib.sha256(k.encode()).hexdigest()[:16]}" for k in keys]
         marks = ",".join("?" * len(ids))
         held = dict(
             self.backend.execute(f"SELECT sig, canonical FROM error_signature_links WHERE sig IN ({marks})", ids)
@@ -1037,9 +1040,12 @@ class TemplateMiner:
         return out if sig in out else out + [sig]
 
     def aliases(self, sig: str) -> list[str]:
-        """``sig`` and every signature linked to it."""
+        """``sig`` and every signature linked to it (not the join keys: no row carries one, and a group
+        may hold a key per test method)."""
         return [sig] + [
-            r[0] for r in self.backend.execute("SELECT sig FROM error_signature_links WHERE canonical = ?", (sig,))
+            r[0]
+            for r in self.backend.execute("SELECT sig FROM error_signature_links WHERE canonical = ?", (sig,))
+            if not r[0].startswith(_JOIN_PREFIX)
         ]
 
     def canonical(self, sig: str) -> str:

@@ -76,6 +76,9 @@ def test_a_group_joined_later_brings_its_earlier_failures_and_keys_along(tmp_pat
         miner = store._core.miner
         assert miner.canonical(b_other.id) == a.id
         assert all(miner.canonical(x) == a.id for x in miner.aliases(a.id))
+        # the aliases are the signatures rows may carry (A's, B's and C's templates), never the join keys
+        assert len(miner.aliases(a.id)) == 3 and b_other.id in miner.aliases(a.id)
+        assert not any(x.startswith("errjoin_") for x in miner.aliases(a.id))
     with MemoryStore(tmp_path / "m.db") as again:  # the joins are stored, not held by one process
         assert again.error_signature(_junit("BTest", "testOther")).id == a.id
 
