@@ -443,3 +443,28 @@ def test_the_history_keeps_the_replaced_versions_hash_tags_and_metadata(busy):
 
     assert row[2] == content_hash("replica count is 3") != content_hash("replica count is 5")
     assert "k8s" in row[3] and "helm" in row[4] and row[5] is not None
+
+
+def test_a_task_signature_is_bounded_at_1000_bytes_and_a_bad_importance_is_named(tmp_path):
+    from harness_memory.errors import InvalidInputError
+
+    with MemoryStore(tmp_path / "m.db") as s:
+        m = s.remember("the deploy step timed out", type="failure", agent_id="a", task_signature="é" * 500)
+        assert m.task_signature == "é" * 500  # 1,000 bytes
+        with pytest.raises(InvalidInputError, match="task_signature"):
+            s.remember("the deploy step timed out", type="failure", agent_id="a", task_signature="é" * 500 + "x")
+        with pytest.raises(InvalidInputError, match="importance"):
+            s.remember("the deploy step timed out", type="failure", agent_id="a", importance=7)
+
+
+def test_a_fix_whose_secret_only_the_whole_text_shows_is_linked_by_the_redacted_text(tmp_path):
+    """learn_error's details are the end of its content, unless redaction changed that end: a password
+    after the error's 'password' is a secret in the content, not in the details alone. The fix is then
+    the redacted content (no fix_starts_at pointing into it), and the secret is stored nowhere."""
+    with MemoryStore(tmp_path / "m.db") as s:
+        m = s.learn_error("a", "the login failed, password", details="hunter2hunter2")
+        assert m.content.endswith("[REDACTED:secret_pair]")
+        assert "fix_starts_at" not in m.metadata
+        assert "hunter2" not in repr(table_snapshot(s))
+        ok = s.learn_error("a", "the deploy failed: disk full", details="prune the docker images")
+        assert ok.metadata["fix_starts_at"] == len("the deploy failed: disk full: ")
