@@ -468,3 +468,16 @@ def test_a_fix_whose_secret_only_the_whole_text_shows_is_linked_by_the_redacted_
         assert "hunter2" not in repr(table_snapshot(s))
         ok = s.learn_error("a", "the deploy failed: disk full", details="prune the docker images")
         assert ok.metadata["fix_starts_at"] == len("the deploy failed: disk full: ")
+
+
+def test_an_outcome_recorded_while_the_embedder_fails_is_kept_by_its_words_and_pending(tmp_path):
+    """record_outcome writes its memory with the vectors it made before its transaction, or with none
+    when the embedder failed (``writes.NO_VECTORS``): keyword-only, flagged for the backfill."""
+    from harness_memory.testing import FailingEmbedder
+
+    with MemoryStore(tmp_path / "m.db", embedder=FailingEmbedder(8, mode="raise")) as s:
+        s.record_outcome("T-1", "retry", success=False, error=ERROR, notes="the retry hit the same import error")
+        rows = s._core.backend.execute("SELECT id, embedding_pending FROM memories").fetchall()
+        assert rows and all(pending for _, pending in rows)
+        assert count(s, "memory_vectors") == 0
+        assert by_words(s, "retry import error") == [rows[0][0]]
