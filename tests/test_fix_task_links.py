@@ -167,3 +167,23 @@ def test_by_default_a_task_needs_five_repaired_errors(tmp_path, clock):
         assert ask(s, NEW).fixes == []
         teach(s, RUN, ERRORS[4:5])
         assert [e.level for e in ask(s, NEW).fix_evidence] == ["task"]
+
+
+def test_a_task_link_counts_by_its_net_evidence(db, clock):
+    # a link whose evidence is balanced (worked once, credited unhelpful once) counts for nothing
+    with MemoryStore(db, settings=Settings(fix_task_min=2), clock=clock) as s:
+        teach(s, RUN, ERRORS[:2])
+        assert ask(s, NEW).fixes != []
+        s.apply(s.fixes_for(ERRORS[1], agent_id=AGENT)[0].memory.id, helpful=False, agent_id=AGENT, error=ERRORS[1])
+        assert ask(s, NEW).fixes == []
+
+
+def test_a_helpful_credit_after_a_task_advice_counts_as_a_repaired_error(db, tmp_path, clock):
+    with MemoryStore(db, settings=Settings(fix_task_min=1), clock=clock) as s:
+        teach(s, RUN, ERRORS[:1])
+        shown = ask(s, NEW, task_id="T-1")
+        assert [e.level for e in shown.fix_evidence] == ["task"]
+        s.apply(shown.fixes[0].id, helpful=True, agent_id=AGENT, task_id="T-1")
+    with MemoryStore(db, settings=Settings(fix_task_min=2), clock=clock) as s:
+        # one error taught, one advice that helped: two errors of the task the fix repaired
+        assert [e.level for e in ask(s, ERRORS[5], task_id="T-2").fix_evidence] == ["task"]
