@@ -253,7 +253,10 @@ def on_task_error(
     if baseline is not None:  # every later step keys on this signature, not a re-signing without the baseline
         core.prime(error, sig)
     seen = store.has_seen_error(task.agent_id, error, namespace=task.namespace)
-    tsig = store.task_signature(task.model_dump())  # the failed task: fixes of the same task rank too
+    try:  # the failed task: fixes of the same task rank too
+        tsig: str | None = store.task_signature(task.model_dump())
+    except InvalidInputError:  # a title without a word to sign (e.g. "./a"): the error's own links only
+        tsig = None
     ranked, did_not_work = fixes.rank(core, sig, agent_id=task.agent_id, namespace=ns, limit=limit, task_signature=tsig)
     fix_ids = {e.memory.id for e in ranked}
     if record and ranked:  # the advice remembers its error: apply(id, task_id=...) credits that error's link

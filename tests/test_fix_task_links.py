@@ -187,3 +187,11 @@ def test_a_helpful_credit_after_a_task_advice_counts_as_a_repaired_error(db, tmp
     with MemoryStore(db, settings=Settings(fix_task_min=2), clock=clock) as s:
         # one error taught, one advice that helped: two errors of the task the fix repaired
         assert [e.level for e in ask(s, ERRORS[5], task_id="T-2").fix_evidence] == ["task"]
+
+
+def test_a_task_title_without_words_still_gets_the_errors_own_fixes(store):
+    store.learn_fix(NEW, "pip install -e .", agent_id=AGENT)
+    got = ask(store, NEW, title="./a")  # no term to sign the task by
+    assert [e.level for e in got.fix_evidence] == ["exact"]
+    with pytest.raises(InvalidInputError):
+        store.learn_fix(NEW, RUN, agent_id=AGENT, task="./a")
