@@ -7,13 +7,16 @@ messages are, so ``bin/test a/test_x.py`` and ``bin/test b/test_y.py`` are one k
 aggregate: their evidence adds up and the newest variant stands for them.
 
 Ranking (``rank``): the candidates are the fixes linked to the error's own signature, to a
-signature the template miner linked to it, or to an error whose excerpt is nearly the same
-text (opt-in: ``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key
-frame, found through a full-text index of the linked errors' lines), or — opt-in too,
+signature the template miner linked to it, a kind that fixed the same *task* (the failed task's
+signature on the link) for at least ``Settings.fix_task_min`` distinct errors (level ``task``, after
+the error's own links), or to an error whose excerpt is nearly the same text (opt-in:
+``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key frame, found through
+a full-text index of the linked errors' lines), or — opt-in too,
 ``Settings.fix_general_min`` — a kind that fixed at least that many distinct errors of the
 error's category (a general remedy: a retry that fixed five different network errors); an
-error unlike any linked one gets no advice. Exact signature before alias
-before similar before general; then the net evidence (worked − did not work + helpful − unhelpful credits on
+error unlike any linked one, in a task not repaired that often, gets no advice. Exact signature
+before alias before task before similar before general, and within a level a fix taught for the same
+task first; then the net evidence (worked − did not work + helpful − unhelpful credits on
 the link, weighted by similarity, plus a quarter of the memory's ``apply()`` credits for any
 error); the closest taught instance of the error (word overlap of the decisive lines) and then
 recency break ties. A credit reaches the link when ``apply()`` names the error or the
@@ -145,8 +148,8 @@ class FixEvidence(BaseModel):
     )
     similarity: float = Field(
         1.0,
-        description="word-set Jaccard of the linked error's excerpt (1 for exact/alias; for general, the weight "
-        "of category-level evidence)",
+        description="word-set Jaccard of the linked error's excerpt (1 for exact/alias; for task and general, the "
+        "weight of same-task or category-level evidence)",
     )
     worked: int = Field(description="times a fix of this kind was taught as fixing this error")
     failed: int = Field(description="times it was taught as not fixing it")
