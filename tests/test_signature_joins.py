@@ -5,6 +5,7 @@ in the shape JUnit, the JVM and pytest print them."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -83,6 +84,18 @@ def test_a_group_joined_later_brings_its_earlier_failures_and_keys_along(tmp_pat
         assert again.error_signature(_junit("BTest", "testOther")).id == a.id
 
 
+def test_a_test_frame_without_a_class_names_no_test_method():
+    trace = (
+        "java.lang.AssertionError: boom\n"
+        "\tat HelperTest(HelperTest.java:3)\n"
+        "\tat MidTest(MidTest.java:9)\n"
+        "\tat OuterTest(OuterTest.java:12)\n"
+    )
+    ex = extract(trace)
+    assert ex.frame == "OuterTest"  # the outermost frame, whole
+    assert ex.joins == []
+
+
 def test_a_python_test_function_failing_in_two_test_files_is_one_signature(tmp_path):
     with MemoryStore(tmp_path / "m.db") as store:
         x = store.error_signature(_pytest_tb("test_base32.py", "test_decode"))
@@ -91,6 +104,8 @@ def test_a_python_test_function_failing_in_two_test_files_is_one_signature(tmp_p
     assert x.frame == "test_base32.py" and y.frame == "test_base64.py"
     assert x.id == y.id == z.id  # test_encode_roundtrip fails in test_base64.py's group, now joined
     assert extract(_pytest_tb("test_x.py", "test_decode")).joins == ["test method test_decode"]
+    # a test file run as a script fails at its module level: no test function, nothing to join
+    assert extract(_pytest_tb("test_x.py", "<module>")).joins == []
 
 
 def test_resign_keeps_a_joined_template_signing_into_its_group(tmp_path):
@@ -108,6 +123,98 @@ def test_resign_keeps_a_joined_template_signing_into_its_group(tmp_path):
         assert store.get(b.id).error_signature == b.error_signature
         # and A's template was kept: its failures still sign into the group
         assert store.error_signature(_junit("ATest", "testThird")).id == b.error_signature
+
+
+def test_a_joined_template_that_generalises_still_signs_into_its_group(tmp_path):
+    with MemoryStore(tmp_path / "m.db") as store:
+        b = store.error_signature(_junit("BTest", "testPattern", "option g not FileInputStream"))
+        a = store.error_signature(_junit("ATest", "testPattern", "option g not FileInputStream"))
+        assert a.id == b.id  # ATest's template joined BTest's group
+        # ATest's template generalises (a write that empties the miner's cache): the id is still the group's
+        c = store.error_signature(_junit("ATest", "testPattern", "option f not FileInputStream"))
+        assert c.template.endswith("option <*> not FileInputStream")
+        assert c.id == b.id
+
+
+def test_a_row_signed_before_its_template_was_joined_moves_to_the_group_on_resign(tmp_path):
+    with MemoryStore(tmp_path / "m.db") as store:
+        store.error_signature(_junit("BTest", "testSkip"))  # group B holds the key of testSkip
+        early = store.remember("a fails", type="failure", agent_id="ci", error=_junit("ATest", "testOther"))
+        group_b = store.error_signature(_junit("BTest", "testSkip")).id
+        assert early.error_signature != group_b
+        assert store.error_signature(_junit("ATest", "testSkip")).id == group_b  # A joins B
+        # the row's basis (ATest's message, its class as frame, no test method) signs into B now
+        assert store.run_job("resign", force=True).counts["changed"] == 1
+        assert store.get(early.id).error_signature == group_b
+        assert store.error_signature(_junit("ATest", "testThird")).id == group_b
+
+
+def test_a_failure_named_by_two_join_keys_joins_both_groups(tmp_path):
+    with MemoryStore(tmp_path / "m.db") as store:
+        miner = store._core.miner
+        tokens = ["AssertionError:", "<*>"]
+        exc = "AssertionError"
+        first, _ = miner.sign(tokens, "tests.TestOne", "assertion", exc, ["test method a"])
+        second, _ = miner.sign(tokens, "tests.TestTwo", "assertion", exc, ["test method b"])
+        assert first != second
+        both, _ = miner.sign(tokens, "tests.TestThree", "assertion", exc, ["test method a", "test method b"])
+        assert both in (first, second)
+        assert miner.canonical(first) == miner.canonical(second) == both
+        assert miner.sign(tokens, "tests.TestOne", "assertion", exc)[0] == both
+        assert miner.sign(tokens, "tests.TestTwo", "assertion", exc)[0] == both
+
+
+def test_a_joined_template_that_generalises_without_a_join_key_still_signs_into_its_group(tmp_path):
+    """(a message without a test method: a row re-signed from its basis, a Python test file's module level)"""
+    with MemoryStore(tmp_path / "m.db") as store:
+        miner = store._core.miner
+        exc = "AssertionError"
+        group, _ = miner.sign(["AssertionError:", "option", "g", "unset"], "tests.TestB", "assertion", exc, ["k"])
+        joined, _ = miner.sign(["AssertionError:", "option", "g", "unset"], "tests.TestA", "assertion", exc, ["k"])
+        assert joined == group
+        sig, tpl = miner.sign(["AssertionError:", "option", "f", "unset"], "tests.TestA", "assertion", exc)
+        assert tpl == ["AssertionError:", "option", "<*>", "unset"]  # TestA's template generalised (a write)
+        assert sig == group
+
+
+def _before_next_write(store: MemoryStore, other_writer):
+    """Make ``store``'s next write transaction start only after ``other_writer()`` has committed
+    (another process's write landing between this store's reads and its write)."""
+    backend = store._core.backend
+    real = backend.write
+
+    @contextlib.contextmanager
+    def write():
+        backend.write = real
+        other_writer()
+        with real() as c:
+            yield c
+
+    backend.write = write
+
+
+def test_a_key_another_process_stored_meanwhile_is_read_again_under_the_write_lock(tmp_path):
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as one, MemoryStore(path) as two:
+        c = one.error_signature(_junit("CTest", "testOther"))  # C's template exists: the next sign only joins
+        _before_next_write(one, lambda: two.error_signature(_junit("DTest", "testNew")))
+        joined = one.error_signature(_junit("CTest", "testNew"))  # the key was absent when read, D's by the write
+        d = two.error_signature(_junit("DTest", "testNew"))
+        assert joined.id == d.id != c.id
+        assert one.error_signature(_junit("CTest", "testOther")).id == d.id
+
+
+def test_a_group_joined_by_another_process_is_read_again_under_the_write_lock(tmp_path):
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as one, MemoryStore(path) as two:
+        one._core.miner.REFRESH_SECONDS = 3600.0  # this process's cached templates stay as they were read
+        one.error_signature(_junit("CTest", "testOther"))  # (writes: C's template and its key)
+        one.error_signature(_junit("CTest", "testOther", "expected:<4> but was:<9>"))  # reads C's partition
+        e = two.error_signature(_junit("ETest", "testShared"))
+        assert two.error_signature(_junit("CTest", "testShared")).id == e.id  # C joined E, in the other process
+        fresh = one.error_signature(_junit("CTest", "testNew"))  # a new key, signed from a stale cache
+        assert fresh.id == e.id
+        assert two._core.miner.canonical(fresh.id) == fresh.id  # the new key names E, not the retired C
 
 
 _CLASSES = ["ATest", "BTest", "CTest", "DTest"]
