@@ -327,6 +327,7 @@ def _write_batch(
             pending.clear()
             slot.clear()
 
+    merges: list[tuple[int, MemoryInput, float, float | None, str, float]] = []  # reinforcements, applied together
     fast_set = set(fast)
     for k, it in enumerate(items):
         vec = None if vectors is None else vectors[k]
@@ -334,6 +335,7 @@ def _write_batch(
         hkey = (*group, it.content_hash)
         if k not in fast_set:
             flush()
+            _reinforce_many(core, merges)  # this item may read (and reinforce) the rows they change
             near: Any = _UNKNOWN
             if k in pre:
                 near = _best_with_added(pre[k], added[group], vec, ids)
@@ -353,7 +355,7 @@ def _write_batch(
         if seen.get(hkey) is not None:
             target = seen[hkey]
             assert target is not None
-            _reinforce(core, target, it, now, expires, "exact", 1.0)
+            merges.append((target, it, now, expires, "exact", 1.0))
             ids[k] = target
             continue
         if vec is not None:
@@ -365,17 +367,18 @@ def _write_batch(
                     flush()
                 target = ids[best[0]]
                 assert target is not None
-                _reinforce(core, target, it, now, expires, "near", best[1])
+                merges.append((target, it, now, expires, "near", best[1]))
                 ids[k] = target
                 continue
             if near is not None and near[1] >= threshold:
-                _reinforce(core, near[0], it, now, expires, "near", near[1])
+                merges.append((near[0], it, now, expires, "near", near[1]))
                 ids[k] = near[0]
                 continue
             added[group].append(k, vec)
         pending.append(k)
         slot[hkey] = k
     flush()
+    _reinforce_many(core, merges)
     assert all(i is not None for i in ids)
     return cast("list[int]", ids)
 
@@ -711,6 +714,84 @@ def _update_in_place(
         task_id=it.task_id,
         outcome="updated in place via key",
     )
+
+
+def _reinforce_many(core: Core, merges: list[tuple[int, MemoryInput, float, float | None, str, float]]) -> None:
+    """:func:`_reinforce` of each ``(memory id, item, now, expires, kind, similarity)`` in order, with the
+    same outcome, in a few statements for all of them (a batch with many duplicates paid five to seven
+    statements, each a round trip on PostgreSQL, per duplicate): the rows read at once, each memory's
+    state folded through its items in order (tags united and capped, importance raised, the later
+    expiry, one access and one relevance boost per item: ``least(1, r + b)`` taken k times is
+    ``least(1, r + k b)``), then one update per memory, the merge and access-log rows together. Empties
+    ``merges``."""
+    if len(merges) <= 1:
+        for m in merges:
+            _reinforce(core, *m)
+        merges.clear()
+        return
+    c = core.backend.conn
+    ids = list(dict.fromkeys(m[0] for m in merges))
+    rows: dict[int, Any] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        for r in c.execute(
+            "SELECT id, context_tags, importance, expires_at, archived, namespace, agent_id, scope, memory_type, "
+            f"content FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ):
+            rows[int(r[0])] = r
+    # per memory: [tags, importance, expires_at, items folded in, the last item's time]
+    state = {mid: [json.loads(rows[mid][1]), rows[mid][2], rows[mid][3], 0, 0.0] for mid in ids}
+    for mid, it, now, expires, _, _ in merges:
+        st = state[mid]
+        st[0] = list(dict.fromkeys(st[0] + it.tags))[: core.settings.max_tags]
+        st[1] = min(1.0, max(st[1], it.importance) + 0.05)
+        st[2] = None if (st[2] is None or expires is None) else max(st[2], expires)
+        st[3] += 1
+        st[4] = now
+    from .jobs.decay import current_relevance
+
+    cur, cur_params = current_relevance(core.settings, core.backend)
+    boost = core.settings.recall_boost
+    c.executemany(
+        "UPDATE memories SET access_count = access_count + ?, last_accessed = ?, importance = ?, "
+        "context_tags = ?, expires_at = ?, updated_at = ?, "
+        f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
+        [
+            (n, now, imp, dumps(tags), exp, now, *cur_params, now, boost * n, now, mid)
+            for mid, (tags, imp, exp, n, now) in state.items()
+        ],
+    )
+    c.executemany(
+        "INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
+        "session_id, task_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (mid, kind, float(sim), it.content, it.content_hash, it.agent_id, it.session_id, it.task_id, now)
+            for mid, it, now, _, kind, sim in merges
+        ],
+    )
+    retagged = [mid for mid in ids if state[mid][0] != json.loads(rows[mid][1])]
+    if retagged:
+        c.executemany("DELETE FROM memory_tags WHERE memory_id = ?", [(mid,) for mid in retagged])
+        c.executemany(
+            "INSERT INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(m, t) for m in retagged for t in state[m][0]]
+        )
+        for mid in retagged:
+            core.backend.index_text(mid, rows[mid][9], state[mid][0])
+    archived = [mid for mid in ids if rows[mid][4]]
+    if archived:  # un-archived: the vector rows' metadata must follow
+        vecs = core.backend.get_vectors(archived)
+        for mid in archived:
+            if mid in vecs:
+                r = rows[mid]
+                core.put_vector((mid, r[5], r[6], r[7], r[8], False), vecs[mid])
+    logged: dict[tuple[str, str | None, str | None, str], list[int]] = {}
+    for mid, it, _, _, kind, sim in merges:
+        outcome = f"{kind} duplicate merged (similarity {sim:.3f})"
+        logged.setdefault((it.agent_id, it.session_id, it.task_id, outcome), []).append(mid)
+    for (agent, session, task, outcome), mids in logged.items():
+        core.log(mids, "updated", agent_id=agent, session_id=session, task_id=task, outcome=outcome)
+    merges.clear()
 
 
 def _reinforce(

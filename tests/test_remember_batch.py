@@ -130,3 +130,77 @@ def test_exact_duplicates_of_stored_rows_are_not_searched_for_neighbours(db):
         assert len(set(again[40:]) - set(first)) == 2
         if s._core.index is None:  # PostgreSQL: the database's own searches, for the two new items only
             assert searched == [2]
+
+
+def _reinforced(store: MemoryStore, ns: str) -> tuple:
+    b = store._core.backend
+    rows = b.execute(
+        "SELECT content, access_count, importance, context_tags, expires_at, archived, relevance_score, "
+        "last_accessed, updated_at, decayed_at FROM memories WHERE namespace = ? ORDER BY id",
+        (ns,),
+    ).fetchall()
+    rows = [(*r[:6], round(float(r[6]), 9), *r[7:]) for r in rows]
+    tags = b.execute(
+        "SELECT m.content, t.tag FROM memory_tags t JOIN memories m ON m.id = t.memory_id WHERE m.namespace = ? "
+        "ORDER BY m.id, t.tag",
+        (ns,),
+    ).fetchall()
+    merges = b.execute(
+        "SELECT g.kind, g.similarity, g.merged_content FROM memory_merges g JOIN memories m ON m.id = g.memory_id "
+        "WHERE m.namespace = ? ORDER BY g.merged_content, g.kind",
+        (ns,),
+    ).fetchall()
+    log = b.execute(
+        "SELECT a.access_type, a.outcome, COUNT(*) FROM memory_access_log a JOIN memories m ON m.id = a.memory_id "
+        "WHERE m.namespace = ? GROUP BY a.access_type, a.outcome ORDER BY a.access_type, a.outcome",
+        (ns,),
+    ).fetchall()
+    vec = store.recall("zeta stored memory", agent_id="a", namespace=ns, channels=["vector"], record=False)
+    return (
+        [tuple(r) for r in rows],
+        [tuple(r) for r in tags],
+        [(k, round(float(x), 6), c) for k, x, c in merges],
+        [tuple(r) for r in log],
+        [h.memory.content for h in vec],
+    )
+
+
+def test_duplicates_folded_together_have_the_outcome_of_one_remember_after_the_other(db, clock):
+    """A batch folding several items into the same stored memories — archived, with a TTL, pinned,
+    new tags past the cap, importance past 1 — leaves every row, tag, merge, access-log row and
+    vector's visibility as the same items remembered one after the other."""
+    from harness_memory import Settings
+
+    settings = Settings(max_tags=4)
+    with MemoryStore(db, clock=clock, settings=settings) as s:
+        for ns in ("one", "batch"):
+            base = {"type": "success", "agent_id": "a", "namespace": ns}
+            old = s.remember("zeta: a stored memory, archived", tags=["x"], ttl=3600, importance=0.9, **base)
+            s.archive(old.id)
+            s.remember("zeta: a stored memory, kept forever", tags=["y"], **base)
+            pinned = s.remember("zeta: a stored memory, pinned", **base)
+            s.pin(pinned.id)
+        clock.advance(86400 * 40)  # the stored rows' relevance has decayed (0.99 ** 40: 0.67)
+        items = []
+        for ns in ("one", "batch"):
+            base = {"type": "success", "agent_id": "a", "namespace": ns}
+            items.append(
+                [
+                    {**base, "content": "zeta: a stored memory, archived", "tags": ["p", "q"], "ttl": 7200},
+                    {**base, "content": "zeta: a stored memory, kept forever", "tags": ["r"], "ttl": 60},
+                    {**base, "content": "zeta: a stored memory, archived", "tags": ["s", "t", "u"], "importance": 1.0},
+                    {**base, "content": "zeta: a stored memory, pinned", "session_id": "s1"},
+                    {**base, "content": "zeta: a stored memory, archived!", "task_id": "T-1"},  # near
+                    {**base, "content": "zeta: a stored memory, pinned", "tags": ["v"]},
+                    {**base, "content": "zeta: a stored memory, kept forever"},  # a second boost of its relevance
+                    {**base, "content": "zeta: something new beside them"},
+                ]
+            )
+        for it in items[0]:
+            s.remember(**it)
+        s.remember_many(items[1])
+        assert _reinforced(s, "batch") == _reinforced(s, "one")
+        (row,) = s._core.backend.execute(
+            "SELECT access_count, archived FROM memories WHERE namespace = 'batch' AND content LIKE '%archived'"
+        ).fetchall()
+        assert tuple(row) == (3, 0)
