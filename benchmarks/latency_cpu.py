@@ -7,7 +7,7 @@ On a shared machine the wall clock counts the other processes' turns (at a load 
 on 2 cores a call waits several times its own work); the CPU time is what a call costs this
 process. Prints one JSON line: recall, the numpy baseline and the vector channel alone
 (p50/p95 ms, both clocks, recall over numpy), then remember one at a time (``--steady N``: N more,
-timed apart, a long-lived writer's rate) and in batches of 1,000 (memories/s, both clocks). To compare two versions of the library in the same minutes,
+timed apart, a long-lived writer's rate) and in batches of 1,000 (memories/s, both clocks, and the CPU time of each of the backend's batch methods). To compare two versions of the library in the same minutes,
 run it once per checkout on copies of the same database, alternately.
 """
 
@@ -27,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_memory
 from harness_memory import HashingEmbedder, MemoryStore
 from latency import _Baseline, _queries, synth
+
+# the backend's batch methods (writes.write_many): exact-duplicate look-ups, rows, keyword rows, vectors
+BATCH_METHODS = ("existing_hashes", "insert_returning", "index_texts", "put_vectors")
 
 
 def main() -> None:
@@ -121,12 +124,30 @@ def main() -> None:
             "cpu": round(args.steady / (time.process_time() - c0)),
         }
     rates = []
+    spent: dict[str, float] = {}
+    backend = core.backend
+    for name in BATCH_METHODS:  # each batch method's CPU time, per batch (the rest: Python per memory)
+        orig = getattr(backend, name)
+
+        def timed(*a, _orig=orig, _name=name, **k):
+            c = time.process_time()
+            try:
+                return _orig(*a, **k)
+            finally:
+                spent[_name] = spent.get(_name, 0.0) + time.process_time() - c
+
+        setattr(backend, name, timed)
     for b in range(args.batches):
         items = [synth(rng, start + 10**6 * (b + 1) + k) for k in range(1000)]
+        spent.clear()
         t0, c0 = time.perf_counter(), time.process_time()
         s.remember_many(items)
         rates.append(
-            {"wall": round(1000 / (time.perf_counter() - t0)), "cpu": round(1000 / (time.process_time() - c0))}
+            {
+                "wall": round(1000 / (time.perf_counter() - t0)),
+                "cpu": round(1000 / (time.process_time() - c0)),
+                "cpu ms by method": {k: round(v * 1000, 1) for k, v in spent.items()},
+            }
         )
     out["remember_many 1,000 /s"] = rates
     s.close()
