@@ -4,7 +4,6 @@ once, a writer killed mid-transaction, duplicate and keyed races, jobs run once 
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import signal
 import subprocess
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 import pgtestdb
+from conftest import worker_processes
 from harness_memory import (
     ConfigurationError,
     DatabaseOpenError,
@@ -26,7 +26,7 @@ from harness_memory import (
 )
 from harness_memory.backend import parse_target, safe_url
 
-CTX = mp.get_context("spawn")  # a fresh interpreter per worker: no inherited connections
+CTX = worker_processes()  # a new process per worker: no inherited connections
 
 
 # -- targets ---------------------------------------------------------------------------------------

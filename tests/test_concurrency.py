@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import random
 
+from conftest import worker_processes
 from harness_memory import MemoryStore
 from harness_memory.migrations import steps
 
@@ -33,7 +33,7 @@ def test_four_processes_times_250_remembers(tmp_path):
     path = str(tmp_path / "shared.db")
     with MemoryStore(path):
         pass  # create the schema once; workers race on everything else
-    ctx = mp.get_context("spawn")
+    ctx = worker_processes()
     q = ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(path, w, 250, q)) for w in range(4)]
     for p in procs:
@@ -63,7 +63,7 @@ def _migrate_worker(path: str, q) -> None:
 
 def test_concurrent_first_open_migrates_once(tmp_path):
     path = str(tmp_path / "race.db")
-    ctx = mp.get_context("spawn")
+    ctx = worker_processes()
     q = ctx.Queue()
     procs = [ctx.Process(target=_migrate_worker, args=(path, q)) for _ in range(4)]
     for p in procs:

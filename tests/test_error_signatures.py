@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-import multiprocessing as mp
-
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from conftest import worker_processes
 from harness_memory import MemoryStore
 from harness_memory.error_signatures import CATEGORIES, categorize, extract, mask_params, tokenize
 
@@ -142,7 +141,7 @@ def _sign_in_child(path, q):
 def test_signature_is_shared_across_processes(db_path):
     with MemoryStore(db_path) as s:
         first = s.error_signature("worker alpha lost its lease on queue payments").id
-    ctx = mp.get_context("spawn")
+    ctx = worker_processes()
     q = ctx.Queue()
     p = ctx.Process(target=_sign_in_child, args=(str(db_path), q))
     p.start()

@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-import multiprocessing as mp
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from conftest import table_snapshot
+from conftest import table_snapshot, worker_processes
 from harness_memory import InvalidInputError, MemoryStore, Settings
 
 IMPORT_ERR = "ModuleNotFoundError: No module named 'tenacity'"
@@ -220,7 +219,7 @@ def test_concurrent_outcome_recording_loses_no_count(tmp_path):
     path = str(tmp_path / "ledger.db")
     with MemoryStore(path):
         pass
-    ctx = mp.get_context("spawn")
+    ctx = worker_processes()
     q = ctx.Queue()
     procs = [ctx.Process(target=_record_worker, args=(path, w, 60, q)) for w in range(4)]
     for p in procs:

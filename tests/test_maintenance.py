@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import signal
 import time
@@ -8,6 +7,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from conftest import worker_processes
 from harness_memory import InvalidInputError, MemoryStore, Settings
 from harness_memory.settings import MaintenanceSettings
 from harness_memory.testing import ManualClock
@@ -216,7 +216,7 @@ def test_two_processes_run_a_job_once_per_period(db):
     path = db
     with MemoryStore(path) as s:
         _fill(s)
-    ctx = mp.get_context("spawn")
+    ctx = worker_processes()
     q = ctx.Queue()
     procs = [ctx.Process(target=_race, args=(path, f"h{i}", q)) for i in range(3)]
     for p in procs:
@@ -255,7 +255,7 @@ def test_killed_job_leaves_a_consistent_database_and_the_next_run_completes(db):
         for text in TOPICS.values():
             for v in VARIANTS:
                 s.remember(text + v, type="failure", agent_id="a")
-    ctx = mp.get_context("spawn")
+    ctx = worker_processes()
     q = ctx.Queue()
     p = ctx.Process(target=_slow_consolidate, args=(path, q))
     p.start()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import pgtestdb
+from conftest import worker_processes
 from harness_memory import MemoryStore, postgres_backend
 from harness_memory.settings import Settings
 
@@ -225,9 +226,7 @@ def test_two_hosts_remembering_near_duplicate_batches_at_once_leave_one_row_each
     """Two processes write 40 memories each at the same moment, the second's each a near duplicate
     of the first's (the same words and a trailing '!'): whichever commits first inserts them, the
     other's near-duplicate check (through the codes, inside the write lock) folds every one in."""
-    import multiprocessing
-
-    ctx = multiprocessing.get_context("spawn")
+    ctx = worker_processes()
     with MemoryStore(pg_url) as s:
         s.remember("the store exists first", type="context", agent_id="setup")
     start, out = ctx.Event(), ctx.Queue()

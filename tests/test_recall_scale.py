@@ -6,7 +6,6 @@ Real SQLite files with sqlite-vec, real second connections and real processes.""
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import subprocess
 import sys
 import textwrap
@@ -15,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import NOTE_WORDS as WORDS, note_items as _items
+from conftest import NOTE_WORDS as WORDS, note_items as _items, worker_processes
 from harness_memory import MemoryStore, Settings, vector_index as vi
 from harness_memory.sqlite_backend import connect
 
@@ -255,7 +254,7 @@ def test_eight_recalling_processes_and_two_writers(tmp_path):
     path = str(tmp_path / "m.db")
     with MemoryStore(path) as w:
         w.remember_many(_items(300))
-    ctx = mp.get_context("spawn")
+    ctx = worker_processes()
     q = ctx.Queue()
     procs = [ctx.Process(target=_recaller, args=(path, 40, q)) for _ in range(8)]
     procs += [ctx.Process(target=_writer, args=(path, 40, q)) for _ in range(2)]
