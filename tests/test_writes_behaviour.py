@@ -453,7 +453,7 @@ def test_a_task_signature_is_bounded_at_1000_bytes_and_a_bad_importance_is_named
         assert m.task_signature == "é" * 500  # 1,000 bytes
         with pytest.raises(InvalidInputError, match="task_signature"):
             s.remember("the deploy step timed out", type="failure", agent_id="a", task_signature="é" * 500 + "x")
-        with pytest.raises(InvalidInputError, match="importance"):
+        with pytest.raises(InvalidInputError, match=r"^importance must be in \[0, 1\]"):
             s.remember("the deploy step timed out", type="failure", agent_id="a", importance=7)
 
 
