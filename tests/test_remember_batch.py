@@ -180,6 +180,7 @@ def test_duplicates_folded_together_have_the_outcome_of_one_remember_after_the_o
             s.remember("zeta: a stored memory, kept forever", tags=["y"], **base)
             pinned = s.remember("zeta: a stored memory, pinned", **base)
             s.pin(pinned.id)
+            s.remember("zeta: a stored memory that expires", ttl=3600, **base)
         clock.advance(86400 * 40)  # the stored rows' relevance has decayed (0.99 ** 40: 0.67)
         items = []
         for ns in ("one", "batch"):
@@ -193,6 +194,7 @@ def test_duplicates_folded_together_have_the_outcome_of_one_remember_after_the_o
                     {**base, "content": "zeta: a stored memory, archived!", "task_id": "T-1"},  # near
                     {**base, "content": "zeta: a stored memory, pinned", "tags": ["v"]},
                     {**base, "content": "zeta: a stored memory, kept forever"},  # a second boost of its relevance
+                    {**base, "content": "zeta: a stored memory that expires", "ttl": 7200},  # expires later
                     {**base, "content": "zeta: something new beside them"},
                 ]
             )
