@@ -226,7 +226,7 @@ class Queries:
             (float(r[0]), r[1], r[2], int(r[3]))
             for r in self._rows(
                 f"SELECT {w} AS wk, memory_type, agent_id, COUNT(*) FROM memories WHERE {_window('created_at', until)} "
-                "GROUP BY wk, memory_type, agent_id ORDER BY wk LIMIT 100000",
+                "GROUP BY wk, memory_type, agent_id ORDER BY wk, memory_type, agent_id LIMIT 100000",
                 _params(since, until),
             )
         ]
@@ -298,7 +298,7 @@ class Queries:
             (r[0], int(r[1]))
             for r in self._rows(
                 "SELECT error_key, SUM(attempts) AS n FROM technique_effectiveness WHERE level = 'category' "
-                "GROUP BY error_key ORDER BY n DESC LIMIT ?",
+                "GROUP BY error_key ORDER BY n DESC, error_key LIMIT ?",
                 (limit,),
             )
         ]
@@ -310,7 +310,7 @@ class Queries:
             (float(r[0]), r[1], int(r[2]))
             for r in self._rows(
                 f"SELECT {w} AS wk, technique, COUNT(*) FROM task_attempts WHERE {_window('attempted_at', until)} "
-                "GROUP BY wk, technique ORDER BY wk LIMIT 100000",
+                "GROUP BY wk, technique ORDER BY wk, technique LIMIT 100000",
                 _params(since, until),
             )
         ]
