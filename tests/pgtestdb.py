@@ -42,9 +42,11 @@ def server():
     return _server
 
 
-def with_schema(url: str, schema: str) -> str:
+def with_schema(url: str, schema: str, **session: str) -> str:
+    """``url`` with ``schema`` first on its search path, and any other session settings given."""
     sep = "&" if "?" in url else "?"
-    return f"{url}{sep}options={quote(f'-c search_path={schema},public', safe='')}"
+    opts = " ".join(f"-c {k}={v}" for k, v in {"search_path": f"{schema},public", **session}.items())
+    return f"{url}{sep}options={quote(opts, safe='')}"
 
 
 _admin = None  # this process's connection for creating, emptying and dropping schemas
@@ -165,10 +167,10 @@ def release(kind: str, name: str) -> None:
                 "SELECT oid::regclass::text FROM pg_class WHERE relkind = 'S' AND relnamespace = %s::regnamespace",
                 (name,),
             ).fetchall()
-            with c.transaction():
-                c.execute("TRUNCATE " + ", ".join(f"{name}.{t}" for t in tables) + " RESTART IDENTITY")
+            with c.transaction():  # every sequence of the schema back to its start, owned by a column or not
+                c.execute("TRUNCATE " + ", ".join(f"{name}.{t}" for t in tables))
                 for (seq,) in seqs:
-                    c.execute("SELECT setval(%s, 1, false)", (seq,))
+                    c.execute(f"ALTER SEQUENCE {seq} RESTART")
     except psycopg.Error:  # e.g. a lock a test left behind: the schema is dropped instead
         same = False
     if same:

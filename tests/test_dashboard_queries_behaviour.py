@@ -105,15 +105,11 @@ def any_store(request, tmp_path, clock):
         with MemoryStore(tmp_path / "m.db", clock=clock) as st:
             yield st
         return
-    from urllib.parse import quote
-
     import pgtestdb
 
     _, schema = pgtestdb.new_schema()
-    base = pgtestdb.base_url()
-    opts = quote(f"-c search_path={schema},public -c enable_sort=off", safe="")
     try:
-        with MemoryStore(f"{base}{'&' if '?' in base else '?'}options={opts}", clock=clock) as st:
+        with MemoryStore(pgtestdb.with_schema(pgtestdb.base_url(), schema, enable_sort="off"), clock=clock) as st:
             yield st
     finally:
         pgtestdb.drop_schema(schema)
