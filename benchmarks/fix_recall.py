@@ -116,6 +116,7 @@ class Case:
     repair: str | None  # the repair's text (a command, or a fix record)
     repair_shape: str | None
     changed: bool = False  # the repair's shape differs from the failed command's
+    run_title: str = ""  # the run's own title (its instance id, or the Defects4J bug): --task run
 
 
 @dataclass
@@ -170,6 +171,7 @@ def runs_source(name: str, runs: list[dict]) -> Source:
                     f.repair,
                     f.repair_shape,
                     changed=f.repair is not None and f.repair_shape != f.failed_shape,
+                    run_title=r["instance_id"],
                 )
                 for f in extract_failures(r, k)
             ]
@@ -217,6 +219,7 @@ def d4j_source(path: Path) -> Source:
                 cls,
                 f"patch {g}: {fix_cls}" if with_fix else None,
                 f"patch {g}" if with_fix else None,
+                run_title=g,
             )
 
         if g in held:  # never taught: all traces asked, none has a taught repair
@@ -310,6 +313,11 @@ def _memory(obj):
     return getattr(obj, "memory", obj)
 
 
+def title_of(c: Case) -> str:
+    """The task title the harness gives (``--task``)."""
+    return c.run_title if TASK == "run" else c.title
+
+
 class Teacher:
     def __init__(self, store: MemoryStore, mode: str):
         self.store, self.mode = store, mode
@@ -318,18 +326,22 @@ class Teacher:
 
     def __call__(self, c: Case) -> None:
         s, self.calls = self.store, self.calls + 1
+        # --task run is the issue's own protocol: learn_success(agent, repair, error=output), no task
+        tsig = s.task_signature(c.title) if TASK == "command" else None
         try:
             if self.mode == "learn_success":
-                s.learn_success(AGENT, c.repair, error=c.error, task_signature=s.task_signature(c.title))
+                s.learn_success(AGENT, c.repair, error=c.error, task_signature=tsig)
             elif self.mode == "learn_error":
-                s.learn_error(AGENT, c.error, c.repair, task_signature=s.task_signature(c.title))
+                s.learn_error(AGENT, c.error, c.repair, task_signature=tsig)
             elif self.mode == "on_task_complete":
                 s.on_task_complete(
-                    {"id": c.case_id, "title": c.title, "agent_id": AGENT},
+                    {"id": c.case_id, "title": title_of(c), "agent_id": AGENT},
                     {"success": True, "summary": c.repair, "error": c.error},
                 )
             elif self.mode == "learn_fix":
-                s.learn_fix(c.error, c.repair, agent_id=AGENT, worked=True, task=c.title)
+                s.learn_fix(
+                    c.error, c.repair, agent_id=AGENT, worked=True, task=title_of(c) if TASK == "command" else None
+                )
             else:  # pragma: no cover - argparse restricts the choices
                 raise ValueError(self.mode)
         except Exception as exc:  # noqa: BLE001 - counted and reported, never silently dropped
@@ -360,6 +372,7 @@ def _score(shapes: list[str], truth: str | None) -> Outcome:
     return Outcome(bool(shapes), truth is not None and shapes[:1] == [truth], truth is not None and truth in shapes[:3])
 
 
+TASK = "command"  # --task: the title a harness gives, "command" (the failed command) or "run" (the run's id)
 SETTINGS: dict = {}  # Settings fields for the store under test (--fix-similar-min, --fix-general-min)
 
 
@@ -396,7 +409,7 @@ def replay(src: Source, mode: str, *, credit: bool, online: bool, db_dir: Path) 
     for t in ask_tasks:
         for c in t.cases:
             try:
-                advice = store.on_task_error({"id": c.case_id, "title": c.title, "agent_id": AGENT}, c.error)
+                advice = store.on_task_error({"id": c.case_id, "title": title_of(c), "agent_id": AGENT}, c.error)
                 fixes = [_memory(m) for m in advice.fixes]
             except Exception as exc:  # noqa: BLE001 - counted and reported as an unanswered failure
                 stats["ask_errors"] += 1
@@ -604,14 +617,31 @@ def main(argv: list[str] | None = None) -> int:
         help="Settings.fix_task_min of the store under test, or 'off' (default: the library's default)",
     )
     ap.add_argument(
+        "--fix-origin-min",
+        default=None,
+        help="Settings.fix_origin_min of the store under test, or 'off' (default: the library's default)",
+    )
+    ap.add_argument(
         "--fix-task-share",
         type=float,
         default=None,
         help="Settings.fix_task_share of the store under test (default: the library's default)",
     )
+    ap.add_argument(
+        "--task",
+        choices=["command", "run"],
+        default="command",
+        help="the task a harness gives: 'command' (the failed command as the title, on every teach and ask call; "
+        "default) or 'run' (the issue's own protocol: the run's id as the title, learn_success/learn_error/learn_fix "
+        "without a task)",
+    )
     args = ap.parse_args(argv)
+    global TASK
+    TASK = args.task
     if args.fix_task_min is not None:
         SETTINGS["fix_task_min"] = None if args.fix_task_min == "off" else int(args.fix_task_min)
+    if args.fix_origin_min is not None:
+        SETTINGS["fix_origin_min"] = None if args.fix_origin_min == "off" else int(args.fix_origin_min)
     if args.fix_task_share is not None:
         SETTINGS["fix_task_share"] = args.fix_task_share
     if args.fix_similar_min is not None:
@@ -627,7 +657,7 @@ def main(argv: list[str] | None = None) -> int:
     import harness_memory
 
     print(
-        f"fix recall replay: teach={args.teach} credit={'on' if args.credit else 'off'}"
+        f"fix recall replay: teach={args.teach} task={args.task} credit={'on' if args.credit else 'off'}"
         f"{' online' if args.online else ''}; library {Path(harness_memory.__file__).parent}\n"
     )
     with tempfile.TemporaryDirectory(prefix="fix-recall-") as tmp:

@@ -24,7 +24,7 @@ from .error_signatures import (
     tokenize,
 )
 from .errors import EmbedderError, EmbedderMismatchError, InvalidInputError, MemoryNotFoundError
-from .failure_excerpt import Baseline
+from .failure_excerpt import Baseline, Excerpt
 from .memory_types import TypeRegistry
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
 from .redact import redact
@@ -108,6 +108,7 @@ class Core:
             excerpt=ex.block or ex.message[:2000],
             excerpt_lines=ex.lines,
             message=ex.message[:2000],
+            origin=_origin(ex),
         )
 
     def sign_message(
@@ -218,9 +219,11 @@ class Core:
         error_signature: str | None = None,
         duration_ms: float | None = None,
         task_signature: str | None = None,
+        error_origin: str | None = None,
     ) -> None:
         """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only;
-        ``task_signature``: the task an advice was given for (a later credit lands on that task's link)."""
+        ``task_signature`` and ``error_origin``: the task and the error's origin an advice was given for (a
+        later credit lands on links of that task and origin)."""
         now = self.now()
         rows = [
             (
@@ -236,15 +239,32 @@ class Core:
                 error_signature,
                 duration_ms if k == 0 else None,
                 task_signature,
+                error_origin,
             )
             for k, mid in enumerate(memory_ids)
         ]
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
-            "outcome, score, timestamp, error_signature, duration_ms, task_signature) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "outcome, score, timestamp, error_signature, duration_ms, task_signature, error_origin) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+
+
+def _origin(ex: Excerpt) -> str | None:
+    """Where the failing run started: the outermost application frame of the decisive stack trace
+    (Python lists it first, as ``file:function``: its file; Java last, as ``pkg.Class.method``: its
+    class). A failure that recurs in one script or test class after each edit keeps its origin
+    while its message changes."""
+    if not ex.frames:
+        return None
+    if ex.kind == "python":
+        where = ex.frames[0].rsplit(":", 1)[0]
+    elif ex.kind == "java":
+        where = ex.frames[-1].rsplit(".", 1)[0] if "." in ex.frames[-1] else ex.frames[-1]
+    else:
+        return None
+    return where[:300] or None
 
 
 def _text_key(text: str, baseline: str | None) -> tuple:

@@ -114,6 +114,11 @@ class ErrorSignature(BaseModel):
         None, description="1-based inclusive line span of the excerpt in the input (only \\n ends a line)"
     )
     message: str = Field("", description="the decisive line that was signed")
+    origin: str | None = Field(
+        None,
+        description="where the failing run started: the outermost application frame of the decisive stack trace "
+        "(a Python file name such as reproduce.py, a Java class), when the text has one",
+    )
 
 
 # -- masking ------------------------------------------------------------------------------------

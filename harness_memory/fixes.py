@@ -9,13 +9,15 @@ aggregate: their evidence adds up and the newest variant stands for them.
 Ranking (``rank``): the candidates are the fixes linked to the error's own signature, to a
 signature the template miner linked to it, a kind that fixed the same *task* (the failed task's
 signature on the link) for at least ``Settings.fix_task_min`` distinct errors (level ``task``, after
-the error's own links), or to an error whose excerpt is nearly the same text (opt-in:
+the error's own links), a kind that fixed at least ``Settings.fix_origin_min`` distinct errors whose
+runs started in the same place (``ErrorSignature.origin``, the outermost application frame of the
+stack trace: the same script or test class; level ``origin``, after the task's), or to an error whose excerpt is nearly the same text (opt-in:
 ``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key frame, found through
 a full-text index of the linked errors' lines), or — opt-in too,
 ``Settings.fix_general_min`` — a kind that fixed at least that many distinct errors of the
 error's category (a general remedy: a retry that fixed five different network errors); an
-error unlike any linked one, in a task not repaired that often, gets no advice. Exact signature
-before alias before task before similar before general, and within a level a fix taught for the same
+error unlike any linked one, in a task and from an origin not repaired that often, gets no advice.
+Exact signature before alias before task before origin before similar before general, and within a level a fix taught for the same
 task first; then the net evidence (worked − did not work + helpful − unhelpful credits on
 the link, weighted by similarity, plus a quarter of the memory's ``apply()`` credits for any
 error); the closest taught instance of the error (word overlap of the decisive lines) and then
@@ -143,13 +145,14 @@ class FixEvidence(BaseModel):
     level: str = Field(
         description="exact: linked to this signature; alias: to a signature linked to it; "
         "task: fixed the same task (its signature) for other errors (Settings.fix_task_min); "
+        "origin: fixed other errors whose runs started in the same place (ErrorSignature.origin, Settings.fix_origin_min); "
         "similar: to an error whose excerpt is nearly the same text; general: the kind fixed several distinct "
         "errors of this error's category (opt-in, Settings.fix_general_min)"
     )
     similarity: float = Field(
         1.0,
-        description="word-set Jaccard of the linked error's excerpt (1 for exact/alias; for task and general, the "
-        "weight of same-task or category-level evidence)",
+        description="word-set Jaccard of the linked error's excerpt (1 for exact/alias; for task, origin and "
+        "general, the weight of same-task, same-origin or category-level evidence)",
     )
     worked: int = Field(description="times a fix of this kind was taught as fixing this error")
     failed: int = Field(description="times it was taught as not fixing it")
@@ -160,9 +163,11 @@ class FixEvidence(BaseModel):
 
     def explain(self) -> str:
         near = f" (similarity {self.similarity:.2f})" if self.level == "similar" else ""
-        match = {"general": "same error category", "task": "same task, other errors"}.get(
-            self.level, f"{self.level} signature match{near}"
-        )
+        match = {
+            "general": "same error category",
+            "task": "same task, other errors",
+            "origin": "same origin (where the failing run started), other errors",
+        }.get(self.level, f"{self.level} signature match{near}")
         return (
             f"{match}; worked {self.worked}x, did not work {self.failed}x; "
             f"credits +{self.helpful}/-{self.unhelpful}; {self.variants} variant(s) of this fix; "
@@ -181,17 +186,20 @@ def link(
     now: float,
     bound: list[str] | None = None,
     task_signature: str | None = None,
+    origin: str | None = None,
 ) -> None:
     """Add one worked / did-not-work observation to a link (caller holds the write transaction);
-    ``task_signature``: the task the fix was taught for (the latest one given stays on the link)."""
+    ``task_signature``: the task the fix was taught for, ``origin``: where its error's run started
+    (``ErrorSignature.origin``; the latest ones given stay on the link)."""
     core.backend.conn.execute(
         "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, first_at, "
-        "last_at, bound_params, task_signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "last_at, bound_params, task_signature, error_origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(memory_id, error_signature) DO UPDATE "
         "SET worked = fix_links.worked + excluded.worked, failed = fix_links.failed + excluded.failed, "
         "last_at = excluded.last_at, error_category = COALESCE(fix_links.error_category, excluded.error_category), "
         "bound_params = COALESCE(excluded.bound_params, fix_links.bound_params), "
-        "task_signature = COALESCE(excluded.task_signature, fix_links.task_signature)",
+        "task_signature = COALESCE(excluded.task_signature, fix_links.task_signature), "
+        "error_origin = COALESCE(excluded.error_origin, fix_links.error_origin)",
         (
             memory_id,
             signature,
@@ -203,6 +211,7 @@ def link(
             now,
             json.dumps(bound) if bound else None,
             task_signature,
+            origin,
         ),
     )
 
@@ -216,11 +225,13 @@ def credit(
     helpful: bool,
     now: float,
     task_signature: str | None = None,
+    origin: str | None = None,
 ) -> None:
     """An apply() credit on the link of ``memory_id`` to this error (or an alias of it); a fix
-    credited for an error it was never linked to (shown as a similar error's or the same task's fix)
-    gets a link of its own carrying the credit and the task it was advised for, so the credit moves
-    the task-level ranking too (caller holds the write transaction)."""
+    credited for an error it was never linked to (shown as a similar error's, the same task's or the
+    same origin's fix) gets a link of its own carrying the credit, the task it was advised for and its
+    error's origin, so the credit moves the task- and origin-level ranking too (caller holds the write
+    transaction)."""
     col = "helpful" if helpful else "unhelpful"
     ph = ",".join("?" * len(aliases))
     cur = core.backend.conn.execute(
@@ -230,8 +241,8 @@ def credit(
     if cur.rowcount == 0:
         core.backend.conn.execute(
             f"INSERT INTO fix_links(memory_id, error_signature, error_category, {col}, first_at, last_at, "
-            "task_signature) VALUES (?, ?, ?, 1, ?, ?, ?)",
-            (memory_id, signature, category, now, now, task_signature),
+            "task_signature, error_origin) VALUES (?, ?, ?, 1, ?, ?, ?, ?)",
+            (memory_id, signature, category, now, now, task_signature, origin),
         )
 
 
@@ -328,23 +339,27 @@ def rank(
                 levels[r[0]] = "general"
                 rows.append(r)
     # the same task fixed before with a different error: a kind that fixed this task for at least
-    # Settings.fix_task_min distinct errors (and holds fix_task_share of the task's fixes) is offered
-    task_min = core.settings.fix_task_min
-    if task_signature is not None and task_min is not None:
-        task_rows = core.backend.execute(
-            f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "
-            f"WHERE l.task_signature = ? AND {where}",
-            (task_signature, *wparams),
+    # Settings.fix_task_min distinct errors (and holds fix_task_share of the task's fixes) is offered;
+    # then, likewise, a kind that fixed errors whose runs started in the same place (ErrorSignature.origin)
+    for level, column, key, least in (
+        ("task", "task_signature", task_signature, core.settings.fix_task_min),
+        ("origin", "error_origin", signed.origin, core.settings.fix_origin_min),
+    ):
+        if key is None or least is None:
+            continue
+        same = core.backend.execute(
+            f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id WHERE l.{column} = ? AND {where}",
+            (key, *wparams),
         ).fetchall()
-        fixed: dict[str, int] = defaultdict(int)  # per kind: errors of this task it fixed, net of its failures
-        for r in task_rows:
+        fixed: dict[str, int] = defaultdict(int)  # per kind: errors it fixed there, net of its failures
+        for r in same:
             fixed[r[6] or f"memory_{r[1]}"] += (r[3] + r[10] > r[4] + r[11]) - (r[3] + r[10] < r[4] + r[11])
         total = sum(max(0, n) for n in fixed.values())
-        for r in task_rows:
+        for r in same:
             n = fixed[r[6] or f"memory_{r[1]}"]
-            if r[0] not in sims and n >= task_min and n >= core.settings.fix_task_share * total:
+            if r[0] not in sims and n >= least and n >= core.settings.fix_task_share * total:
                 sims[r[0]] = TASK_WEIGHT
-                levels[r[0]] = "task"
+                levels[r[0]] = level
                 rows.append(r)
     # a fix that names its error's variable part (pip install pyyaml for 'yaml') applies to that value only
     have = {p.strip("\"'`<>").lower() for p in signed.params}
@@ -352,7 +367,7 @@ def rank(
     rows = [r for r in rows if not r[9] or all(p in have or p in low for p in json.loads(r[9]))]
     if not rows:
         return [], []
-    order = {"exact": 4, "alias": 3, "task": 2, "similar": 1, "general": 0}
+    order = {"exact": 5, "alias": 4, "task": 3, "origin": 2, "similar": 1, "general": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
             "worked": 0,

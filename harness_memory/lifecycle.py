@@ -270,6 +270,7 @@ def on_task_error(
                 scores=[e.score for e in ranked],
                 error_signature=sig.id,
                 task_signature=tsig,
+                error_origin=sig.origin,
             )
     hits = store.recall(
         sig.excerpt or error[:2000],

@@ -87,6 +87,7 @@ _LINK_FIELDS = (
     "last_at",
     "bound_params",
     "task_signature",  # since migration 0022: the task the fix was taught for (optional)
+    "error_origin",  # since migration 0023: where the error's run started (optional)
 )
 
 
@@ -183,7 +184,10 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
         task = ln.get("task_signature")
         if task is not None:
             task = v.text(task, f"fix_links[{k}].task_signature", max_bytes=1000)
-        out.append((sig, cat, msg, *counts, *times, bound, task))
+        origin = ln.get("error_origin")
+        if origin is not None:
+            origin = v.text(origin, f"fix_links[{k}].error_origin", max_bytes=1000)
+        out.append((sig, cat, msg, *counts, *times, bound, task, origin))
     return basis, kind, out
 
 
@@ -192,17 +196,18 @@ def _apply_links(c, mid: int, r: dict[str, Any]) -> None:
         "UPDATE memories SET error_basis = COALESCE(?, error_basis), fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
         (r["error_basis"], r["fix_kind"], mid),
     )
-    for sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task in r["fix_links"]:
+    for sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task, origin in r["fix_links"]:
         # the exported link is the state of that memory's link: set, not add (idempotent)
         c.execute(
             "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, "
-            "helpful, unhelpful, first_at, last_at, bound_params, task_signature) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "helpful, unhelpful, first_at, last_at, bound_params, task_signature, error_origin) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(memory_id, error_signature) DO UPDATE SET worked = excluded.worked, "
             "failed = excluded.failed, helpful = excluded.helpful, unhelpful = excluded.unhelpful, "
             "first_at = excluded.first_at, last_at = excluded.last_at, bound_params = excluded.bound_params, "
-            "task_signature = COALESCE(excluded.task_signature, fix_links.task_signature)",
-            (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task),
+            "task_signature = COALESCE(excluded.task_signature, fix_links.task_signature), "
+            "error_origin = COALESCE(excluded.error_origin, fix_links.error_origin)",
+            (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task, origin),
         )
 
 

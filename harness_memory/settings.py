@@ -243,7 +243,16 @@ class Settings(BaseSettings):
         0.0,
         ge=0,
         le=1.0,
-        description="a same-task fix kind must also hold at least this share of the fixes that worked for the task",
+        description="a same-task (or same-origin) fix kind must also hold at least this share of the fixes that "
+        "worked for the task (or origin)",
+    )
+    fix_origin_min: int | None = Field(
+        5,
+        ge=1,
+        le=1000,
+        description="offer a fix kind that fixed at least this many distinct errors whose stack traces started in "
+        "the same place (ErrorSignature.origin: the same script or test class), after the error's own links and the "
+        "task's (level origin); None: off (docs/fixes.md)",
     )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(
@@ -264,10 +273,10 @@ class Settings(BaseSettings):
     confidence: ConfidenceWeights = Field(default_factory=ConfidenceWeights)
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
 
-    @field_validator("fix_task_min", mode="before")
+    @field_validator("fix_task_min", "fix_origin_min", mode="before")
     @classmethod
     def _off(cls, v: Any) -> Any:
-        # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on)
+        # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on); FIX_ORIGIN_MIN too
         return None if isinstance(v, str) and v.strip().lower() in ("off", "none") else v
 
     @field_validator("extra_types", "techniques", mode="before")

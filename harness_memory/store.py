@@ -540,14 +540,14 @@ class MemoryStore:
         c = self._core
         c.get(memory_id, agent_id)
         signed = c.sign(error) if error is not None else None  # may learn a template: after validation
-        advised = advised_task = None
+        advised = advised_task = advised_origin = None
         if signed is None and task_id is not None:  # the error of the advice that showed this memory for the task
             row = c.backend.execute(
-                "SELECT error_signature, task_signature FROM memory_access_log WHERE task_id = ? AND memory_id = ? "
-                "AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1",
+                "SELECT error_signature, task_signature, error_origin FROM memory_access_log WHERE task_id = ? "
+                "AND memory_id = ? AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1",
                 (task_id, memory_id),
             ).fetchone()
-            advised, advised_task = (row[0], row[1]) if row else (None, None)
+            advised, advised_task, advised_origin = (row[0], row[1], row[2]) if row else (None, None, None)
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
             conn.execute(
@@ -577,6 +577,7 @@ class MemoryStore:
                     helpful,
                     c.now(),
                     advised_task,
+                    signed.origin if signed is not None else advised_origin,
                 )
         return c.get(memory_id)
 
@@ -787,7 +788,8 @@ class MemoryStore:
         task: Any = None,
     ) -> list[FixEvidence]:
         """The fixes linked to this error (its signature or one linked to it), then, with ``task``,
-        those that fixed the same task for other errors; best evidence first, each with
+        those that fixed the same task for other errors, then those that fixed other errors whose runs
+        started in the same place (``ErrorSignature.origin``); best evidence first, each with
         ``explain()``; an error and a task never seen get none."""
         from . import fixes
 
