@@ -13,10 +13,13 @@ since it last looked (by any process), so it is never stale.
 **Persisted.** Loading a million vectors from vec0 takes many seconds, so the copy is also
 kept in a sidecar file next to the database (``<db>-vecindex``): a header (dimensions, the
 change-log sequence it is current to, the embedder record it was made under), the filter
-columns, the codes and the float32 vectors. A process opening a large store maps the file
-(the vectors stay in the page cache, shared between processes, read only where a search
-reranks), reads the filter columns and codes, and applies the changes logged since the
-file's sequence. The file is written (to a temporary name, fsynced, renamed) after a full
+columns, the codes, each vector rounded to int8 with a scale per row, and the float32 vectors.
+A process opening a large store maps the file (the vectors stay in the page cache, shared
+between processes), reads the filter columns and codes, and applies the changes logged since
+the file's sequence. A search reranks the file's rows through their int8 copies and rescores in
+float32 only those the int8 score's error bound cannot rule out (:meth:`VectorIndex._first_pass`:
+the same answer as a float32 rerank), reading them with ``os.pread``: the float32 part of the
+file is never mapped into a process that only recalls. The file is written (to a temporary name, fsynced, renamed) after a full
 load from the database; rewriting it once the changes logged on top of it exceed a tenth of
 its rows is the compact job's work (:meth:`VectorIndex.refresh_snapshot`), never a call's
 that a caller waits for: at 100k memories a rewrite is 150 MB written and fsynced, and during
@@ -83,7 +86,12 @@ VISIBLE_CACHE_KEYS = 64  # filters whose rows are kept (see VectorIndex._rows)
 # this many bytes over all filters (100k memories, 8 agents: ~18 MB); past it a search gathers them
 SEARCH_CODES_MAX_BYTES = 64 << 20
 SNAPSHOT_MIN_ROWS = 20_000  # smaller indexes load from the database quickly: no sidecar file
-_MAGIC = b"HMVECIX2"
+# A persisted index's first pass (see VectorIndex.search): int8 rows with a scale each, whose score is
+# within ``scale * sum|q_i| / 2`` of the float32 one (each coordinate rounded by at most half a step);
+# the bound is taken a little wider (0.52) so float32 rounding in both products (~0.003 of the same
+# quantity for 384 coordinates) never excludes a row that belongs to the exact top k
+RESCORE_BOUND = 0.52
+_MAGIC = b"HMVECIX3"  # 3: int8 rows and their scales beside the float32 ones (2 had the float32 ones only)
 _ALIGN = 4096
 
 
@@ -172,6 +180,8 @@ class VectorIndex:
     vecs: np.ndarray
     base: np.ndarray
     _mm: mmap.mmap | None
+    q8: np.ndarray | None  # the base rows' int8 vectors (n0, dim) and their scales (n0,), from a snapshot
+    scale: np.ndarray | None
     _strings: _Interner
 
     def __init__(self, dimensions: int, path: str | os.PathLike | None = None):
@@ -183,6 +193,10 @@ class VectorIndex:
         self._dead = 0
         self.cap = 0
         self.n0 = 0  # rows [0, n0) have their vectors in the mapped base file
+        self.q8 = self.scale = None
+        self._file: Any = None  # the snapshot file a mapped base is read from by os.pread (see _exact_rows)
+        self._vecs_at = 0  # the offset of its float32 rows
+        self._patched: np.ndarray | None = None  # base rows changed in this process (mapped copy-on-write)
         self.loaded = False
         self.since_snapshot = 0  # rows changed since the snapshot this index was read from (or written to)
         self.snapshot_seq: int | None = None  # the change-log sequence of that snapshot
@@ -219,7 +233,12 @@ class VectorIndex:
         self.cap = 0
         self.n0 = 0
         self.base = np.zeros((0, self.dim), dtype=np.float32)
+        self.q8 = self.scale = None
+        self._patched = None
         self._mm = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
         self._alloc(1024)
         self.loaded = True
         self._changed()
@@ -276,6 +295,56 @@ class VectorIndex:
         out[t] = np.take(self.vecs, rows[t] - self.n0, axis=0)
         return out
 
+    def _exact_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The float32 vectors of row positions ``rows`` (any order), as :meth:`_gather`; but a
+        mapped base's rows are read with ``os.pread`` from the snapshot file (runs of consecutive
+        rows in one read), so the pages they lie on are never mapped into this process: at a
+        million rows the mapped float32 part was 1.55 GB of its resident memory. Rows this process
+        changed since it mapped the file are taken from the mapping (its private copies)."""
+        import numpy as np
+
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._file is None or len(rows) == 0:
+            return self._gather(rows)
+        from_file = rows < self.n0
+        if self._patched is not None:
+            from_file[from_file] = ~self._patched[rows[from_file]]
+        if not from_file.any():
+            return self._gather(rows)
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        if not from_file.all():
+            other = np.flatnonzero(~from_file)
+            out[other] = self._gather(rows[other])
+        at = np.flatnonzero(from_file)
+        at = at[np.argsort(rows[at], kind="stable")]
+        wanted = rows[at]
+        starts = np.flatnonzero(np.diff(wanted, prepend=-2) != 1)  # runs of consecutive rows
+        ends = np.append(starts[1:], len(wanted))
+        width = self.dim * 4
+        fd = self._file.fileno()
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            r = int(wanted[a])
+            buf = os.pread(fd, width * (b - a), self._vecs_at + width * r)
+            if len(buf) != width * (b - a):
+                raise OSError(f"the vector index file {self.path} ended early")
+            out[at[a:b]] = np.frombuffer(buf, dtype=np.float32).reshape(b - a, self.dim)
+        return out
+
+    def _patch(self, rows: np.ndarray, vecs: np.ndarray) -> None:
+        """Base rows (of a snapshot) given new vectors in this process: the float32 and int8 rows
+        of the mapping (copies on write) and the rows read from the mapping from now on."""
+        import numpy as np
+
+        self.base[rows] = vecs
+        if self.q8 is not None and self.scale is not None:
+            q8, scale = _quantize(vecs)
+            self.q8[rows] = q8
+            self.scale[rows] = scale
+        if self._file is not None:
+            if self._patched is None:
+                self._patched = np.zeros(self.n0, dtype=bool)
+            self._patched[rows] = True
+
     def __len__(self) -> int:
         return self._n - self._dead
 
@@ -330,6 +399,8 @@ class VectorIndex:
         archived: bool,
         vector: np.ndarray,
     ) -> None:
+        import numpy as np
+
         if not self.loaded:
             self._reset()
         r = self._row.get(memory_id)
@@ -342,8 +413,8 @@ class VectorIndex:
         else:
             self._changed()  # its filter fields may change
         self.ids[r] = memory_id
-        if r < self.n0:
-            self.base[r] = vector  # a private copy of that page (the file is mapped copy-on-write)
+        if r < self.n0:  # a private copy of that page (the file is mapped copy-on-write)
+            self._patch(np.asarray([r]), np.asarray(vector, dtype=np.float32)[None, :])
         else:
             self.vecs[r - self.n0] = vector
         self.codes[:, r] = self._code_of(vector)
@@ -389,7 +460,7 @@ class VectorIndex:
         self.ids[pos] = [int(row[0]) for row in rows]
         in_base = pos < self.n0
         if in_base.any():
-            self.base[pos[in_base]] = vecs[in_base]  # private copies of those pages (copy-on-write)
+            self._patch(pos[in_base], vecs[in_base])  # private copies of those pages (copy-on-write)
         if not in_base.all():
             self.vecs[pos[~in_base] - self.n0] = vecs[~in_base]
         self.codes[:, pos] = _codes(vecs, self.words).T
@@ -603,31 +674,42 @@ class VectorIndex:
 
     def _load_snapshot(self, backend, lo: int, hi: int, ident: list) -> bool:
         """Map the sidecar if it is current enough to catch up from the change log."""
-        import mmap
-
-        import numpy as np
-
         path = self._sidecar(backend)
         if path is None:
             return False
         try:
-            with open(path, "rb") as f:
-                head = f.read(16)
-                if len(head) < 16 or head[:8] != _MAGIC:
-                    return False
-                size = int.from_bytes(head[8:16], "little")
-                header = json.loads(f.read(size))
-                if (
-                    header.get("dim") != self.dim
-                    or header.get("identity") != ident
-                    or not isinstance(header.get("seq"), int)
-                ):
-                    return False
-                seq = header["seq"]
-                if seq > hi or (hi > seq and lo > seq + 1):
-                    return False  # the file is ahead of this database, or changes it lacks are no longer logged
-                mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-        except (OSError, ValueError, UnicodeDecodeError):  # missing, unreadable or torn: load from the database
+            f = open(path, "rb")  # (kept open for os.pread when the file stays mapped: see _map_snapshot)
+        except OSError:  # missing or unreadable: load from the database
+            return False
+        try:
+            got = self._map_snapshot(f, lo, hi, ident)
+        finally:
+            if self._file is not f:
+                f.close()
+        return got
+
+    def _map_snapshot(self, f, lo: int, hi: int, ident: list) -> bool:
+        import mmap
+
+        import numpy as np
+
+        try:
+            head = f.read(16)
+            if len(head) < 16 or head[:8] != _MAGIC:
+                return False  # (also a file of an older format: rebuilt from the database)
+            size = int.from_bytes(head[8:16], "little")
+            header = json.loads(f.read(size))
+            if (
+                header.get("dim") != self.dim
+                or header.get("identity") != ident
+                or not isinstance(header.get("seq"), int)
+            ):
+                return False
+            seq = header["seq"]
+            if seq > hi or (hi > seq and lo > seq + 1):
+                return False  # the file is ahead of this database, or changes it lacks are no longer logged
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        except (OSError, ValueError, UnicodeDecodeError):  # unreadable or torn: load from the database
             return False
         n = int(header["n"])
         arrays = {}
@@ -638,6 +720,9 @@ class VectorIndex:
             ids = arrays["ids"]
             if len(ids) > 1 and not bool((ids[1:] > ids[:-1]).all()):
                 return False  # rows must be sorted by id (how they are found)
+            if arrays["vecs"].shape != (n, self.dim) or arrays["q8"].shape != (n, self.dim):
+                return False
+            vecs_at = int(header["arrays"]["vecs"][0])
         except (ValueError, TypeError, KeyError):
             return False
         self._reset()
@@ -645,13 +730,17 @@ class VectorIndex:
         self.n0 = n
         if arrays["vecs"].nbytes <= COPY_BASE_MAX_BYTES:  # small enough to hold: no page faults in searches
             self.base = np.array(arrays["vecs"])  # (the mapping goes with this function's references)
+            self.q8, self.scale = np.array(arrays["q8"]), np.array(arrays["scale"])
         else:
-            # searches read scattered rows: no read-ahead or fault-around (each fault mapped 64 KB,
-            # the first recall at 1M read ~0.7 GB and every page of the file became resident)
+            # searches read scattered int8 rows: no read-ahead or fault-around (each fault mapped 64 KB,
+            # the first recall at 1M read ~0.7 GB and every page of the file became resident); the
+            # float32 rows a search rescores are read with os.pread, never through the mapping
             if hasattr(mm, "madvise") and hasattr(mmap, "MADV_RANDOM"):
                 mm.madvise(mmap.MADV_RANDOM)
             self._mm = mm
             self.base = arrays["vecs"]
+            self.q8, self.scale = arrays["q8"], arrays["scale"]
+            self._file, self._vecs_at = f, vecs_at
         self.cap = 0
         self._n = 0
         cap = 1024
@@ -696,6 +785,8 @@ class VectorIndex:
             ("mtype", np.dtype(np.int32), (n,)),
             ("flags", np.dtype(np.uint8), (n,)),
             ("codes", np.dtype(np.uint64), (self.words, n)),
+            ("scale", np.dtype(np.float32), (n,)),
+            ("q8", np.dtype(np.int8), (n, self.dim)),
             ("vecs", np.dtype(np.float32), (n, self.dim)),
         ]
         header: dict[str, Any] = {
@@ -719,9 +810,13 @@ class VectorIndex:
                 f.write(_MAGIC + len(blob).to_bytes(8, "little") + blob)
                 for name, _dtype, _shape in plan:
                     f.seek(header["arrays"][name][0])
-                    if name == "vecs":
+                    if name in ("vecs", "q8", "scale"):  # (a mapped base read by pread: its pages stay unmapped)
                         for s in range(0, n, 65_536):
-                            f.write(np.ascontiguousarray(self._gather(keep[s : s + 65_536])).tobytes())
+                            chunk = self._exact_rows(keep[s : s + 65_536])
+                            if name == "vecs":
+                                f.write(np.ascontiguousarray(chunk).tobytes())
+                            else:
+                                f.write(_quantize(chunk)[0 if name == "q8" else 1].tobytes())
                     elif name == "flags":
                         f.write(flags.tobytes())
                     elif name == "codes":
@@ -1096,13 +1191,47 @@ class VectorIndex:
             # of the distances finds it without a partition of them
             t = int(np.searchsorted(np.cumsum(np.bincount(ham, minlength=self.words * 64 + 1)), c))
             idx = idx[ham <= t]
-        # einsum, not a BLAS product: OpenBLAS's threads cost milliseconds on a busy machine for this size
-        sims = np.einsum("ij,j->i", self._gather(idx, ascending=True), q)
+        if self.q8 is not None and len(idx) > k and self.n0 > 0:
+            idx, sims = self._first_pass(idx, q, k)
+        else:
+            # einsum, not a BLAS product: OpenBLAS's threads cost milliseconds on a busy machine for this size
+            sims = np.einsum("ij,j->i", self._gather(idx, ascending=True), q)
         if len(idx) > k:
             part = np.argpartition(-sims, k - 1)[:k]
             idx, sims = idx[part], sims[part]
         order = np.argsort(-sims, kind="stable")
         return [(int(self.ids[idx[o]]), float(sims[o])) for o in order]
+
+    def _first_pass(self, idx: np.ndarray, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of ``idx`` (ascending) that can be among the k nearest, with their float32
+        cosines: the same k nearest as scoring every row of ``idx`` in float32, reading far less.
+
+        A snapshot's base rows are scored first through their int8 copies (a quarter of the bytes;
+        the float32 file is not touched): each such score is within ``b = scale * sum|q_i| / 2`` of
+        the float32 one (:data:`RESCORE_BOUND`). The k-th largest lower bound ``score - b`` is at
+        most the k-th largest float32 score, so a row whose upper bound ``score + b`` falls below it
+        cannot be among the k nearest; the rows left (~100 of ~3,000 at 100k memories, k=50) are
+        scored in float32 (:meth:`_exact_rows`). The other rows (added since the snapshot) are
+        held in float32 and scored exactly at once."""
+        import numpy as np
+
+        b = int(idx.searchsorted(self.n0))  # idx[:b] are base rows
+        assert self.q8 is not None and self.scale is not None
+        approx = np.empty(len(idx), dtype=np.float32)
+        bound = np.zeros(len(idx), dtype=np.float32)
+        if b:
+            scale = self.scale[idx[:b]]
+            approx[:b] = np.einsum("ij,j->i", np.take(self.q8, idx[:b], axis=0).astype(np.float32), q) * scale
+            bound[:b] = scale * np.float32(RESCORE_BOUND * float(np.abs(q).sum()))
+        if b < len(idx):
+            approx[b:] = np.einsum("ij,j->i", np.take(self.vecs, idx[b:] - self.n0, axis=0), q)
+        cut = np.partition(approx - bound, len(idx) - k)[len(idx) - k]  # the k-th largest lower bound
+        keep = np.flatnonzero(approx + bound >= cut)
+        sims = approx[keep]
+        base = keep[keep < b]
+        if len(base):
+            sims[: len(base)] = np.einsum("ij,j->i", self._exact_rows(idx[base]), q)
+        return idx[keep], sims
 
     def similarities(self, memory_ids: Sequence[int], query: np.ndarray) -> dict[int, float]:
         import numpy as np
@@ -1112,7 +1241,8 @@ class VectorIndex:
         rows = [(i, self._row[i]) for i in memory_ids if i in self._row]
         if not rows:
             return {}
-        sims = np.einsum("ij,j->i", self._gather(np.asarray([r for _, r in rows])), np.asarray(query, dtype=np.float32))
+        vecs = self._exact_rows(np.asarray([r for _, r in rows], dtype=np.int64))
+        sims = np.einsum("ij,j->i", vecs, np.asarray(query, dtype=np.float32))
         return {i: float(s) for (i, _), s in zip(rows, sims)}
 
 
@@ -1125,6 +1255,17 @@ def _filter_key(
     scope: str | None,
 ) -> tuple:
     return (namespace, agent_id, include_global, None if types is None else tuple(types), include_archived, scope)
+
+
+def _quantize(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(int8 rows, float32 scales)`` of float32 rows: each row rounded to steps of ``max|v| / 127``
+    (a zero row: zeros, scale 0), so ``v_i`` is within ``scale / 2`` of ``q8_i * scale``."""
+    import numpy as np
+
+    scale = (np.abs(vecs).max(axis=1, initial=0.0) / np.float32(127)).astype(np.float32)
+    safe = np.where(scale > 0, scale, np.float32(1))
+    q8 = np.clip(np.rint(vecs / safe[:, None]), -127, 127).astype(np.int8)
+    return q8, scale
 
 
 def _codes(vecs: np.ndarray, words: int) -> np.ndarray:

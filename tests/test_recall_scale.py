@@ -98,7 +98,7 @@ def test_index_is_persisted_and_a_new_process_catches_up_from_it(tmp_path, small
         assert 2 not in _vector_ids(r, QUERIES[0][0], agent_id="a1", limit=300)  # archived
         r.restore(2)  # a row of the file changes in this process only (the file is mapped copy-on-write)
         assert 2 in _vector_ids(r, QUERIES[0][0], agent_id="a1", limit=300)
-    assert side.read_bytes()[:8] == b"HMVECIX2"
+    assert side.read_bytes()[:8] == b"HMVECIX3"
 
 
 def test_a_snapshot_that_does_not_fit_is_ignored(tmp_path, small_snapshots):

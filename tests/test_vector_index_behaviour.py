@@ -63,7 +63,7 @@ def test_a_snapshot_file_of_another_format_or_of_garbage_is_ignored(tmp_path, sm
         w._core.index.sync(w._core.backend)  # a full load writes the snapshot (with the archived flag)
     side = vi.sidecar_path(path)
     good = side.read_bytes()
-    assert good[:8] == b"HMVECIX2"
+    assert good[:8] == b"HMVECIX3"
     with MemoryStore(path) as sql_store, MemoryStore(path) as index_store:  # the good file: read back whole
         index_store._core.index.sql_below = 0
         for query, kw in [
@@ -84,4 +84,4 @@ def test_a_snapshot_file_of_another_format_or_of_garbage_is_ignored(tmp_path, sm
             want = vector_ids(sql_store, "deploy cache retry", agent_id="a1")
             assert vector_ids(index_store, "deploy cache retry", agent_id="a1") == want
             assert index_store._core.index.last_load == "database" and len(index_store._core.index) == 200
-        assert side.read_bytes()[:8] == b"HMVECIX2"  # and rewritten
+        assert side.read_bytes()[:8] == b"HMVECIX3"  # and rewritten
