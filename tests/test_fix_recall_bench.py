@@ -261,6 +261,30 @@ def test_replay_bookkeeping_on_a_tiny_stream(tmp_path):
     assert asked[2].case.repair is None
 
 
+def test_the_issue_s_protocol_gives_the_run_as_the_task_and_teaches_none(tmp_path, monkeypatch):
+    """--task run: the run's id is the title and learn_success gets no task, so what the library
+    answers with comes from the error text alone (here: the origin of its traceback)."""
+
+    def tb(exc: str) -> str:
+        return f'Traceback (most recent call last):\n  File "/testbed/repro.py", line 4, in <module>\n{exc}'
+
+    excs = ["KeyError: 'a'", "ValueError: bad value", "TypeError: not a str", "IndexError: out of range"]
+    runs = [
+        run([step("python repro.py", 1, tb(e)), step("sed -i s/a/b/ x.py", 0), step("python repro.py", 0)], f"d__d-{n}")
+        for n, e in enumerate(excs + ["OSError: gone"], start=1)
+    ]
+    monkeypatch.setattr(fr, "TASK", "run")
+    monkeypatch.setattr(fr, "SETTINGS", {"fix_origin_min": 2})
+    src = fr.runs_source("demo", runs)
+    assert [fr.title_of(c) for t in src.tasks for c in t.cases] == [f"d__d-{n}" for n in range(1, 6)]
+    asked, stats = fr.replay(src, "learn_success", credit=True, online=False, db_dir=tmp_path)
+    assert stats["taught"] == 3 and [a.case.case_id for a in asked] == ["d__d-4#0", "d__d-5#0"]
+    assert all(a.out["on_task_error"].hit1 for a in asked)
+    monkeypatch.setattr(fr, "SETTINGS", {"fix_origin_min": None})
+    asked, _ = fr.replay(src, "learn_success", credit=True, online=False, db_dir=tmp_path / "off")
+    assert not any(a.out["on_task_error"].answered for a in asked)
+
+
 def test_learn_fix_mode_without_the_api_exits_2(monkeypatch, capsys):
     monkeypatch.delattr(fr.MemoryStore, "learn_fix", raising=False)
     assert fr.main(["--teach", "learn_fix", "--sources", "scripted"]) == 2
