@@ -9,6 +9,10 @@ process. Prints one JSON line: recall, the numpy baseline and the vector channel
 (p50/p95 ms, both clocks, recall over numpy), then remember one at a time (``--steady N``: N more,
 timed apart, a long-lived writer's rate) and in batches of 1,000 (memories/s, both clocks, and the CPU time of each of the backend's batch methods). To compare two versions of the library in the same minutes,
 run it once per checkout on copies of the same database, alternately.
+
+``--fresh N`` first runs a fresh process (latency.py's) that opens the store, answers one recall and N
+more, and reports open + first recall, its p50/p95 and its resident memory (anonymous and file-backed,
+and the peak); ``--overlap N``: the vector channel's overlap@50 with exact search over N queries.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_memory
 from harness_memory import HashingEmbedder, MemoryStore
-from latency import _Baseline, _queries, synth
+from latency import _Baseline, _fresh_process, _overlap, _queries, synth
 
 # the backend's batch methods (writes.write_many): exact-duplicate look-ups, rows, keyword rows, vectors
 BATCH_METHODS = ("existing_hashes", "insert_returning", "index_texts", "put_vectors")
@@ -45,7 +49,21 @@ def main() -> None:
         help="then this many more writes one at a time, timed apart: a long-lived writer's rate, once "
         "the per-group state the near-duplicate check keeps (VectorIndex._group_heads) is built",
     )
+    ap.add_argument("--fresh", type=int, default=0, help="recalls of a fresh process after its first (0: none)")
+    ap.add_argument("--overlap", type=int, default=0, help="queries for the vector overlap@50 (0: none)")
     args = ap.parse_args()
+    fresh = None
+    if args.fresh:  # before this process reads anything: the fresh process opens the store as a new one would
+        with MemoryStore(args.db, embedder=HashingEmbedder()) as s:
+            top = s._core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0]
+        f = _fresh_process(args.db, "memory", _queries(random.Random(13), top, args.fresh + 1))
+        fresh = {
+            "index from": f["load"],
+            "open + first recall s": round(f["open"] + f["first"], 3),
+            "then p50 / p95 ms": [round(float(np.percentile(f["lat"], p)), 2) for p in (50, 95)],
+            "RSS MB (anon + file)": [round(f["rss"]), round(f["anon"]), round(f["file"])],
+            "peak RSS MB": round(f["hwm"]),
+        }
     from harness_memory.recall import RecallQuery, _vector_candidates, _where
 
     s = MemoryStore(args.db, embedder=HashingEmbedder())
@@ -100,6 +118,10 @@ def main() -> None:
         return round(float(np.percentile(x, k)) * 1000, 2)
 
     out: dict = {"library": os.path.dirname(harness_memory.__file__), "memories": n, "load": os.getloadavg()[0]}
+    if fresh is not None:
+        out["fresh process"] = fresh
+    if args.overlap:
+        out["vector overlap@50"] = round(_overlap(s, qs[: args.overlap]), 4)
     for clock, d in (("wall", wall), ("cpu", cpu)):
         out[f"recall {clock}"] = {k: {"p50": ms(v, 50), "p95": ms(v, 95)} for k, v in d.items()}
         out[f"recall {clock}"]["p95 / numpy p95"] = round(ms(d["recall"], 95) / ms(d["numpy"], 95), 3)

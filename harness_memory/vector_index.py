@@ -729,8 +729,9 @@ class VectorIndex:
         self._strings = _Interner(header["strings"])
         self.n0 = n
         if arrays["vecs"].nbytes <= COPY_BASE_MAX_BYTES:  # small enough to hold: no page faults in searches
+            # (and searched as an index loaded from the database is, in float32: at 100k memories the
+            # int8 first pass took as much CPU as it saved, for 38 MB more)
             self.base = np.array(arrays["vecs"])  # (the mapping goes with this function's references)
-            self.q8, self.scale = np.array(arrays["q8"]), np.array(arrays["scale"])
         else:
             # searches read scattered int8 rows: no read-ahead or fault-around (each fault mapped 64 KB,
             # the first recall at 1M read ~0.7 GB and every page of the file became resident); the
