@@ -213,8 +213,25 @@ def test_off_means_no_server(project, runtime):
 
 def test_an_idle_server_exits_and_status_and_stop_say_so(project, runtime):
     on = env_of(runtime, on=True, HARNESS_MEMORY_CLI_SERVER_IDLE="5")
-    cli(["recall", "warm up", "--db", "m.db"], on, cwd=project)
-    server = wait_for_server(runtime)
+    # the call starts the server and runs itself meanwhile: on a loaded machine the server may be ready,
+    # idle for 5 s and gone before the call returns, so look for it while the call runs
+    call = subprocess.Popen(
+        [*CLI, "recall", "warm up", "--db", "m.db"],
+        env=on,
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        server = wait_for_server(runtime)
+        assert call.wait(timeout=180) == 0, call.stderr.read() if call.stderr else ""
+    finally:
+        if call.poll() is None:
+            call.kill()
+        call.wait()
+        if call.stderr:
+            call.stderr.close()
     deadline = time.monotonic() + 120
     while (_server_pids(runtime) or _alive(server)) and time.monotonic() < deadline:
         time.sleep(0.1)
