@@ -74,7 +74,15 @@ DEFAULT_THRESHOLD = 0.7
 # 10: a failure inside the tests only also names its test method (Java, Python): a later group signing the same
 #    test method with the same masked message is joined to the group that signed it first (TemplateMiner._join),
 #    so one test run by several test classes (a subclass, a copied suite) is one signature
-SIGNATURE_METHOD = 10
+# 11: the heldout8 classes: ant's task column is a prefix; a file that does not parse (a POM, HCL), an unresolved
+#    class or symbol, a location in ``(line, col)`` form followed by ``Error`` (Nim, Pascal) and gfortran's location
+#    header above its ``Error:`` are compile errors; a plugin or artifact that could not be resolved is a missing
+#    dependency unless the line names a network reason; a test framework's report at a location (``x.cpp:9:
+#    Failure``), a failed check of an expression and GoogleTest's equality report are assertions; a test JVM that
+#    died is a test failure; a located finding ending in its check's name (``[UnusedImports]``) is a linter's;
+#    ``cannot connect to`` is network, ``could not be found`` not_found; a statement that points at errors
+#    "described below" is a trailer
+SIGNATURE_METHOD = 11
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -345,6 +353,8 @@ _BY_TEXT = [
             r"could(?:n't| not) find [\w.-]{1,200}:[\w.-]{1,200}:\d|"  # a group:artifact:version (Gradle, Ivy, sbt)
             r"\bdependency .{0,120}\bnot found|\blib[\w+.-]{1,40} (?:is|are) (?:required|missing)\b|"
             r"package requirements .{0,200} were not met|"
+            r"\b(?:plugin|artifact|dependenc(?:y|ies)|package|module|library|extension)\b.{0,200}\bcould not be resolved\b|"
+            r"\bhas not been downloaded from it before\b|"  # Maven offline: not in the local repository
             r"\block ?file\b.{0,120}\b(?:needs? to be updated|out of sync|in sync|outdated|out of date|not up to date)|"
             r"\b(?:out of sync|in sync|outdated|out of date)\b.{0,120}\block ?file\b|outdated_lockfile"
         ),
@@ -371,7 +381,10 @@ _BY_TEXT = [
             r"\bexpecting '[^'\n]{1,40}', found\b|\bmismatched input\b.{1,200}\bexpecting\b|"  # ANTLR-made parsers
             r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
             r"cannot find symbol|undefined reference|unexpected token|build failed|static assertion|static_assert|"
-            r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol"
+            r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol|"
+            r"\bnon-?parseable\b|\bunparseable\b|\b(?:could not|failed to|cannot|unable to) parse\b|"
+            r"\bunable to resolve class\b|\bcannot resolve symbol\b|\bunresolved reference\b|"
+            r"\binvalid '?[\w-]{1,20}'? expression\b|\bextra characters after\b"
         ),
     ),
     (
@@ -381,7 +394,7 @@ _BY_TEXT = [
             r"could(?: no|n')t resolve (?:host|proxy)|network error|failed to establish a new connection|"
             r"name or service not known|getaddrinfo|temporary failure in name resolution|"
             r"broken pipe|ssl|tls handshake|\b50[234]\b|failed to connect\b|could(?:n't| not) connect to\b|"
-            r"unable to connect\b"
+            r"unable to connect\b|\bcan(?:not|'t) connect to\b"
         ),
     ),
     (
@@ -391,13 +404,14 @@ _BY_TEXT = [
             r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b|\bundeclared\b|"
             r"\bno (?:configuration|config|input|source|test|matching) files?\b|invalid command name|unknown command\b|"
             r"could(?:n't| not) find (?:function|method|object|symbol|variable)\b|\bnot an element (?:in|of)\b|"
-            r"\bno such key\b"
+            r"\bno such key\b|\b(?:could|can) ?not be found\b|\bcan't be found\b"
         ),
     ),
     (
         "assertion",
         re.compile(
             r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|\bnot equal to\b|"
+            r"\bcheck failed: .{1,200}(?:==|!=|<|>)|\bexpected (?:equality|inequality) of these values\b|"
             r"\bexpected\b.{1,300}\bto (?:include|eq|equal|be|match|contain|have|raise|respond|start_with|end_with)\b|"
             r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)|"
             r"(?m:^[^\w\n]{0,12}(?:got|actual|received):.{0,200}\n(?:.{0,200}\n){0,6}?[^\w\n]{0,12}expected:)"
@@ -409,7 +423,8 @@ _BY_TEXT = [
             r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure|"
             r"are (?:definitely|indirectly) lost in loss record|invalid (?:read|write) of size|uninitialised value|"
             r"\bxpass\b|unexpected(?:ly)? (?:success|pass)|would reformat|would be reformatted|incorrectly sorted|"
-            r"not (?:properly )?formatted|needs? (?:re)?formatting|code style issues"
+            r"not (?:properly )?formatted|needs? (?:re)?formatting|code style issues|"
+            r"\bforked (?:vm|jvm|process)\b.{0,40}\bterminated\b|\bvm crash\b"
         ),
     ),
 ]
@@ -494,6 +509,8 @@ _TEXT_KEYS = {
         "lib",
         "package requirements",
         "lock",
+        "resolved",
+        "downloaded",
     ),
     "type_error": (
         "type",
@@ -531,6 +548,11 @@ _TEXT_KEYS = {
         "link",
         "ld returned",
         "undefined symbol",
+        "parse",
+        "resolve class",
+        "resolve symbol",
+        "unresolved reference",
+        "extra characters",
     ),
     "network": (
         "connection",
@@ -570,8 +592,9 @@ _TEXT_KEYS = {
         " file",
         "invalid command",
         "unknown command",
+        "be found",
     ),
-    "assertion": ("assert", "expected", ", want", "not equal to"),
+    "assertion": ("assert", "expected", ", want", "not equal to", "check failed"),
     "test_failure": (
         "fail",
         "lost in loss record",
@@ -584,6 +607,8 @@ _TEXT_KEYS = {
         "sorted",
         "formatt",
         "code style",
+        "forked",
+        "vm crash",
     ),
 }
 
@@ -605,6 +630,10 @@ def _by_text(text: str) -> str | None:
 
 
 _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
+_FETCH_REASONS = [(cat, rx) for cat, rx in _TEXT_LOWER if cat in ("rate_limit", "timeout", "network")]
+_FETCH = re.compile(
+    r"could not (?:be resolved|transfer|download|fetch)|failed to (?:download|fetch|transfer)|transfer failed"
+)
 _WEAK = frozenset({"unknown", "test_failure"})
 _CONSEQUENCE = frozenset({"unknown", "test_failure", "import_error", "not_found"})
 # checkers and formatters: what they report is a finding. Matched against the command word of each
@@ -643,7 +672,13 @@ def _is_linter(command: str | None) -> bool:
     return False
 
 
-_LINT_NAMED = re.compile(r"\bclippy::|\(lint\)|\blint:|\[lint\]")
+_LINT_NAMED = re.compile(
+    r"(?m)\bclippy::|\(lint\)|\blint:|\[lint\]|"
+    # a located finding that ends with the name of the check that made it, in brackets (checkstyle's
+    # ``X.java:4:8: Unused import - java.util.Map. [UnusedImports]``, detekt's ``[MagicNumber]``): a compiler
+    # names no check there (gcc's ``[-Wunused]`` is a flag, mypy's ``[arg-type]`` a lower-case code)
+    r"^\S{1,400}:\d{1,7}(?::\d{1,5})?: .{1,400} \[[A-Z][a-z0-9]{1,30}(?:[A-Z][a-z0-9]{0,30}){0,8}\]\s*$"
+)
 _NOT_COMPILER_WORDS = frozenset({None, "type_error", "assertion", "not_found", "timeout", "test_failure"})
 _TEST_FILE = re.compile(
     r"(?:_test\.go|_test\.\w{1,4}|[\\/]?test_\w+\.py|Tests?\.\w{1,6}|\.(?:test|spec)\.\w{1,4}|_spec\.rb)$"
@@ -654,6 +689,9 @@ _HEADER = re.compile(
 # a program's run-time check reporting at a source location (UndefinedBehaviorSanitizer's ``x.c:7:15: runtime
 # error: signed integer overflow``): a dynamic checker's finding, although shaped like a compiler's diagnostic
 _RUNTIME_CHECK = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}runtime error:")
+# a test framework's report at a source location whose severity word is a test's, not a compiler's (GoogleTest's
+# ``test/x_test.cpp:9: Failure``, Catch2's ``x.cpp:12: FAILED:``): what the lines under it say decides
+_TEST_REPORT = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:Failure|FAILED):?\s*$")
 # a bare report that a process was killed (SIGKILL): bash's ``Killed`` line or its job report
 _KILL_REPORT = re.compile(r"^(?:\S{1,200}: )?(?:line \d{1,7}: )?(?:\d{1,9}\s{1,40})?Killed\b")
 _UNCAUGHT = re.compile(
@@ -739,6 +777,12 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _by_text(excerpt.message)
+    low = excerpt.message[:8000].lower()
+    if by_text == "import_error" and _FETCH.search(low):
+        # a dependency that could not be fetched names why in the same line ("could not be resolved: ... Could not
+        # transfer artifact ...: Unknown host ...: Name or service not known"): a reason about the environment is
+        # the root cause
+        by_text = next((cat for cat, rx in _FETCH_REASONS if rx.search(low)), by_text)
     if by_text is None and excerpt.kind == "diagnostic" and _BARE_HEADLINE.search(excerpt.message):
         # ``Config.hs:5:1: error:`` (GHC): the headline is only where and how bad; what is under it says what
         by_text = _by_text(_said(excerpt.block))
@@ -758,6 +802,11 @@ def _categorize_block(excerpt: Excerpt) -> str:
     compiled = diagnostic and bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
     if diagnostic and _RUNTIME_CHECK.match(excerpt.message.strip()):
         return by_text if by_text in _ENVIRONMENT else "test_failure"
+    if diagnostic and _TEST_REPORT.match(excerpt.message.strip()):
+        said = _said(excerpt.block)
+        if _ASSERTION.search(said[:8000].lower()):
+            return "assertion"
+        return _by_text(said.split("\n", 1)[-1]) or "test_failure"
     if diagnostic:
         if excerpt.block[:1].isspace() and (
             not re.search(r"(?i)\berror\b", excerpt.message) or _TEST_FILE.search(excerpt.message.split(":", 1)[0])

@@ -101,6 +101,8 @@ _PREFIXES = [
     re.compile(r"^\[\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]\s?"),
     re.compile(r"^==\d{1,9}== ?"),  # valgrind's process-id column
     re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
+    # ant's task column: every line a task prints, right-aligned under its name (``    [junit] ...``, ``  [javac]``)
+    re.compile(r"^ {1,12}\[[a-z][\w-]{0,30}\] ?"),
 ]
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 # a logger's own date (Go's log package, many daemons): what follows is a log record, whose "file.go:12:" is
@@ -138,7 +140,9 @@ def _clean(raw: str) -> tuple[str, str | None, str | None]:
         raw = _CONTROL.sub("", raw)
     text = raw
     for _ in range(3):  # prefixes start with a digit, "[", "=", a BOM, or are tab-separated columns
-        if not text or not (text[0].isdigit() or text[0] in "[=\ufeff" or "\t" in text[:410]):
+        if not text or not (
+            text[0].isdigit() or text[0] in "[=\ufeff" or "\t" in text[:410] or (text[0] == " " and "] " in text[:45])
+        ):
             break
         m = _PREFIX.match(text)
         if m is None or not m.end():
@@ -239,7 +243,8 @@ _FLAGS = re.compile(r"(?<!\S)-{1,2}[A-Za-z][\w.-]{0,60}(?:=\S{0,200})?")
 _C5 = _Keyed(
     re.compile(
         r"(?:^|\s)panicked at\b|^panic: |^fatal error: (?!.{0,200}\.\w{1,5}: )|^Segmentation fault|"
-        r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b"
+        r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b|"
+        r"^=> [\w$.]{1,300}(?:Error|Exception|Failure|Throwable)\w{0,40}(?::|$)"  # JUnit console's ``=> org.x.YError: ...``
     ),
     (
         "panic",
@@ -250,10 +255,12 @@ _C5 = _Keyed(
         "caused by",
         "killed",
         "aborted",
+        "=> ",
     ),
 )
 _C4 = re.compile(
-    r"^(?:In file included from )?[\w./\\~@+-]{0,400}\.\w{1,8}(?::\d{1,7}(?::\d{1,5})?:|\(\d{1,7}(?:,\d{1,5})?\):|"
+    r"^(?:In file included from )?[\w./\\~@+-]{0,400}\.\w{1,8}(?::\d{1,7}(?::\d{1,5})?:|\(\d{1,7}(?:, ?\d{1,5})?\):|"
+    r"\(\d{1,7}(?:, ?\d{1,5})?\) (?=(?:[Ff]atal )?(?:[Ee]rror|ERROR)\b)|"
     r":\[\d{1,7},\d{1,5}\])\s{0,3}(?:(?:fatal )?error\b|\S)(?<!warning)|"
     r"\berror\[E\d{1,5}\]|\berror TS\d{1,6}\b|\bundefined reference to\b|\bcannot find symbol\b|"
     r"\berror CS\d{1,5}\b|^ld(?:\.\w+)?: .{0,200}\berror\b"
@@ -280,7 +287,9 @@ _C3 = _Keyed(
         r"No matching distribution found|Cannot find module|Module not found|ModuleNotFoundError|ImportError|"
         r"Missing script|cannot open|could not open|unable to (?:open|find|resolve|locate|access|connect)|"
         r"Out of memory|out of memory|Cannot allocate memory|timed out|Timed out|Timeout exceeded|"
-        r"not an element (?:in|of)|[Nn]o such key)\b|"
+        r"not an element (?:in|of)|[Nn]o such key|[Nn]on-?parseable|[Uu]nparseable|"
+        r"(?:[Cc]ould not|[Ff]ailed to|[Cc]annot|[Uu]nable to) parse|[Cc]an(?:not|'t) connect to)\b|"
+        r"\s\u2718(?:\s|$)|"  # a test tree's failed mark after the test's name (JUnit console: ``name() \u2718 message``)
         r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b"
     ),
     (
@@ -318,13 +327,16 @@ _C3 = _Keyed(
         "assert",
         "not an element",
         "no such key",
+        "parse",
+        "connect to",
+        "\u2718",
     ),
 )
 _C2 = _Keyed(
     re.compile(
         r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
         r"not found|aborted|killed|invalid|unexpected|undefined|missing|could not find|couldn't find|"
-        r"could not resolve|couldn't resolve)\b"
+        r"could not resolve|couldn't resolve|(?:could|can) ?not be found|can't be found)\b"
     ),
     (
         "error",
@@ -346,6 +358,7 @@ _C2 = _Keyed(
         "missing",
         "find",
         "resolve",
+        "be found",
     ),
 )
 # a line that only reports that a process died of a signal: the shell's job report (``bash: line 1: 123
@@ -385,6 +398,7 @@ _FILES_COUNT = re.compile(
     r"(?i)\b(?:issues?|problems?|errors?|violations?|findings?) (?:were )?found in \d{1,6} files?\b|"
     r"^\d{1,6} files? would be (?:reformatted|changed|fixed)\b"
 )
+_POINTS_BELOW = re.compile(r"(?i)\b(?:described|listed|shown|reported) below\b|\bsee below\b")
 _STRUCTURE_WORDS = ("ail", "AIL", "rror", "RROR", " found in ", "would be", "___ ")  # lines _structure may act on
 _TAG = re.compile(r"^\[\w{1,10}\]\s")
 _FILE_NAME = re.compile(r"^[\w.@+~-]{0,255}(?:[\\/][\w.@+~-]{1,255}){0,64}\.\w{1,10}$")
@@ -442,9 +456,11 @@ _C1 = _Keyed(
         r"^Found \d{1,9} errors?\b|\bTests? failed\b|^Test failed\.|^(?:\d{1,9} )?errors? generated\.|"
         r"\bsubprocess-exited-with-error\b|\bErrors? (?:occurred|were found)\b|^Execution failed for task|"
         r"^(?:> Task )?:\S+ FAILED$|\b(?:are|were) test failures\b|^Error: Test failures$|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
-        r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed"
+        r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed|"
+        r"\bexecution of an external program failed\b|"  # Nim's ``nim c -r``: the test program exited non-zero
+        r"^\[\s{0,20}\d{1,9} (?:tests?|containers?) (?:failed|aborted)\s{0,20}\]$"  # JUnit console's count boxes
     ),
-    ("exit", "fail", "err", "compil", "ran "),
+    ("exit", "fail", "err", "compil", "ran ", "abort"),
 )
 
 
@@ -500,6 +516,10 @@ _ANY_WORDS = (
     "✕",
     "×",
     "✖",
+    "\u2718",
+    "be found",
+    "parse",
+    "connect",
 )
 _ANY_START = (
     "e ",
@@ -514,6 +534,7 @@ _ANY_START = (
     "step ",
     "running command",
     "executing ",
+    "=> ",
 )
 _DIGITISH = re.compile(r"[:(\[]\d")
 
@@ -984,12 +1005,20 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
                 if _PYTEST_E.match(lines[i].text):
                     return _finish(_pytest(lines, i, hi), lines, lo, hi)
     t = lines[i].text.strip()
-    if t.startswith("> ") and lines[i].cls == 5:
-        t = t[2:]  # Gradle's cause marker (``> java.lang.OutOfMemoryError: ...`` under "What went wrong:")
+    if t.startswith(("> ", "=> ")) and lines[i].cls == 5:
+        # Gradle's cause marker (``> java.lang.OutOfMemoryError: ...`` under "What went wrong:"), the JUnit Platform
+        # console's (``=> org.opentest4j.AssertionFailedError: ...`` under a failed test)
+        t = t.split(" ", 1)[1]
     if _PANIC_AT_END.search(t):  # Rust >= 1.73 prints the panic's message on the line after its location
         nxt = next((lines[j].text.strip() for j in range(i + 1, min(hi, i + 4)) if lines[j].text.strip()), "")
         if nxt and not nxt.startswith(("note:", "stack backtrace:")):
             t = f"{t} {nxt}"
+    at = _location_above(lines, lo, i) if t.startswith(("Error: ", "Fatal Error: ")) else None
+    if at is not None:
+        # gfortran's ``src/heat.f90:10:28:`` (then the source line and its marker), then ``Error: ...``: one
+        # diagnostic at that location
+        ex = Excerpt(message=f"{lines[at].text.strip()} {t}", kind="diagnostic", level=lines[i].level)
+        return _finish(_with_block(ex, lines, at, _detail_end(lines, i, hi)), lines, lo, hi)
     ex = Excerpt(
         message=t,
         exception=_exc_of(t) if _EXC.match(t) and ":" in t else None,
@@ -998,6 +1027,23 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
     )
     ex.detail = _indented_detail(lines, i, hi) or _named_earlier(lines, lo, i)
     return _finish(_with_block(ex, lines, i, _detail_end(lines, i, hi)), lines, lo, hi)
+
+
+# a location alone on its line (``src/heat.f90:10:28:``): the header of a diagnostic whose message comes below
+_BARE_LOCATION = re.compile(r"^[\w./\\~@+-]{1,400}\.\w{1,8}:\d{1,7}(?::\d{1,5})?:$")
+_LOCATION_LOOKBACK = 6
+
+
+def _location_above(lines: list[Line], lo: int, at: int) -> int | None:
+    """The bare location line a few lines above ``at`` that the message at ``at`` belongs to: only the quoted
+    source and its marker (not another statement) between them."""
+    for j in range(at - 1, max(lo, at - _LOCATION_LOOKBACK) - 1, -1):
+        t = lines[j].text.strip()
+        if _BARE_LOCATION.match(t):
+            return j
+        if lines[j].cls or lines[j].boundary:
+            return None
+    return None
 
 
 _TAP_NOT_OK = re.compile(r"^not ok \d{1,6}\s{0,3}-?\s{0,3}(\S.{0,300}?)\s*(?:#.{0,200})?$")
@@ -1032,6 +1078,11 @@ def _structure(lines: list[Line], baseline: Baseline | None) -> None:
         t = t.strip()
         if ln.boundary and t.startswith("+++ ") and k and lines[k - 1].text.lstrip().startswith("--- "):
             ln.boundary = False
+            continue
+        if ln.cls >= 2 and _POINTS_BELOW.search(" ".join(lines[j].text for j in range(k, min(len(lines), k + 3)))):
+            # "Terraform encountered problems ..., described below", "[  FAILED  ] 1 test, listed below:": a pointer
+            # to the failures that follow, as a trailer is
+            ln.cls = 1
             continue
         if _ANNOUNCES.match(t):
             item = next((j for j in range(k + 1, min(len(lines), k + 4)) if lines[j].text.strip()), None)
