@@ -741,7 +741,8 @@ class VectorIndex:
             self._mm = mm
             self.base = arrays["vecs"]
             self.q8, self.scale = arrays["q8"], arrays["scale"]
-            self._file, self._vecs_at = f, vecs_at
+            if hasattr(os, "pread"):  # (elsewhere the rows are read through the mapping)
+                self._file, self._vecs_at = f, vecs_at
         self.cap = 0
         self._n = 0
         cap = 1024
@@ -1216,6 +1217,9 @@ class VectorIndex:
         held in float32 and scored exactly at once."""
         import numpy as np
 
+        weight = float(np.abs(q).sum())
+        if weight == 0.0:  # a query without any weight: every cosine is 0 (nothing to rule out by a bound)
+            return idx[:k], np.zeros(min(k, len(idx)), dtype=np.float32)
         b = int(idx.searchsorted(self.n0))  # idx[:b] are base rows
         assert self.q8 is not None and self.scale is not None
         approx = np.empty(len(idx), dtype=np.float32)
@@ -1223,7 +1227,7 @@ class VectorIndex:
         if b:
             scale = self.scale[idx[:b]]
             approx[:b] = np.einsum("ij,j->i", np.take(self.q8, idx[:b], axis=0).astype(np.float32), q) * scale
-            bound[:b] = scale * np.float32(RESCORE_BOUND * float(np.abs(q).sum()))
+            bound[:b] = scale * np.float32(RESCORE_BOUND * weight)
         if b < len(idx):
             approx[b:] = np.einsum("ij,j->i", np.take(self.vecs, idx[b:] - self.n0, axis=0), q)
         cut = np.partition(approx - bound, len(idx) - k)[len(idx) - k]  # the k-th largest lower bound
