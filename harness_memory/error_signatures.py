@@ -383,7 +383,7 @@ _BY_TEXT = [
             r"cannot find symbol|undefined reference|unexpected token|build failed|static assertion|static_assert|"
             r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol|"
             r"\bnon-?parseable\b|\bunparseable\b|\b(?:could not|failed to|cannot|unable to) parse\b|"
-            r"\bunable to resolve class\b|\bcannot resolve symbol\b|\bunresolved reference\b|"
+            r"\bunable to resolve class\b|"
             r"\binvalid '?[\w-]{1,20}'? expression\b|\bextra characters after\b"
         ),
     ),
@@ -550,8 +550,6 @@ _TEXT_KEYS = {
         "undefined symbol",
         "parse",
         "resolve class",
-        "resolve symbol",
-        "unresolved reference",
         "extra characters",
     ),
     "network": (
