@@ -173,3 +173,24 @@ def test_the_environment_turns_the_tier_off_or_sets_its_minimum(monkeypatch):
     monkeypatch.setenv("HARNESS_MEMORY_FIX_ORIGIN_MIN", "0")
     with pytest.raises(ConfigurationError):
         from_environment()
+
+
+def test_a_resign_merge_keeps_the_task_and_origin_of_the_merged_link(store):
+    """When a re-signing maps an old signature onto one the fix is already linked to, the counts add up
+    and the task and origin that only the old link had are kept."""
+    from harness_memory.jobs.resign import _move_links
+
+    m = store.learn_success(AGENT, FIX, error="KeyError: 'tz'")  # no stack trace: no origin, no task
+    b = store._core.backend
+    (new,) = b.execute("SELECT error_signature FROM fix_links WHERE memory_id = ?", (m.id,)).fetchone()
+    with b.write() as c:
+        c.execute(
+            "INSERT INTO fix_links(memory_id, error_signature, worked, failed, first_at, last_at, task_signature, "
+            "error_origin) VALUES (?, 'err_0000000000000001', 2, 0, 0, 0, 'debug:run:low:reproduce', 'reproduce.py')",
+            (m.id,),
+        )
+        _move_links(c, "err_0000000000000001", new)
+    rows = b.execute(
+        "SELECT error_signature, worked, task_signature, error_origin FROM fix_links WHERE memory_id = ?", (m.id,)
+    ).fetchall()
+    assert [tuple(r) for r in rows] == [(new, 3, "debug:run:low:reproduce", "reproduce.py")]
