@@ -161,20 +161,6 @@ def test_export_and_import_keep_the_origin_of_each_link(store, tmp_path, clock):
         assert got.fix_evidence[0].worked == 2
 
 
-def test_the_environment_turns_the_tier_off_or_sets_its_minimum(monkeypatch):
-    from harness_memory.errors import ConfigurationError
-    from harness_memory.settings import from_environment
-
-    assert from_environment().fix_origin_min == 5
-    monkeypatch.setenv("HARNESS_MEMORY_FIX_ORIGIN_MIN", "off")
-    assert from_environment().fix_origin_min is None
-    monkeypatch.setenv("HARNESS_MEMORY_FIX_ORIGIN_MIN", "3")
-    assert from_environment().fix_origin_min == 3
-    monkeypatch.setenv("HARNESS_MEMORY_FIX_ORIGIN_MIN", "0")
-    with pytest.raises(ConfigurationError):
-        from_environment()
-
-
 def test_a_resign_merge_keeps_the_task_and_origin_of_the_merged_link(store):
     """When a re-signing maps an old signature onto one the fix is already linked to, the counts add up
     and the task and origin that only the old link had are kept."""

@@ -147,16 +147,18 @@ def test_export_and_import_keep_the_task_of_each_link(store, tmp_path, clock):
         assert [m.content for m in got.fixes] == [RUN] and got.fix_evidence[0].worked == 2
 
 
-def test_the_environment_turns_the_tier_off_or_sets_its_minimum(monkeypatch):
+@pytest.mark.parametrize("field", ["fix_task_min", "fix_origin_min"])  # the task tier and the origin tier
+def test_the_environment_turns_the_tier_off_or_sets_its_minimum(monkeypatch, field):
     from harness_memory.errors import ConfigurationError
     from harness_memory.settings import from_environment
 
-    assert from_environment().fix_task_min == 5
-    monkeypatch.setenv("HARNESS_MEMORY_FIX_TASK_MIN", "off")
-    assert from_environment().fix_task_min is None
-    monkeypatch.setenv("HARNESS_MEMORY_FIX_TASK_MIN", "3")
-    assert from_environment().fix_task_min == 3
-    monkeypatch.setenv("HARNESS_MEMORY_FIX_TASK_MIN", "0")
+    var = "HARNESS_MEMORY_" + field.upper()
+    assert getattr(from_environment(), field) == 5
+    monkeypatch.setenv(var, "off")
+    assert getattr(from_environment(), field) is None
+    monkeypatch.setenv(var, "3")
+    assert getattr(from_environment(), field) == 3
+    monkeypatch.setenv(var, "0")
     with pytest.raises(ConfigurationError):
         from_environment()
 
