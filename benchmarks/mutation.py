@@ -236,6 +236,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         [
             "tests/test_vector_index_behaviour.py",
             "tests/test_vector_index_paths.py",
+            "tests/test_vector_index_int8.py",
             "tests/test_write_index.py",
             "tests/test_bulk_delete.py",
         ],
