@@ -57,6 +57,7 @@ DatabaseError = psycopg.Error
 
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%")
 
+BM25_K1, BM25_B = 1.2, 0.75  # the keyword channel's BM25, FTS5's constants (keyword_search)
 COPY_ROWS = 32  # a batch of at least this many rows goes through COPY instead of one statement per row
 # A batch's near-duplicate check through the sign codes (PostgresBackend._near_by_codes) reads a group's codes
 # when that costs less than the graph searches of the batch's queries in it, by measured costs (docs/backends.md,
@@ -558,8 +559,11 @@ class PostgresBackend:
             "up AS (INSERT INTO memories_fts(memory_id, doc) SELECT ?, doc FROM d "
             "ON CONFLICT (memory_id) DO UPDATE SET doc = excluded.doc), "
             "delta AS (SELECT w, SUM(c) AS c FROM (SELECT unnest(tsvector_to_array(doc)) AS w, 1 AS c FROM d "
-            "UNION ALL SELECT unnest(tsvector_to_array(doc)), -1 FROM old) x GROUP BY w HAVING SUM(c) <> 0) "
+            "UNION ALL SELECT unnest(tsvector_to_array(doc)), -1 FROM old) x GROUP BY w HAVING SUM(c) <> 0), "
+            "toks AS (SELECT (SELECT COALESCE(SUM(array_length(u.positions, 1)), 0) FROM d, unnest(d.doc) AS u) "
+            "- (SELECT COALESCE(SUM(array_length(u.positions, 1)), 0) FROM old, unnest(old.doc) AS u) AS n) "
             "INSERT INTO memories_fts_vocab(term, docs) SELECT w, c FROM delta "
+            "UNION ALL SELECT '', n FROM toks WHERE n <> 0 "
             "ON CONFLICT (term) DO UPDATE SET docs = memories_fts_vocab.docs + excluded.docs",
             (content, " ".join(tags), memory_id, memory_id),
         )
@@ -568,7 +572,8 @@ class PostgresBackend:
         if memory_ids:
             self.conn.execute(
                 "WITH gone AS (DELETE FROM memories_fts WHERE memory_id = ANY(?) RETURNING doc), "
-                "delta AS (SELECT w, COUNT(*) AS c FROM gone, unnest(tsvector_to_array(gone.doc)) AS w GROUP BY w) "
+                "delta AS (SELECT w, COUNT(*) AS c FROM gone, unnest(tsvector_to_array(gone.doc)) AS w GROUP BY w "
+                "UNION ALL SELECT '', COALESCE(SUM(array_length(u.positions, 1)), 0) FROM gone, unnest(gone.doc) AS u) "
                 "UPDATE memories_fts_vocab v SET docs = v.docs - delta.c FROM delta WHERE v.term = delta.w",
                 (list(memory_ids),),
             )
@@ -581,10 +586,10 @@ class PostgresBackend:
     def keyword_search(
         self, text: str, where: str, params: Sequence[Any], limit: int, posting_budget: int | None = None
     ) -> list[tuple[int, float]]:
-        """``(memory_id, score)`` pairs, best first: per query term, its ``ts_rank`` in the document
-        (content weighs twice the tags, length-normalised) times its BM25 IDF from the vocabulary,
-        summed — BM25's shape on a tsvector (``ts_rank`` alone has no IDF: a common word would count
-        as much as a rare one).
+        """``(memory_id, score)`` pairs, best first: BM25 over the tsvector, as SQLite's FTS5 ranks
+        (per query term its IDF from the vocabulary times its saturated, length-normalised frequency in
+        the document, the content weighing twice the tags), so both engines rank alike (before
+        2026-11-26 it was ``ts_rank`` times the IDF: LoCoMo R@5 1.7 points off SQLite's).
 
         ``posting_budget`` prunes as on SQLite: the rarest terms are kept while their summed
         document frequencies fit it (at least the rarest one); when even that one is common,
@@ -608,18 +613,27 @@ class PostgresBackend:
             terms = kept
             if total > posting_budget:
                 min_id = int(size - size * posting_budget / total)
-        idf = {t: max(1e-6, math.log((size - df[t] + 0.5) / (df[t] + 0.5))) for t in terms}
-        score = " + ".join(
-            f"{idf[t]!r} * ts_rank('{{0.1, 0.2, 0.5, 1.0}}', f.doc, to_tsquery('english', ?), 1)" for t in terms
-        )
+        idf = [max(1e-6, math.log((size - df[t] + 0.5) / (df[t] + 0.5))) for t in terms]
+        # BM25 as SQLite's FTS5 computes it (k1 1.2, b 0.75; a term's frequency weighted 1 in the content
+        # and 0.5 in the tags): per query term, the weights of its positions in the document; a document's
+        # length is its number of positions (its words but the stop words), against their mean over the
+        # store (the vocabulary's '' row holds their sum, kept in step by every write). With the number of
+        # distinct terms as the length instead, LoCoMo's R@5 stayed 1.3 points off SQLite's (0.8 so)
         sql = (
-            f"SELECT f.memory_id, {score} AS s FROM memories_fts f JOIN memories m ON m.id = f.memory_id "
+            "WITH q AS (SELECT (tsvector_to_array(to_tsvector('english', x.w)))[1] AS lex, x.idf "
+            "FROM unnest(?::text[], ?::float8[]) AS x(w, idf)), "
+            "a AS (SELECT GREATEST(1.0, COALESCE((SELECT docs FROM memories_fts_vocab WHERE term = ''), 0)::float8 "
+            "/ GREATEST(1, ?)) AS dl) "
+            f"SELECT f.memory_id, SUM(q.idf * t.tf * {BM25_K1 + 1} / "
+            f"(t.tf + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * t.len / a.dl))) AS s "
+            "FROM memories_fts f JOIN memories m ON m.id = f.memory_id CROSS JOIN a "
+            "CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE WHEN wt = 'A' THEN 1.0 ELSE 0.5 END) "
+            "FROM unnest(u.weights) AS wt) AS tf, SUM(array_length(u.positions, 1)) OVER () AS len "
+            "FROM unnest(f.doc) AS u) t JOIN q ON q.lex = t.lexeme "
             f"WHERE f.doc @@ to_tsquery('english', ?) AND f.memory_id > ? AND {where} "
-            "ORDER BY s DESC, f.memory_id DESC LIMIT ?"
+            "GROUP BY f.memory_id ORDER BY s DESC, f.memory_id DESC LIMIT ?"
         )
-        rows = self.execute(
-            sql, (*(self._tsquery([t]) for t in terms), self._tsquery(terms), min_id, *params, limit)
-        ).fetchall()
+        rows = self.execute(sql, (list(terms), idf, size, self._tsquery(terms), min_id, *params, limit)).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
@@ -1083,7 +1097,8 @@ class PostgresBackend:
             "setweight(to_tsvector('english', x.tags), 'B') AS doc "
             "FROM unnest(?::bigint[], ?::text[], ?::text[]) AS x(id, content, tags)), "
             "up AS (INSERT INTO memories_fts(memory_id, doc) SELECT id, doc FROM d), "
-            "delta AS (SELECT w, COUNT(*) AS c FROM d, unnest(tsvector_to_array(d.doc)) AS w GROUP BY w) "
+            "delta AS (SELECT w, COUNT(*) AS c FROM d, unnest(tsvector_to_array(d.doc)) AS w GROUP BY w "
+            "UNION ALL SELECT '', COALESCE(SUM(array_length(u.positions, 1)), 0) FROM d, unnest(d.doc) AS u) "
             "INSERT INTO memories_fts_vocab(term, docs) SELECT w, c FROM delta ORDER BY w "
             "ON CONFLICT (term) DO UPDATE SET docs = memories_fts_vocab.docs + excluded.docs",
             ([r[0] for r in rows], [r[1] for r in rows], [" ".join(r[2]) for r in rows]),

@@ -79,6 +79,9 @@ def test_a_batch_of_new_memories_keeps_the_keyword_vocabulary(db):
             b = s._core.backend
             vocab = dict(b.execute("SELECT term, docs FROM memories_fts_vocab WHERE docs > 0").fetchall())
             recount = dict(b.execute("SELECT word, ndoc FROM ts_stat('SELECT doc FROM memories_fts')").fetchall())
+            # the '' row: the documents' lengths summed, their positions (BM25's mean document length)
+            length = "SELECT SUM(array_length(u.positions, 1)) FROM memories_fts, unnest(doc) AS u"
+            assert vocab.pop("") == b.execute(length).fetchone()[0] == 5 * 6  # zeta, k, batch, path, index, word
             assert vocab == recount
 
 
