@@ -628,7 +628,7 @@ def _by_text(text: str) -> str | None:
 
 
 _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
-_FETCH_REASONS = [(cat, rx) for cat, rx in _TEXT_LOWER if cat in ("rate_limit", "timeout", "network")]
+_NETWORK = dict(_TEXT_LOWER)["network"]  # (rate_limit and timeout come before import_error in _BY_TEXT already)
 _FETCH = re.compile(
     r"could not (?:be resolved|transfer|download|fetch)|failed to (?:download|fetch|transfer)|transfer failed"
 )
@@ -780,7 +780,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         # a dependency that could not be fetched names why in the same line ("could not be resolved: ... Could not
         # transfer artifact ...: Unknown host ...: Name or service not known"): a reason about the environment is
         # the root cause
-        by_text = next((cat for cat, rx in _FETCH_REASONS if rx.search(low)), by_text)
+        by_text = "network" if _NETWORK.search(low) else by_text
     if by_text is None and excerpt.kind == "diagnostic" and _BARE_HEADLINE.search(excerpt.message):
         # ``Config.hs:5:1: error:`` (GHC): the headline is only where and how bad; what is under it says what
         by_text = _by_text(_said(excerpt.block))

@@ -128,10 +128,11 @@ def test_gfortrans_error_takes_the_location_header_above_it():
         "[FATAL] Non-parseable POM /w/pom.xml: end tag name </dependncy> must match start tag name <dependency> @ line 20\n",
         "Loading settings\nerror: failed to parse manifest at `/w/Cargo.toml`\n",
         "/w/src/main/groovy/Changelog.groovy: 14: unable to resolve class MarkdownFormatter\n @ line 14, column 19.\n",
+        'extra characters after close-quote\n    while executing\n"puts "a"b"\n    (file "gen.tcl" line 3)\n',
         "│ Error: Invalid 'for' expression\n│\n│   on main.tf line 19, in output \"fqdns\":\n"
         "│ Extra characters after the end of the 'for' expression.\n",
     ],
-    ids=["maven-pom", "cargo-manifest", "groovyc", "terraform-hcl"],
+    ids=["maven-pom", "cargo-manifest", "groovyc", "tcl", "terraform-hcl"],
 )
 def test_a_file_that_does_not_parse_or_a_class_that_does_not_resolve_is_a_compile_error(text):
     assert category(text) == "compile_error"
@@ -154,6 +155,14 @@ def test_an_artifact_that_could_not_be_resolved_is_a_missing_dependency_unless_t
     assert category("[INFO] BUILD FAILURE\n" + OFFLINE) == "import_error"
     assert category("> Could not resolve all dependencies for configuration ':compile'.\n" + OFFLINE) == "import_error"
     assert category("[INFO] BUILD FAILURE\n" + UNREACHABLE) == "network"
+    # the reason named in the same line decides, whichever environment reason it is
+    for reason, expected in (
+        ("status code: 429, reason phrase: Too Many Requests (429)", "rate_limit"),
+        ("Read timed out", "timeout"),
+        ("Connect to repo.example.com:443 failed: Connection refused", "network"),
+    ):
+        line = f"[ERROR] Failed to execute goal on project x: Could not resolve dependencies: Could not transfer artifact g:a:jar:1.0 from/to central: {reason} -> [Help 1]\n"
+        assert category(line) == expected, reason
     # a library that is missing stays missing, whatever letters its name holds (libssl, openssl)
     assert category("configure: error: libcurl is required: install libcurl4-openssl-dev\n") == "import_error"
 
