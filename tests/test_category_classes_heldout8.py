@@ -331,3 +331,31 @@ def test_the_junit_consoles_failure_is_its_exception_not_its_count_boxes():
     assert ex.message.startswith("org.opentest4j.AssertionFailedError") and span(ex)[0] == 10
     only_tree = extract("\u2502     \u2514\u2500 rejectsLetters() \u2718 boom\n[         1 tests failed          ]\n")
     assert span(only_tree)[0] == 1  # the tree's failed mark is a statement, the count box is not
+
+
+# -- kept behaviours the mutation sample of failure_excerpt (method 11 round) found untested ---------------------
+def test_a_line_whose_only_failure_words_are_could_not_resolve_is_a_failure():
+    ex = extract("Resolving dependencies\nCould not resolve all dependencies for configuration ':runtime'.\nDone\n")
+    assert span(ex)[0] == 2
+
+
+def test_a_java_exception_of_the_default_package_is_read_as_one():
+    ex = extract("Loading rows\nBadInputException: row 3 has 2 fields\n\tat Loader.parse(Loader.java:14)\n")
+    assert ex.exception == "BadInputException" and span(ex)[0] == 2
+
+
+def test_a_warning_with_a_location_arrow_is_not_a_diagnostic_the_error_after_it_is():
+    ex = extract(
+        "warning: unused variable: `x`\n --> src/a.rs:2:9\n  |\n2 |     let x = 1;\n\n"
+        "error: this comparison is always true\n --> src/b.rs:5:1\n"
+    )
+    assert span(ex)[0] == 6 and categorize(ex) == "compile_error"
+
+
+def test_the_failing_step_is_the_last_one_with_a_specific_failure_of_any_strong_class():
+    # a compiler's diagnostic (class 4) in an earlier step does not outrank a failing test (class 3) in a later one
+    ex = extract(
+        "+ make\nsrc/a.c:3:5: error: unknown type name 'foo'\n+ python -m pytest -q\n"
+        "FAILED tests/test_a.py::test_b - AssertionError: assert 1 == 2\n"
+    )
+    assert span(ex)[0] == 4 and categorize(ex) == "assertion"
