@@ -123,3 +123,26 @@ def test_kept_filter_codes_answer_as_the_gathered_codes_do_across_writes(tmp_pat
         index._search_codes.clear()
         index.search(queries[0], namespace="default", agent_id="a", k=10)
         assert not index._search_codes  # past the bound nothing is kept
+
+
+def test_kept_filter_codes_follow_a_row_leaving_and_another_joining_between_searches(tmp_path, clock, monkeypatch):
+    """One row of a filter archived and another restored between two searches: the filter holds as
+    many rows as before, but not the same ones, so its kept codes must be rebuilt, not reused."""
+    vi = importlib.import_module("harness_memory.vector_index")
+    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
+    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
+        mems = s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(600)])
+        index = s._core.index
+        queries = [s._core.embed([q])[0] for q in texts(640)[600:]]
+        s.archive(mems[500].id)  # out of the filter (without archived rows) before the codes are kept
+        index.sync(s._core.backend)
+        index.search(queries[0], namespace="default", agent_id="a", k=10)
+        assert index._search_codes  # kept
+        s.archive(mems[5].id)  # leaves the filter ...
+        s.restore(mems[500].id)  # ... and another joins: the same count
+        index.sync(s._core.backend)
+        got = [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
+        monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 0)  # the codes gathered from the whole index
+        index._search_codes.clear()
+        assert got == [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
