@@ -146,3 +146,33 @@ def test_kept_filter_codes_follow_a_row_leaving_and_another_joining_between_sear
         monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 0)  # the codes gathered from the whole index
         index._search_codes.clear()
         assert got == [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
+
+
+def test_an_index_compacted_after_most_rows_went_searches_as_one_built_from_the_live_rows(monkeypatch):
+    """When more than half the rows (and over 1,024) are dead, growing the arrays compacts them first:
+    every per-row array, the sign codes included, moves with its row, so the searches answer as an
+    index built from the live rows alone."""
+    vi = importlib.import_module("harness_memory.vector_index")
+    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)  # the Hamming pass reads the codes
+    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    rng = np.random.default_rng(5)
+    vecs = rng.standard_normal((4300, 48)).astype(np.float32)
+
+    def rows(ids):
+        return [(int(i), "default", f"a{i % 2}", "agent", "note", False, vecs[i]) for i in ids]
+
+    ix = vi.VectorIndex(48)
+    ix._reset()
+    ix.put_many(rows(range(3000)))  # capacity 4,096
+    gone = set(range(0, 3000, 3)) | set(range(1, 3000, 3))  # 2,000 dead
+    ix.remove_many(sorted(gone))
+    ix.put_many(rows(range(3000, 4300)))  # past the capacity: compacted, not doubled
+    assert ix.cap == 4096 and ix._dead == 0 and len(ix) == 2300
+    live = [i for i in range(4300) if i not in gone]
+    fresh = vi.VectorIndex(48)
+    fresh._reset()
+    fresh.put_many(rows(live))
+    for q in rng.standard_normal((20, 48)).astype(np.float32):
+        for agent in ("a0", "a1"):
+            want = fresh.search(q, namespace="default", agent_id=agent, k=10)
+            assert ix.search(q, namespace="default", agent_id=agent, k=10) == want
