@@ -359,3 +359,35 @@ def test_the_failing_step_is_the_last_one_with_a_specific_failure_of_any_strong_
         "FAILED tests/test_a.py::test_b - AssertionError: assert 1 == 2\n"
     )
     assert span(ex)[0] == 4 and categorize(ex) == "assertion"
+
+
+# -- kept behaviours the mutation sample of error_signatures (method 11 round) found untested ----------------------
+def _chained(cause: str, raised: str) -> str:
+    return (
+        'Traceback (most recent call last):\n  File "/w/job.py", line 3, in step\n    step()\n'
+        f"{cause}\n\nThe above exception was the direct cause of the following exception:\n\n"
+        'Traceback (most recent call last):\n  File "/w/job.py", line 9, in <module>\n    main()\n'
+        f"{raised}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("cause", "raised", "expected"),
+    [
+        # a block that says nothing of its own takes its cause's category
+        ("FileNotFoundError: [Errno 2] No such file or directory: 'orders.csv'", "BatchAborted: batch 7", "not_found"),
+        # a block that says something keeps it over a cause that is not about the environment
+        ("KeyError: 'eu-west'", "AssertionError: lookup failed", "assertion"),
+        # an environment category of the block itself stays, whatever environment its cause names
+        ("TimeoutError: timed out", "RateLimited: 429 Too Many Requests", "rate_limit"),
+    ],
+    ids=["unknown-takes-cause", "assertion-keeps", "rate-limit-keeps"],
+)
+def test_a_chained_cause_decides_only_where_the_block_says_less(cause, raised, expected):
+    assert category(_chained(cause, raised)) == expected
+
+
+def test_a_linter_run_through_a_wrapper_with_flags_is_still_a_linter():
+    # uv run --frozen yamllint: the wrapper's own flag is skipped, not taken for the program
+    text = "+ uv run --frozen yamllint .\n.github/ci.yml\n  3:5  error  wrong indentation: expected 8 but found 6\n"
+    assert category(text) == "test_failure"
