@@ -176,3 +176,28 @@ def test_an_index_compacted_after_most_rows_went_searches_as_one_built_from_the_
         for agent in ("a0", "a1"):
             want = fresh.search(q, namespace="default", agent_id=agent, k=10)
             assert ix.search(q, namespace="default", agent_id=agent, k=10) == want
+
+
+def test_kept_filter_codes_grow_past_their_room_and_an_empty_search_is_empty(tmp_path, clock, monkeypatch):
+    """A filter's kept codes have room for a quarter more rows; many more rows appended after they were
+    kept make them grow (the answers stay those of gathered codes). An empty index, or k <= 0, answers
+    with an empty list."""
+    vi = importlib.import_module("harness_memory.vector_index")
+    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
+    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    empty = vi.VectorIndex(8)
+    assert empty.search(np.ones(8, np.float32), namespace="default", agent_id="a", k=5) == []
+    with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
+        s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(300)])
+        index = s._core.index
+        queries = [s._core.embed([q])[0] for q in texts(920)[900:]]
+        index.sync(s._core.backend)
+        index.search(queries[0], namespace="default", agent_id="a", k=10)  # kept for 300 rows, room for 375
+        assert index.search(queries[0], namespace="default", agent_id="a", k=0) == []
+        s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(600)[300:]])
+        index.sync(s._core.backend)
+        got = [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
+        assert next(iter(index._search_codes.values()))[0] == 600  # grown and extended
+        monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 0)
+        index._search_codes.clear()
+        assert got == [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
