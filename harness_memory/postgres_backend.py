@@ -58,6 +58,7 @@ DatabaseError = psycopg.Error
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%")
 
 BM25_K1, BM25_B = 1.2, 0.75  # the keyword channel's BM25, FTS5's constants (keyword_search)
+PRE_RANK = 2  # the keyword channel ranks by BM25 the best PRE_RANK x limit matches by ts_rank x IDF
 COPY_ROWS = 32  # a batch of at least this many rows goes through COPY instead of one statement per row
 # A batch's near-duplicate check through the sign codes (PostgresBackend._near_by_codes) reads a group's codes
 # when that costs less than the graph searches of the batch's queries in it, by measured costs (docs/backends.md,
@@ -618,22 +619,41 @@ class PostgresBackend:
         # and 0.5 in the tags): per query term, the weights of its positions in the document; a document's
         # length is its number of positions (its words but the stop words), against their mean over the
         # store (the vocabulary's '' row holds their sum, kept in step by every write). With the number of
-        # distinct terms as the length instead, LoCoMo's R@5 stayed 1.3 points off SQLite's (0.8 so)
+        # distinct terms as the length instead, LoCoMo's R@5 stayed 1.3 points off SQLite's (0.8 so).
+        # BM25 in SQL reads every position of a document, ts_rank (C) only the query's terms: the matches
+        # are first cut to PRE_RANK x limit by ts_rank x IDF, and BM25 ranks those
+        pre = " + ".join(f"{w!r} * ts_rank('{{0.1, 0.2, 0.5, 1.0}}', f.doc, to_tsquery('english', ?), 1)" for w in idf)
         sql = (
             "WITH q AS (SELECT (tsvector_to_array(to_tsvector('english', x.w)))[1] AS lex, x.idf "
             "FROM unnest(?::text[], ?::float8[]) AS x(w, idf)), "
             "a AS (SELECT GREATEST(1.0, COALESCE((SELECT docs FROM memories_fts_vocab WHERE term = ''), 0)::float8 "
-            "/ GREATEST(1, ?)) AS dl) "
-            f"SELECT f.memory_id, SUM(q.idf * t.tf * {BM25_K1 + 1} / "
-            f"(t.tf + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * t.len / a.dl))) AS s "
-            "FROM memories_fts f JOIN memories m ON m.id = f.memory_id CROSS JOIN a "
-            "CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE WHEN wt = 'A' THEN 1.0 ELSE 0.5 END) "
-            "FROM unnest(u.weights) AS wt) AS tf, SUM(array_length(u.positions, 1)) OVER () AS len "
-            "FROM unnest(f.doc) AS u) t JOIN q ON q.lex = t.lexeme "
+            "/ GREATEST(1, ?)) AS dl), "
+            f"p AS (SELECT f.memory_id, f.doc FROM memories_fts f JOIN memories m ON m.id = f.memory_id "
             f"WHERE f.doc @@ to_tsquery('english', ?) AND f.memory_id > ? AND {where} "
-            "GROUP BY f.memory_id ORDER BY s DESC, f.memory_id DESC LIMIT ?"
+            f"ORDER BY {pre} DESC, f.memory_id DESC LIMIT ?) "
+            f"SELECT p.memory_id, SUM(t.idf * t.tf * {BM25_K1 + 1} / "
+            f"(t.tf + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * d.len / a.dl))) AS s "
+            "FROM p CROSS JOIN a "
+            "CROSS JOIN LATERAL (SELECT SUM(cardinality(u.positions)) AS len FROM unnest(p.doc) AS u) d "
+            "CROSS JOIN LATERAL (SELECT q.idf, 0.5 * (cardinality(u.weights) + "
+            "cardinality(array_positions(u.weights, 'A'::text))) AS tf "
+            "FROM unnest(p.doc) AS u JOIN q ON q.lex = u.lexeme) t "
+            "GROUP BY p.memory_id ORDER BY s DESC, p.memory_id DESC LIMIT ?"
         )
-        rows = self.execute(sql, (list(terms), idf, size, self._tsquery(terms), min_id, *params, limit)).fetchall()
+        rows = self.execute(
+            sql,
+            (
+                list(terms),
+                idf,
+                size,
+                self._tsquery(terms),
+                min_id,
+                *params,
+                *(self._tsquery([t]) for t in terms),
+                PRE_RANK * limit,
+                limit,
+            ),
+        ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
