@@ -391,3 +391,12 @@ def test_a_linter_run_through_a_wrapper_with_flags_is_still_a_linter():
     # uv run --frozen yamllint: the wrapper's own flag is skipped, not taken for the program
     text = "+ uv run --frozen yamllint .\n.github/ci.yml\n  3:5  error  wrong indentation: expected 8 but found 6\n"
     assert category(text) == "test_failure"
+
+
+def test_a_located_test_report_takes_the_category_the_lines_under_it_name():
+    # Catch2: an unexpected exception under ``x.cpp:12: FAILED:`` says why the test failed
+    text = (
+        "/w/tests/config_test.cpp:12: FAILED:\n  REQUIRE( load_config() )\n"
+        "due to unexpected exception with message:\n  cannot open cfg.json: No such file or directory\n"
+    )
+    assert category(text) == "not_found"
