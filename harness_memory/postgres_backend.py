@@ -590,7 +590,9 @@ class PostgresBackend:
         """``(memory_id, score)`` pairs, best first: BM25 over the tsvector, as SQLite's FTS5 ranks
         (per query term its IDF from the vocabulary times its saturated, length-normalised frequency in
         the document, the content weighing twice the tags), so both engines rank alike (before
-        2026-11-26 it was ``ts_rank`` times the IDF: LoCoMo R@5 1.7 points off SQLite's).
+        2026-11-26 it was ``ts_rank`` times the IDF: LoCoMo R@5 1.7 points off SQLite's). BM25 orders
+        the best ``PRE_RANK`` x ``limit`` matches by ``ts_rank`` times the IDF (it costs ~25 µs a row
+        in SQL, ``ts_rank`` a fraction of that), so a match outside them is not ranked.
 
         ``posting_budget`` prunes as on SQLite: the rarest terms are kept while their summed
         document frequencies fit it (at least the rarest one); when even that one is common,
