@@ -430,6 +430,9 @@ def test_keyword_vocabulary_follows_every_write(pg_url):
             b.execute("SELECT w, COUNT(*) FROM memories_fts, unnest(tsvector_to_array(doc)) AS w GROUP BY w").fetchall()
         )
         vocab = dict(b.execute("SELECT term, docs FROM memories_fts_vocab WHERE docs <> 0").fetchall())
+        # the '' row: the documents' lengths (positions) summed, BM25's mean length (migration 0024)
+        positions = "SELECT SUM(array_length(u.positions, 1)) FROM memories_fts, unnest(doc) AS u"
+        assert vocab.pop("") == b.execute(positions).fetchone()[0] > 0
         assert vocab == recount
         _, df = b.term_frequencies(["proxies", "kubernetes", "docker"])
         assert df == {"proxies": 20, "kubernetes": 1, "docker": 0}
