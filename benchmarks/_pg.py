@@ -177,6 +177,11 @@ def bulk_fill(
                 "INSERT INTO memories_fts_vocab (term, docs) SELECT word, ndoc FROM ts_stat('SELECT doc FROM memories_fts') "
                 "ON CONFLICT (term) DO UPDATE SET docs = excluded.docs"
             )
+            # and its '' row: the documents' lengths (positions) summed, BM25's mean length (migration 0024)
+            c.execute(
+                "INSERT INTO memories_fts_vocab (term, docs) SELECT '', COALESCE(SUM(array_length(u.positions, 1)), 0) "
+                "FROM memories_fts, unnest(doc) AS u ON CONFLICT (term) DO UPDATE SET docs = excluded.docs"
+            )
             t_load = time.perf_counter() - t0
             print(f"  loaded {written} rows in {t_load:.0f} s; building the HNSW index", file=sys.stderr, flush=True)
             t1 = time.perf_counter()
