@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
+import pytest
 
 from harness_memory import MemoryStore
 
@@ -28,6 +29,23 @@ def exact_top(store, query: str, contents: dict[int, str], k: int) -> list[int]:
     vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
     sims = vecs[1:] @ vecs[0]
     return [ids[j] for j in np.argsort(-sims, kind="stable")[:k]]
+
+
+@pytest.fixture
+def hamming_pass(monkeypatch):
+    """The vector index module with small bounds, so a few hundred rows take the Hamming pre-selection and
+    its rerank."""
+    vi = importlib.import_module("harness_memory.vector_index")
+    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
+    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    return vi
+
+
+def gathered(vi, index, queries, monkeypatch) -> list:
+    """The answers with every filter's codes gathered from the whole index (none kept)."""
+    monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 0)
+    index._search_codes.clear()
+    return [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
 
 
 def test_the_hamming_preselection_finds_what_exact_search_finds(tmp_path, clock, monkeypatch):
@@ -63,12 +81,9 @@ def _hamming(index, rows, qv):
     return sum(np.bitwise_count(index.codes[w][rows] ^ qc[w]).astype(np.int64) for w in range(index.words))
 
 
-def test_the_rerank_takes_every_row_within_the_distance_of_the_cut(tmp_path, clock, monkeypatch):
+def test_the_rerank_takes_every_row_within_the_distance_of_the_cut(tmp_path, clock, hamming_pass):
     """The rerank set is every visible row whose Hamming distance is at most the c-th smallest
     (ties at the cut all kept, none picked arbitrarily): the answer is the exact top k of that set."""
-    vi = importlib.import_module("harness_memory.vector_index")
-    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
-    monkeypatch.setattr(vi, "RERANK_MIN", 64)
     with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
         s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(800)])
         index = s._core.index
@@ -88,12 +103,10 @@ def test_the_rerank_takes_every_row_within_the_distance_of_the_cut(tmp_path, clo
         assert tied == 40  # every query's cut fell inside a run of equal distances: the case tested
 
 
-def test_kept_filter_codes_answer_as_the_gathered_codes_do_across_writes(tmp_path, clock, monkeypatch):
+def test_kept_filter_codes_answer_as_the_gathered_codes_do_across_writes(tmp_path, clock, monkeypatch, hamming_pass):
     """A filter's codes kept contiguous for the Hamming pass (extended by appended rows, dropped when
     rows change or go) give the answers of codes gathered from the whole index at every step."""
-    vi = importlib.import_module("harness_memory.vector_index")
-    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
-    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    vi = hamming_pass
     with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
         mems = s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(600)])
         index = s._core.index
@@ -125,12 +138,12 @@ def test_kept_filter_codes_answer_as_the_gathered_codes_do_across_writes(tmp_pat
         assert not index._search_codes  # past the bound nothing is kept
 
 
-def test_kept_filter_codes_follow_a_row_leaving_and_another_joining_between_searches(tmp_path, clock, monkeypatch):
+def test_kept_filter_codes_follow_a_row_leaving_and_another_joining_between_searches(
+    tmp_path, clock, monkeypatch, hamming_pass
+):
     """One row of a filter archived and another restored between two searches: the filter holds as
     many rows as before, but not the same ones, so its kept codes must be rebuilt, not reused."""
-    vi = importlib.import_module("harness_memory.vector_index")
-    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
-    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    vi = hamming_pass
     with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
         mems = s.remember_many([{"content": t, "type": "failure", "agent_id": "a"} for t in texts(600)])
         index = s._core.index
@@ -143,18 +156,14 @@ def test_kept_filter_codes_follow_a_row_leaving_and_another_joining_between_sear
         s.restore(mems[500].id)  # ... and another joins: the same count
         index.sync(s._core.backend)
         got = [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
-        monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 0)  # the codes gathered from the whole index
-        index._search_codes.clear()
-        assert got == [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
+        assert got == gathered(vi, index, queries, monkeypatch)
 
 
-def test_an_index_compacted_after_most_rows_went_searches_as_one_built_from_the_live_rows(monkeypatch):
+def test_an_index_compacted_after_most_rows_went_searches_as_one_built_from_the_live_rows(monkeypatch, hamming_pass):
     """When more than half the rows (and over 1,024) are dead, growing the arrays compacts them first:
     every per-row array, the sign codes included, moves with its row, so the searches answer as an
     index built from the live rows alone."""
-    vi = importlib.import_module("harness_memory.vector_index")
-    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)  # the Hamming pass reads the codes
-    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    vi = hamming_pass  # the Hamming pass reads the codes
     rng = np.random.default_rng(5)
     vecs = rng.standard_normal((4300, 48)).astype(np.float32)
 
@@ -178,13 +187,13 @@ def test_an_index_compacted_after_most_rows_went_searches_as_one_built_from_the_
             assert ix.search(q, namespace="default", agent_id=agent, k=10) == want
 
 
-def test_kept_filter_codes_grow_past_their_room_and_an_empty_search_is_empty(tmp_path, clock, monkeypatch):
+def test_kept_filter_codes_grow_past_their_room_and_an_empty_search_is_empty(
+    tmp_path, clock, monkeypatch, hamming_pass
+):
     """A filter's kept codes have room for a quarter more rows; many more rows appended after they were
     kept make them grow (the answers stay those of gathered codes). An empty index, or k <= 0, answers
     with an empty list."""
-    vi = importlib.import_module("harness_memory.vector_index")
-    monkeypatch.setattr(vi, "EXACT_LIMIT", 100)
-    monkeypatch.setattr(vi, "RERANK_MIN", 64)
+    vi = hamming_pass
     empty = vi.VectorIndex(8)
     assert empty.search(np.ones(8, np.float32), namespace="default", agent_id="a", k=5) == []
     with MemoryStore(tmp_path / "ix.db", clock=clock) as s:
@@ -198,6 +207,4 @@ def test_kept_filter_codes_grow_past_their_room_and_an_empty_search_is_empty(tmp
         index.sync(s._core.backend)
         got = [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
         assert next(iter(index._search_codes.values()))[0] == 600  # grown and extended
-        monkeypatch.setattr(vi, "SEARCH_CODES_MAX_BYTES", 0)
-        index._search_codes.clear()
-        assert got == [index.search(qv, namespace="default", agent_id="a", k=10) for qv in queries]
+        assert got == gathered(vi, index, queries, monkeypatch)
