@@ -58,6 +58,8 @@ DatabaseError = psycopg.Error
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%")
 
 BM25_K1, BM25_B = 1.2, 0.75  # the keyword channel's BM25, FTS5's constants (keyword_search)
+# a document's length for BM25: its positions (over `unnest(doc) AS u`); the vocabulary's '' row sums them
+_LENGTH = "COALESCE(SUM(array_length(u.positions, 1)), 0)"
 PRE_RANK = 2  # the keyword channel ranks by BM25 the best PRE_RANK x limit matches by ts_rank x IDF
 COPY_ROWS = 32  # a batch of at least this many rows goes through COPY instead of one statement per row
 # A batch's near-duplicate check through the sign codes (PostgresBackend._near_by_codes) reads a group's codes
@@ -561,8 +563,8 @@ class PostgresBackend:
             "ON CONFLICT (memory_id) DO UPDATE SET doc = excluded.doc), "
             "delta AS (SELECT w, SUM(c) AS c FROM (SELECT unnest(tsvector_to_array(doc)) AS w, 1 AS c FROM d "
             "UNION ALL SELECT unnest(tsvector_to_array(doc)), -1 FROM old) x GROUP BY w HAVING SUM(c) <> 0), "
-            "toks AS (SELECT (SELECT COALESCE(SUM(array_length(u.positions, 1)), 0) FROM d, unnest(d.doc) AS u) "
-            "- (SELECT COALESCE(SUM(array_length(u.positions, 1)), 0) FROM old, unnest(old.doc) AS u) AS n) "
+            f"toks AS (SELECT (SELECT {_LENGTH} FROM d, unnest(d.doc) AS u) "
+            f"- (SELECT {_LENGTH} FROM old, unnest(old.doc) AS u) AS n) "
             "INSERT INTO memories_fts_vocab(term, docs) SELECT w, c FROM delta "
             "UNION ALL SELECT '', n FROM toks WHERE n <> 0 "
             "ON CONFLICT (term) DO UPDATE SET docs = memories_fts_vocab.docs + excluded.docs",
@@ -574,7 +576,7 @@ class PostgresBackend:
             self.conn.execute(
                 "WITH gone AS (DELETE FROM memories_fts WHERE memory_id = ANY(?) RETURNING doc), "
                 "delta AS (SELECT w, COUNT(*) AS c FROM gone, unnest(tsvector_to_array(gone.doc)) AS w GROUP BY w "
-                "UNION ALL SELECT '', COALESCE(SUM(array_length(u.positions, 1)), 0) FROM gone, unnest(gone.doc) AS u) "
+                f"UNION ALL SELECT '', {_LENGTH} FROM gone, unnest(gone.doc) AS u) "
                 "UPDATE memories_fts_vocab v SET docs = v.docs - delta.c FROM delta WHERE v.term = delta.w",
                 (list(memory_ids),),
             )
@@ -636,7 +638,7 @@ class PostgresBackend:
             f"SELECT p.memory_id, SUM(t.idf * t.tf * {BM25_K1 + 1} / "
             f"(t.tf + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * d.len / a.dl))) AS s "
             "FROM p CROSS JOIN a "
-            "CROSS JOIN LATERAL (SELECT SUM(cardinality(u.positions)) AS len FROM unnest(p.doc) AS u) d "
+            f"CROSS JOIN LATERAL (SELECT {_LENGTH} AS len FROM unnest(p.doc) AS u) d "
             "CROSS JOIN LATERAL (SELECT q.idf, 0.5 * (cardinality(u.weights) + "
             "cardinality(array_positions(u.weights, 'A'::text))) AS tf "
             "FROM unnest(p.doc) AS u JOIN q ON q.lex = u.lexeme) t "
@@ -1120,7 +1122,7 @@ class PostgresBackend:
             "FROM unnest(?::bigint[], ?::text[], ?::text[]) AS x(id, content, tags)), "
             "up AS (INSERT INTO memories_fts(memory_id, doc) SELECT id, doc FROM d), "
             "delta AS (SELECT w, COUNT(*) AS c FROM d, unnest(tsvector_to_array(d.doc)) AS w GROUP BY w "
-            "UNION ALL SELECT '', COALESCE(SUM(array_length(u.positions, 1)), 0) FROM d, unnest(d.doc) AS u) "
+            f"UNION ALL SELECT '', {_LENGTH} FROM d, unnest(d.doc) AS u) "
             "INSERT INTO memories_fts_vocab(term, docs) SELECT w, c FROM delta ORDER BY w "
             "ON CONFLICT (term) DO UPDATE SET docs = memories_fts_vocab.docs + excluded.docs",
             ([r[0] for r in rows], [r[1] for r in rows], [" ".join(r[2]) for r in rows]),
