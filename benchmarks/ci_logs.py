@@ -1,6 +1,6 @@
 """Failure excerpts of whole CI logs: does `error_signature` find the decisive lines, and categorise them?
 
-    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout8 and all
+    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout9 and all
     python benchmarks/ci_logs.py --split dev --misses # only dev, and list the logs it misses
 
 Corpus: tests/fixtures/ci_logs (real tool output of broken projects, plain or wrapped the way
@@ -44,7 +44,18 @@ ERROR_LOOKING = re.compile(
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\(B")
 TARGET_HIT = TARGET_CAT = 0.85
 MARGIN = 0.15  # "well above" the better baseline
-SPLITS = ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8"]
+SPLITS = [
+    "dev",
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+    "heldout8",
+    "heldout9",
+]
 
 
 @dataclass
