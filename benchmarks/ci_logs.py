@@ -13,7 +13,9 @@ decisive failure lines and a category marked by hand in labels.json. Each log is
 - category accuracy: share of logs whose signature category equals the label.
 
 Two naive baselines are measured in the same run: the FIRST and the LAST "error-looking" line
-(ERROR_LOOKING below), categorised by the library's categoriser on that one line.
+(ERROR_LOOKING below), categorised by the library's rules (``categorize``) on that one line.
+The library's category is the signature's: the rules, and where they answer ``unknown`` the learned fallback
+(harness_memory/category_model.py); ``--no-model`` measures the rules alone.
 Targets: hit rate >= 0.85 and well above both baselines (at least 0.15 above the better one),
 category accuracy >= 0.85.
 """
@@ -33,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import table
-from harness_memory import MemoryStore
+from harness_memory import MemoryStore, category_model
 from harness_memory.error_signatures import Excerpt, categorize
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ci_logs"
@@ -235,7 +237,15 @@ def main() -> None:
     )
     ap.add_argument("--misses", action="store_true", help="list the logs whose excerpt or category is wrong")
     ap.add_argument("--size-mib", type=int, default=50, help="also time one log of this size (0: skip)")
+    ap.add_argument(
+        "--no-model",
+        action="store_true",
+        help="sign with the rules alone (category_model.ENABLED = False): no learned fallback for `unknown`",
+    )
     args = ap.parse_args()
+    if args.no_model:
+        category_model.ENABLED = False
+    print(f"learned category fallback: {'off' if args.no_model else 'on'}\n")
     corpus = Path(args.corpus)
     if not (corpus / "labels.json").exists():
         sys.exit(f"no labels.json in {corpus}")

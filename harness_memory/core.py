@@ -18,7 +18,7 @@ from .error_signatures import (
     RECURSION,
     ErrorSignature,
     TemplateMiner,
-    categorize,
+    categorize_learned,
     extract,
     mask_params,
     tokenize,
@@ -96,7 +96,7 @@ class Core:
             same = ex.block == ex.message
             ex.message = redact(ex.message)[0]
             ex.block = ex.message if same else redact(ex.block)[0]
-        category = categorize(ex)
+        category = categorize_learned(ex)
         sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception, ex.joins)
         return ErrorSignature(
             id=sig,

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from . import category_model
 from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, _RULE_POINTER, Excerpt, extract, is_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,6 +43,7 @@ __all__ = [
     "mask_params",
     "tokenize",
     "categorize",
+    "categorize_learned",
     "TemplateMiner",
     "CATEGORIES",
     "ENVIRONMENT_CATEGORIES",
@@ -82,7 +84,9 @@ DEFAULT_THRESHOLD = 0.7
 #    died is a test failure; a located finding ending in its check's name (``[UnusedImports]``) is a linter's;
 #    ``cannot connect to`` is network, ``could not be found`` not_found; a statement that points at errors
 #    "described below" is a trailer
-SIGNATURE_METHOD = 11
+# 12: a block the rules call ``unknown`` takes the learned fallback's category when it is confident enough
+#    (category_model, trained on the hand-labelled CI corpus; docs/signatures.md "The learned fallback")
+SIGNATURE_METHOD = 12
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -734,6 +738,17 @@ def categorize(excerpt: Excerpt) -> str:
         if env is not None:
             return env
     return own
+
+
+def categorize_learned(excerpt: Excerpt) -> str:
+    """``categorize``'s rules, then, where they answer ``unknown``, the learned fallback's category of the same
+    block (``category_model``: a linear model trained on the hand-labelled CI corpus; ``unknown`` when it is not
+    confident enough or ``category_model.ENABLED`` is false). Signing uses this; ``categorize`` stays the rules."""
+    own = categorize(excerpt)
+    if own != "unknown" or not category_model.ENABLED:
+        return own
+    text = category_model.block_text(excerpt.message, excerpt.block, excerpt.detail, excerpt.exception)
+    return category_model.predict(text)
 
 
 _BARE_HEADLINE = re.compile(r"(?i)\b(?:fatal )?error:\s{0,3}(?:\[[\w-]{1,40}\])?\s{0,3}$")

@@ -1,0 +1,230 @@
+"""Train, write and measure the learned category fallback (harness_memory/category_model.py).
+
+    python benchmarks/category_model.py --write                    # rebuild harness_memory/category_model.json
+    python benchmarks/category_model.py --write --exclude heldout9 # ... leaving a split out of the training
+    python benchmarks/category_model.py --loso                     # leave-one-split-out figures
+    python benchmarks/category_model.py --loso --old-rules         # ... also against the rules as they stood
+                                                                   #     before each split (from git history)
+
+Training data: every log of tests/fixtures/ci_logs (labels.json), twice: the decisive block the library cuts
+out of it (``extract``: the text the model reads at run time) and the hand-marked lines, each with the log's
+hand-given category. Features and weights: ``category_model.features`` (words, word pairs, character 3-5-grams),
+sublinear TF-IDF, L2-normalised; a multinomial logistic regression (scikit-learn, ``C`` below). Written as plain
+JSON (vocabulary, IDF, coefficients), never a pickle.
+
+Leave-one-split-out: for each split S, train on the other splits and score S's logs: the model alone, the rules
+alone, and the rules with the model where they answer ``unknown`` (the shipped combination). The rules were
+written after reading every split's misses, so the rules' figure on S is in-sample; ``--old-rules`` also
+reconstructs the rules as they stood when S was added (the library at the commit that added S's labels,
+``git archive`` into a temporary folder, run in a subprocess), which is what the first run of S measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gzip
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from harness_memory.category_model import MODEL_PATH, CategoryModel, block_text, features  # noqa: E402
+from harness_memory.error_signatures import categorize  # noqa: E402
+from harness_memory.failure_excerpt import clean_lines, extract  # noqa: E402
+
+CORPUS = ROOT / "tests" / "fixtures" / "ci_logs"
+C = 30.0  # inverse regularisation, chosen by leave-one-split-out over 3, 10, 30 (docs/signatures.md)
+MIN_DF = 2  # a feature must occur in two training texts
+# the commit that added each split's labels: the library there is the rules before that split's rules
+SPLIT_COMMITS = {
+    "heldout2": "fa5e054",
+    "heldout3": "61a6b0c",
+    "heldout4": "80d86f9",
+    "heldout5": "273bd09",
+    "heldout6": "05753cb",
+    "heldout7": "d454f60",
+    "heldout8": "9e0b5cc",
+    "heldout9": "bc044ab",
+}
+_DUMP = """
+import gzip, json, sys
+from pathlib import Path
+from harness_memory.failure_excerpt import extract
+from harness_memory.error_signatures import categorize
+corpus, rels = Path(sys.argv[1]), json.loads(sys.stdin.read())
+out = {}
+for rel in rels:
+    data = (corpus / rel).read_bytes()
+    data = gzip.decompress(data) if rel.endswith(".gz") else data
+    ex = extract(data.decode("utf-8", errors="replace"))
+    out[rel] = {"rules": categorize(ex), "message": ex.message, "block": ex.block, "detail": ex.detail,
+                "exception": ex.exception}
+print(json.dumps(out))
+"""
+
+
+def read_log(rel: str) -> str:
+    data = (CORPUS / rel).read_bytes()
+    if rel.endswith(".gz"):
+        data = gzip.decompress(data)
+    return data.decode("utf-8", errors="replace")
+
+
+def corpus_texts(labels: dict) -> dict[str, dict]:
+    """Per log: the library's block (``text``), the rules' category and the marked lines' text (``marked``)."""
+    out = {}
+    for rel, lab in labels.items():
+        text = read_log(rel)
+        ex = extract(text)
+        cleaned = clean_lines(text)
+        marked = "\n".join(cleaned[i - 1].text for s, e in lab["lines"] for i in range(s, e + 1) if i <= len(cleaned))
+        out[rel] = {
+            "text": block_text(ex.message, ex.block, ex.detail, ex.exception),
+            "rules": categorize(ex),
+            "marked": marked[:4000],
+        }
+    return out
+
+
+def train(docs: list[str], ys: list[str], c: float = C, min_df: int = MIN_DF) -> CategoryModel:
+    import numpy as np
+    from scipy import sparse
+    from sklearn.linear_model import LogisticRegression
+
+    feats = [features(d) for d in docs]
+    df = collections.Counter(f for fs in feats for f in fs)
+    vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= min_df))}
+    n = len(docs)
+    idf = [0.0] * len(vocab)
+    for f, i in vocab.items():
+        idf[i] = math.log((1 + n) / (1 + df[f])) + 1.0
+    rows, cols, vals = [], [], []
+    for k, fs in enumerate(feats):
+        vec = {vocab[f]: (1.0 + math.log(x)) * idf[vocab[f]] for f, x in fs.items() if f in vocab}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        for col, v in vec.items():
+            rows.append(k)
+            cols.append(col)
+            vals.append(v / norm)
+    x = sparse.csr_matrix((vals, (rows, cols)), shape=(n, len(vocab)), dtype=np.float64)
+    clf = LogisticRegression(C=c, max_iter=5000).fit(x, ys)
+    return CategoryModel(
+        classes=tuple(str(k) for k in clf.classes_),
+        vocabulary=vocab,
+        idf=idf,
+        coef=clf.coef_.tolist(),
+        intercept=clf.intercept_.tolist(),
+    )
+
+
+def training_set(texts: dict, labels: dict, rels: list[str]) -> tuple[list[str], list[str]]:
+    docs, ys = [], []
+    for rel in rels:
+        for doc in (texts[rel]["text"], texts[rel]["marked"]):
+            docs.append(doc)
+            ys.append(labels[rel]["category"])
+    return docs, ys
+
+
+def old_rules(split: str, rels: list[str]) -> dict[str, dict]:
+    """The library at the commit that added ``split``'s labels, run on ``rels`` in a subprocess."""
+    with tempfile.TemporaryDirectory() as d:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", SPLIT_COMMITS[split], "harness_memory"], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", d], input=archive, check=True)
+        got = subprocess.run(
+            [sys.executable, "-c", _DUMP, str(CORPUS)],
+            input=json.dumps(rels),
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONPATH": d, "PATH": "/usr/bin:/bin"},
+        )
+    return json.loads(got.stdout)
+
+
+def fallback(rules: str, model: CategoryModel, text: str, min_probability: float) -> str:
+    if rules != "unknown":
+        return rules
+    cat, prob = model.predict(text)
+    return cat if prob >= min_probability else "unknown"
+
+
+def loso(labels: dict, texts: dict, with_old: bool, min_probability: float) -> None:
+    splits = list(dict.fromkeys(v["split"] for v in labels.values()))
+    print(
+        "| split | logs | model alone | rules now (in-sample) | rules now + model | rules before the split | "
+        "rules before + model | model alone on the old block |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    totals: collections.Counter = collections.Counter()
+    for split in splits:
+        test = [r for r in labels if labels[r]["split"] == split]
+        model = train(*training_set(texts, labels, [r for r in labels if labels[r]["split"] != split]))
+        truth = {r: labels[r]["category"] for r in test}
+        alone = sum(model.predict(texts[r]["text"])[0] == truth[r] for r in test)
+        now = sum(texts[r]["rules"] == truth[r] for r in test)
+        now_fb = sum(fallback(texts[r]["rules"], model, texts[r]["text"], min_probability) == truth[r] for r in test)
+        cells = [split, len(test), alone / len(test), now / len(test), now_fb / len(test)]
+        totals.update(n=len(test), alone=alone, now=now, now_fb=now_fb)
+        if with_old and split in SPLIT_COMMITS:
+            old = old_rules(split, test)
+            old_text = {r: block_text(o["message"], o["block"], o["detail"], o["exception"]) for r, o in old.items()}
+            was = sum(old[r]["rules"] == truth[r] for r in test)
+            was_fb = sum(fallback(old[r]["rules"], model, old_text[r], min_probability) == truth[r] for r in test)
+            was_alone = sum(model.predict(old_text[r])[0] == truth[r] for r in test)
+            cells += [was / len(test), was_fb / len(test), was_alone / len(test)]
+            totals.update(old_n=len(test), was=was, was_fb=was_fb, was_alone=was_alone)
+        else:
+            cells += ["-", "-", "-"]
+        print("| " + " | ".join(f"{c:.3f}" if isinstance(c, float) else str(c) for c in cells) + " |", flush=True)
+    n, m = totals["n"], totals["old_n"] or 1
+    print(
+        f"| all | {n} | {totals['alone'] / n:.3f} | {totals['now'] / n:.3f} | {totals['now_fb'] / n:.3f} | "
+        + (
+            f"{totals['was'] / m:.3f} | {totals['was_fb'] / m:.3f} | {totals['was_alone'] / m:.3f} |"
+            if totals["old_n"]
+            else "- | - | - |"
+        )
+    )
+    if totals["old_n"]:
+        print(
+            f"(the last three columns over the {totals['old_n']} logs of the splits with a commit before their rules)"
+        )
+    # in-sample: trained on every split, scored on every split
+    model = train(*training_set(texts, labels, list(labels)))
+    ins = sum(model.predict(texts[r]["text"])[0] == labels[r]["category"] for r in labels) / len(labels)
+    print(f"\nin-sample (trained and scored on all {len(labels)} logs): model alone {ins:.3f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true", help=f"train on the corpus and write {MODEL_PATH.name}")
+    ap.add_argument("--exclude", nargs="*", default=[], help="splits left out of the training (and of --loso)")
+    ap.add_argument("--loso", action="store_true", help="leave-one-split-out figures")
+    ap.add_argument("--old-rules", action="store_true", help="with --loso: also the rules before each split (git)")
+    ap.add_argument("--out", default=str(MODEL_PATH), help="where --write writes the model")
+    args = ap.parse_args()
+    labels = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
+    labels = {k: v for k, v in labels.items() if v["split"] not in set(args.exclude)}
+    texts = corpus_texts(labels)
+    if args.write:
+        model = train(*training_set(texts, labels, list(labels)))
+        Path(args.out).write_text(json.dumps(model.to_json(), separators=(",", ":")) + "\n", encoding="utf-8")
+        print(
+            f"wrote {args.out}: {len(model.vocabulary)} features x {len(model.classes)} categories, {len(labels)} logs"
+        )
+    if args.loso:
+        from harness_memory.category_model import MIN_PROBABILITY
+
+        loso(labels, texts, args.old_rules, MIN_PROBABILITY)
+
+
+if __name__ == "__main__":
+    main()

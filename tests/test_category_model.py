@@ -1,0 +1,139 @@
+"""The learned category fallback (harness_memory/category_model.py): its weights load lazily from plain JSON,
+bad model files get a typed error, and signing uses it exactly where the rules answer ``unknown``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from harness_memory import MemoryStore, category_model
+from harness_memory.category_model import CategoryModel, block_text, features
+from harness_memory.error_signatures import CATEGORIES, categorize, categorize_learned
+from harness_memory.errors import ConfigurationError
+from harness_memory.failure_excerpt import extract
+
+
+def tiny(word: str, category: str) -> CategoryModel:
+    """A model that knows one word, which names ``category`` (the other category is ``assertion``)."""
+    classes = tuple(sorted({category, "assertion"}))
+    feats = [f"w:{word}", "w:the"]
+    coef = [[6.0 if c == category else -6.0, 0.0] for c in classes]
+    return CategoryModel(classes, {f: i for i, f in enumerate(feats)}, [1.0, 1.0], coef, [0.0] * len(classes))
+
+
+@pytest.fixture
+def shipped_model_replaced(monkeypatch):
+    def use(model: CategoryModel) -> None:
+        monkeypatch.setitem(category_model._loaded, category_model.MODEL_PATH, model)
+
+    return use
+
+
+def test_the_shipped_weights_load_and_name_only_known_categories():
+    model = category_model.load()
+    assert set(model.classes) <= set(CATEGORIES) and len(model.classes) >= 10
+    assert len(model.vocabulary) == len(model.idf) > 1000
+    assert all(len(row) == len(model.idf) for row in model.coef)
+    assert category_model.load() is model  # read once per process
+    probs = model.probabilities("ConnectionRefusedError: [Errno 111] Connection refused")
+    assert abs(sum(probs.values()) - 1.0) < 1e-9 and max(probs, key=probs.__getitem__) == "network"
+
+
+def test_importing_the_library_reads_no_weights():
+    code = "import harness_memory, harness_memory.category_model as m; print(len(m._loaded))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0"
+
+
+def test_a_model_round_trips_through_plain_json(tmp_path):
+    model = tiny("zorblax", "network")
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model.to_json()), encoding="utf-8")
+    again = category_model.load(path)
+    assert again.predict("the zorblax failed") == model.predict("the zorblax failed")
+    assert again.predict("the zorblax failed")[0] == "network"
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"format": 99},
+        {"format": 1, "classes": ["a"], "features": ["w:x"], "idf": [1.0], "coef": [[1.0, 2.0]], "intercept": [0]},
+        {"format": 1, "classes": ["a"], "features": ["w:x"], "idf": [], "coef": [[1.0]], "intercept": [0]},
+        {"format": 1, "classes": ["a"]},
+        [1, 2],
+    ],
+    ids=["format", "coef-shape", "idf-length", "missing-keys", "not-an-object"],
+)
+def test_a_file_that_is_not_a_model_is_a_configuration_error(tmp_path, doc):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ConfigurationError):
+        category_model.load(path)
+
+
+def test_an_unreadable_model_file_is_a_configuration_error(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfigurationError):
+        category_model.load(path)
+    with pytest.raises(ConfigurationError):
+        category_model.load(tmp_path / "missing.json")
+
+
+def test_features_are_words_pairs_and_character_ngrams_with_digits_masked():
+    got = features("ConnectionRefused at port 5432")
+    assert got["w:connection"] == 1 and got["w:refused"] == 1 and got["b:connection refused"] == 1
+    assert "c: co" in got and "c:sed " in got
+    assert features("port 5432") == features("port 8080")  # digits are masked
+    assert features("") == {}
+
+
+def test_a_text_with_no_known_feature_stays_unknown():
+    model = tiny("zorblax", "network")
+    assert model.predict("nothing here matches") == ("unknown", 0.0)
+    assert category_model.predict("nothing here matches", model) == "unknown"
+
+
+def test_below_the_minimum_probability_the_answer_stays_unknown(monkeypatch):
+    model = tiny("zorblax", "network")
+    assert category_model.predict("zorblax", model) == "network"
+    monkeypatch.setattr(category_model, "MIN_PROBABILITY", 1.01)
+    assert category_model.predict("zorblax", model) == "unknown"
+
+
+def test_signing_takes_the_model_category_where_the_rules_say_unknown(tmp_path, shipped_model_replaced):
+    text = "the zorblax went sideways during the nightly run"
+    assert categorize(extract(text)) == "unknown"  # the rules have nothing to say
+    shipped_model_replaced(tiny("zorblax", "network"))
+    assert categorize_learned(extract(text)) == "network"
+    with MemoryStore(tmp_path / "m.db") as store:
+        assert store.error_signature(text).category == "network"
+
+
+def test_the_model_never_overrides_a_category_the_rules_gave(tmp_path, shipped_model_replaced):
+    text = "AssertionError: zorblax expected 3, got 2"
+    assert categorize(extract(text)) == "assertion"
+    shipped_model_replaced(tiny("zorblax", "network"))
+    assert categorize_learned(extract(text)) == "assertion"
+    with MemoryStore(tmp_path / "m.db") as store:
+        assert store.error_signature(text).category == "assertion"
+
+
+def test_disabled_the_fallback_leaves_unknown(tmp_path, shipped_model_replaced, monkeypatch):
+    text = "the zorblax went sideways during the nightly run"
+    shipped_model_replaced(tiny("zorblax", "network"))
+    monkeypatch.setattr(category_model, "ENABLED", False)
+    assert categorize_learned(extract(text)) == "unknown"
+    with MemoryStore(tmp_path / "m.db") as store:
+        assert store.error_signature(text).category == "unknown"
+
+
+def test_the_model_reads_the_block_and_its_exception():
+    text = block_text("boom", "boom\n  at x", "detail line", "ZorblaxError")
+    assert text.split("\n") == ["ZorblaxError", "boom", "boom", "  at x", "detail line"]
+    assert block_text("boom", "boom") == "\nboom"
+    assert len(block_text("x" * 10_000)) == category_model.MAX_CHARS
