@@ -145,6 +145,7 @@ def old_rules(split: str, rels: list[str]) -> dict[str, dict]:
             text=True,
             check=True,
             env={"PYTHONPATH": d, "PATH": "/usr/bin:/bin"},
+            cwd=d,  # ``-c`` puts the working directory first on sys.path: it must not be this checkout
         )
     return json.loads(got.stdout)
 
@@ -157,7 +158,7 @@ def fallback(rules: str, model: CategoryModel, text: str, min_probability: float
 
 
 def loso(labels: dict, texts: dict, with_old: bool, min_probability: float) -> None:
-    splits = list(dict.fromkeys(v["split"] for v in labels.values()))
+    splits = sorted({v["split"] for v in labels.values()}, key=lambda s: (len(s), s))  # dev, heldout, heldout2, ...
     print(
         "| split | logs | model alone | rules now (in-sample) | rules now + model | rules before the split | "
         "rules before + model | model alone on the old block |"

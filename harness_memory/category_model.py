@@ -18,8 +18,10 @@ import json
 import math
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from .errors import ConfigurationError
 
@@ -31,6 +33,7 @@ FORMAT = 1
 MIN_PROBABILITY = 0.3
 # False: signing uses the rules alone (``benchmarks/ci_logs.py --no-model`` measures them so)
 ENABLED = True
+WORD_CACHE = 50_000  # words whose columns are remembered (then forgotten all at once)
 MAX_CHARS = 4000  # of the block read: the decisive lines and their detail, never a whole log
 
 _ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]")
@@ -50,22 +53,27 @@ def block_text(message: str, block: str = "", detail: str = "", exception: str |
     return "\n".join(parts)[:MAX_CHARS]
 
 
+def _words(text: str) -> list[str]:
+    """The text's words: ANSI codes and hex numbers dropped, camelCase split, lower-cased, digits masked."""
+    text = _ANSI.sub("", text[:MAX_CHARS])
+    text = _CAMEL.sub(" ", _HEX.sub(" ", text)).lower()
+    return _WORD.findall(_DIGITS.sub("0", text))
+
+
+def _word_keys(word: str) -> list[str]:
+    """A word's own features: the word and its character 3-5-grams (padded with a space at each end)."""
+    padded = f" {word} "
+    return ["w:" + word] + ["c:" + padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1)]
+
+
 def features(text: str) -> dict[str, float]:
     """Counts of the text's words (camelCase split, lower-cased), adjacent word pairs and the character
     3-5-grams inside words, digits masked: ``{"w:refused": 1, "b:connection refused": 1, "c:efu": 1, ...}``."""
-    text = _ANSI.sub("", text[:MAX_CHARS])
-    text = _CAMEL.sub(" ", _HEX.sub(" ", text)).lower()
-    text = _DIGITS.sub("0", text)
     counts: dict[str, float] = {}
-    words = _WORD.findall(text)
+    words = _words(text)
     for w in words:
-        key = "w:" + w
-        counts[key] = counts.get(key, 0.0) + 1.0
-        padded = f" {w} "
-        for n in (3, 4, 5):
-            for i in range(len(padded) - n + 1):
-                key = "c:" + padded[i : i + n]
-                counts[key] = counts.get(key, 0.0) + 1.0
+        for key in _word_keys(w):
+            counts[key] = counts.get(key, 0.0) + 1.0
     for a, b in zip(words, words[1:], strict=False):
         key = f"b:{a} {b}"
         counts[key] = counts.get(key, 0.0) + 1.0
@@ -82,6 +90,8 @@ class CategoryModel:
     idf: list[float]
     coef: list[list[float]]
     intercept: list[float]
+    _word_columns: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _matrix: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_json(cls, data: dict) -> CategoryModel:
@@ -123,30 +133,58 @@ class CategoryModel:
             "intercept": [round(x, 5) for x in self.intercept],
         }
 
+    def _columns(self, word: str) -> tuple[int, ...]:
+        """The model's columns of a word's own features, cached per word (bounded): signing many short
+        messages meets the same words again and again."""
+        cols = self._word_columns.get(word)
+        if cols is None:
+            if len(self._word_columns) >= WORD_CACHE:
+                self._word_columns.clear()
+            vocab = self.vocabulary
+            cols = tuple(vocab[k] for k in _word_keys(word) if k in vocab)
+            self._word_columns[word] = cols
+        return cols
+
     def vector(self, text: str) -> dict[int, float]:
-        """The text's TF-IDF vector (sublinear counts, L2-normalised) over the model's vocabulary."""
-        vec: dict[int, float] = {}
-        for feat, count in features(text).items():
-            col = self.vocabulary.get(feat)
-            if col is not None:
-                vec[col] = (1.0 + math.log(count)) * self.idf[col]
+        """The text's TF-IDF vector (sublinear counts, L2-normalised) over the model's vocabulary: the same
+        as ``features(text)`` looked up in it."""
+        counts: dict[int, float] = {}
+        words = _words(text)
+        for w in words:
+            for col in self._columns(w):
+                counts[col] = counts.get(col, 0.0) + 1.0
+        for a, b in zip(words, words[1:], strict=False):
+            pair = self.vocabulary.get(f"b:{a} {b}")
+            if pair is not None:
+                counts[pair] = counts.get(pair, 0.0) + 1.0
+        vec = {col: (1.0 + math.log(n)) * self.idf[col] for col, n in counts.items()}
         norm = math.sqrt(sum(v * v for v in vec.values()))
         return {c: v / norm for c, v in vec.items()} if norm else {}
 
-    def probabilities(self, text: str) -> dict[str, float]:
-        vec = self.vector(text)
-        scores = [b + sum(row[c] * v for c, v in vec.items()) for row, b in zip(self.coef, self.intercept, strict=True)]
+    def _scores(self, vec: dict[int, float]) -> list[float]:
+        matrix = self._matrix.get("by_column")
+        if matrix is None:  # the coefficients column by column (features x categories), made on first use
+            matrix = self._matrix.setdefault("by_column", np.asarray(self.coef, dtype=np.float64).T.copy())
+        cols = np.fromiter(vec.keys(), dtype=np.intp, count=len(vec))
+        vals = np.fromiter(vec.values(), dtype=np.float64, count=len(vec))
+        return (vals @ matrix[cols] + np.asarray(self.intercept)).tolist()
+
+    def _softmax(self, scores: list[float]) -> dict[str, float]:
         top = max(scores)
         exp = [math.exp(s - top) for s in scores]
         total = sum(exp)
         return {cat: e / total for cat, e in zip(self.classes, exp, strict=True)}
 
+    def probabilities(self, text: str) -> dict[str, float]:
+        return self._softmax(self._scores(self.vector(text)))
+
     def predict(self, text: str) -> tuple[str, float]:
         """The most probable category of ``text`` and its probability (``unknown``, 0.0 for a text with none of
         the model's features)."""
-        if not self.vector(text):
+        vec = self.vector(text)
+        if not vec:
             return "unknown", 0.0
-        probs = self.probabilities(text)
+        probs = self._softmax(self._scores(vec))
         best = max(probs, key=probs.__getitem__)
         return best, probs[best]
 

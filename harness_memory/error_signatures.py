@@ -282,8 +282,8 @@ _BY_EXCEPTION = [
     (
         "type_error",
         re.compile(
-            r"^(?:TypeError|ClassCastException|InvalidCastException|NoMethodError|NullPointerException|"
-            r"NullReferenceException)$"
+            r"^(?:TypeError|ClassCastException|InvalidCastException|NoMethodError)$|"
+            r"^\w{0,40}(?:NullPointerException|NullReferenceException)$"  # KotlinNullPointerException (a ``!!``)
         ),
     ),
     (
@@ -327,6 +327,7 @@ _BY_TEXT = [
         re.compile(
             r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit|unable to allocate \d|"
             r"\ballocation of \d{1,30} bytes failed|\bfailed to allocate \d|\ballocation failed\b|"
+            r"\bmemory (?:size )?(?:of \d{1,30} bytes )?exhausted\b|"  # PHP's memory_limit, ``virtual memory exhausted``
             + _RECURSION_WORDS  # an exhausted stack (keyed by its frame all the same: RECURSION)
         ),
     ),
@@ -352,6 +353,7 @@ _BY_TEXT = [
             r"find a package configuration file|\bcannot find -l[\w.+-]|was not found in the pkg-config search path|"
             r"\bno package '[^']{1,200}' found|no package called|unmet (?:peer )?dependenc|version solving failed|"
             r"no such module|could(?:n't| not) find (?:a )?(?:package|module|gem|crate|artifact|dependency|library)\b|"
+            r"\bmodule ['\"`][\w./@-]{1,200}['\"`] not found\b|"  # Lua's require
             r"\bcan(?:'t|not) find include (?:lib|file)\b|\blibrary [\"'`]?[\w.+-]{1,100}[\"'`]? not found\b|"
             r"\blibrary not found for -l[\w.+-]|"  # Apple's ld (GNU ld: cannot find -lssl)
             r"could(?:n't| not) find [\w.-]{1,200}:[\w.-]{1,200}:\d|"  # a group:artifact:version (Gradle, Ivy, sbt)
@@ -374,7 +376,8 @@ _BY_TEXT = [
             r"(?:method|function|property) .{1,200} on (?:null|nil|undefined)\b|must be of (?:the )?type\b|"
             r"\b(?:nil|null|none|string|number|table|boolean|integer|float|array|object|function|userdata) expected, "
             r"got \w|cannot iterate over (?:an? )?(?:null|nil|none|undefined|string|number|boolean|object|array)\b|"
-            r"\bis not iterable\b"
+            r"\bis not iterable\b|\bnon-numeric argument\b|\bno implicit conversion (?:of|from|into)\b|"
+            r"\bbad argument in arithmetic expression\b|\bexception error: bad argument\b|\bbadarg\b"
         ),
     ),
     (
@@ -388,7 +391,8 @@ _BY_TEXT = [
             r"linking with .{1,80} failed|linker command failed|\bld returned \d+ exit status|undefined symbol|"
             r"\bnon-?parseable\b|\bunparseable\b|\b(?:could not|failed to|cannot|unable to) parse\b|"
             r"\bunable to resolve class\b|"
-            r"\binvalid '?[\w-]{1,20}'? expression\b|\bextra characters after\b"
+            r"\binvalid '?[\w-]{1,20}'? expression\b|\bextra characters after\b|"
+            r"\bunbound (?:value|module|type constructor|constructor|record field|class|module type)\b"
         ),
     ),
     (
@@ -408,7 +412,8 @@ _BY_TEXT = [
             r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b|\bundeclared\b|"
             r"\bno (?:configuration|config|input|source|test|matching) files?\b|invalid command name|unknown command\b|"
             r"could(?:n't| not) find (?:function|method|object|symbol|variable)\b|\bnot an element (?:in|of)\b|"
-            r"\bno such key\b|\b(?:could|can) ?not be found\b|\bcan't be found\b"
+            r"\bno such key\b|\b(?:could|can) ?not be found\b|\bcan't be found\b|\bcall to undefined (?:function|method)\b|"
+            r"\bno such element\b"
         ),
     ),
     (
@@ -467,6 +472,7 @@ _TEXT_KEYS = {
         "alloc",
         "stack",
         "recursion depth",
+        "exhausted",
     ),
     "timeout": ("time", "deadline", "deadlock"),
     "permission": (
@@ -533,6 +539,11 @@ _TEXT_KEYS = {
         " expected, got",
         "cannot iterate",
         "not iterable",
+        "non-numeric",
+        "implicit conversion",
+        "arithmetic expression",
+        "bad argument",
+        "badarg",
     ),
     "compile_error": (
         "syntax",
@@ -555,6 +566,7 @@ _TEXT_KEYS = {
         "parse",
         "resolve class",
         "extra characters",
+        "unbound",
     ),
     "network": (
         "connection",
@@ -595,6 +607,8 @@ _TEXT_KEYS = {
         "invalid command",
         "unknown command",
         "be found",
+        "call to undefined",
+        "no such element",
     ),
     "assertion": ("assert", "expected", ", want", "not equal to", "check failed"),
     "test_failure": (
@@ -698,8 +712,11 @@ _TEST_REPORT = re.compile(r"^\S{1,400}:\d{1,7}(?::\d{1,5})?:\s{0,3}(?:Failure|FA
 _KILL_REPORT = re.compile(r"^(?:\S{1,200}: )?(?:line \d{1,7}: )?(?:\d{1,9}\s{1,40})?Killed\b")
 _UNCAUGHT = re.compile(
     r"(?i:\b(?:uncaught|unhandled)\s{1,4}(?:exception[.:]?\s{1,4})?)([A-Z][\w$.\\]{0,200}(?:Error|Exception))\b|"
-    r"^Fatal error: exception ([A-Z][\w.]{0,200})"  # OCaml's runtime: ``Fatal error: exception Not_found``
+    r"^Fatal error: exception ([A-Z][\w.]{0,200})|"  # OCaml's runtime: ``Fatal error: exception Not_found``
+    # Ruby's uncaught exception closes its line with the class: ``x.rb:8:in `+': no implicit conversion ... (TypeError)``
+    r"\(((?:[A-Z]\w{0,60}::){0,4}[A-Z]\w{0,60}(?:Error|Exception))\)\s{0,4}$"
 )
+_HTTP_ERROR = re.compile(r"HTTP|Http|ClientResponse|StatusCode")
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
@@ -776,11 +793,19 @@ def _categorize_block(excerpt: Excerpt) -> str:
                 return cat
     if excerpt.exception:
         cat = _by_exception(excerpt.exception)
+        if cat == "network" and _HTTP_ERROR.search(excerpt.exception):
+            # an HTTP client's error for a status: the status it names decides (429 rate_limit, 404 not_found, 403
+            # permission, 504 timeout); a refused connection or an unknown host stays network
+            cat = _by_text(excerpt.message) or cat
         if cat is not None:
             return cat
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
         m = _UNCAUGHT.search(excerpt.message)
-        cat = _by_exception((m.group(1) or m.group(2)).rsplit("\\", 1)[-1]) if m else None
+        cat = (
+            _by_exception((m.group(1) or m.group(2) or m.group(3)).rsplit("\\", 1)[-1].rsplit(":", 1)[-1])
+            if m
+            else None
+        )
         if cat is not None:
             return cat
     if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:

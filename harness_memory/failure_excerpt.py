@@ -244,7 +244,8 @@ _C5 = _Keyed(
     re.compile(
         r"(?:^|\s)panicked at\b|^panic: |^fatal error: (?!.{0,200}\.\w{1,5}: )|^Segmentation fault|"
         r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b|"
-        r"^=> [\w$.]{1,300}(?:Error|Exception|Failure|Throwable)\w{0,40}(?::|$)"  # JUnit console's ``=> org.x.YError: ...``
+        r"^=> [\w$.]{1,300}(?:Error|Exception|Failure|Throwable)\w{0,40}(?::|$)|"  # JUnit console's ``=> org.x.YError: ...``
+        r"^\*\* \([\w.]{1,200}(?:Error|Exception)\) "  # Elixir's uncaught exception: ``** (ArithmeticError) bad argument``
     ),
     (
         "panic",
@@ -256,6 +257,7 @@ _C5 = _Keyed(
         "killed",
         "aborted",
         "=> ",
+        "** (",
     ),
 )
 _C4 = re.compile(
@@ -429,7 +431,7 @@ def is_frame(text: str) -> bool:
     """Whether a (cleaned) line is a stack frame: where the failure happened, never what it is."""
     t = text.strip()
     return bool(("in " in t or "from " in t) and _FRAME_LINE.match(t)) or bool(
-        ("/" in t or "called at" in t) and _RUNTIME_FRAME.search(t)
+        ("/" in t or "called at" in t or ": (" in t) and _RUNTIME_FRAME.search(t)
     )
 
 
