@@ -15,7 +15,8 @@ kept pgserver in ``DIR/pgdata``, or ``--url`` for a server of your own) with ``l
 4. ``near_duplicates``: ``--near`` stored memories, each changed a little (a word appended, its first
    number changed, a word swapped), searched as ``remember`` searches for a near duplicate (the
    nearest 4 of the memory's agent, scope and type) at each ``--ef`` against the exact search over
-   the same rows: how many stored rows at cosine >= 0.95 the HNSW search misses, and its time.
+   the same rows: how many stored rows at cosine >= 0.95 the HNSW search misses, and its time (on a store
+   whose compact built an IVFFlat index, at each ``--probes``).
 5. ``graph``: the first ``--graph-rows`` vectors of the store copied into a scratch schema
    (``hm_graph_scratch``, dropped after), indexed with each ``--graph m/ef_construction``: build time,
    1,000 inserts of the next rows (rolled back), the overlap@50 of part 2 (own or global, the
@@ -42,6 +43,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -203,7 +205,7 @@ def overlap(
                 sims = np.where(mask, mat @ qv, -np.inf)
                 top = np.argpartition(-sims, k)[:k]
                 exact = set(ids_a[top].tolist())
-                where = "namespace = 'default' AND archived = 0" + (
+                where = "NOT pending AND namespace = 'default' AND archived = 0" + (
                     " AND (agent_id = %s OR scope = 'global')" if filtered else ""
                 )
                 params = (agent, qv) if filtered else (qv,)
@@ -320,6 +322,7 @@ def near_duplicates(
     table_name: str = "memory_vectors",
     top: int | None = None,
     quiet: bool = False,
+    probes: Sequence[int] = (),
 ) -> list[list]:
     import re
 
@@ -366,13 +369,16 @@ def near_duplicates(
     ]
     present = sum(t is not None for t in truth)
     out = []
-    for ef in efs:
-        c.execute(f"SET hnsw.ef_search = {int(ef)}")
+    # an HNSW store's searches per ef_search, an IVFFlat store's per probes (the write path's is NEAR_PROBES)
+    settings = [(ef, f"hnsw.ef_search = {int(ef)}") for ef in efs]
+    settings += [(f"probes {p}", f"ivfflat.probes = {int(p)}") for p in probes]
+    for ef, setting in settings:
+        c.execute(f"SET {setting}")
         t0 = time.perf_counter()
         got = [
             decide(
                 c.execute(
-                    f"SELECT memory_id, embedding <=> %s AS d FROM {table_name} WHERE {cond} "
+                    f"SELECT memory_id, embedding <=> %s AS d FROM {table_name} WHERE NOT pending AND {cond} "
                     "ORDER BY embedding <=> %s LIMIT 4",
                     (v, *r[2:], v),
                 ).fetchall()
@@ -389,7 +395,7 @@ def near_duplicates(
             table(
                 f"near-duplicate searches: {len(rows)} changed memories, {present} with a stored row at "
                 f"cosine >= {threshold}",
-                ["ef_search", "ms per search", "missed", "another row"],
+                ["ef_search / probes", "ms per search", "missed", "another row"],
                 out,
             )
         )
@@ -485,7 +491,10 @@ def main() -> None:
     ap.add_argument("--near", type=int, default=300, help="near_duplicates: changed memories")
     ap.add_argument("--graph", nargs="+", default=["16/64", "24/128"], help="graph: m/ef_construction to compare")
     ap.add_argument("--graph-rows", type=int, default=300_000, help="graph: the first N vectors of the store")
-    ap.add_argument("--ef", type=int, nargs="+", default=[100, 40, 400], help="near_duplicates: ef_search values")
+    ap.add_argument("--ef", type=int, nargs="*", default=[100, 40, 400], help="near_duplicates: ef_search values")
+    ap.add_argument(
+        "--probes", type=int, nargs="*", default=[], help="near_duplicates: ivfflat.probes values (an IVFFlat store)"
+    )
     ap.add_argument("--rounds", type=int, default=2, help="batches: rounds of one batch per mode")
     ap.add_argument("--batch", type=int, default=1000, help="batches: memories per batch")
     ap.add_argument(
@@ -509,7 +518,7 @@ def main() -> None:
     if "top10" in args.parts:
         top10(url, tracer, queries, args.settings)
     if "near_duplicates" in args.parts:
-        near_duplicates(base, schema, args.near, args.ef)
+        near_duplicates(base, schema, args.near, args.ef, probes=args.probes)
     if "graph" in args.parts:
         graph(base, schema, queries[10:], args.graph_rows, args.graph, args.near)
     if "batches" in args.parts:

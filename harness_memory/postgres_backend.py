@@ -98,7 +98,16 @@ SESSION_SETTINGS = {
     # the library's statements touch a few hundred rows each: starting parallel workers for one cost
     # more than it saved (a keyword search's parallel bitmap scan: 22 of its 25 ms in Gather Merge)
     "max_parallel_workers_per_gather": "0",
+    # a store whose compact built an IVFFlat index instead (maintenance.vector_index = "ivfflat"): lists
+    # searched per query (overlap@50 0.96 at 1,000 lists on latency.py's broad queries, docs/backends.md),
+    # and a filtered search keeps probing lists until k rows pass the filters
+    "ivfflat.probes": "40",
+    "ivfflat.iterative_scan": "relaxed_order",
 }
+# lists an IVFFlat index's near-duplicate searches probe (a write's: writes.py's check and a batch's
+# graph searches): a row at cosine >= 0.95 lies in the query's nearest lists; 40 per search would cost
+# a batch of 1,000 memories about 40 s at 1M (set per write transaction, with its lock)
+NEAR_PROBES = 4
 
 
 def _to_format(sql: str) -> str:
@@ -414,7 +423,11 @@ class PostgresBackend:
             c = st.conn = _Conn(self, pg)
             st.writing = True
             try:
-                pg.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))  # waits <= lock_timeout
+                # waits <= lock_timeout; an IVFFlat index's near-duplicate searches probe NEAR_PROBES lists
+                pg.execute(
+                    "SELECT pg_advisory_xact_lock(%s), set_config('ivfflat.probes', %s, true)",
+                    (self._lock_key, str(NEAR_PROBES)),
+                )
                 yield c
             finally:
                 st.conn = None
@@ -896,11 +909,12 @@ class PostgresBackend:
     def _can_defer(self, pg: Any) -> bool:
         """Whether this store's HNSW index is partial (``WHERE NOT pending``: created from migration
         0018 on, or rebuilt by compact since), so that a batch may leave its vectors out of the graph."""
-        if self._deferred is None:
+        if self._deferred is None:  # the IVFFlat index compact may build instead is partial as well
             with self._errors():
                 row = pg.execute(
-                    "SELECT i.indpred IS NOT NULL FROM pg_index i WHERE i.indexrelid = to_regclass(%s)",
-                    (f"ix_{self.VEC_TABLE}_hnsw",),
+                    "SELECT bool_or(i.indpred IS NOT NULL) FROM pg_index i "
+                    "WHERE i.indexrelid IN (to_regclass(%s), to_regclass(%s))",
+                    (f"ix_{self.VEC_TABLE}_hnsw", f"ix_{self.VEC_TABLE}_ivfflat"),
                 ).fetchone()
             self._deferred = bool(row and row[0])
         return self._deferred
@@ -1342,6 +1356,86 @@ class PostgresBackend:
             else:
                 c.execute(f"REINDEX TABLE {t}")
             return c.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+
+    # -- which vector index (maintenance.vector_index; compact converges the store to it) -----------
+    IVF_MIN_ROWS = 100_000  # below, HNSW is kept: lists trained on few rows, and HNSW's overlap is high there
+    IVF_GROWTH = 2.0  # an IVFFlat index is retrained (rebuilt) once the rows are this factor of those it learned
+
+    @staticmethod
+    def ivf_lists(rows: int) -> int:
+        """Lists of an IVFFlat index over ``rows`` vectors: the square root (pgvector's advice above
+        1M rows; 1,000 at 1M, as rows / 1,000 gives there), so the rows it was trained on are about
+        its lists squared."""
+        return max(1, math.isqrt(max(0, int(rows)) - 1) + 1)
+
+    def vector_index(self) -> tuple[str | None, int]:
+        """``(kind, lists)`` of the vector table's index: ``("hnsw", 0)``, ``("ivfflat", lists)``, or
+        ``(None, 0)`` (no vector table, or vectors above HNSW's 2,000 dimensions)."""
+        if not self._has_vectors():
+            return None, 0
+        t = self.VEC_TABLE
+        row = self.execute(
+            "SELECT a.amname, x.reloptions FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid "
+            "JOIN pg_am a ON a.oid = x.relam WHERE i.indexrelid IN (to_regclass(?), to_regclass(?)) AND i.indisvalid "
+            "ORDER BY x.relname LIMIT 1",
+            (f"ix_{t}_hnsw", f"ix_{t}_ivfflat"),
+        ).fetchone()
+        if row is None:
+            return None, 0
+        lists = next((int(o.split("=", 1)[1]) for o in row[1] or () if o.startswith("lists=")), 100)
+        return str(row[0]), lists if row[0] == "ivfflat" else 0
+
+    def converge_vector_index(self, want: str | None) -> dict[str, Any]:
+        """Make the vector index the one ``maintenance.vector_index`` asks for (compact calls this
+        under its lease): ``ivfflat`` once the store holds ``IVF_MIN_ROWS`` vectors, retrained when
+        the rows grew ``IVF_GROWTH``-fold since (lists squared); ``hnsw`` back; ``None`` keeps what
+        the store has. The new index is built ``CONCURRENTLY`` (writes and searches go on; minutes
+        at 1M rows), then swapped for the old one in a short write transaction. What it did:
+        ``{"vector_index": kind, "ivf_lists": n, "index_built": 0 or 1}``."""
+        have, lists = self.vector_index()
+        out: dict[str, Any] = {"vector_index": have, "ivf_lists": lists, "index_built": 0}
+        if have is None or want is None:
+            return out
+        if want not in ("hnsw", "ivfflat"):
+            raise InvalidInputError(f"maintenance.vector_index must be 'hnsw' or 'ivfflat', not {want!r}")
+        rows = int(self.execute(f"SELECT COUNT(*) FROM {self.VEC_TABLE}").fetchone()[0])
+        if want == "ivfflat":
+            if rows < self.IVF_MIN_ROWS or (have == "ivfflat" and rows < self.IVF_GROWTH * lists * lists):
+                return out
+            lists = self.ivf_lists(rows)
+            method = f"ivfflat (embedding vector_cosine_ops) WITH (lists = {lists})"
+        elif have == "hnsw":
+            return out
+        else:
+            lists, method = 0, "hnsw (embedding vector_cosine_ops)"
+        self._build_vector_index(method, want, lists)
+        return {"vector_index": want, "ivf_lists": lists, "index_built": 1}
+
+    def _build_vector_index(self, method: str, kind: str, lists: int) -> None:
+        t = self.VEC_TABLE
+        new = f"ix_{t}_{kind}_new"
+        with self._connection() as pg, self._errors():  # autocommit: CONCURRENTLY runs outside a transaction
+            pg.execute(f"DROP INDEX IF EXISTS {new}")  # an invalid leftover of a build that failed
+            # pgvector's k-means must fit in maintenance_work_mem, else it refuses: its sample (50 rows a
+            # list), a bound per sample and list, the lists' centers and distances (277 MB at 1,007 lists
+            # and 384 dimensions; a fourth more here)
+            d = self.vector_dimensions() or 0
+            need = (50 * lists * (4 * d + 8) + 208 * lists * lists + 16 * lists * d) * 5 // 4 // (1 << 20) + 64
+            pg.execute(f"SET maintenance_work_mem = '{need}MB'")
+            try:
+                pg.execute(f"CREATE INDEX CONCURRENTLY {new} ON {t} USING {method} WHERE NOT pending")
+            except psycopg.Error:
+                pg.execute(f"DROP INDEX IF EXISTS {new}")
+                raise
+            finally:
+                pg.execute("RESET maintenance_work_mem")
+        with self.write() as c:  # the swap: short, under the write lock
+            c.execute(f"DROP INDEX IF EXISTS ix_{t}_hnsw")
+            c.execute(f"DROP INDEX IF EXISTS ix_{t}_ivfflat")
+            c.execute(f"ALTER INDEX {new} RENAME TO ix_{t}_{kind}")
+            c.execute(self._PENDING_INDEX.format(t=t))
+        self._deferred = None
+        log.info("%s: vector index rebuilt as %s", self.display, method)
 
     def index_backlog(self, batches: Any = None) -> int:
         """Move the vectors waiting outside the HNSW graph into it, in short write transactions

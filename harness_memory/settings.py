@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
@@ -104,6 +104,11 @@ class MaintenanceSettings(BaseModel):
     consolidate_growth_trigger: int = Field(1000, ge=1, description="consolidate a namespace grown by this many")
     compact_sparse_ratio: float = Field(0.25, gt=0, lt=1, description="rebuild vectors when this share is dead")
     vector_changes_keep: int = Field(100_000, ge=1000)
+    vector_index: Literal["hnsw", "ivfflat"] | None = Field(
+        None,
+        description="PostgreSQL: the vector index compact keeps (none: the store's own); ivfflat from 100,000 "
+        "vectors: cheap inserts and a higher overlap with exact search, slower searches (docs/backends.md)",
+    )
     job_batch_seconds: float = Field(
         0.05,
         gt=0,

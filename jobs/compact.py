@@ -52,6 +52,9 @@ def compact(
     out["changes_trimmed"] = delete_rows(
         store, "vector_changes", "seq <= ?", [hi - m.vector_changes_keep], "changes_trimmed", key="seq"
     )
+    converge = getattr(b, "converge_vector_index", None)
+    if converge is not None:  # PostgreSQL: the index maintenance.vector_index asks for (built concurrently)
+        out.update(converge(m.vector_index))
     # VACUUM rewrites the whole file under the write lock (seconds at 100k memories): only when
     # asked; SQLite reuses free pages anyway, so the file does not grow meanwhile
     with for_store(store) as batch:
