@@ -25,7 +25,17 @@ import numpy as np
 
 from .errors import ConfigurationError
 
-__all__ = ["ENABLED", "features", "block_text", "CategoryModel", "load", "predict", "MODEL_PATH", "MIN_PROBABILITY"]
+__all__ = [
+    "ENABLED",
+    "FAILURE_WORDS",
+    "features",
+    "block_text",
+    "CategoryModel",
+    "load",
+    "predict",
+    "MODEL_PATH",
+    "MIN_PROBABILITY",
+]
 
 MODEL_PATH = Path(__file__).with_name("category_model.json")
 FORMAT = 1
@@ -36,6 +46,12 @@ ENABLED = True
 WORD_CACHE = 50_000  # words whose columns are remembered (then forgotten all at once)
 MAX_CHARS = 4000  # of the block read: the decisive lines and their detail, never a whole log
 
+# words of a failure in any tool's language; a block without one is not a failure the fallback names
+FAILURE_WORDS = re.compile(
+    r"(?i)error|fail|fatal|exception|panic|traceback|timed? ?out|denied|refused|not found|cannot|can't|could not|"
+    r"couldn't|unable|killed|abort|fault|exhausted|invalid|missing|no such|undefined|unbound|expected|not allowed|"
+    r"forbidden|unknown|bad |attempt to|violat|crash|died|terminat"
+)
 _ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[a-z]{2,30}")
@@ -211,7 +227,11 @@ def load(path: Path = MODEL_PATH) -> CategoryModel:
 
 
 def predict(text: str, model: CategoryModel | None = None) -> str:
-    """The model's category for a block, or ``unknown`` below ``MIN_PROBABILITY``."""
+    """The model's category for a block, or ``unknown`` below ``MIN_PROBABILITY`` or for a text that has no
+    failure word at all (``FAILURE_WORDS``: most lines of an application's log, which the rules also leave
+    ``unknown``, are not failures, and the model is not asked about them)."""
+    if not FAILURE_WORDS.search(text[:MAX_CHARS]):
+        return "unknown"
     model = model if model is not None else load()
     cat, prob = model.predict(text)
     return cat if prob >= MIN_PROBABILITY else "unknown"

@@ -18,6 +18,7 @@ from .error_signatures import (
     RECURSION,
     ErrorSignature,
     TemplateMiner,
+    categorize,
     categorize_learned,
     extract,
     mask_params,
@@ -96,8 +97,11 @@ class Core:
             same = ex.block == ex.message
             ex.message = redact(ex.message)[0]
             ex.block = ex.message if same else redact(ex.block)[0]
-        category = categorize_learned(ex)
-        sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception, ex.joins)
+        rules = categorize(ex)
+        category = categorize_learned(ex, rules)
+        # a category the learned fallback guessed names the error but does not regroup it: whether the key frame
+        # is dropped (an error about the environment) is the rules' decision alone
+        sig, tpl, params = self.sign_message(ex.message, ex.frame, category, ex.exception, ex.joins, keyed_as=rules)
         return ErrorSignature(
             id=sig,
             template=" ".join(tpl),
@@ -112,14 +116,22 @@ class Core:
         )
 
     def sign_message(
-        self, message: str, frame: str | None, category: str, exception: str | None, joins: Sequence[str] = ()
+        self,
+        message: str,
+        frame: str | None,
+        category: str,
+        exception: str | None,
+        joins: Sequence[str] = (),
+        keyed_as: str | None = None,
     ) -> tuple[str, list[str], list[str]]:
         """``(signature id, template tokens, params)`` of a decisive message already cut out;
-        ``joins``: where else the same failure is signed (``Excerpt.joins``, a test method)."""
+        ``joins``: where else the same failure is signed (``Excerpt.joins``, a test method); ``keyed_as``: the
+        category that decides whether the key frame is kept (``category`` when not given)."""
         masked, params = mask_params(message[:2000])
         # an error about the environment (a missing module, a refused connection, a timeout) is
         # the same error wherever the code met it: its key frame does not split the signature
-        key_frame = None if category in ENVIRONMENT_CATEGORIES and not RECURSION.search(message[:2000]) else frame
+        keyed = category if keyed_as is None else keyed_as
+        key_frame = None if keyed in ENVIRONMENT_CATEGORIES and not RECURSION.search(message[:2000]) else frame
         sig, tpl = self.miner.sign(tokenize(masked), key_frame, category, exception, joins if key_frame else ())
         return sig, tpl, params
 

@@ -757,11 +757,12 @@ def categorize(excerpt: Excerpt) -> str:
     return own
 
 
-def categorize_learned(excerpt: Excerpt) -> str:
-    """``categorize``'s rules, then, where they answer ``unknown``, the learned fallback's category of the same
-    block (``category_model``: a linear model trained on the hand-labelled CI corpus; ``unknown`` when it is not
-    confident enough or ``category_model.ENABLED`` is false). Signing uses this; ``categorize`` stays the rules."""
-    own = categorize(excerpt)
+def categorize_learned(excerpt: Excerpt, rules: str | None = None) -> str:
+    """``categorize``'s rules (or ``rules``, their answer already computed), then, where they answer ``unknown``,
+    the learned fallback's category of the same block (``category_model``: a linear model trained on the
+    hand-labelled CI corpus; ``unknown`` when the block has no failure word, when the model is not confident
+    enough or when ``category_model.ENABLED`` is false). Signing uses this; ``categorize`` stays the rules."""
+    own = categorize(excerpt) if rules is None else rules
     if own != "unknown" or not category_model.ENABLED:
         return own
     text = category_model.block_text(excerpt.message, excerpt.block, excerpt.detail, excerpt.exception)

@@ -100,13 +100,13 @@ def test_a_text_with_no_known_feature_stays_unknown():
 
 def test_below_the_minimum_probability_the_answer_stays_unknown(monkeypatch):
     model = tiny("zorblax", "network")
-    assert category_model.predict("zorblax", model) == "network"
+    assert category_model.predict("zorblax error", model) == "network"
     monkeypatch.setattr(category_model, "MIN_PROBABILITY", 1.01)
-    assert category_model.predict("zorblax", model) == "unknown"
+    assert category_model.predict("zorblax error", model) == "unknown"
 
 
 def test_signing_takes_the_model_category_where_the_rules_say_unknown(tmp_path, shipped_model_replaced):
-    text = "the zorblax went sideways during the nightly run"
+    text = "the zorblax fault during the nightly run"
     assert categorize(extract(text)) == "unknown"  # the rules have nothing to say
     shipped_model_replaced(tiny("zorblax", "network"))
     assert categorize_learned(extract(text)) == "network"
@@ -124,7 +124,7 @@ def test_the_model_never_overrides_a_category_the_rules_gave(tmp_path, shipped_m
 
 
 def test_disabled_the_fallback_leaves_unknown(tmp_path, shipped_model_replaced, monkeypatch):
-    text = "the zorblax went sideways during the nightly run"
+    text = "the zorblax fault during the nightly run"
     shipped_model_replaced(tiny("zorblax", "network"))
     monkeypatch.setattr(category_model, "ENABLED", False)
     assert categorize_learned(extract(text)) == "unknown"
@@ -137,3 +137,27 @@ def test_the_model_reads_the_block_and_its_exception():
     assert text.split("\n") == ["ZorblaxError", "boom", "boom", "  at x", "detail line"]
     assert block_text("boom", "boom") == "\nboom"
     assert len(block_text("x" * 10_000)) == category_model.MAX_CHARS
+
+
+def test_a_text_without_a_failure_word_is_not_asked_about(shipped_model_replaced):
+    shipped_model_replaced(tiny("zorblax", "network"))
+    assert categorize_learned(extract("the zorblax went sideways during the nightly run")) == "unknown"
+    assert categorize_learned(extract("the zorblax went sideways: error")) == "network"
+
+
+def test_a_guessed_category_does_not_regroup_the_error(tmp_path, shipped_model_replaced, monkeypatch):
+    # an environment category drops the key frame; a guessed one must not: the same id with and without the model
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/app/jobs/sync.py", line 12, in run\n'
+        "    step()\n"
+        "ZorblaxFault: the zorblax went sideways\n"
+    )
+    shipped_model_replaced(tiny("zorblax", "network"))
+    with MemoryStore(tmp_path / "a.db") as store:
+        guessed = store.error_signature(trace)
+    monkeypatch.setattr(category_model, "ENABLED", False)
+    with MemoryStore(tmp_path / "b.db") as store:
+        ruled = store.error_signature(trace)
+    assert (guessed.category, ruled.category) == ("network", "unknown")
+    assert guessed.frame == ruled.frame is not None and guessed.id == ruled.id
