@@ -43,7 +43,7 @@ FORMAT = 1
 MIN_PROBABILITY = 0.3
 # False: signing uses the rules alone (``benchmarks/ci_logs.py --no-model`` measures them so)
 ENABLED = True
-WORD_CACHE = 50_000  # words whose columns are remembered (then forgotten all at once)
+WORD_CACHE = 50_000  # words (and short messages) whose columns (answers) are remembered, then forgotten at once
 MAX_CHARS = 4000  # of the block read: the decisive lines and their detail, never a whole log
 
 # words of a failure in any tool's language; a block without one is not a failure the fallback names
@@ -108,6 +108,7 @@ class CategoryModel:
     intercept: list[float]
     _word_columns: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
     _matrix: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    _answers: dict[tuple[str, ...], tuple[str, float]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_json(cls, data: dict) -> CategoryModel:
@@ -164,8 +165,10 @@ class CategoryModel:
     def vector(self, text: str) -> dict[int, float]:
         """The text's TF-IDF vector (sublinear counts, L2-normalised) over the model's vocabulary: the same
         as ``features(text)`` looked up in it."""
+        return self._vector_of(_words(text))
+
+    def _vector_of(self, words: list[str]) -> dict[int, float]:
         counts: dict[int, float] = {}
-        words = _words(text)
         for w in words:
             for col in self._columns(w):
                 counts[col] = counts.get(col, 0.0) + 1.0
@@ -197,12 +200,24 @@ class CategoryModel:
     def predict(self, text: str) -> tuple[str, float]:
         """The most probable category of ``text`` and its probability (``unknown``, 0.0 for a text with none of
         the model's features)."""
-        vec = self.vector(text)
+        words = _words(text)
+        key = tuple(words) if len(words) <= 64 else None  # a short message's words (digits masked): often met again
+        if key is not None:
+            got = self._answers.get(key)
+            if got is not None:
+                return got
+        vec = self._vector_of(words)
         if not vec:
-            return "unknown", 0.0
-        probs = self._softmax(self._scores(vec))
-        best = max(probs, key=probs.__getitem__)
-        return best, probs[best]
+            answer = ("unknown", 0.0)
+        else:
+            probs = self._softmax(self._scores(vec))
+            best = max(probs, key=probs.__getitem__)
+            answer = (best, probs[best])
+        if key is not None:
+            if len(self._answers) >= WORD_CACHE:
+                self._answers.clear()
+            self._answers[key] = answer
+        return answer
 
 
 _lock = threading.Lock()

@@ -161,3 +161,14 @@ def test_a_guessed_category_does_not_regroup_the_error(tmp_path, shipped_model_r
         ruled = store.error_signature(trace)
     assert (guessed.category, ruled.category) == ("network", "unknown")
     assert guessed.frame == ruled.frame is not None and guessed.id == ruled.id
+
+
+def test_answers_and_word_columns_are_cached_within_a_bound(monkeypatch):
+    model = tiny("zorblax", "network")
+    monkeypatch.setattr(category_model, "WORD_CACHE", 3)
+    first = model.predict("zorblax error at port 5432")
+    assert model.predict("zorblax error at port 8080") == first  # digits masked: the same words, the same answer
+    for i in range(10):
+        model.predict(f"zorblax error number {'x' * (i + 2)}")
+    assert len(model._answers) <= 3 and len(model._word_columns) <= 3
+    assert model.predict("zorblax error at port 5432") == first  # forgotten, then computed again alike
