@@ -622,6 +622,11 @@ def main(argv: list[str] | None = None) -> int:
         help="Settings.fix_origin_min of the store under test, or 'off' (default: the library's default)",
     )
     ap.add_argument(
+        "--fix-distinct-min",
+        default=None,
+        help="Settings.fix_distinct_min of the store under test, or 'off' (default: the library's default)",
+    )
+    ap.add_argument(
         "--fix-task-share",
         type=float,
         default=None,
@@ -642,6 +647,8 @@ def main(argv: list[str] | None = None) -> int:
         SETTINGS["fix_task_min"] = None if args.fix_task_min == "off" else int(args.fix_task_min)
     if args.fix_origin_min is not None:
         SETTINGS["fix_origin_min"] = None if args.fix_origin_min == "off" else int(args.fix_origin_min)
+    if args.fix_distinct_min is not None:
+        SETTINGS["fix_distinct_min"] = None if args.fix_distinct_min == "off" else int(args.fix_distinct_min)
     if args.fix_task_share is not None:
         SETTINGS["fix_task_share"] = args.fix_task_share
     if args.fix_similar_min is not None:

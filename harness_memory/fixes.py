@@ -297,6 +297,19 @@ def rank(
         f"WHERE l.error_signature IN ({ph}) AND {where}",
         (*aliases, *wparams),
     ).fetchall()
+    # an error fixed at least fix_distinct_min times, each time by a different kind and none of them backed
+    # twice, does not predict its next fix (a signature shared by unrelated failures): its own links stay out
+    # (the tiers below, which need several errors of the same task or origin, may still answer)
+    unpredictive: set[int] = set()
+    distinct = core.settings.fix_distinct_min
+    if distinct is not None and rows:
+        backing: dict[str, int] = defaultdict(int)  # per kind: links taught + helpful credits (here and unattributed)
+        for r in rows:
+            backing[r[6] or f"memory_{r[1]}"] += r[3] + r[10] + max(0, r[8])
+        fixed_by = {kind for kind, n in backing.items() if n > 0}
+        if len(fixed_by) >= distinct and max(backing.values()) <= 1:
+            unpredictive = {r[0] for r in rows if (r[6] or f"memory_{r[1]}") in fixed_by}
+            rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
     # a new error also finds the fixes of linked errors whose excerpts are nearly the same text
@@ -309,7 +322,7 @@ def rank(
         near = {}
         for lid, excerpt in core.backend.similar_errors(sorted(query)[:64], SIMILAR_CANDIDATES):
             other = words(excerpt or "")
-            if lid not in sims and len(other) >= SIMILAR_MIN_WORDS:
+            if lid not in sims and lid not in unpredictive and len(other) >= SIMILAR_MIN_WORDS:
                 sim = _jaccard(query, other)
                 if sim >= threshold:
                     near[lid] = sim
@@ -334,7 +347,7 @@ def rank(
             "GROUP BY m.fix_kind HAVING COUNT(DISTINCT l.error_signature) >= ?)",
             (signed.category, *wparams, signed.category, *wparams, general),
         ).fetchall():
-            if r[0] not in sims:
+            if r[0] not in sims and r[0] not in unpredictive:
                 sims[r[0]] = GENERAL_WEIGHT
                 levels[r[0]] = "general"
                 rows.append(r)

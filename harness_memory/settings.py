@@ -259,6 +259,14 @@ class Settings(BaseSettings):
         "the same place (ErrorSignature.origin: the same script or test class), after the error's own links and the "
         "task's (level origin); None: off (docs/fixes.md)",
     )
+    fix_distinct_min: int | None = Field(
+        3,
+        ge=2,
+        le=1000,
+        description="an error whose own links (exact and alias) name at least this many different fix kinds, none "
+        "of them backed twice (taught twice or credited helpful), gets none of them: every time it was fixed, it was "
+        "fixed by something different, so its signature does not predict the fix; None: off (docs/fixes.md)",
+    )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(
         default_factory=dict, description="bearer token -> agent id (agent fixed by token)"
@@ -278,10 +286,11 @@ class Settings(BaseSettings):
     confidence: ConfidenceWeights = Field(default_factory=ConfidenceWeights)
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
 
-    @field_validator("fix_task_min", "fix_origin_min", mode="before")
+    @field_validator("fix_task_min", "fix_origin_min", "fix_distinct_min", mode="before")
     @classmethod
     def _off(cls, v: Any) -> Any:
-        # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on); FIX_ORIGIN_MIN too
+        # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on); FIX_ORIGIN_MIN and
+        # FIX_DISTINCT_MIN too
         return None if isinstance(v, str) and v.strip().lower() in ("off", "none") else v
 
     @field_validator("extra_types", "techniques", mode="before")
