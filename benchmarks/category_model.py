@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from harness_memory import category_model  # noqa: E402
 from harness_memory.category_model import MODEL_PATH, CategoryModel, block_text, features  # noqa: E402
 from harness_memory.error_signatures import categorize  # noqa: E402
 from harness_memory.failure_excerpt import clean_lines, extract  # noqa: E402
@@ -150,14 +151,13 @@ def old_rules(split: str, rels: list[str]) -> dict[str, dict]:
     return json.loads(got.stdout)
 
 
-def fallback(rules: str, model: CategoryModel, text: str, min_probability: float) -> str:
-    if rules != "unknown":
-        return rules
-    cat, prob = model.predict(text)
-    return cat if prob >= min_probability else "unknown"
+def fallback(rules: str, model: CategoryModel, text: str) -> str:
+    """What signing does (``categorize_learned``): the rules' category, else the model's through
+    ``category_model.predict`` (a failure word, ``MIN_PROBABILITY``)."""
+    return rules if rules != "unknown" else category_model.predict(text, model)
 
 
-def loso(labels: dict, texts: dict, with_old: bool, min_probability: float) -> None:
+def loso(labels: dict, texts: dict, with_old: bool) -> None:
     splits = sorted({v["split"] for v in labels.values()}, key=lambda s: (len(s), s))  # dev, heldout, heldout2, ...
     print(
         "| split | logs | model alone | rules now (in-sample) | rules now + model | rules before the split | "
@@ -171,14 +171,14 @@ def loso(labels: dict, texts: dict, with_old: bool, min_probability: float) -> N
         truth = {r: labels[r]["category"] for r in test}
         alone = sum(model.predict(texts[r]["text"])[0] == truth[r] for r in test)
         now = sum(texts[r]["rules"] == truth[r] for r in test)
-        now_fb = sum(fallback(texts[r]["rules"], model, texts[r]["text"], min_probability) == truth[r] for r in test)
+        now_fb = sum(fallback(texts[r]["rules"], model, texts[r]["text"]) == truth[r] for r in test)
         cells = [split, len(test), alone / len(test), now / len(test), now_fb / len(test)]
         totals.update(n=len(test), alone=alone, now=now, now_fb=now_fb)
         if with_old and split in SPLIT_COMMITS:
             old = old_rules(split, test)
             old_text = {r: block_text(o["message"], o["block"], o["detail"], o["exception"]) for r, o in old.items()}
             was = sum(old[r]["rules"] == truth[r] for r in test)
-            was_fb = sum(fallback(old[r]["rules"], model, old_text[r], min_probability) == truth[r] for r in test)
+            was_fb = sum(fallback(old[r]["rules"], model, old_text[r]) == truth[r] for r in test)
             was_alone = sum(model.predict(old_text[r])[0] == truth[r] for r in test)
             cells += [was / len(test), was_fb / len(test), was_alone / len(test)]
             totals.update(old_n=len(test), was=was, was_fb=was_fb, was_alone=was_alone)
@@ -222,9 +222,7 @@ def main() -> None:
             f"wrote {args.out}: {len(model.vocabulary)} features x {len(model.classes)} categories, {len(labels)} logs"
         )
     if args.loso:
-        from harness_memory.category_model import MIN_PROBABILITY
-
-        loso(labels, texts, args.old_rules, MIN_PROBABILITY)
+        loso(labels, texts, args.old_rules)
 
 
 if __name__ == "__main__":

@@ -56,7 +56,6 @@ _ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[a-z]{2,30}")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
-_DIGITS = re.compile(r"\d+")
 
 
 def block_text(message: str, block: str = "", detail: str = "", exception: str | None = None) -> str:
@@ -70,10 +69,10 @@ def block_text(message: str, block: str = "", detail: str = "", exception: str |
 
 
 def _words(text: str) -> list[str]:
-    """The text's words: ANSI codes and hex numbers dropped, camelCase split, lower-cased, digits masked."""
+    """The text's words (runs of two or more letters: numbers are never features): ANSI codes and hex numbers
+    dropped, camelCase split, lower-cased."""
     text = _ANSI.sub("", text[:MAX_CHARS])
-    text = _CAMEL.sub(" ", _HEX.sub(" ", text)).lower()
-    return _WORD.findall(_DIGITS.sub("0", text))
+    return _WORD.findall(_CAMEL.sub(" ", _HEX.sub(" ", text)).lower())
 
 
 def _word_keys(word: str) -> list[str]:
@@ -84,7 +83,7 @@ def _word_keys(word: str) -> list[str]:
 
 def features(text: str) -> dict[str, float]:
     """Counts of the text's words (camelCase split, lower-cased), adjacent word pairs and the character
-    3-5-grams inside words, digits masked: ``{"w:refused": 1, "b:connection refused": 1, "c:efu": 1, ...}``."""
+    3-5-grams inside words: ``{"w:refused": 1, "b:connection refused": 1, "c:efu": 1, ...}``."""
     counts: dict[str, float] = {}
     words = _words(text)
     for w in words:
@@ -201,7 +200,8 @@ class CategoryModel:
         """The most probable category of ``text`` and its probability (``unknown``, 0.0 for a text with none of
         the model's features)."""
         words = _words(text)
-        key = tuple(words) if len(words) <= 64 else None  # a short message's words (digits masked): often met again
+        # a short message's words (numbers are not words) are often met again: its answer is cached
+        key = tuple(words) if len(words) <= 64 else None
         if key is not None:
             got = self._answers.get(key)
             if got is not None:

@@ -172,3 +172,41 @@ def test_answers_and_word_columns_are_cached_within_a_bound(monkeypatch):
         model.predict(f"zorblax error number {'x' * (i + 2)}")
     assert len(model._answers) <= 3 and len(model._word_columns) <= 3
     assert model.predict("zorblax error at port 5432") == first  # forgotten, then computed again alike
+
+
+def test_colour_codes_and_hex_numbers_are_not_words():
+    assert features("\x1b[31mConnection refused\x1b[0m") == features("Connection refused")
+    assert features("segfault at 0xdeadbeef") == features("segfault at 0x1234")
+    assert set(features("ab")) == {"w:ab", "c: ab", "c:ab ", "c: ab "}
+
+
+def test_an_answer_at_or_above_the_minimum_probability_is_kept():
+    # three categories, one word worth 0.5 for the first: its probability is e^0.5 / (e^0.5 + 2) = 0.45
+    model = CategoryModel(
+        ("network", "timeout", "type_error"), {"w:zorblax": 0}, [1.0], [[0.5], [0.0], [0.0]], [0, 0, 0]
+    )
+    cat, prob = model.predict("zorblax error")
+    assert cat == "network" and 0.44 < prob < 0.46
+    assert category_model.predict("zorblax error", model) == "network"  # 0.45 >= MIN_PROBABILITY (0.3)
+
+
+def test_caches_are_not_part_of_a_model_s_identity():
+    a, b = tiny("zorblax", "network"), tiny("zorblax", "network")
+    a.predict("zorblax error")
+    assert a == b and "_answers" not in repr(a) and "_word_columns" not in repr(a) and "_matrix" not in repr(a)
+
+
+def test_a_bad_model_file_says_what_is_wrong(tmp_path):
+    cases = [
+        ({"format": 99}, "category model format 99, expected 1"),
+        (
+            {"format": 1, "classes": ["a"], "features": ["w:x"], "idf": [1.0], "coef": [[1, 2]], "intercept": [0]},
+            "coef",
+        ),
+        ({"format": 1, "classes": ["a"], "features": ["w:x"], "idf": [], "coef": [[1.0]], "intercept": [0]}, "idf"),
+    ]
+    for doc, words in cases:
+        with pytest.raises(ConfigurationError, match="^category model") as err:
+            CategoryModel.from_json(doc)
+        assert words in str(err.value) and "not a model document" not in str(err.value)
+    assert block_text("boom") == "\nboom"
