@@ -1419,14 +1419,22 @@ class PostgresBackend:
             # pgvector's k-means must fit in maintenance_work_mem, else it refuses: its sample (50 rows a
             # list), a bound per sample and list, the lists' centers and distances (277 MB at 1,007 lists
             # and 384 dimensions; a fourth more here)
+            # (raised, never lowered: an HNSW build wants the server's own, set above the graph's size)
             d = self.vector_dimensions() or 0
-            need = (50 * lists * (4 * d + 8) + 208 * lists * lists + 16 * lists * d) * 5 // 4 // (1 << 20) + 64
-            pg.execute(f"SET maintenance_work_mem = '{need}MB'")
+            need = (50 * lists * (4 * d + 8) + 208 * lists * lists + 16 * lists * d) * 5 // 4 // (1 << 10) + 65536
+            have = int(
+                pg.execute("SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem'").fetchone()[0]
+            )
+            pg.execute(f"SET maintenance_work_mem = '{max(need, have)}kB'")
             try:
                 pg.execute(f"CREATE INDEX CONCURRENTLY {new} ON {t} USING {method} WHERE NOT pending")
-            except psycopg.Error:
-                pg.execute(f"DROP INDEX IF EXISTS {new}")
-                raise
+            except psycopg.Error as exc:
+                pg.execute(f"DROP INDEX IF EXISTS {new}")  # an invalid index would cost every write
+                if isinstance(exc, pg_errors.LockNotAvailable | psycopg.OperationalError):
+                    raise  # DatabaseLockedError / StorageError (_errors)
+                raise StorageError(
+                    f"{self.display}: building the {kind} index failed: {_message(exc, self._secret)}"
+                ) from exc
             finally:
                 pg.execute("RESET maintenance_work_mem")
         with self.write() as c:  # the swap: short, under the write lock

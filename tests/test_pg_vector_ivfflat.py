@@ -150,3 +150,19 @@ def test_a_bad_vector_index_is_a_typed_error(pg_url, monkeypatch):
         with pytest.raises(InvalidInputError, match="vector_index"):
             s._core.backend.converge_vector_index("flat")
         assert s._core.backend.vector_index() == ("hnsw", 0)
+
+
+def test_a_build_that_fails_leaves_the_graph_and_no_index_behind(pg_url, monkeypatch):
+    with MemoryStore(pg_url, settings=_settings("ivfflat")) as s:
+        s.remember_many(_items(70))
+        # pgvector refuses an IVFFlat index of 0 lists: the concurrent build fails half way
+        monkeypatch.setattr(postgres_backend.PostgresBackend, "ivf_lists", staticmethod(lambda rows: 0))
+        with pytest.raises(postgres_backend.StorageError, match="lists"):
+            s._core.backend.converge_vector_index("ivfflat")
+        idx = _indexes(s)
+        assert "ix_memory_vectors_ivfflat_new" not in idx and "ix_memory_vectors_ivfflat" not in idx
+        assert "USING hnsw" in idx["ix_memory_vectors_hnsw"]
+        assert s._core.backend.vector_index() == ("hnsw", 0)
+        monkeypatch.undo()
+        monkeypatch.setattr(postgres_backend.PostgresBackend, "IVF_MIN_ROWS", 60)
+        assert s._core.backend.converge_vector_index("ivfflat")["index_built"] == 1  # the next run builds it
