@@ -61,9 +61,13 @@ def test_what_did_not_work_is_still_listed(store):
     for p in PATCHES:
         store.learn_fix(ERROR, p, agent_id=AGENT)
     store.learn_fix(ERROR, "mvn clean install", agent_id=AGENT, worked=False)
+    # a fix of another error, credited unhelpful for this one: a link of this error with negative evidence
+    other = store.learn_fix(OTHER, "patch LEXER-7: LexerTest", agent_id=AGENT)
+    store.apply(other.id, helpful=False, agent_id=AGENT, error=ERROR)
     advice = store.on_task_error({"id": "T", "title": "parser tests", "agent_id": AGENT}, ERROR)
     assert advice.fixes == []
-    assert "mvn clean install" in [m.content for m in advice.failures]
+    failed = [m.content for m in advice.failures]
+    assert "mvn clean install" in failed and "patch LEXER-7: LexerTest" in failed
 
 
 def test_another_error_keeps_its_own_fix(store):
@@ -73,6 +77,31 @@ def test_another_error_keeps_its_own_fix(store):
     store.learn_fix(OTHER, "patch LEXER-7: LexerTest", agent_id=AGENT)
     assert ask(store, OTHER) == ["patch LEXER-7: LexerTest"]
     assert ask(store) == []
+
+
+def test_a_credit_without_the_error_brings_them_back(store):
+    mems = [store.learn_fix(ERROR, p, agent_id=AGENT) for p in PATCHES]
+    store.apply(mems[0].id, helpful=True, agent_id=AGENT)  # helped, no error named: counts for every error
+    assert PATCHES[0] in ask(store)
+
+
+def test_a_fix_that_only_failed_is_not_one_of_the_different_fixes(store):
+    for p in PATCHES[:2]:
+        store.learn_fix(ERROR, p, agent_id=AGENT)
+    store.learn_fix(ERROR, PATCHES[2], agent_id=AGENT, worked=False)
+    assert sorted(ask(store)) == sorted(PATCHES[:2])
+
+
+@pytest.mark.parametrize("tier", [{"fix_similar_min": 0.5}, {"fix_general_min": 1}])
+def test_the_looser_tiers_do_not_bring_them_back(tmp_path, tier):
+    with MemoryStore(tmp_path / "m.db", settings=Settings(**tier)) as s:
+        for p in PATCHES:
+            s.learn_fix(ERROR, p, agent_id=AGENT)
+        assert ask(s) == []
+    with MemoryStore(tmp_path / "off.db", settings=Settings(fix_distinct_min=None, **tier)) as s:
+        for p in PATCHES:
+            s.learn_fix(ERROR, p, agent_id=AGENT)
+        assert sorted(ask(s)) == sorted(PATCHES)
 
 
 @pytest.mark.parametrize("value", [None, 4])
