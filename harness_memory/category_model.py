@@ -106,7 +106,7 @@ class CategoryModel:
     coef: list[list[float]]
     intercept: list[float]
     _word_columns: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
-    _matrix: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    _matrix: list[np.ndarray] = field(default_factory=list, compare=False, repr=False)
     _answers: dict[tuple[str, ...], tuple[str, float]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -180,9 +180,9 @@ class CategoryModel:
         return {c: v / norm for c, v in vec.items()} if norm else {}
 
     def _scores(self, vec: dict[int, float]) -> list[float]:
-        matrix = self._matrix.get("by_column")
-        if matrix is None:  # the coefficients column by column (features x categories), made on first use
-            matrix = self._matrix.setdefault("by_column", np.asarray(self.coef, dtype=np.float64).T.copy())
+        if not self._matrix:  # the coefficients column by column (features x categories), made on first use
+            self._matrix.append(np.asarray(self.coef, dtype=np.float64).T.copy())
+        matrix = self._matrix[0]
         cols = np.fromiter(vec.keys(), dtype=np.intp, count=len(vec))
         vals = np.fromiter(vec.values(), dtype=np.float64, count=len(vec))
         return (vals @ matrix[cols] + np.asarray(self.intercept)).tolist()

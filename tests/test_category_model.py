@@ -210,3 +210,37 @@ def test_a_bad_model_file_says_what_is_wrong(tmp_path):
             CategoryModel.from_json(doc)
         assert words in str(err.value) and "not a model document" not in str(err.value)
     assert block_text("boom") == "\nboom"
+
+
+def test_the_vector_and_the_probabilities_are_sublinear_tf_idf_and_a_softmax():
+    import math
+
+    vocab = {"w:aa": 0, "w:bb": 1, "b:aa bb": 2}
+    model = CategoryModel(
+        ("network", "timeout"), vocab, [1.0, 2.0, 0.5], [[1.0, 0.0, 0.5], [0.0, 1.0, 0.0]], [0.1, -0.2]
+    )
+    raw = [(1 + math.log(2)) * 1.0, 1.0 * 2.0, 1.0 * 0.5]  # aa twice, bb once, the pair "aa bb" once
+    norm = math.sqrt(sum(v * v for v in raw))
+    want = [v / norm for v in raw]
+    got = model.vector("aa aa bb")
+    assert set(got) == {0, 1, 2} and all(abs(got[i] - want[i]) < 1e-12 for i in range(3))
+    s0, s1 = 0.1 + want[0] + 0.5 * want[2], -0.2 + want[1]
+    p0 = math.exp(s0) / (math.exp(s0) + math.exp(s1))
+    probs = model.probabilities("aa aa bb")
+    assert abs(probs["network"] - p0) < 1e-12 and abs(probs["timeout"] - (1 - p0)) < 1e-12
+    cat, prob = model.predict("aa aa bb")
+    assert cat == "network" and abs(prob - p0) < 1e-12 and p0 > 0.5
+
+
+def test_short_messages_and_words_are_remembered_long_messages_are_not():
+    model = tiny("zorblax", "network")
+    model.predict("zorblax error here")
+    assert len(model._answers) == 1 and {"zorblax", "error", "here"} <= set(model._word_columns)
+    model.predict(" ".join(["zorblax"] * 70))  # more than 64 words: computed, not remembered
+    assert len(model._answers) == 1
+
+
+def test_a_model_file_keeps_five_decimals():
+    model = CategoryModel(("network",), {"w:aa": 0}, [1.2345678], [[-0.1234567]], [0.9876543])
+    doc = model.to_json()
+    assert (doc["idf"], doc["coef"], doc["intercept"]) == ([1.23457], [[-0.12346]], [0.98765])
