@@ -347,11 +347,12 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_recall.py",  # its contract tests on PostgreSQL (the keyword posting budget)
             "tests/test_pg_vector_backlog.py",  # the vector backlog and the graph's rebuild (issue 10)
             "tests/test_pg_vector_codes.py",  # a batch's near duplicates through the sign codes (issue 10)
+            "tests/test_pg_vector_ivfflat.py",  # compact's IVFFlat index: built, retrained, swapped (issue 10)
         ],
         # the PostgreSQL half by its parameter, and test_backends' tests on the session's server (pg_url)
         "postgres or filtered_vector_search or environment_and_settings or restart_between or url_options "
         "or privilege or vocabulary or storage_errors or role or unreachable or export_from_sqlite or pg_vector_backlog "
-        "or pg_vector_codes",
+        "or pg_vector_codes or pg_vector_ivfflat",
     ),
     # (test_dashboard's tests of tokens, the server and the command read no query's numbers)
     "dashboard_queries": (

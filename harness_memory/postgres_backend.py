@@ -1429,7 +1429,10 @@ class PostgresBackend:
             try:
                 pg.execute(f"CREATE INDEX CONCURRENTLY {new} ON {t} USING {method} WHERE NOT pending")
             except psycopg.Error as exc:
-                pg.execute(f"DROP INDEX IF EXISTS {new}")  # an invalid index would cost every write
+                try:  # an invalid index would cost every write; the next build drops it if this cannot
+                    pg.execute(f"DROP INDEX IF EXISTS {new}")
+                except psycopg.Error as drop:
+                    log.warning("%s: the failed build's index %s stays until the next: %s", self.display, new, drop)
                 if isinstance(exc, pg_errors.LockNotAvailable | psycopg.OperationalError):
                     raise  # DatabaseLockedError / StorageError (_errors)
                 raise StorageError(

@@ -150,6 +150,14 @@ def test_a_bad_vector_index_is_a_typed_error(pg_url, monkeypatch):
         with pytest.raises(InvalidInputError, match="vector_index"):
             s._core.backend.converge_vector_index("flat")
         assert s._core.backend.vector_index() == ("hnsw", 0)
+        # a graph asked for where there is one: nothing is rebuilt
+        oid = s._core.backend.execute("SELECT to_regclass('ix_memory_vectors_hnsw')::oid").fetchone()[0]
+        assert s._core.backend.converge_vector_index("hnsw") == {
+            "vector_index": "hnsw",
+            "ivf_lists": 0,
+            "index_built": 0,
+        }
+        assert s._core.backend.execute("SELECT to_regclass('ix_memory_vectors_hnsw')::oid").fetchone()[0] == oid
 
 
 def test_a_build_that_fails_leaves_the_graph_and_no_index_behind(pg_url, monkeypatch):
@@ -166,3 +174,39 @@ def test_a_build_that_fails_leaves_the_graph_and_no_index_behind(pg_url, monkeyp
         monkeypatch.undo()
         monkeypatch.setattr(postgres_backend.PostgresBackend, "IVF_MIN_ROWS", 60)
         assert s._core.backend.converge_vector_index("ivfflat")["index_built"] == 1  # the next run builds it
+
+
+def test_lists_are_the_square_root_and_writes_probe_fewer_lists_than_reads(pg_url):
+    lists = postgres_backend.PostgresBackend.ivf_lists
+    assert [lists(n) for n in (1, 99, 100, 101, 1_000_000, 1_013_530)] == [1, 10, 10, 11, 1000, 1007]
+    with MemoryStore(pg_url) as s:
+        b = s._core.backend
+        s.remember("the first memory records the embedder", type="context", agent_id="a")
+        with b.read() as c:  # a recall's searches
+            assert c.execute("SHOW ivfflat.probes").fetchone()[0] == "40"
+            assert c.execute("SHOW ivfflat.iterative_scan").fetchone()[0] == "relaxed_order"
+        with b.write() as c:  # a write's near-duplicate searches, for this transaction only
+            assert c.execute("SHOW ivfflat.probes").fetchone()[0] == str(postgres_backend.NEAR_PROBES)
+        with b.read() as c:
+            assert c.execute("SHOW ivfflat.probes").fetchone()[0] == "40"
+
+
+def test_a_build_behind_a_writers_transaction_ends_locked_and_the_next_run_builds(pg_url):
+    import psycopg
+
+    from harness_memory.errors import DatabaseLockedError
+
+    settings = Settings(busy_timeout_ms=300, maintenance=MaintenanceSettings(vector_index="ivfflat"))
+    with MemoryStore(pg_url, settings=settings) as s:
+        s.remember_many(_items(70))
+        with psycopg.connect(pg_url) as other:  # another host's write transaction, left open
+            other.execute("UPDATE memory_vectors SET archived = archived WHERE memory_id = 1")
+            with pytest.raises(DatabaseLockedError):
+                s._core.backend.converge_vector_index("ivfflat")
+            assert s._core.backend.vector_index() == ("hnsw", 0)  # the graph still serves
+            hit = s.recall(_items(1, 5)[0]["content"], agent_id="a", channels=["vector"], limit=1)[0]
+            assert hit.memory.content == _items(1, 5)[0]["content"]
+            other.rollback()
+        assert s._core.backend.converge_vector_index("ivfflat")["index_built"] == 1
+        idx = _indexes(s)
+        assert "ix_memory_vectors_ivfflat_new" not in idx and "ix_memory_vectors_hnsw" not in idx
