@@ -136,7 +136,7 @@ def test_the_model_reads_the_block_and_its_exception():
     text = block_text("boom", "boom\n  at x", "detail line", "ZorblaxError")
     assert text.split("\n") == ["ZorblaxError", "boom", "boom", "  at x", "detail line"]
     assert block_text("boom", "boom") == "\nboom"
-    assert len(block_text("x" * 10_000)) == category_model.MAX_CHARS
+    assert len(block_text("x" * 10_000)) == category_model.MAX_CHARS == 4000  # the documented bound
 
 
 def test_a_text_without_a_failure_word_is_not_asked_about(shipped_model_replaced):
@@ -170,13 +170,14 @@ def test_answers_and_word_columns_are_cached_within_a_bound(monkeypatch):
     assert model.predict("zorblax error at port 8080") == first  # digits masked: the same words, the same answer
     for i in range(10):
         model.predict(f"zorblax error number {'x' * (i + 2)}")
-    assert len(model._answers) <= 3 and len(model._word_columns) <= 3
+        assert len(model._answers) <= 3 and len(model._word_columns) <= 3
     assert model.predict("zorblax error at port 5432") == first  # forgotten, then computed again alike
 
 
 def test_colour_codes_and_hex_numbers_are_not_words():
     assert features("\x1b[31mConnection refused\x1b[0m") == features("Connection refused")
-    assert features("segfault at 0xdeadbeef") == features("segfault at 0x1234")
+    assert features("\x1b[1mrefused\x1b[0m") == features("refused")  # not ``mrefused``
+    assert features("segfault at 0xdeadbeef") == features("segfault at 0x1234") == features("segfault at")
     assert set(features("ab")) == {"w:ab", "c: ab", "c:ab ", "c: ab "}
 
 
