@@ -167,6 +167,7 @@ def test_answers_and_word_columns_are_cached_within_a_bound(monkeypatch):
     model = tiny("zorblax", "network")
     monkeypatch.setattr(category_model, "WORD_CACHE", 3)
     first = model.predict("zorblax error at port 5432")
+    assert len(model._word_columns) <= 3  # four words, three places: emptied once on the way
     assert model.predict("zorblax error at port 8080") == first  # digits masked: the same words, the same answer
     for i in range(10):
         model.predict(f"zorblax error number {'x' * (i + 2)}")
@@ -220,16 +221,16 @@ def test_the_vector_and_the_probabilities_are_sublinear_tf_idf_and_a_softmax():
     model = CategoryModel(
         ("network", "timeout"), vocab, [1.0, 2.0, 0.5], [[1.0, 0.0, 0.5], [0.0, 1.0, 0.0]], [0.1, -0.2]
     )
-    raw = [(1 + math.log(2)) * 1.0, 1.0 * 2.0, 1.0 * 0.5]  # aa twice, bb once, the pair "aa bb" once
+    raw = [(1 + math.log(2)) * 1.0, 1.0 * 2.0, 1.0 * 0.5]  # aa twice, bb once, the pair "aa bb" once ("bb aa" is none)
     norm = math.sqrt(sum(v * v for v in raw))
     want = [v / norm for v in raw]
-    got = model.vector("aa aa bb")
+    got = model.vector("aa bb aa")
     assert set(got) == {0, 1, 2} and all(abs(got[i] - want[i]) < 1e-12 for i in range(3))
     s0, s1 = 0.1 + want[0] + 0.5 * want[2], -0.2 + want[1]
     p0 = math.exp(s0) / (math.exp(s0) + math.exp(s1))
-    probs = model.probabilities("aa aa bb")
+    probs = model.probabilities("aa bb aa")
     assert abs(probs["network"] - p0) < 1e-12 and abs(probs["timeout"] - (1 - p0)) < 1e-12
-    cat, prob = model.predict("aa aa bb")
+    cat, prob = model.predict("aa bb aa")
     assert cat == "network" and abs(prob - p0) < 1e-12 and p0 > 0.5
 
 
@@ -237,8 +238,15 @@ def test_short_messages_and_words_are_remembered_long_messages_are_not():
     model = tiny("zorblax", "network")
     model.predict("zorblax error here")
     assert len(model._answers) == 1 and {"zorblax", "error", "here"} <= set(model._word_columns)
-    model.predict(" ".join(["zorblax"] * 70))  # more than 64 words: computed, not remembered
-    assert len(model._answers) == 1
+    model.predict("zorblax error there")
+    assert len(model._answers) == 2
+    model.predict(" ".join(["zorblax"] * 64))  # 64 words: remembered
+    assert len(model._answers) == 3
+    model.predict(" ".join(["zorblax"] * 65))  # more than 64 words: computed, not remembered
+    assert len(model._answers) == 3
+    key = ("zorblax", "error", "here")
+    model._answers[key] = ("timeout", 0.9)  # a remembered answer is the answer
+    assert model.predict("zorblax error here") == ("timeout", 0.9)
 
 
 def test_a_model_file_keeps_five_decimals():
