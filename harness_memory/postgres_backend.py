@@ -1368,6 +1368,15 @@ class PostgresBackend:
         its lists squared."""
         return max(1, math.isqrt(max(0, int(rows)) - 1) + 1)
 
+    @staticmethod
+    def ivf_build_kb(lists: int, dimensions: int) -> int:
+        """``maintenance_work_mem`` (kB) an IVFFlat build of ``lists`` lists needs: pgvector's k-means
+        refuses to start without room for its sample (50 rows a list), a bound per sample and list, the
+        lists' centers and distances (it asked for 277 MB at 1,007 lists and 384 dimensions); a fourth
+        more, and 64 MB besides."""
+        n, d = int(lists), int(dimensions)
+        return (50 * n * (4 * d + 8) + 208 * n * n + 16 * n * d) * 5 // 4 // (1 << 10) + 65536
+
     def vector_index(self) -> tuple[str | None, int]:
         """``(kind, lists)`` of the vector table's index: ``("hnsw", 0)``, ``("ivfflat", lists)``, or
         ``(None, 0)`` (no vector table, or vectors above HNSW's 2,000 dimensions)."""
@@ -1416,12 +1425,8 @@ class PostgresBackend:
         new = f"ix_{t}_{kind}_new"
         with self._connection() as pg, self._errors():  # autocommit: CONCURRENTLY runs outside a transaction
             pg.execute(f"DROP INDEX IF EXISTS {new}")  # an invalid leftover of a build that failed
-            # pgvector's k-means must fit in maintenance_work_mem, else it refuses: its sample (50 rows a
-            # list), a bound per sample and list, the lists' centers and distances (277 MB at 1,007 lists
-            # and 384 dimensions; a fourth more here)
-            # (raised, never lowered: an HNSW build wants the server's own, set above the graph's size)
-            d = self.vector_dimensions() or 0
-            need = (50 * lists * (4 * d + 8) + 208 * lists * lists + 16 * lists * d) * 5 // 4 // (1 << 10) + 65536
+            # raised, never lowered: an HNSW build wants the server's own, set above the graph's size
+            need = self.ivf_build_kb(lists, self.vector_dimensions() or 0)
             have = int(
                 pg.execute("SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem'").fetchone()[0]
             )

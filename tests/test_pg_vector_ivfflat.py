@@ -179,6 +179,10 @@ def test_a_build_that_fails_leaves_the_graph_and_no_index_behind(pg_url, monkeyp
 def test_lists_are_the_square_root_and_writes_probe_fewer_lists_than_reads(pg_url):
     lists = postgres_backend.PostgresBackend.ivf_lists
     assert [lists(n) for n in (1, 99, 100, 101, 1_000_000, 1_013_530)] == [1, 10, 10, 11, 1000, 1007]
+    # what pgvector 0.8.1 asked for at 1M (its refusal: "memory required is 277 MB"), with room to spare
+    need = postgres_backend.PostgresBackend.ivf_build_kb(1007, 384)
+    assert 277 * 1024 < need < 2 * 277 * 1024
+    assert postgres_backend.PostgresBackend.ivf_build_kb(1007, 768) > need  # the sample grows with the dimensions
     with MemoryStore(pg_url) as s:
         b = s._core.backend
         s.remember("the first memory records the embedder", type="context", agent_id="a")
