@@ -62,6 +62,7 @@ def test_each_kind_of_variable_is_masked_and_kept_as_a_parameter(text, masked, p
         "java.lang.String cannot be cast",
         "os.path.join failed",
         "at Foo.bar:12 x",
+        "at Foo.Bar2:12 x",  # a last part with a digit is no top-level domain: a code name, not a host
         "main.py:12 error",
         "a.b.C.method broke",
     ],
@@ -205,6 +206,13 @@ WORDS = [
     ("expected 1 but got 2", "assertion"),
     ("got 1, want 2", "assertion"),
     ("3 tests failed", "test_failure"),
+    # one word each, met by no other word of its category's list
+    ("the worker ran short of heap space", "out_of_memory"),
+    ("Package requirements (zstd >= 1.4) were not met", "import_error"),
+    ("cannot call method 'save' on undefined", "type_error"),
+    ("error: static assertion failed: size must be 8", "compile_error"),
+    ("gcc: fatal error: no input file", "not_found"),
+    ("Surefire: VM crash or System.exit called?", "test_failure"),
 ]
 
 
@@ -212,6 +220,46 @@ WORDS = [
 def test_every_word_of_a_category_reaches_it(text, category):
     assert categorize(extract(text)) == category
     assert categorize(extract(text.upper() if category != "import_error" else text)) == category
+
+
+def test_a_category_word_counts_within_the_first_8000_characters_of_a_message():
+    """The documented bound: a word that ends on the 8,000th character is read, one a character later is not."""
+    assert categorize(extract("x" * 7996 + " 429")) == "rate_limit"
+    assert categorize(extract("x" * 7997 + " 429")) != "rate_limit"
+
+
+def test_a_line_that_says_why_is_categorised_by_its_words_not_the_exit_code_it_names():
+    # the conventional meaning of an exit status (127: not found) decides only a runner's trailer, where it is
+    # all there is; a line that names the status and its reason is categorised by the reason
+    assert categorize(extract("error: the command exited with code 127: connection refused")) == "network"
+    assert categorize(extract("Error: Process completed with exit code 127.")) == "not_found"
+
+
+def test_a_pytest_block_that_only_says_a_test_failed_is_categorised_by_its_next_lines():
+    log = (
+        "____ test_fetch ____\n\n    def test_fetch():\n>       fetch()\n"
+        "E       the test failed: the fetch did not finish\nE       connection refused by db.internal\n\n"
+        "tests/test_fetch.py:4: Failed\n"
+    )
+    ex = extract(log)
+    assert ex.kind == "pytest" and categorize(ex) == "network"
+
+
+def test_compared_values_count_within_the_first_8000_characters_of_a_failure_s_detail():
+    def failure(pad: int) -> str:  # a TAP failure whose indented detail ends in "assert" at character 8000 + pad
+        return "not ok 1 - parses the feed\n" + ("  " + "x" * 999 + "\n") * 7 + "  " + "y" * (993 + pad) + " assert\n"
+
+    assert categorize(extract(failure(0))) == "assertion"
+    assert categorize(extract(failure(1))) != "assertion"
+
+
+def test_a_missing_header_is_known_by_the_include_line_under_the_diagnostic():
+    # a C++ standard-style header has no .h: only the echoed #include under the message says it is a header
+    log = (
+        "src/main.cpp:1:10: fatal error: boost/optional: No such file or directory\n"
+        "    1 | #include <boost/optional>\n      |          ^~~~~~~~~~~~~~~~\ncompilation terminated.\n"
+    )
+    assert categorize(extract(log)) == "import_error"
 
 
 def test_the_store_signs_with_category_params_and_a_stable_id(store):
