@@ -317,6 +317,19 @@ def test_linked_signatures_form_one_group(store):
     assert miner.canonical(t1.id) == t1.id
 
 
+def test_a_join_key_s_group_names_the_key_too(store):
+    # a join key is linked to its group but hidden from aliases(); group() of any id still includes that id
+    miner = store._core.miner
+    sig, _ = miner.sign(["the", "join", "test", "failed"], "Suite.test_a", "test_failure", None, joins=["Suite.test_a"])
+    keys = [
+        r[0]
+        for r in store._core.backend.execute("SELECT sig FROM error_signature_links WHERE canonical = ?", (sig,))
+        if r[0] != sig
+    ]
+    assert len(keys) == 1 and keys[0] not in miner.aliases(sig)
+    assert sorted(miner.group(keys[0])) == sorted([sig, keys[0]])
+
+
 def test_a_group_that_joins_another_brings_the_signatures_it_had_absorbed(store):
     # 16 tokens: six fixed words and two regions of five; differing in a whole region (5 of 16) is a new group
     fixed = "replica sync stalled for shard during".split()
