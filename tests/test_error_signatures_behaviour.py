@@ -21,6 +21,8 @@ MASKED = [
     ("connect to api.example.com failed", "connect to <*> failed", ["api.example.com"]),
     ("node7.cluster.lan is down", "<*> is down", ["node7.cluster.lan"]),
     ("ip 10.0.0.1:8080 refused", "ip <*> refused", ["10.0.0.1:8080"]),
+    # a dotted name before a line number whose last part holds a digit is code (a method), not a host
+    ("at Foo.Bar2:12 x", "at Foo.Bar2:<*> x", ["12"]),
     ("ip 192.168.1.20 refused", "ip <*> refused", ["192.168.1.20"]),
     ("addr 0xdeadbeef freed", "addr <*> freed", ["0xdeadbeef"]),
     ("sha 0123456789abcdef0123 missing", "sha <*> missing", ["0123456789abcdef0123"]),
@@ -61,8 +63,7 @@ def test_each_kind_of_variable_is_masked_and_kept_as_a_parameter(text, masked, p
     [
         "java.lang.String cannot be cast",
         "os.path.join failed",
-        "at Foo.bar:12 x",
-        "at Foo.Bar2:12 x",  # a last part with a digit is no top-level domain: a code name, not a host
+        "Foo.bar:12 x",  # (its first word is what is checked)
         "main.py:12 error",
         "a.b.C.method broke",
     ],

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+import harness_memory.failure_excerpt as fe
 from harness_memory.error_signatures import categorize
-from harness_memory.failure_excerpt import clean_lines, extract
+from harness_memory.failure_excerpt import clean_lines, extract, is_frame
 
 
 def test_a_one_line_message_is_its_own_excerpt():
@@ -272,3 +273,43 @@ def test_the_causes_under_a_bare_caused_by_are_read_past_a_blank_line_after_it()
     )
     assert ex.causes == ["java.io.IOException: stream closed", "Cannot allocate memory"]
     assert categorize(ex) == "out_of_memory"
+
+
+def test_a_failures_heading_gives_way_to_the_first_item_it_announces():
+    log = "Failures:\n\n  1) Cart totals the items\n     Got 3 items\n\nFinished in 0.1 seconds\n"
+    ex = extract(log)
+    assert ex.message == "1) Cart totals the items" and ex.lines == (3, 4)
+
+
+def test_a_haskell_call_stack_line_is_a_frame_without_a_folder_in_its_path():
+    assert is_frame("  error, called at Main.hs:12:5 in main:Main")
+    assert is_frame("  error, called at src/Main.hs:12:5 in main:Main")
+    assert not is_frame("  error, called at Main.hs:12:5 in main:Main and then more")
+
+
+@pytest.mark.parametrize(
+    "name, line",
+    [
+        ("_C3", "open /var/run/docker.sock: permission denied"),  # "denied" is this line's only key
+        ("_NOT_FAILURE", "Compiled 12 files with 0 errors"),  # "err" is
+        ("_NOT_FAILURE", "build: -Werror enabled"),
+    ],
+)
+def test_a_line_that_holds_only_one_key_of_a_line_class_is_still_searched(name, line):
+    # a line class's literal keys are a filter in front of its pattern (test_failure_excerpt_keys.py): every line
+    # the pattern matches passes it, also where a single key is all the line holds
+    keyed = getattr(fe, name)
+    assert keyed.rx.search(line) is not None
+    assert keyed.search(line) is not None
+
+
+@pytest.mark.parametrize(
+    "log, message",
+    [
+        ("Setting up\nUnable to locate package libfoo-dev\nDone\n", "Unable to locate package libfoo-dev"),
+        ("Running sync\nCaused by: the upstream went away\nDone\n", "Caused by: the upstream went away"),
+    ],
+    ids=["unable", "caused-by"],
+)
+def test_a_failure_line_whose_one_failure_word_is_unable_or_caused_by_is_found(log, message):
+    assert extract(log).message == message
