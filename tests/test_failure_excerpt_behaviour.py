@@ -313,3 +313,31 @@ def test_a_line_that_holds_only_one_key_of_a_line_class_is_still_searched(name, 
 )
 def test_a_failure_line_whose_one_failure_word_is_unable_or_caused_by_is_found(log, message):
     assert extract(log).message == message
+
+
+def test_a_signal_word_in_a_line_that_reports_no_death_is_not_the_failure():
+    log = "Compiling\nsrc/app.rs:3:5: error: mismatched types\nTerminated the idle workers\nDone\n"
+    assert extract(log).message == "src/app.rs:3:5: error: mismatched types"
+
+
+def test_a_diagnostic_that_ends_in_a_caret_is_a_diagnostic_not_a_pointer():
+    ex = extract("Building\nsrc/a.c:3: error: unexpected ^\nDone\n")
+    assert ex.message == "src/a.c:3: error: unexpected ^" and ex.kind == "diagnostic"
+
+
+def test_a_block_ends_at_the_next_step_s_header_whatever_the_step_is_called():
+    log = "##[group]Lint\n$ lint src\n##[endgroup]\nsrc/a.py:1: bad name\n##[group]Sync the mirror\nSyncing\n"
+    ex = extract(log)
+    assert ex.message == "src/a.py:1: bad name" and ex.lines == (4, 4) and ex.block == "src/a.py:1: bad name"
+
+
+@pytest.mark.parametrize("tail, last", [("", 5), ("\t... 1 more\n", 6)], ids=["frames", "frames-and-more"])
+def test_a_java_root_cause_s_excerpt_spans_its_header_and_its_frames(tail, last):
+    log = (
+        "java.lang.RuntimeException: outer\n\tat a.B.c(B.java:3)\n"
+        "Caused by: java.lang.IllegalStateException: inner\n\tat a.D.e(D.java:9)\n\tat a.F.g(F.java:2)\n"
+        + tail
+        + "next step\n"
+    )
+    ex = extract(log)
+    assert ex.message == "java.lang.IllegalStateException: inner" and ex.lines == (3, last)
