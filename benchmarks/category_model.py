@@ -76,8 +76,32 @@ def read_log(rel: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+GENERIC_PER_END = 5  # generic lines taken from each end of a log (first and last, deduplicated)
+GENERIC_MARGIN = 3  # lines this close to a marked span are its detail, not generic
+
+
+def generic_lines(cleaned: list, spans: list) -> list[str]:
+    """A log's lines that carry a failure word but are not its failure: away from the hand-marked spans (the
+    trailers, summaries, exit codes and echoed commands around it: `Error: Process completed with exit code 1`,
+    `BUILD FAILED`, `make: *** [all] Error 2`). Read alone, such a line names no category: the model learns them
+    as ``unknown``, so it does not guess a category from failure words alone."""
+    near: set[int] = set()
+    for s, e in spans:
+        near.update(range(s - GENERIC_MARGIN, e + GENERIC_MARGIN + 1))
+    found = [
+        ln.text.strip()
+        for i, ln in enumerate(cleaned, 1)
+        if i not in near and len(ln.text.strip()) > 3 and category_model.FAILURE_WORDS.search(ln.text)
+    ]
+    found = list(dict.fromkeys(found))
+    if len(found) > 2 * GENERIC_PER_END:
+        found = found[:GENERIC_PER_END] + found[-GENERIC_PER_END:]
+    return list(dict.fromkeys(found))
+
+
 def corpus_texts(labels: dict) -> dict[str, dict]:
-    """Per log: the library's block (``text``), the rules' category and the marked lines' text (``marked``)."""
+    """Per log: the library's block (``text``), the rules' category, the marked lines' text (``marked``) and its
+    generic failure-word lines (``generic``)."""
     out = {}
     for rel, lab in labels.items():
         text = read_log(rel)
@@ -88,6 +112,7 @@ def corpus_texts(labels: dict) -> dict[str, dict]:
             "text": block_text(ex.message, ex.block, ex.detail, ex.exception),
             "rules": categorize(ex),
             "marked": marked[:4000],
+            "generic": generic_lines(cleaned, lab["lines"]),
         }
     return out
 
@@ -123,12 +148,19 @@ def train(docs: list[str], ys: list[str], c: float = C, min_df: int = MIN_DF) ->
     )
 
 
+UNKNOWN_CLASS = True  # --no-unknown: train without the generic lines (the model before 2026-11-26 22:30)
+
+
 def training_set(texts: dict, labels: dict, rels: list[str]) -> tuple[list[str], list[str]]:
     docs, ys = [], []
     for rel in rels:
         for doc in (texts[rel]["text"], texts[rel]["marked"]):
             docs.append(doc)
             ys.append(labels[rel]["category"])
+        if UNKNOWN_CLASS:
+            for doc in texts[rel]["generic"]:
+                docs.append(doc)
+                ys.append("unknown")
     return docs, ys
 
 
@@ -211,7 +243,13 @@ def main() -> None:
     ap.add_argument("--loso", action="store_true", help="leave-one-split-out figures")
     ap.add_argument("--old-rules", action="store_true", help="with --loso: also the rules before each split (git)")
     ap.add_argument("--out", default=str(MODEL_PATH), help="where --write writes the model")
+    ap.add_argument(
+        "--no-unknown", action="store_true", help="train without the generic lines' unknown class (the older model)"
+    )
+    ap.add_argument("--probes", action="store_true", help="what the trained model names on generic failure lines")
     args = ap.parse_args()
+    global UNKNOWN_CLASS
+    UNKNOWN_CLASS = not args.no_unknown
     labels = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
     labels = {k: v for k, v in labels.items() if v["split"] not in set(args.exclude)}
     texts = corpus_texts(labels)
@@ -223,6 +261,46 @@ def main() -> None:
         )
     if args.loso:
         loso(labels, texts, args.old_rules)
+    if args.probes:
+        probes(train(*training_set(texts, labels, list(labels))))
+
+
+# failure lines that name no category (trailers, summaries, exit codes, generic messages), written here, not taken
+# from the corpus: what a fallback should leave unknown
+PROBES = [
+    "Error: Thing blew up badly in module foo",
+    "ERROR: something went wrong",
+    "fatal: the widget failed",
+    "Error: exit status 1",
+    "FAILED",
+    "error: build step failed",
+    "Error in stage deploy",
+    "Job failed: exit code 2",
+    "Process finished with error",
+    "Unexpected error occurred while processing request",
+    "Error: Request failed",
+    "Error: cannot proceed",
+    "failure in foo_bar module",
+    "Exception in thread main",
+    "RuntimeError: the frobnicator is broken",
+    "java.lang.IllegalStateException: widget closed",
+    "Error: Process completed with exit code 1.",
+    "make: *** [Makefile:12: all] Error 2",
+    "BUILD FAILED in 3s",
+    "##[error]Process completed with exit code 1.",
+    "npm ERR! code ELIFECYCLE",
+    "Tests failed",
+    "ERROR: Job failed: exit code 1",
+    "Build step failed, see log",
+]
+
+
+def probes(model: CategoryModel) -> None:
+    got = [(t, category_model.predict(t, model)) for t in PROBES]
+    named = [(t, c) for t, c in got if c != "unknown"]
+    print(f"\ngeneric failure lines named with a category: {len(named)} of {len(PROBES)}")
+    for t, c in named:
+        print(f"  {c:14s} {t}")
 
 
 if __name__ == "__main__":
