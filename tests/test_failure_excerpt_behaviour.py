@@ -341,3 +341,32 @@ def test_a_java_root_cause_s_excerpt_spans_its_header_and_its_frames(tail, last)
     )
     ex = extract(log)
     assert ex.message == "java.lang.IllegalStateException: inner" and ex.lines == (3, last)
+
+
+@pytest.mark.parametrize(
+    "log, message",
+    [
+        (  # a value balanced on the first line: the lines under it are not more of it
+            "org.opentest4j.AssertionFailedError: expected: <[1, 2]> but was: <[1, 3]>\nwhile checking the totals\n"
+            "\tat a.B.c(B.java:3)\n",
+            "org.opentest4j.AssertionFailedError: expected: <[1, 2]> but was: <[1, 3]>",
+        ),
+        (  # a value in square brackets run over lines: joined up to where its brackets balance
+            "org.opentest4j.AssertionFailedError: expected: [first\nsecond] but was: [first\nthird]\n"
+            "while checking the totals\n\tat a.B.c(B.java:3)\n",
+            "org.opentest4j.AssertionFailedError: expected: [first second] but was: [first third]",
+        ),
+    ],
+    ids=["balanced-on-one-line", "square-brackets-over-lines"],
+)
+def test_a_java_message_runs_on_only_while_a_value_opened_on_it_is_open(log, message):
+    assert extract(log).message == message
+
+
+def test_a_python_traceback_s_frames_are_its_own_not_those_of_a_cut_off_one_before_it():
+    log = (
+        'Traceback (most recent call last):\n  File "/app/a.py", line 3, in <module>\n'
+        'Traceback (most recent call last):\n  File "/app/b.py", line 9, in run\n    go()\nValueError: bad\n'
+    )
+    ex = extract(log)
+    assert ex.message == "ValueError: bad" and ex.frames == ["b.py:run"] and ex.lines == (4, 6)
