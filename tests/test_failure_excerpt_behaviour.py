@@ -341,6 +341,7 @@ def test_a_java_root_cause_s_excerpt_spans_its_header_and_its_frames(tail, last)
     )
     ex = extract(log)
     assert ex.message == "java.lang.IllegalStateException: inner" and ex.lines == (3, last)
+    assert ex.block == "\n".join(log.split("\n")[2:last])  # the lines of the span, as they were
 
 
 @pytest.mark.parametrize(
