@@ -376,3 +376,9 @@ def test_a_python_traceback_s_frames_are_its_own_not_those_of_a_cut_off_one_befo
 def test_the_files_a_checker_lists_before_its_count_are_findings_up_to_the_log_s_first_line():
     log = "src/a.js\nsrc/b.js\nCode style issues found in 2 files. Run Prettier to fix.\n"
     assert extract(log).message == "src/a.js"  # the first finding of the list, though it is the log's first line
+
+
+def test_a_checker_s_list_of_files_is_read_back_from_its_count_wherever_it_is_in_the_log():
+    log = "".join(f"formatting module {i}\n" for i in range(300))
+    log += "src/a.js\nsrc/b.js\nCode style issues found in 2 files. Run Prettier to fix.\n"
+    assert extract(log).message == "src/a.js"
