@@ -125,6 +125,7 @@ def test_a_line_tagged_as_an_error_is_the_failure_whatever_its_words():
             "java.lang.IllegalStateException: broken state",
         ),
         ("npm ERR! missing script: build", None),
+        ("npm error Missing script: build", None),  # npm 10's words
         ("error[E0308]: mismatched types\n --> src/lib.rs:4:5", "error[E0308]: mismatched types"),
         ("main.c:4:5: error: expected ';' before 'return'", None),
         ("FAILED tests/test_app.py::test_parse - AssertionError: boom", None),
