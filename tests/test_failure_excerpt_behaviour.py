@@ -383,3 +383,12 @@ def test_a_checker_s_list_of_files_is_read_back_from_its_count_wherever_it_is_in
     log = "".join(f"formatting module {i}\n" for i in range(300))
     log += "src/a.js\nsrc/b.js\nCode style issues found in 2 files. Run Prettier to fix.\n"
     assert extract(log).message == "src/a.js"
+
+
+def test_line_numbers_past_a_cut_window_count_a_blank_first_line(monkeypatch):
+    from harness_memory import failure_excerpt
+
+    monkeypatch.setattr(failure_excerpt, "WINDOW_CHARS", 4000)
+    quiet = "".join(f"progress line {i} of the upload went well\n" for i in range(200))  # 8 KB: the window is cut
+    ex = extract("\n" + quiet + "main.c:4:5: error: expected ';' before 'return'\n")
+    assert ex.message.startswith("main.c:4:5: error") and ex.lines == (202, 202)
