@@ -392,3 +392,8 @@ def test_line_numbers_past_a_cut_window_count_a_blank_first_line(monkeypatch):
     quiet = "".join(f"progress line {i} of the upload went well\n" for i in range(200))  # 8 KB: the window is cut
     ex = extract("\n" + quiet + "main.c:4:5: error: expected ';' before 'return'\n")
     assert ex.message.startswith("main.c:4:5: error") and ex.lines == (202, 202)
+
+
+def test_a_diagnostic_whose_location_line_ends_the_log_is_found():
+    ex = extract("Checking\nthis value is never read\n --> src/main.rs:3:9")  # no newline after the last line
+    assert ex.message == "this value is never read" and ex.lines == (2, 3)
