@@ -358,8 +358,13 @@ def test_a_java_root_cause_s_excerpt_spans_its_header_and_its_frames(tail, last)
             "while checking the totals\n\tat a.B.c(B.java:3)\n",
             "org.opentest4j.AssertionFailedError: expected: [first second] but was: [first third]",
         ),
+        (  # JUnit 4's angle brackets: a line that closes one value and opens the next leaves the value open
+            "org.junit.ComparisonFailure: expected:<first\nsecond> but was:<first\nthird>\n"
+            "while checking the totals\n\tat a.B.c(B.java:3)\n",
+            "org.junit.ComparisonFailure: expected:<first second> but was:<first third>",
+        ),
     ],
-    ids=["balanced-on-one-line", "square-brackets-over-lines"],
+    ids=["balanced-on-one-line", "square-brackets-over-lines", "angle-brackets-over-lines"],
 )
 def test_a_java_message_runs_on_only_while_a_value_opened_on_it_is_open(log, message):
     assert extract(log).message == message
