@@ -402,3 +402,7 @@ def test_line_numbers_past_a_cut_window_count_a_blank_first_line(monkeypatch):
 def test_a_diagnostic_whose_location_line_ends_the_log_is_found():
     ex = extract("Checking\nthis value is never read\n --> src/main.rs:3:9")  # no newline after the last line
     assert ex.message == "this value is never read" and ex.lines == (2, 3)
+
+
+def test_a_block_is_trimmed_of_blank_lines_only():
+    assert extract("Building\nerror: unknown option -X\n").block == "error: unknown option -X"
