@@ -7,13 +7,14 @@ trained on the hand-labelled CI corpus (``tests/fixtures/ci_logs``). It is consu
 answer ``unknown`` (``categorize``), and only when it is confident enough (``MIN_PROBABILITY``): the
 choice of both was made by leave-one-split-out measurement (docs/signatures.md, "The learned fallback").
 
-The weights are plain data (``category_model.json`` beside this file: the vocabulary with each feature's
-IDF and one coefficient per category), read lazily on first use; nothing is unpickled and importing this
-module reads nothing. ``python benchmarks/category_model.py --write`` rebuilds the file from the corpus.
+The weights are plain data (``category_model.json.gz`` beside this file, gzip-compressed JSON: the
+vocabulary with each feature's IDF and one coefficient per category), read lazily on first use; nothing is
+unpickled and importing this module reads nothing. ``python benchmarks/category_model.py --write`` rebuilds the file from the corpus.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -37,7 +38,7 @@ __all__ = [
     "MIN_PROBABILITY",
 ]
 
-MODEL_PATH = Path(__file__).with_name("category_model.json")
+MODEL_PATH = Path(__file__).with_name("category_model.json.gz")  # gzip-compressed JSON (2.3 MB plain)
 FORMAT = 1
 # below this probability the model's answer is not used and the category stays ``unknown``
 MIN_PROBABILITY = 0.3
@@ -233,8 +234,9 @@ def load(path: Path = MODEL_PATH) -> CategoryModel:
             model = _loaded.get(path)
             if model is None:
                 try:
-                    data = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, ValueError) as exc:
+                    raw = path.read_bytes()
+                    data = json.loads((gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8"))
+                except (OSError, EOFError, ValueError) as exc:
                     raise ConfigurationError(f"category model {path}: {exc}") from exc
                 model = CategoryModel.from_json(data)
                 _loaded[path] = model

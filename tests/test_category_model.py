@@ -79,6 +79,20 @@ def test_a_model_round_trips_through_plain_json(tmp_path):
     assert again.predict("the zorblax failed")[0] == "network"
 
 
+def test_a_gzip_compressed_model_loads_as_the_shipped_one_is(tmp_path):
+    import gzip
+
+    assert category_model.MODEL_PATH.suffix == ".gz"
+    model = tiny("zorblax", "network")
+    path = tmp_path / "m.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(model.to_json()).encode("utf-8")))
+    assert category_model.load(path).predict("the zorblax failed") == model.predict("the zorblax failed")
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(path.read_bytes()[:20])  # a truncated download
+    with pytest.raises(ConfigurationError):
+        category_model.load(cut)
+
+
 @pytest.mark.parametrize(
     "doc",
     [
