@@ -264,6 +264,11 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+def _kind_key(r: Any) -> str:
+    """The kind a link row's fix belongs to (``rank``'s columns): its fix kind, or the memory itself."""
+    return r[6] or f"memory_{r[1]}"
+
+
 def rank(
     core: Core,
     signed: ErrorSignature,
@@ -305,10 +310,10 @@ def rank(
     if distinct is not None and rows:
         backing: dict[str, int] = defaultdict(int)  # per kind: links taught + helpful credits (here and unattributed)
         for r in rows:
-            backing[r[6] or f"memory_{r[1]}"] += r[3] + r[10] + max(0, r[8])
+            backing[_kind_key(r)] += r[3] + r[10] + max(0, r[8])
         fixed_by = {kind for kind, n in backing.items() if n > 0}
         if len(fixed_by) >= distinct and max(backing.values()) <= 1:
-            unpredictive = {r[0] for r in rows if (r[6] or f"memory_{r[1]}") in fixed_by}
+            unpredictive = {r[0] for r in rows if _kind_key(r) in fixed_by}
             rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
@@ -366,10 +371,10 @@ def rank(
         ).fetchall()
         fixed: dict[str, int] = defaultdict(int)  # per kind: errors it fixed there, net of its failures
         for r in same:
-            fixed[r[6] or f"memory_{r[1]}"] += (r[3] + r[10] > r[4] + r[11]) - (r[3] + r[10] < r[4] + r[11])
+            fixed[_kind_key(r)] += (r[3] + r[10] > r[4] + r[11]) - (r[3] + r[10] < r[4] + r[11])
         total = sum(max(0, n) for n in fixed.values())
         for r in same:
-            n = fixed[r[6] or f"memory_{r[1]}"]
+            n = fixed[_kind_key(r)]
             if r[0] not in sims and n >= least and n >= core.settings.fix_task_share * total:
                 sims[r[0]] = TASK_WEIGHT
                 levels[r[0]] = level
