@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .models import ScoreBreakdown
 from .settings import RankingWeights
 
-__all__ = ["usefulness", "recency", "compute", "score"]
+__all__ = ["usefulness", "recency", "compute", "compute_many", "score"]
 
 
 def usefulness(times_applied: int, times_successful: int, w: RankingWeights) -> float:
@@ -51,6 +53,51 @@ def compute(
     rel = _clip(relevance)
     final = _clip(match * rel * (1.0 - w.prior_weight + w.prior_weight * prior))
     return final, _clip(match), prior, u, rec, rel, imp
+
+
+def compute_many(
+    rows: Sequence[tuple[float | None, float | None, float | None, float | None, float, float, int, int, float]],
+    w: RankingWeights,
+) -> list[tuple[float, float]]:
+    """``(score, match)`` of each row of :func:`compute`'s arguments (without ``w``): the same
+    arithmetic in the same order, so the same floats, with the weights read once and no call per
+    row (recall scores ~100 candidates a query; one ``compute`` call each was ~1 ms at 100k)."""
+    wv, wk, wt, ws = w.vector, w.keyword, w.tags, w.signature
+    a, b = w.usefulness_prior_successes, w.usefulness_prior_failures
+    half_life = w.recency_half_life_days
+    wu, wr, wi = w.usefulness, w.recency, w.importance
+    pw_total = wu + wr + wi
+    pw = w.prior_weight
+    out = []
+    for vector, keyword, tags, signature, relevance, age_seconds, applied, successful, importance in rows:
+        total = num = 0.0
+        if vector is not None and wv > 0:
+            num += (0.0 if vector < 0 else 1.0 if vector > 1 else vector) * wv
+            total += wv
+        if keyword is not None and wk > 0:
+            num += (0.0 if keyword < 0 else 1.0 if keyword > 1 else keyword) * wk
+            total += wk
+        if tags is not None and wt > 0:
+            num += (0.0 if tags < 0 else 1.0 if tags > 1 else tags) * wt
+            total += wt
+        if signature is not None and ws > 0:
+            num += (0.0 if signature < 0 else 1.0 if signature > 1 else signature) * ws
+            total += ws
+        match = num / total if total > 0 else 0.0
+        u = (successful + a) / (applied + a + b)
+        rec = float(0.5 ** (max(0.0, age_seconds) / 86400.0 / half_life))
+        imp = 0.0 if importance < 0 else 1.0 if importance > 1 else importance
+        if pw_total > 0:
+            prior = (wu * u + wr * rec + wi * imp) / pw_total
+            prior = 0.0 if prior < 0 else 1.0 if prior > 1 else prior
+        else:
+            prior = 1.0
+        rel = 0.0 if relevance < 0 else 1.0 if relevance > 1 else relevance
+        final = match * rel * (1.0 - pw + pw * prior)
+        out.append(
+            (0.0 if final < 0 else 1.0 if final > 1 else final, 0.0 if match < 0 else 1.0 if match > 1 else match)
+        )
+    return out
 
 
 def score(

@@ -155,41 +155,44 @@ def _rank(
             vec.update(_similarities(core, missing, query_vector))
     best_kw = max(kw.values(), default=0.0)
     qtags = set(q.tags)
-    scored: list[tuple[float, int, tuple]] = []
+    ts, es = q.task_signature, esig
+    esig_set = set(esigs)
+    ids = list(rows)
+    all_args: list[tuple] = []
     for mid, (tags_json, rel, updated, applied, succ, imp, tsig, esig_m) in rows.items():
         sig = None
         if use_sig:
             parts = []
-            if q.task_signature is not None:
+            if ts is not None:
                 parts.append(
-                    1.0
-                    if tsig == q.task_signature
-                    else 0.5
-                    if tsig and (tsig.startswith(q.task_signature) or q.task_signature.startswith(tsig))
-                    else 0.0
+                    1.0 if tsig == ts else 0.5 if tsig and (tsig.startswith(ts) or ts.startswith(tsig)) else 0.0
                 )
-            if esig is not None:
-                parts.append(1.0 if esig_m in esigs else 0.0)
+            if es is not None:
+                parts.append(1.0 if esig_m in esig_set else 0.0)
             sig = sum(parts) / len(parts)
         if use_tags:
             mt = set(json.loads(tags_json))
             tag_score = len(qtags & mt) / len(qtags | mt)
         else:
             tag_score = None
-        args = (
-            max(0.0, vec.get(mid, 0.0)) if use_vec else None,
-            (kw.get(mid, 0.0) / best_kw if best_kw > 0 else 0.0) if use_kw else None,
-            tag_score,
-            sig,
-            rel,
-            now - updated,
-            applied,
-            succ,
-            imp,
+        all_args.append(
+            (
+                max(0.0, vec.get(mid, 0.0)) if use_vec else None,
+                (kw.get(mid, 0.0) / best_kw if best_kw > 0 else 0.0) if use_kw else None,
+                tag_score,
+                sig,
+                rel,
+                now - updated,
+                applied,
+                succ,
+                imp,
+            )
         )
-        final, match = ranking.compute(*args, w)[:2]
-        if match > 0:
-            scored.append((final, mid, args))
+    scored: list[tuple[float, int, tuple]] = [
+        (final, mid, args)
+        for mid, args, (final, match) in zip(ids, all_args, ranking.compute_many(all_args, w))
+        if match > 0
+    ]
     scored.sort(key=lambda x: (-x[0], -x[1]))
     top = scored[: q.limit]
     mems = core.fetch([mid for _, mid, _ in top])
@@ -325,7 +328,8 @@ def record_access(
     duration_ms: float | None = None,
 ) -> list[RecallHit]:
     """Count the access (count, last_accessed, a small relevance boost) and log a 'query' row per hit
-    (the first carries the recall's ``duration_ms``: v_recall_latency)."""
+    (the first carries the recall's ``duration_ms``: v_recall_latency). The hits' memories are updated
+    in place to what was recorded (they are the recall's own), and the same list is returned."""
     if not hits:
         return hits
     now = core.now()
@@ -355,18 +359,13 @@ def record_access(
         # lock on every recall (8 recallers did: two writers then starved in SQLite's busy waits)
         core.access_retry_at = t + ACCESS_RETRY_SECONDS
     ts = datetime.fromtimestamp(now, tz=UTC)
-    out = []
     for h in hits:
+        # the hits are this recall's own (store.recall built them): updated in place, not copied
         m: Memory = h.memory
-        m = m.model_copy(
-            update={
-                "access_count": m.access_count + 1,
-                "last_accessed": ts,
-                "relevance_score": min(1.0, m.relevance_score + boost),
-            }
-        )
-        out.append(h.model_copy(update={"memory": m}))
-    return out
+        m.access_count += 1
+        m.last_accessed = ts
+        m.relevance_score = min(1.0, m.relevance_score + boost)
+    return hits
 
 
 def flush_access(core: Core, *, wait: bool = True) -> bool:
