@@ -29,6 +29,7 @@ from .errors import ConfigurationError
 __all__ = [
     "ENABLED",
     "FAILURE_WORDS",
+    "is_boilerplate",
     "features",
     "block_text",
     "CategoryModel",
@@ -53,6 +54,45 @@ FAILURE_WORDS = re.compile(
     r"couldn't|unable|killed|abort|fault|exhausted|invalid|missing|no such|undefined|unbound|expected|not allowed|"
     r"forbidden|unknown|bad |attempt to|violat|crash|died|terminat"
 )
+# The words of a CI runner's or a wrapper's exit and summary lines (``ERROR: Job failed: exit code 1``, ``BUILD
+# FAILED in 3s``, ``##[error]Process completed with exit code 1.``, ``🚨 Error: The command exited with status 1``,
+# ``Done. Your build exited with 1.``, ``Finished: FAILURE``, ``Step Run (Command Line) failed``): they say that a
+# unit of work (a job, build, step, task, process, command) failed or exited, never what kind of failure it was. A
+# line made of these words alone (with numbers, durations and punctuation) is no evidence of a category.
+BOILERPLATE_WORDS = frozenset(
+    """
+    a an the this that it its your our with without in at on of for to by from as and or after while during
+    see above below log logs output details more information please check
+    error errors errored err fatal failed failure failures fail fails failing unsuccessful unsuccessfully
+    exit exits exited exiting code codes status returned return returns nonzero non zero
+    completed complete finished finish finishing ended end done
+    job jobs build builds step steps stage stages task tasks process processes command commands script scripts
+    shell bash sh pipeline pipelines workflow workflows run runs running action actions recipe target targets user
+    program executable line lines marked was were has have had been is are be exception occurred problem
+    """.split()
+)
+_FAILING = frozenset(
+    "error errors errored err fatal failed failure failures fail fails failing unsuccessful unsuccessfully exit exits "
+    "exited exiting nonzero exception problem".split()
+)
+_DURATION = re.compile(r"(?i)\b\d[\d.,:]*\s?(?:ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?)\b|\d+")
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def is_boilerplate(text: str) -> bool:
+    """Whether every line of ``text`` is made of ``BOILERPLATE_WORDS`` alone (numbers, durations and punctuation
+    aside) and at least one line says something failed: a runner's exit or summary line, which names no
+    category (its exit code may: 124 and 137 are read by the rules, never from these words)."""
+    said = False
+    for line in text[:MAX_CHARS].split("\n"):
+        for m in _LETTERS.finditer(_DURATION.sub(" ", line)):
+            word = m.group().lower()
+            if word not in BOILERPLATE_WORDS:
+                return False
+            said = said or word in _FAILING
+    return said
+
+
 _ANSI = re.compile(r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[a-z]{2,30}")
@@ -244,11 +284,12 @@ def load(path: Path = MODEL_PATH) -> CategoryModel:
 
 
 def predict(text: str, model: CategoryModel | None = None) -> str:
-    """The model's category for a block, or ``unknown`` below ``MIN_PROBABILITY`` or for a text that has no
+    """The model's category for a block, or ``unknown`` below ``MIN_PROBABILITY``, for a text that has no
     failure word at all (``FAILURE_WORDS``: most lines of an application's log, which the rules also leave
-    ``unknown``, are not failures, and the model is not asked about them)."""
-    if not FAILURE_WORDS.search(text[:MAX_CHARS]):
-        return "unknown"
+    ``unknown``, are not failures, and the model is not asked about them) and for a runner's generic exit or
+    summary lines alone (``is_boilerplate``)."""
+    if not FAILURE_WORDS.search(text[:MAX_CHARS]) or is_boilerplate(text):
+        return "unknown"  # (a runner's exit line is a failure word without a category: ``is_boilerplate``)
     model = model if model is not None else load()
     cat, prob = model.predict(text)
     return cat if prob >= MIN_PROBABILITY else "unknown"

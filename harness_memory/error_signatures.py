@@ -86,7 +86,10 @@ DEFAULT_THRESHOLD = 0.7
 #    "described below" is a trailer
 # 12: a block the rules call ``unknown`` takes the learned fallback's category when it is confident enough
 #    (category_model, trained on the hand-labelled CI corpus; docs/signatures.md "The learned fallback")
-SIGNATURE_METHOD = 12
+# 13: a runner's generic exit or summary line names no category (``ERROR: Job failed: exit code 1``, ``BUILD FAILED in
+#    3s``: only an exit code such as 124 does); the string controls of terminals (Buildkite's APC timestamps) and a
+#    status column after a clock stamp (TeamCity's) are stripped; the rules of the heldout10 classes
+SIGNATURE_METHOD = 13
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -327,6 +330,10 @@ _BY_TEXT = [
         re.compile(
             r"(?i)out of memory|\bOOM|cannot allocate memory|heap space|memory limit|unable to allocate \d|"
             r"\ballocation of \d{1,30} bytes failed|\bfailed to allocate \d|\ballocation failed\b|"
+            # an allocation refused for its size, whatever is allocated (R's ``cannot allocate vector of size 298.0
+            # Gb``, numpy's ``Unable to allocate 3.2 GiB for an array``, ``failed to allocate 8 MB buffer``)
+            r"\b(?:cannot|can't|unable to|failed to|could not|couldn't) allocate\b.{0,80}?"
+            r"(?:\d[\d.,]{0,12} ?(?:[kmgtpe]i?b|bytes?)\b|\bof size\b)|"
             r"\bmemory (?:size )?(?:of \d{1,30} bytes )?exhausted\b|"  # PHP's memory_limit, ``virtual memory exhausted``
             + _RECURSION_WORDS  # an exhausted stack (keyed by its frame all the same: RECURSION)
         ),
@@ -377,7 +384,13 @@ _BY_TEXT = [
             r"\b(?:nil|null|none|string|number|table|boolean|integer|float|array|object|function|userdata) expected, "
             r"got \w|cannot iterate over (?:an? )?(?:null|nil|none|undefined|string|number|boolean|object|array)\b|"
             r"\bis not iterable\b|\bnon-numeric argument\b|\bno implicit conversion (?:of|from|into)\b|"
-            r"\bbad argument in arithmetic expression\b|\bexception error: bad argument\b|\bbadarg\b"
+            r"\bbad argument in arithmetic expression\b|\bexception error: bad argument\b|\bbadarg\b|"
+            # a value used as a type it is not, in more runtimes' words: Go's ``interface conversion: interface {} is
+            # string, not float64``, Python's ``must be str, not int``, Java's ``cannot be cast to``, Perl's ``Can't use
+            # string ("none") as an ARRAY ref`` / ``Not a HASH reference``, ``unsupported operand type(s)``
+            r"\binterface conversion\b|\b(?:is|must be|should be) (?:an? )?[\w.\[\]{}*]{1,40}, not (?:an? )?[\w.\[\]*]{1,40}|"
+            r"\bcannot be cast to\b|\bcan(?:'t|not) use (?:an? )?[\w\"'() ]{1,60} as an? (?:\w{1,10} )?ref(?:erence)?\b|"
+            r"\bnot an? (?:array|hash|code|scalar|glob|subroutine) reference\b|\bunsupported operand types?\b"
         ),
     ),
     (
@@ -420,6 +433,7 @@ _BY_TEXT = [
         "assertion",
         re.compile(
             r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|\bnot equal to\b|"
+            r"\b(?:is|are) not (?:all )?true\b|"  # a stated condition that does not hold (R's ``stopifnot``)
             r"\bcheck failed: .{1,200}(?:==|!=|<|>)|\bexpected (?:equality|inequality) of these values\b|"
             r"\bexpected\b.{1,300}\bto (?:include|eq|equal|be|match|contain|have|raise|respond|start_with|end_with)\b|"
             r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)|"
@@ -544,6 +558,11 @@ _TEXT_KEYS = {
         "arithmetic expression",
         "bad argument",
         "badarg",
+        "conversion",
+        ", not ",
+        "cast to",
+        " ref",
+        "operand",
     ),
     "compile_error": (
         "syntax",
@@ -610,7 +629,7 @@ _TEXT_KEYS = {
         "call to undefined",
         "no such element",
     ),
-    "assertion": ("assert", "expected", ", want", "not equal to", "check failed"),
+    "assertion": ("assert", "expected", ", want", "not equal to", "check failed", "not true", "not all true"),
     "test_failure": (
         "fail",
         "lost in loss record",
@@ -631,6 +650,20 @@ _TEXT_KEYS = {
 
 _TEXT_KEYS_RX = {cat: re.compile("|".join(map(re.escape, keys))) for cat, keys in _TEXT_KEYS.items()}
 _ANY_KEY = re.compile("|".join(map(re.escape, sorted({k for keys in _TEXT_KEYS.values() for k in keys}))))
+
+
+def _evidence(text: str) -> str | None:
+    """``_by_text`` of what ``text`` says beyond a runner's generic exit and summary lines
+    (``category_model.is_boilerplate``: ``ERROR: Job failed: exit code 1``, ``BUILD FAILED in 3s``): those lines
+    say that something failed, not what, so their words (``failed``, ``build failed``) name no category."""
+    cat = _by_text(text)
+    if cat is None:
+        return None
+    lines = text.split("\n")
+    said = [ln for ln in lines if not category_model.is_boilerplate(ln)]
+    if len(said) == len(lines):
+        return cat
+    return _by_text("\n".join(said)) if any(ln.strip() for ln in said) else None
 
 
 def _by_text(text: str) -> str | None:
@@ -815,7 +848,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         m = _EXIT.search(excerpt.message)
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
-    by_text = _by_text(excerpt.message)
+    by_text = _evidence(excerpt.message)  # a runner's exit line alone names no category
     low = excerpt.message[:8000].lower()
     if by_text == "import_error" and _FETCH.search(low):
         # a dependency that could not be fetched names why in the same line ("could not be resolved: ... Could not
@@ -824,7 +857,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         by_text = "network" if _NETWORK.search(low) else by_text
     if by_text is None and excerpt.kind == "diagnostic" and _BARE_HEADLINE.search(excerpt.message):
         # ``Config.hs:5:1: error:`` (GHC): the headline is only where and how bad; what is under it says what
-        by_text = _by_text(_said(excerpt.block))
+        by_text = _evidence(_said(excerpt.block))
     if by_text in (None, "test_failure") and excerpt.kind in ("failure", "pytest", "error-words"):
         # a line that only says a test failed (or a heading over it): its detail tells why
         for more in (_said(excerpt.block), _said(excerpt.detail)):
@@ -832,7 +865,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
                 continue
             if _ASSERTION.search(more[:8000].lower()):
                 return "assertion"  # compared values (200 vs 404) are data, not the failure's category
-            found = _by_text(more)
+            found = _evidence(more)
             if found is not None and found != "test_failure":
                 return found
     linter = _is_linter(excerpt.command) or bool(_LINT_NAMED.search(excerpt.block))
@@ -886,7 +919,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
     block = excerpt.block
     for more in (_said(block) if block != excerpt.message else "", _said(excerpt.detail)):
         if more:
-            by_text = _by_text(more)
+            by_text = _evidence(more)
             if by_text is not None:
                 return by_text
     m = _EXIT.search(excerpt.message)

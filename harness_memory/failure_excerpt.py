@@ -90,8 +90,11 @@ class Line:
 
 # -- cleaning ------------------------------------------------------------------------------------
 _ANSI = re.compile(
-    r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x1b[()*+][0-9A-Za-z]|\x1b[@-Z\\-_]"
-)  # CSI, OSC, a character-set designation (tput sgr0's ESC ( B), other two-byte escapes
+    r"\x1b\[[0-?]{0,40}[ -/]{0,10}[@-~]|\x1b[\]P_^X][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x1b[()*+][0-9A-Za-z]|"
+    r"\x1b[@-Z\\-_]"
+)  # CSI; the string controls OSC, DCS, APC, PM and SOS with their text up to BEL or ST (Buildkite's timestamp on
+# every line is an APC: ESC _bk;t=1732664401123 BEL); a character-set designation (tput sgr0's ESC ( B); other
+# two-byte escapes
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ISO_TS = r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
 _PREFIXES = [
@@ -99,6 +102,10 @@ _PREFIXES = [
     re.compile(r"^[^\t]{1,200}\t[^\t]{0,200}\t(?=\ufeff?" + _ISO_TS + r")"),  # gh run view --log columns
     re.compile(r"^\ufeff?" + _ISO_TS + r"\s?"),
     re.compile(r"^\[\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]\s?"),
+    # a status column after such a stamp, ending in a tab, and the names of the blocks the line is nested in
+    # (TeamCity's ``[23:41:23] :\t [Step 1/2] ``, ``[23:41:24]E:\t [Step 1/2] ``): a block name has a space or a
+    # slash in it, so a level tag (``[ERROR]``) after it stays evidence
+    re.compile(r"^[A-Za-z]?:\t ?(?:\[[\w.:/-]{1,80}[ /][\w .:/-]{0,80}\] ?){0,8}"),
     re.compile(r"^==\d{1,9}== ?"),  # valgrind's process-id column
     re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
     # ant's task column: every line a task prints, right-aligned under its name (``    [junit] ...``, ``  [javac]``)

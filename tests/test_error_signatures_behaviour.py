@@ -112,7 +112,7 @@ CATEGORIES = [
     ("Error: Cannot find module 'left-pad'", "import_error"),
     ("AttributeError: 'NoneType' object has no attribute 'x'", "type_error"),
     ("undefined reference to `foo'", "compile_error"),
-    ("the build failed", "compile_error"),
+    ("the build failed in src/parser.c", "compile_error"),  # alone, "the build failed" is a runner's line: unknown
     ("Error: read ECONNRESET", "network"),
     ("Error: ENOENT: no such file", "not_found"),
     ("make: *** No rule to make target x", "not_found"),
@@ -183,7 +183,7 @@ WORDS = [
     ("cannot find symbol Foo", "compile_error"),
     ("undefined reference to main", "compile_error"),
     ("unexpected token in JSON", "compile_error"),
-    ("build failed with errors", "compile_error"),
+    ("build failed with errors in lib/io.rs", "compile_error"),
     ("connection refused by peer", "network"),
     ("ECONNRESET while reading", "network"),
     ("network is unreachable", "network"),
