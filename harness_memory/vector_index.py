@@ -565,9 +565,10 @@ class VectorIndex:
         if not save:
             return
         self._save_due = False
-        if self.save(backend, ident) is not None and self.n0 == 0 and self._n * self.dim * 4 > COPY_BASE_MAX_BYTES:
-            # loaded from the database and too large to hold: map the file just written instead
-            # (the process keeps ~140 MB of its own at 1M rather than 1.5 GB)
+        if self.save(backend, ident) is not None and self.n0 == 0:
+            # loaded from the database: read the file just written as any later process will (too
+            # large to hold, it is mapped: the process keeps ~140 MB of its own at 1M rather than
+            # 1.5 GB; otherwise read into memory with its int8 rows, for the int8 first pass)
             self.seq = None
             self.sync(backend)
             self.last_load = "database"
@@ -729,9 +730,12 @@ class VectorIndex:
         self._strings = _Interner(header["strings"])
         self.n0 = n
         if arrays["vecs"].nbytes <= COPY_BASE_MAX_BYTES:  # small enough to hold: no page faults in searches
-            # (and searched as an index loaded from the database is, in float32: at 100k memories the
-            # int8 first pass took as much CPU as it saved, for 38 MB more)
-            self.base = np.array(arrays["vecs"])  # (the mapping goes with this function's references)
+            # (the mapping goes with this function's references). The int8 rows are held too (a quarter
+            # of the float32 bytes: 41 MB at 100k memories): the rerank's gather of ~2,600 scattered
+            # float32 rows was most of a search there, its int8 first pass reads a quarter of the bytes
+            # and rescores ~100 rows (docs/benchmarks.md, issue 11's seventh round)
+            self.base = np.array(arrays["vecs"])
+            self.q8, self.scale = np.array(arrays["q8"]), np.array(arrays["scale"])
         else:
             # searches read scattered int8 rows: no read-ahead or fault-around (each fault mapped 64 KB,
             # the first recall at 1M read ~0.7 GB and every page of the file became resident); the

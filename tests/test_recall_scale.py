@@ -79,6 +79,9 @@ def test_index_is_persisted_and_a_new_process_catches_up_from_it(tmp_path, small
         w._core.index.sync(w._core.backend)  # a full load from the database writes the snapshot
         assert w._core.index.last_load == "database"
         assert (w._core.index._mm is not None) == mapped  # a large one is then mapped, not held
+        # either way the process then searches the file it wrote, as a later one will: its int8 rows
+        # for the first pass (read into memory with the float32 ones when small enough)
+        assert w._core.index.n0 == 300 and w._core.index.q8 is not None
     side = vi.sidecar_path(path)
     assert side.exists()
     with MemoryStore(path) as w:  # changes after the snapshot: new, forgotten and archived memories
@@ -88,7 +91,7 @@ def test_index_is_persisted_and_a_new_process_catches_up_from_it(tmp_path, small
     with MemoryStore(path) as r, MemoryStore(path) as ref:
         r._core.index.sql_below = 0
         r._core.index.sync(r._core.backend)
-        assert r._core.index.last_load == "snapshot" and r._core.index.n0 == 300
+        assert r._core.index.last_load == "snapshot" and r._core.index.n0 == 300 and r._core.index.q8 is not None
         assert len(r._core.index) == 300  # 301 memories, one forgotten (the archived one stays, flagged)
         for text, kw in [*QUERIES, ("kubernetes helm charts", {"agent_id": "a1"})]:
             assert _vector_ids(r, text, **kw) == _vector_ids(ref, text, **kw), text
