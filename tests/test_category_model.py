@@ -181,6 +181,47 @@ def test_a_text_without_a_failure_word_is_not_asked_about(shipped_model_replaced
     assert categorize_learned(extract("the zorblax went sideways: error")) == "network"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR: Job failed: exit code 1",
+        "BUILD FAILED in 1m 20s",
+        "##[error]Process completed with exit code 2.",
+        "Finished: FAILURE\nERROR: script returned exit code 1",  # every line a runner's
+        "user command error: exit status 1",
+        "FAILED",
+    ],
+)
+def test_a_runner_s_exit_lines_are_boilerplate(text):
+    assert category_model.is_boilerplate(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tests failed",  # says what failed
+        "ERROR: Job failed: exit code 1\nConnectionRefusedError: [Errno 111]",  # one line of evidence is enough
+        "the build ran in 3s",  # runner's words, but nothing failed
+        "",
+        "failed (NoMethodError)",
+    ],
+)
+def test_a_line_that_says_what_failed_or_nothing_failed_is_not_boilerplate(text):
+    assert not category_model.is_boilerplate(text)
+
+
+def test_boilerplate_is_read_only_within_the_model_s_bound():
+    # past MAX_CHARS nothing is read: a long run of runner lines with evidence after the bound is still boilerplate
+    filler = "Job failed: exit code 1\n" * (category_model.MAX_CHARS // 24 + 1)
+    assert category_model.is_boilerplate(filler + "ConnectionRefusedError")
+
+
+def test_the_model_is_not_asked_about_a_runner_s_exit_line(shipped_model_replaced):
+    shipped_model_replaced(tiny("completed", "timeout"))  # a model that would say timeout for it
+    assert category_model.predict("Error: Process completed with exit code 1.") == "unknown"
+    assert category_model.predict("Error: Process completed the zorblax") == "timeout"
+
+
 def test_a_guessed_category_does_not_regroup_the_error(tmp_path, shipped_model_replaced, monkeypatch):
     # an environment category drops the key frame; a guessed one must not: the same id with and without the model
     trace = (

@@ -420,3 +420,31 @@ def test_two_stores_on_one_file_sign_one_error_alike(tmp_path):
         first = a.error_signature("replica lag exceeded on node red blue green")
         second = b.error_signature("replica lag exceeded on node red blue black")
         assert second.id == first.id
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("ERROR: Job failed: exit code 1", "unknown"),  # a runner's exit line says something failed, not what
+        ("BUILD FAILED in 3s", "unknown"),
+        ("Build step failed\nBuild step failed", "unknown"),
+        ("ERROR: Job failed: exit code 124", "timeout"),  # only a conventional exit code speaks
+        ("Job failed: exit code 1\nConnectionRefusedError: [Errno 111] Connection refused", "network"),
+        ("FAILED\n  tests/test_a.py::test_x - AssertionError: 1 != 2", "assertion"),  # the line under it says why
+        ("Tests failed", "test_failure"),
+    ],
+)
+def test_a_runner_s_exit_lines_are_read_past_never_for_their_words(text, expected):
+    assert categorize(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("panic: interface conversion: interface {} is nil, not string", "type_error"),
+        ("Error: cannot allocate vector of size 3.5 Gb", "out_of_memory"),
+        ("Error: length(x) == 2 is not TRUE", "assertion"),
+    ],
+)
+def test_the_words_of_heldout10_s_classes_reach_their_category(text, expected):
+    assert categorize(extract(text)) == expected
