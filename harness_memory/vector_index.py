@@ -143,6 +143,25 @@ class _RowMap:
     def __contains__(self, mid: int) -> bool:
         return self.get(mid) is not None
 
+    def many(self, mids: Sequence[int]) -> list[tuple[int, int]]:
+        """``(id, row)`` of each of ``mids`` that has a row, in the order given: what ``get`` answers,
+        with one binary search for them all (recall asks for ~50 ids at a time)."""
+        import numpy as np
+
+        if not len(self.base):
+            return [(m, r) for m in mids if (r := self.extra.get(m)) is not None]
+        arr = np.asarray(mids, dtype=np.int64)
+        pos = self.base.searchsorted(arr)
+        found = self.base[np.minimum(pos, len(self.base) - 1)] == arr
+        out = []
+        for m, p, f in zip(mids, pos.tolist(), found.tolist()):
+            r = self.extra.get(m)
+            if r is not None:
+                out.append((m, r))
+            elif f and m not in self.dropped:
+                out.append((m, p))
+        return out
+
     def __getitem__(self, mid: int) -> int:
         r = self.get(mid)
         if r is None:
@@ -1256,7 +1275,8 @@ class VectorIndex:
 
         if not self.loaded:
             return {}
-        rows = [(i, self._row[i]) for i in memory_ids if i in self._row]
+        row = self._row
+        rows = row.many(memory_ids) if isinstance(row, _RowMap) else [(i, row[i]) for i in memory_ids if i in row]
         if not rows:
             return {}
         vecs = self._exact_rows(np.asarray([r for _, r in rows], dtype=np.int64))
