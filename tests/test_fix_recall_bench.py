@@ -310,3 +310,72 @@ def test_recorded_sessions_pair_as_their_scenario_says():
             assert all(f.repair is not None and f.repair_shape != f.failed_shape for f in fs), r["instance_id"]
             kinds["paired"] += 1
     assert kinds["norepair"] >= 5 and kinds["paired"] >= 50
+
+
+# -- the held-out corpus (recorded by make_heldout_sessions.py, measured once) --------------------
+
+HELDOUT = SESSIONS.with_name("sessions-heldout.jsonl")
+# the repair shape each scenario was written to have: one per recurring scenario (a fix that recurs
+# with other files, modules, projects and databases), one per late scenario but cargo's, whose
+# binary name is part of the fix
+HELDOUT_REPAIRS = {
+    "mypy_stubs": "mypy --install-types --non-interactive <target>",
+    "pytest_cov": "pip install pytest-cov && python -m pytest <target> --cov",
+    "django_migrate": "python manage.py migrate && python <target>",
+    "node_esm": "npm pkg set type=module && node <target>",
+    "npm_install": "npm install && npm test",
+    "make_cflags": "make CFLAGS=-std=c99",
+    "no_shebang": "python <target>",
+    "sqlite_schema": "sqlite3 <target> && sqlite3 <target>",
+    "pytest_xdist_flag": "python -m pytest <target>",
+    "cxx_std": "g++ -std=c++20 <target> -o <target>",
+    "pytest_import_mode": "python -m pytest --import-mode=importlib <target>",
+}
+
+
+def test_heldout_sessions_pair_as_their_scenarios_say():
+    assert HELDOUT.stat().st_size < 1_000_000
+    recs = [json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines()]
+    assert [r["instance_id"] for r in recs] == [f"scripted-heldout__sessions-{n}" for n in range(1, len(recs) + 1)]
+    assert {r["repo"] for r in recs} == {"scripted/heldout"}
+    dev = {json.loads(line)["scenario"] for line in SESSIONS.read_text(encoding="utf-8").splitlines()}
+    assert not dev & {r["scenario"] for r in recs}  # no dev scenario comes back
+    pairs: dict[str, int] = {}
+    sessions: dict[str, int] = {}
+    for r in recs:
+        assert all(set(s) == {"command", "returncode", "output"} for s in r["steps"])
+        fs = extract_failures(r)
+        assert fs, r["instance_id"]
+        sc = r["scenario"]
+        sessions[sc] = sessions.get(sc, 0) + 1
+        if sc.startswith("norepair"):
+            assert all(f.repair is None for f in fs) and not r["resolved"], r["instance_id"]
+            continue
+        assert r["resolved"], r["instance_id"]
+        for f in fs:
+            assert f.repair is not None and f.repair_shape != f.failed_shape, f.run_id
+            if sc == "cargo_bin":
+                assert f.repair_shape.startswith("cargo run --bin ") and f.failed_shape == "cargo run"
+            else:
+                assert f.repair_shape == HELDOUT_REPAIRS[sc], f.run_id
+            pairs[sc] = pairs.get(sc, 0) + 1
+    recurring = {k for k in HELDOUT_REPAIRS if k not in ("cxx_std", "pytest_import_mode")}
+    assert all(5 <= sessions[k] <= 7 for k in recurring)
+    assert sessions["cxx_std"] == sessions["cargo_bin"] == sessions["pytest_import_mode"] == 3
+    assert sum(v for k, v in sessions.items() if k.startswith("norepair")) == 6
+    assert sum(pairs.values()) == 67 and len(recs) == 64
+    # a second failing attempt before the repair is paired with the same repair
+    assert pairs["mypy_stubs"] == 9 and pairs["django_migrate"] == 7 and pairs["node_esm"] == 8
+
+
+def test_heldout_split_teaches_every_recurring_scenario_and_never_a_late_one():
+    src = fr.runs_source("scripted", [json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines()])
+    scen = {r["instance_id"]: r["scenario"] for r in map(json.loads, HELDOUT.read_text(encoding="utf-8").splitlines())}
+    taught: dict[str, set[bool]] = {}
+    for t in src.tasks:
+        for c in t.cases:
+            taught.setdefault(scen[c.case_id.split("#")[0]], set()).add(t.teach)
+    late = {"cxx_std", "cargo_bin", "pytest_import_mode"}
+    assert all(taught[k] == {False} for k in late)
+    assert all(v == {True, False} for k, v in taught.items() if k not in late and not k.startswith("norepair"))
+    assert taught["norepair_mypy"] == {True, False} and taught["norepair_node"] == {True, False}
