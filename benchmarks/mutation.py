@@ -182,6 +182,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_fix_task_links.py",
             "tests/test_fix_origin_links.py",
             "tests/test_fix_distinct.py",
+            "tests/test_fix_rank_edges.py",
             "tests/test_lifecycle.py",
         ],
         "",
