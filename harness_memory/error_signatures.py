@@ -316,6 +316,12 @@ _BY_EXCEPTION = [
     ),
     ("network", re.compile(r"Connection|Socket|UnknownHost|SSL|Network|HTTPError|URLError|ProtocolError")),
 ]
+# a built-in type's name in any language's words (``Swift.Int``, ``java.lang.String``, ``interface {}``), lower case
+_TYPE_NAME = (
+    r"(?:[\w.]{0,40}[.:])?\b(?:string|str|integer|int(?:8|16|32|64)?|uint(?:8|16|32|64)?|float(?:32|64)?|double|"
+    r"number|numeric|bool(?:ean)?|array|list|hash|map|dict|table|object|tuple|nil|null|none|undefined|char|bytes?|"
+    r"slice|symbol|atom|long)\b"
+)
 _BY_TEXT = [
     (
         "context_overflow",
@@ -390,7 +396,15 @@ _BY_TEXT = [
             # string ("none") as an ARRAY ref`` / ``Not a HASH reference``, ``unsupported operand type(s)``
             r"\binterface conversion\b|\b(?:is|must be|should be) (?:an? )?[\w.\[\]{}*]{1,40}, not (?:an? )?[\w.\[\]*]{1,40}|"
             r"\bcannot be cast to\b|\bcan(?:'t|not) use (?:an? )?[\w\"'() ]{1,60} as an? (?:\w{1,10} )?ref(?:erence)?\b|"
-            r"\bnot an? (?:array|hash|code|scalar|glob|subroutine) reference\b|\bunsupported operand types?\b"
+            r"\bnot an? (?:array|hash|code|scalar|glob|subroutine) reference\b|\bunsupported operand types?\b|"
+            # the general shape of these: a value of one built-in type cast, converted, coerced or used as another
+            # (Swift's ``Could not cast value of type 'Swift.String' to 'Swift.Int'``, ``cannot convert a string
+            # into an integer``, Ruby's ``no implicit conversion of nil into Integer``): two type names, one turned
+            # into the other
+            r"\b(?:cast|convert|coerce|use|treat|conversion)\w{0,3}\b[^\n]{0,40}?"
+            + _TYPE_NAME
+            + r"[^\n]{0,40}?\b(?:to|into|as)\b (?:an? )?(?:class |type )?['\"`]?"
+            + _TYPE_NAME
         ),
     ),
     (
@@ -563,6 +577,12 @@ _TEXT_KEYS = {
         "cast to",
         " ref",
         "operand",
+        "cast",
+        "convert",
+        "coerce",
+        "conversion",
+        " use ",
+        "treat",
     ),
     "compile_error": (
         "syntax",

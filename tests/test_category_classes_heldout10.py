@@ -179,6 +179,29 @@ def test_a_value_used_as_a_type_it_is_not_is_a_type_error(text):
 @pytest.mark.parametrize(
     "text",
     [
+        "Fatal error: Could not cast value of type 'Swift.String' (0x1f2a8) to 'Swift.Int' (0x1f2b0).",
+        "System.InvalidOperationException: Unable to cast object of type System.String to type System.Int32.",
+        "thread 'main' panicked: cannot convert a string into an integer",
+        "Uncaught Error: cannot coerce a nil value to a number",
+    ],
+    ids=["swift", "dotnet", "rust", "lua-like"],
+)
+def test_a_value_of_one_type_cast_or_converted_to_another_is_a_type_error(text):
+    # the general shape behind Go's, Perl's and Ruby's words: two built-in type names, one turned into the other
+    assert category(text) == "type_error"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["error: failed to convert config.yaml to json", "key 'port' not found in map of string to int"],
+)
+def test_a_conversion_without_two_type_names_or_a_missing_key_is_not_a_type_error(text):
+    assert category(text) != "type_error"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "Error: cannot allocate vector of size 7.5 Gb",
         "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.20 GiB for an array with shape (20000, 21475)",
         "fatal: failed to allocate 64 MiB for the pack index",

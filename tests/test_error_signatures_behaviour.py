@@ -442,6 +442,9 @@ def test_a_runner_s_exit_lines_are_read_past_never_for_their_words(text, expecte
     "text, expected",
     [
         ("panic: interface conversion: interface {} is nil, not string", "type_error"),
+        ("Could not cast value of type 'Swift.String' to 'Swift.Int'", "type_error"),
+        ("cannot convert a string into an integer", "type_error"),
+        ("error: failed to convert config.yaml to json", "test_failure"),  # one type name is no cast
         ("Error: cannot allocate vector of size 3.5 Gb", "out_of_memory"),
         ("Error: length(x) == 2 is not TRUE", "assertion"),
     ],
