@@ -865,6 +865,9 @@ def _tb_exception(lines: list[Line], start: int, hi: int) -> int | None:
     return None
 
 
+_RUNTIME_WARNING = re.compile(r"^(?:[A-Z][A-Za-z]{1,20} )?Warning:\s")  # ``Warning: ...``, ``PHP Warning: ...``
+
+
 def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, end: int) -> Excerpt:
     """What the failure itself names as its cause, read for the category only: the ``Caused by:``
     chain printed in or under it (cargo, Gradle, Java, Node's ``[cause]:``, anyhow's numbered
@@ -900,6 +903,14 @@ def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, en
         if at is None or not between or not _PY_CHAIN.match(between[-1]) or len(between) > 8:
             break
         causes.insert(0, lines[at].text.strip())
+    if ex.kind == "error-words" and not causes:
+        # a script's own bare failure statement (``health check failed for <url>``) right under the runtime's
+        # warning about what went wrong (PHP's ``Warning: file_get_contents(...): Failed to open stream:
+        # Connection refused``): the warning says why; a warning is never the failure itself, so it is read as its
+        # cause (for the category only)
+        above = next((k for k in range(start - 1, max(lo, start - 3) - 1, -1) if lines[k].text.strip()), None)
+        if above is not None and not lines[above].boundary and _RUNTIME_WARNING.search(lines[above].text):
+            causes.append(lines[above].text.strip()[:1000])
     ex.causes = causes[-16:]
     retries: list[str] = []
     for k in range(start - 1, max(lo, start - _RETRY_LOOKBACK) - 1, -1):  # back to a success or the step's start

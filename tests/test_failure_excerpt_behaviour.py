@@ -406,3 +406,29 @@ def test_a_diagnostic_whose_location_line_ends_the_log_is_found():
 
 def test_a_block_is_trimmed_of_blank_lines_only():
     assert extract("Building\nerror: unknown option -X\n").block == "error: unknown option -X"
+
+
+@pytest.mark.parametrize(
+    "warning, expected",
+    [
+        ("PHP Warning:  mysqli_connect(): (HY000/2002): Connection refused in /app/db.php on line 4", "network"),
+        (
+            "PHP Warning:  fopen(/srv/out/r.csv): Failed to open stream: Permission denied in /app/r.php on line 9",
+            "permission",
+        ),
+    ],
+)
+def test_a_runtime_warning_right_above_a_script_s_bare_failure_line_is_its_cause(warning, expected):
+    log = f"starting check\n{warning}\ndatabase check failed for db-primary\n"
+    ex = extract(log)
+    assert ex.message == "database check failed for db-primary" and ex.causes == [warning]
+    assert categorize(ex) == expected
+
+
+def test_a_warning_further_up_or_over_a_stronger_failure_is_no_cause():
+    far = (
+        "PHP Warning:  x(): Connection refused\nstep two\nstep three\nstep four\ndatabase check failed for db-primary\n"
+    )
+    assert extract(far).causes == []
+    strong = "PHP Warning:  x(): Connection refused\nAssertionError: 3 != 4\n"
+    assert extract(strong).causes == [] and categorize(extract(strong)) == "assertion"
