@@ -90,9 +90,15 @@ def recall(core: Core, q: RecallQuery, query_vector: Sequence[float] | None) -> 
     cands: dict[int, None] = {}
     with core.backend.read():
         if use_kw:
+            hidden = _known_hidden(core, q)
             kw = dict(
                 core.backend.keyword_search(
-                    q.text, where, params, n_cand, posting_budget=core.settings.keyword_posting_budget
+                    q.text,
+                    where,
+                    params,
+                    n_cand,
+                    posting_budget=core.settings.keyword_posting_budget,
+                    **({} if hidden is None else {"hidden": hidden}),
                 )
             )
             cands.update(dict.fromkeys(kw))
@@ -283,6 +289,20 @@ def _vector_candidates(
         include_archived=q.include_archived,
         k=k,
     )
+
+
+def _known_hidden(core: Core, q: RecallQuery) -> bytearray | None:
+    """The memories this recall's filters reject, as far as a loaded in-process index knows them
+    (``VectorIndex.hidden``, synced to the recall's read snapshot first), for the keyword channel
+    to leave out before BM25; None when there is no loaded index or the backend takes no such
+    prefilter (PostgreSQL). Only filters the index holds are used (namespace, visibility, types,
+    archived); the others stay with the keyword query's ``where``."""
+    ix = core.index
+    if ix is None or not ix.loaded or not hasattr(core.backend, "vector_exact"):
+        return None
+    ix.sync(core.backend)
+    # with no agent the SQL visibility is the global memories whatever include_global says
+    return ix.hidden(q.namespace, q.agent_id, q.include_global or q.agent_id is None, q.types, q.include_archived)
 
 
 def _exact_sql(core: Core) -> bool:

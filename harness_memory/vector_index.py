@@ -82,6 +82,7 @@ NEAR_HEAD_DIMS = 96
 GROUP_HEADS_MAX_BYTES = 64 << 20
 NEAR_HEADS_AFTER = 16  # a single check builds its group's coordinates after this many in an unchanged index
 VISIBLE_CACHE_KEYS = 64  # filters whose rows are kept (see VectorIndex._rows)
+HIDDEN_CACHE_KEYS = 16  # filters whose rejected ids are kept (VectorIndex.hidden: a byte per id, 1 MB at 1M)
 # A large filter's sign codes are kept contiguous for the Hamming pass (VectorIndex._filter_codes), up to
 # this many bytes over all filters (100k memories, 8 agents: ~18 MB); past it a search gathers them
 SEARCH_CODES_MAX_BYTES = 64 << 20
@@ -230,6 +231,8 @@ class VectorIndex:
         # only extends an entry)
         self._epoch = 0
         self._visible: dict[tuple, tuple[int, int, np.ndarray]] = {}
+        # the ids a filter cannot show, as a byte per memory id (see hidden): (epoch, rows, the bytes)
+        self._hidden: dict[tuple, tuple[int, int, bytearray]] = {}
         # a write's group (namespace, agent, scope, type): its rows and their codes, contiguous and
         # grown in place (epoch, rows up to which it is current, count, rows, codes (words, capacity))
         self._groups: dict[tuple, list] = {}
@@ -370,6 +373,7 @@ class VectorIndex:
     def _changed(self) -> None:
         self._epoch += 1
         self._visible.clear()
+        self._hidden.clear()
         self._groups.clear()
         self._search_codes.clear()
         self._heads.clear()
@@ -931,6 +935,50 @@ class VectorIndex:
                 self._visible.clear()
         self._visible[key] = (self._epoch, self._n, rows)
         return rows
+
+    def hidden(
+        self,
+        namespace: str,
+        agent_id: str | None,
+        include_global: bool,
+        types: Sequence[str] | None,
+        include_archived: bool,
+    ) -> bytearray:
+        """A byte per memory id: 1 for a memory this index holds (a live row) that the filters
+        reject, 0 for the others (those it passes, those it does not hold: no vector, or written
+        since it was synced; an id past the end is one of these). The keyword channel's prefilter
+        (``SQLiteBackend.keyword_search``): a memory marked 1 is not visible to a recall with these
+        filters, so BM25 need not score it. The filter fields are kept equal to the database's by the
+        change log, as the vector channel's are; kept per filter like :meth:`_rows` (extended by the
+        rows appended since, rebuilt when the epoch changes)."""
+        import numpy as np
+
+        key = _filter_key(namespace, agent_id, include_global, types, include_archived, None)
+        got = self._hidden.get(key)
+        if got is not None and got[0] == self._epoch and got[1] == self._n:
+            return got[2]
+        start = got[1] if got is not None and got[0] == self._epoch else 0
+        n = self._n
+        reject = self.alive[start:n] & ~self._mask(
+            namespace, agent_id, include_global, types, include_archived, None, start
+        )
+        ids = self.ids[start:n][reject]
+        if got is None or start == 0:
+            arr = np.zeros(int(self.ids[:n].max()) + 1 if n else 0, dtype=np.uint8)
+            arr[ids] = 1
+            marks = bytearray(arr.tobytes())
+            if len(self._hidden) >= HIDDEN_CACHE_KEYS:
+                self._hidden.clear()
+        else:
+            marks = got[2]
+            if len(ids):
+                top = int(ids.max()) + 1
+                if top > len(marks):
+                    marks.extend(bytes(top - len(marks)))
+                for i in ids.tolist():
+                    marks[i] = 1
+        self._hidden[key] = (self._epoch, n, marks)
+        return marks
 
     def _filter_codes(self, key: tuple, rows: np.ndarray) -> np.ndarray | None:
         """The codes of a filter's ``rows`` (from :meth:`_rows`) contiguous, ``(words, len(rows))``: the
