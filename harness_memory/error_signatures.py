@@ -448,6 +448,10 @@ _BY_TEXT = [
         re.compile(
             r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|\bnot equal to\b|"
             r"\b(?:is|are) not (?:all )?true\b|"  # a stated condition that does not hold (R's ``stopifnot``)
+            # what a test got over what it should have got (tcltest's ``---- Result was:`` then ``---- Result should
+            # have been (exact matching):``)
+            r"(?m:^[^\w\n]{0,12}(?:result |value |output )?(?:was|got|actual)\b:?.{0,200}\n(?:.{0,200}\n){0,6}?"
+            r"[^\w\n]{0,12}(?:result |value |output )?should (?:have been|be)\b)|"
             r"\bcheck failed: .{1,200}(?:==|!=|<|>)|\bexpected (?:equality|inequality) of these values\b|"
             r"\bexpected\b.{1,300}\bto (?:include|eq|equal|be|match|contain|have|raise|respond|start_with|end_with)\b|"
             r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)|"
@@ -649,7 +653,17 @@ _TEXT_KEYS = {
         "call to undefined",
         "no such element",
     ),
-    "assertion": ("assert", "expected", ", want", "not equal to", "check failed", "not true", "not all true"),
+    "assertion": (
+        "assert",
+        "expected",
+        ", want",
+        "not equal to",
+        "check failed",
+        "not true",
+        "not all true",
+        "should have been",
+        "should be",
+    ),
     "test_failure": (
         "fail",
         "lost in loss record",

@@ -962,9 +962,34 @@ _TREATED = re.compile(r"(?i)\bwarnings? (?:are |were |being )?treated as errors?
 _WARN_LINE = re.compile(r"(?i)^(?:\S{1,400}:\d{1,7}(?::\d{1,5})?:? )?warning\b[:\]]?")
 
 
+_RUN_ECHO_LINES = 500  # lines a runner's echo of a step's script may take before its ``##[endgroup]``
+
+
+def _run_echoes(lines: list[Line]) -> set[int]:
+    """The lines of GitHub's echo of each step's script: between ``##[group]Run <command>`` and the
+    ``##[endgroup]`` that closes it (the script, its ``shell:``, ``env:`` or an action's ``with:``), within
+    ``_RUN_ECHO_LINES``. What the step will run (``! grep -q 'Failed' test.log``), never its output, so never its
+    failure; a group that is not closed, or that the job's own output opens (not a ``Run`` group), is no echo."""
+    echo: set[int] = set()
+    for k, ln in enumerate(lines):
+        if ln.annotation != "group" or not ln.text.startswith("Run "):
+            continue
+        for j in range(k + 1, min(len(lines), k + 1 + _RUN_ECHO_LINES)):
+            if lines[j].annotation == "endgroup":
+                echo.update(range(k + 1, j))
+                break
+            if lines[j].annotation == "group":
+                break
+    return echo
+
+
 def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bool = False) -> Excerpt | None:
+    echo = _run_echoes(lines) if any(ln.annotation == "group" for ln in lines) else set()
     for k, ln in enumerate(lines):
         _classify(ln)
+        if k in echo:
+            ln.cls = 0
+            continue
         if warnings_fail and ln.cls == 0 and _WARN_LINE.match(ln.text.strip()):
             ln.cls = 3
         if (
@@ -1046,6 +1071,8 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
         level=lines[i].level,
     )
     ex.detail = _indented_detail(lines, i, hi) or _named_earlier(lines, lo, i)
+    if not ex.detail and best <= 3:
+        ex.detail = _report_below(lines, i, hi)
     return _finish(_with_block(ex, lines, i, _detail_end(lines, i, hi)), lines, lo, hi)
 
 
@@ -1154,6 +1181,21 @@ def _indented_detail(lines: list[Line], at: int, hi: int, limit: int = 24) -> st
         if t.strip() and (len(t) - len(t.lstrip()) <= base or lines[j].boundary):
             break
         out.append(t.strip())
+    return "\n".join(x for x in out if x)
+
+
+_REPORT_LINES = 12
+
+
+def _report_below(lines: list[Line], at: int, hi: int) -> str:
+    """The report printed under a failure statement, across blank lines (tcltest's ``==== name FAILED``, then
+    ``---- Result was:`` ... ``---- Result should have been``): the lines after it up to the next failure
+    statement or step boundary, at most ``_REPORT_LINES``: read for the category only."""
+    out = []
+    for j in range(at + 1, min(hi, at + 1 + _REPORT_LINES)):
+        if lines[j].cls or lines[j].boundary:
+            break
+        out.append(lines[j].text.strip())
     return "\n".join(x for x in out if x)
 
 

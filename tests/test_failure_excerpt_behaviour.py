@@ -432,3 +432,35 @@ def test_a_warning_further_up_or_over_a_stronger_failure_is_no_cause():
     assert extract(far).causes == []
     strong = "PHP Warning:  x(): Connection refused\nAssertionError: 3 != 4\n"
     assert extract(strong).causes == [] and categorize(extract(strong)) == "assertion"
+
+
+def test_the_runner_s_echo_of_a_step_s_script_is_never_its_failure():
+    # GitHub prints the step's script between ``##[group]Run ...`` and ``##[endgroup]``: a ``grep 'Failed'`` there
+    # is what the step will run, not what it printed
+    log = (
+        "##[group]Run ./check.sh; ! grep -q 'FAILED' out.log\n./check.sh; ! grep -q 'FAILED' out.log\n"
+        "shell: /usr/bin/bash -e {0}\n##[endgroup]\nchecking 3 records\nrecord 2 FAILED: total mismatch\n"
+        "##[error]Process completed with exit code 1.\n"
+    )
+    ex = extract(log)
+    assert ex.message == "record 2 FAILED: total mismatch" and ex.lines == (6, 6)
+    # a group the job's own output opens is no echo: a failure inside it is found
+    own = "##[group]Integration tests\ncase 4 FAILED: total mismatch\n##[endgroup]\n"
+    assert extract(own).message == "case 4 FAILED: total mismatch"
+    # a Run group that is never closed (a log cut, a stray line) silences nothing
+    unclosed = "##[group]Run actions/checkout@v4\nchecking 3 records\nrecord 2 FAILED: total mismatch\n"
+    assert extract(unclosed).message == "record 2 FAILED: total mismatch"
+
+
+def test_a_failure_header_s_report_below_it_across_blank_lines_gives_the_category():
+    log = (
+        "==== calc-2.1 rounding of halves FAILED\n==== Contents of test case:\n\n    round_half 2.5\n\n"
+        "---- Result was:\n2\n---- Result should have been (exact matching):\n3\n==== calc-2.1 FAILED\n"
+    )
+    ex = extract(log)
+    assert ex.message == "==== calc-2.1 rounding of halves FAILED" and "Result should have been" in ex.detail
+    assert categorize(ex) == "assertion"
+    # the report stops at the next failure statement: the second header's lines are not the first one's detail
+    two = "==== a-1 FAILED\n\n---- Result was:\n2\n==== b-1 FAILED\n\n---- Result should have been:\n3\n"
+    first = extract(two.split("==== b-1")[0] + "==== b-1 FAILED\n")
+    assert first.message == "==== a-1 FAILED" and first.detail == "---- Result was:\n2"
