@@ -432,6 +432,9 @@ def test_two_stores_on_one_file_sign_one_error_alike(tmp_path):
         ("Job failed: exit code 1\nConnectionRefusedError: [Errno 111] Connection refused", "network"),
         ("FAILED\n  tests/test_a.py::test_x - AssertionError: 1 != 2", "assertion"),  # the line under it says why
         ("Tests failed", "test_failure"),
+        # a trailer that says what failed and how it ended: the conventional exit code of ``timeout`` decides
+        ("running suite\nTests failed with exit code 124", "timeout"),
+        ("running suite\nTests failed with exit code 1", "test_failure"),
     ],
 )
 def test_a_runner_s_exit_lines_are_read_past_never_for_their_words(text, expected):
@@ -444,6 +447,7 @@ def test_a_runner_s_exit_lines_are_read_past_never_for_their_words(text, expecte
         ("panic: interface conversion: interface {} is nil, not string", "type_error"),
         ("Could not cast value of type 'Swift.String' to 'Swift.Int'", "type_error"),
         ("cannot convert a string into an integer", "type_error"),
+        ("argument 2 must be bytes, not str", "type_error"),  # one type in place of another
         ("error: failed to convert config.yaml to json", "test_failure"),  # one type name is no cast
         ("Error: cannot allocate vector of size 3.5 Gb", "out_of_memory"),
         ("Error: length(x) == 2 is not TRUE", "assertion"),
