@@ -81,7 +81,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ],
         "",
     ),
-    "ranking": ("harness_memory/ranking.py", ["tests/test_recall.py", "tests/test_ranking_direction.py"], ""),
+    "ranking": (
+        "harness_memory/ranking.py",
+        ["tests/test_ranking_many.py", "tests/test_recall.py", "tests/test_ranking_direction.py"],
+        "",
+    ),
     "ledger": ("harness_memory/ledger.py", ["tests/test_ledger.py", "tests/test_ledger_levels.py"], ""),
     "error_signatures": (
         "harness_memory/error_signatures.py",
@@ -109,7 +113,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ["tests/test_category_model.py", "tests/test_category_classes_heldout9.py"],
         "",
     ),
-    "recall": ("harness_memory/recall.py", ["tests/test_recall.py", "tests/test_recall_channels.py"], ""),
+    "recall": (
+        "harness_memory/recall.py",
+        ["tests/test_recall.py", "tests/test_recall_channels.py", "tests/test_keyword_prefilter.py"],
+        "",
+    ),
     "validation": (
         "harness_memory/validation.py",
         [
@@ -247,6 +255,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_vector_index_behaviour.py",
             "tests/test_vector_index_paths.py",
             "tests/test_vector_index_int8.py",
+            "tests/test_vector_rowmap.py",
+            "tests/test_keyword_prefilter.py",
             "tests/test_write_index.py",
             "tests/test_bulk_delete.py",
         ],
@@ -259,6 +269,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         [
             "tests/test_sqlite_backend_behaviour.py",
             "tests/test_backend_vectors_behaviour.py",
+            "tests/test_keyword_prefilter.py",
             # the FTS merge's steps stay bounded while another writer keeps adding segments
             "tests/test_batches.py::test_compacting_the_keyword_index_ends_while_another_writer_keeps_adding",
             "tests/test_storage.py",
