@@ -899,7 +899,8 @@ class VectorIndex:
         elif scope == "global":
             m &= self.is_global[sl] & (own if agent_id is not None else True)
         else:
-            m &= (own | self.is_global[sl]) if include_global else own
+            # with no agent the SQL visibility is the global memories, whatever include_global says
+            m &= (own | self.is_global[sl]) if include_global or agent_id is None else own
         if types is not None:
             mt = self.mtype[sl]
             any_type = np.zeros(n - start, bool)

@@ -49,6 +49,23 @@ def test_exact_sql_path_and_in_process_index_agree(tmp_path):
         assert index_store._core.index.loaded
 
 
+@pytest.mark.parametrize("include_global", [True, False])
+def test_without_an_agent_every_vector_path_sees_the_global_memories(tmp_path, include_global):
+    """A recall with no agent sees the global memories whatever include_global says (the SQL
+    visibility): the in-process index's filter agrees with it (it returned nothing for
+    include_global=False while the keyword channel, filtered in SQL, found the same rows)."""
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as w:
+        w.remember_many(_items(400))
+    with MemoryStore(path) as sql_store, MemoryStore(path) as index_store:
+        index_store._core.index.sql_below = 0  # force the in-process index
+        want = _vector_ids(sql_store, "deploy cache retry", include_global=include_global)
+        assert want and all(sql_store.get(i).scope == "global" for i in want)
+        assert _vector_ids(index_store, "deploy cache retry", include_global=include_global) == want
+        hits = index_store.recall("deploy cache retry", include_global=include_global, record=False)
+        assert hits and all(h.memory.scope == "global" for h in hits)
+
+
 def test_exact_sql_path_applies_every_recall_filter(tmp_path):
     with MemoryStore(tmp_path / "m.db") as s:
         s.remember_many(_items(60))
