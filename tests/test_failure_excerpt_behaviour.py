@@ -464,3 +464,36 @@ def test_a_failure_header_s_report_below_it_across_blank_lines_gives_the_categor
     two = "==== a-1 FAILED\n\n---- Result was:\n2\n==== b-1 FAILED\n\n---- Result should have been:\n3\n"
     first = extract(two.split("==== b-1")[0] + "==== b-1 FAILED\n")
     assert first.message == "==== a-1 FAILED" and first.detail == "---- Result was:\n2"
+
+
+def test_a_logger_s_date_is_taken_off_and_its_source_location_is_no_compiler_diagnostic():
+    # Go's log package: ``2026/11/26 23:36:38 main.go:31: ...`` is a log record at the logger's call site
+    row = clean_lines("2026/11/26 23:36:38 main.go:31: config: missing key port")[0]
+    assert (row.text, row.level) == ("main.go:31: config: missing key port", "log")
+    ex = extract("indexed 3 files\n2026/11/26 23:36:38 write index: open /srv/cache/index.json: permission denied\n")
+    assert ex.message == "write index: open /srv/cache/index.json: permission denied"
+    assert extract("2026/11/26 23:36:38 main.go:31: config: missing key port\n").kind != "diagnostic"
+
+
+def test_a_pytest_e_line_alone_is_its_exception_without_the_marker():
+    ex = extract("E       AssertionError: assert 1 == 2")
+    assert ex.message == "AssertionError: assert 1 == 2" and ex.exception == "AssertionError"
+
+
+def test_the_second_look_before_the_window(monkeypatch):
+    from harness_memory import failure_excerpt
+
+    monkeypatch.setattr(failure_excerpt, "WINDOW_CHARS", 4000)
+    quiet = "".join(f"progress line {i} of the upload went well\n" for i in range(200))  # 8 KB, no failure
+    tb = 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\nValueError: bad value\n'
+    # a failure on the log's very first line (its marker at offset 0) is found
+    first = extract(tb + quiet + "exit code 1\n")
+    assert first.message == "ValueError: bad value" and first.lines[0] == 2  # from its first application frame
+    # an earlier part that holds only a runner's trailer does not replace the tail's own trailer
+    trailer_only = extract("setup ok\nBUILD FAILED in 3s\n" + quiet + "exit code 1\n")
+    assert trailer_only.message == "exit code 1" and trailer_only.kind == "trailer"
+
+
+def test_with_no_failure_statement_the_first_line_that_is_not_a_wrapper_tag_is_the_message():
+    ex = extract("<output>\nsomething odd happened in the nightly run\n</output>\n")
+    assert ex.message == "something odd happened in the nightly run" and ex.lines == (2, 2)
