@@ -89,7 +89,9 @@ DEFAULT_THRESHOLD = 0.7
 # 13: a runner's generic exit or summary line names no category (``ERROR: Job failed: exit code 1``, ``BUILD FAILED in
 #    3s``: only an exit code such as 124 does); the string controls of terminals (Buildkite's APC timestamps) and a
 #    status column after a clock stamp (TeamCity's) are stripped; the rules of the heldout10 classes
-SIGNATURE_METHOD = 13
+# 14: a command's synopsis (``usage: prog [options] ...``, also behind pytest's ``ERROR:`` tag) is never the failure
+#    statement: the argument error printed under it (``prog: error: unrecognized arguments: --cov``) is
+SIGNATURE_METHOD = 14
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"

@@ -203,6 +203,9 @@ _ECHO = re.compile(
     r"Running command |Executing |> Task :\S+\s*$)"
 )
 _MARKUP = re.compile(r"^</?[A-Za-z_][\w.-]{0,40}(?:\s[^<>]{0,200})?/?>$")
+# a command's synopsis (argparse, getopt, click: ``usage: prog [-h] ...``), printed above the statement of what was
+# wrong with the arguments (``prog: error: unrecognized arguments: --cov``): it says how to call, never what failed
+_USAGE = re.compile(r"(?i)^usage:\s")
 _STEP_ANNOTATIONS = {"group", "endgroup", "command", "section"}
 
 
@@ -565,6 +568,8 @@ def _classify(ln: Line) -> None:
     if ln.annotation in _STEP_ANNOTATIONS or _ECHO.match(t) or _MARKUP.match(t):
         ln.boundary = True  # a step header, an echoed command, or a harness's wrapper tag (<output>)
         return
+    if _USAGE.match(t):
+        return  # a synopsis, even behind an error tag (pytest's ``ERROR: usage: ...``), is not a failure statement
     if _C1.search(t):
         ln.cls = 1
         if _C3.match(t) and t.startswith("FAILED ") and "::" in t:  # pytest's FAILED path::test - reason

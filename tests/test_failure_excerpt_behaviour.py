@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import harness_memory.failure_excerpt as fe
+from harness_memory import MemoryStore
 from harness_memory.error_signatures import categorize
 from harness_memory.failure_excerpt import clean_lines, extract, is_frame
 
@@ -497,3 +498,22 @@ def test_the_second_look_before_the_window(monkeypatch):
 def test_with_no_failure_statement_the_first_line_that_is_not_a_wrapper_tag_is_the_message():
     ex = extract("<output>\nsomething odd happened in the nightly run\n</output>\n")
     assert ex.message == "something odd happened in the nightly run" and ex.lines == (2, 2)
+
+
+@pytest.mark.parametrize("tag", ["", "ERROR: ", "[ERROR] "])
+@pytest.mark.parametrize(
+    "prog, complaint",
+    [
+        ("python -m pytest", "unrecognized arguments: --cov=app --cov-report=term"),
+        ("manage.py", "the following arguments are required: --settings"),
+        ("deploy", "argument --env: invalid choice: 'prod2' (choose from 'dev', 'prod')"),
+    ],
+)
+def test_a_usage_synopsis_is_not_the_failure_the_argument_error_under_it_is(tag, prog, complaint):
+    log = f"{tag}usage: {prog} [options] [file_or_dir] [...]\n{prog}: error: {complaint}\n  rootdir: /tmp/x\n"
+    ex = extract(log)
+    assert ex.message == f"{prog}: error: {complaint}" and ex.lines[0] == 2
+    # the synopsis and its tag are not part of the signature: the same complaint under another synopsis is one
+    with MemoryStore(":memory:") as s:
+        other = log.replace("[options] [file_or_dir] [...]", "[-h] [--verbose]")
+        assert s.error_signature(other).id == s.error_signature(log).id == s.error_signature(log[len(tag) :]).id
