@@ -91,7 +91,9 @@ DEFAULT_THRESHOLD = 0.7
 #    status column after a clock stamp (TeamCity's) are stripped; the rules of the heldout10 classes
 # 14: a command's synopsis (``usage: prog [options] ...``, also behind pytest's ``ERROR:`` tag) is never the failure
 #    statement: the argument error printed under it (``prog: error: unrecognized arguments: --cov``) is
-SIGNATURE_METHOD = 14
+# 15: a file name or path (``tests/test_timeout_parser.py``, ``ratelimit_test.go:21``) is not read for a category's
+#    words: where a failure is is not what it is (ids unchanged; stored categories re-read by ``resign``)
+SIGNATURE_METHOD = 15
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -702,12 +704,30 @@ def _evidence(text: str) -> str | None:
     return _by_text("\n".join(said)) if any(ln.strip() for ln in said) else None
 
 
+# A source file's name or a path (``tests/test_timeout_parser.py``, ``ratelimit_test.go:21``, ``src/net/oom.c``): it
+# says where a failure is, never what it is, so its words are not read for a category. (Dotted names without a file
+# extension, ``java.net.SocketTimeoutException``, and a host name or URL's words, are not paths here.)
+_PATH_WORDS = re.compile(
+    r"(?<![\w/\\.:-])(?:[\w.~@+-]{0,255}[/\\])+[\w.@+-]{1,255}\.\w{1,10}\b|"
+    r"(?<![\w/\\.-])[\w-]{1,255}\.(?:py|pyi|go|rs|c|cc|cpp|cxx|h|hh|hpp|java|kt|kts|scala|rb|js|mjs|cjs|ts|tsx|"
+    r"jsx|php|pl|pm|lua|ex|exs|erl|hrl|hs|ml|nim|f90|f95|r|sh|bash|tcl|cs|swift|dart|zig|jl|clj|groovy|gradle|"
+    r"vue|svelte)\b(?![\w.-])"
+)
+
+
 def _by_text(text: str) -> str | None:
     """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text`` (its first
-    8,000 characters: a category's words come early, and a megabyte-long line must stay cheap)."""
+    8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
+    and paths aside (``_PATH_WORDS``)."""
     low = text[:8000].lower()
     if not _ANY_KEY.search(low):
         return None
+    if "." in low:
+        low = _PATH_WORDS.sub(
+            "_p_", low
+        )  # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
+        if not _ANY_KEY.search(low):
+            return None
     for cat, rx in _TEXT_LOWER:
         if _TEXT_KEYS_RX[cat].search(low) and rx.search(low):
             return cat

@@ -8,6 +8,7 @@ below it, across one variable token of length difference, and keeps ids stable."
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from harness_memory.error_signatures import categorize, extract, mask_params, tokenize
 
@@ -454,4 +455,46 @@ def test_a_runner_s_exit_lines_are_read_past_never_for_their_words(text, expecte
     ],
 )
 def test_the_words_of_heldout10_s_classes_reach_their_category(text, expected):
+    assert categorize(extract(text)) == expected
+
+
+_WHERE_WORDS = ["timeout", "ratelimit", "rate_limit", "oom", "permission", "network", "quota", "denied", "memory"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    word=st.sampled_from(_WHERE_WORDS),
+    stem=st.sampled_from(["test_{w}_parser", "{w}_test", "{w}", "check_{w}s", "{w}-handler"]),
+    ext=st.sampled_from(["py", "go", "cc", "java", "rb", "js", "rs", "c"]),
+    folder=st.sampled_from(["", "tests/", "src/net/", "pkg/{w}/", "/home/ci/build/"]),
+    shape=st.sampled_from(
+        [
+            "FAILED {f}::test_parse - AssertionError: assert 3 == 4",
+            "    {f}:21: got 3, want 4",
+            "{f}:12: Failure\nValue of: parse(x)\n  Actual: 1\nExpected: 2",
+            "{f}:12:3: error: expected ';' before 'return'",
+        ]
+    ),
+)
+def test_a_file_name_or_path_never_decides_the_category(word, stem, ext, folder, shape):
+    # where a failure is (tests/test_timeout_parser.py, ratelimit_test.go) is not what it is
+    named = (folder + stem + "." + ext).format(w=word)
+    neutral = (folder.replace("{w}", "core") + "module_under_test." + ext).format(w=word)
+    got = categorize(extract(shape.format(f=named)))
+    assert got == categorize(extract(shape.format(f=neutral)))
+    assert got not in ("timeout", "rate_limit", "out_of_memory", "permission", "network")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Can't locate Text/CSV_XS.pm in @INC (you may need to install the Text::CSV_XS module)", "import_error"),
+        ("curl: (28) Operation timed out after 5000 milliseconds with 0 bytes received", "timeout"),
+        ("PermissionError: [Errno 13] Permission denied: '/etc/app/timeout.conf'", "permission"),
+        ("fatal: unable to access 'https://github.com/acme/tool.git/': Could not resolve host: github.com", "network"),
+        ("java.net.SocketTimeoutException: Read timed out", "timeout"),
+    ],
+)
+def test_a_path_s_place_in_a_statement_still_reads(text, expected):
+    # the words around a path still decide, and a pattern that expects a name there still finds one
     assert categorize(extract(text)) == expected
