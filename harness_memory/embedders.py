@@ -150,12 +150,19 @@ class HashingEmbedder:
         self.name = f"hashing-v1:{dimensions}"
         self._word_hash: dict[str, int] = {}
         self._char_hash: dict[str, np.ndarray] = {}  # a word -> the hashes of its character n-grams
+        self._gram_hash: dict[str, int] = {}  # a character n-gram -> its hash (for new words)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         texts = [t.lower() for t in texts]
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        return (self._words(texts) + np.float32(0.5) * self._chars(texts)).astype(np.float32)
+        # both families in one pass over the buckets (rows 0..n-1 words, n..2n-1 characters): each
+        # row is counted and normalised on its own, as two calls would (numpy's per-call cost halved)
+        n = len(texts)
+        w_rows, w_hashes = self._words(texts)
+        c_rows, c_hashes = self._chars(texts)
+        both = self._buckets(2 * n, np.concatenate((w_rows, c_rows + n)), np.concatenate((w_hashes, c_hashes)))
+        return (both[:n] + np.float32(0.5) * both[n:]).astype(np.float32)
 
     def _buckets(self, n_docs: int, rows: np.ndarray, hashes: np.ndarray) -> np.ndarray:
         """Signed bucket counts per document, L2-normalised (as scikit-learn's FeatureHasher)."""
@@ -169,7 +176,8 @@ class HashingEmbedder:
         np.divide(out, norms[:, None], out=out, where=norms[:, None] > 0)
         return out
 
-    def _words(self, texts: list[str]) -> np.ndarray:
+    def _words(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(row, hash)`` of each word 1- and 2-gram of each text."""
         cache = self._word_hash
         tokens: list[str] = []
         counts = []
@@ -185,9 +193,10 @@ class HashingEmbedder:
                 new = list(dict.fromkeys(tokens))
             cache.update(zip(new, murmur3_32([t.encode("utf-8") for t in new]).tolist()))
         hashes = np.array(list(map(cache.__getitem__, tokens)), dtype=np.int64)
-        return self._buckets(len(texts), np.repeat(np.arange(len(texts)), counts), hashes)
+        return np.repeat(np.arange(len(texts)), counts), hashes
 
-    def _chars(self, texts: list[str]) -> np.ndarray:
+    def _chars(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(row, hash)`` of each character 3-5-gram of each text's words."""
         # The character n-grams of a text are those of each of its words (a window never crosses
         # a word's padding), so they are hashed once per distinct word and kept (most words recur).
         cache = self._char_hash
@@ -197,18 +206,42 @@ class HashingEmbedder:
             if len(cache) + len(new) > _CHAR_CACHE_MAX:
                 cache.clear()
                 new = list(dict.fromkeys(w for words in split for w in words))
-            rows, hashes = _char_hashes(new)
-            order = np.argsort(rows, kind="stable")
-            bounds = np.searchsorted(rows[order], np.arange(len(new) + 1))
-            for k, w in enumerate(new):
-                cache[w] = hashes[order[bounds[k] : bounds[k + 1]]]
+            if len(new) <= _GRAM_WORDS_MAX:
+                self._chars_by_gram(new)
+            else:
+                rows, hashes = _char_hashes(new)
+                order = np.argsort(rows, kind="stable")
+                bounds = np.searchsorted(rows[order], np.arange(len(new) + 1))
+                for k, w in enumerate(new):
+                    cache[w] = hashes[order[bounds[k] : bounds[k + 1]]]
         parts = [cache[w] for words in split for w in words]
         counts = [sum(len(cache[w]) for w in words) for words in split]
         hashes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        return self._buckets(len(texts), np.repeat(np.arange(len(texts)), counts), hashes)
+        return np.repeat(np.arange(len(texts)), counts), hashes
+
+    def _chars_by_gram(self, words: list[str]) -> None:
+        """The character n-gram hashes of a few new words, through a cache of n-gram hashes: a new
+        word (a task id, a number, a file name) is mostly made of n-grams already seen, so only the
+        unseen ones are hashed (MurmurHash in Python costs ~3-5 us a key). The same hashes in the
+        same order as :func:`_char_hashes` (the windows of scikit-learn's ``char_wb``)."""
+        grams = self._gram_hash
+        per_word = []
+        for w in words:
+            seg = " " + w + " "
+            per_word.append([seg[i : i + k] for k in (3, 4, 5) for i in range(len(seg) - k + 1)])
+        missing = list(dict.fromkeys(g for gs in per_word for g in gs if g not in grams))
+        if missing:
+            if len(grams) + len(missing) > _GRAM_CACHE_MAX:
+                grams.clear()  # every n-gram of these words is then unseen
+                missing = list(dict.fromkeys(g for gs in per_word for g in gs))
+            grams.update(zip(missing, murmur3_32([g.encode("utf-8") for g in missing]).tolist()))
+        for w, gs in zip(words, per_word):
+            self._char_hash[w] = np.array([grams[g] for g in gs], dtype=np.int64)
 
 
 _CHAR_CACHE_MAX = 1 << 16  # distinct words whose character n-gram hashes are kept between calls
+_GRAM_CACHE_MAX = 1 << 16  # character n-grams whose hash is kept between calls (~7 MB at most)
+_GRAM_WORDS_MAX = 64  # up to this many new words in a call are hashed through the n-gram cache
 
 
 def _char_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
