@@ -602,6 +602,8 @@ def _measure_reused(args, size: int, rows, thr_rows, fresh_rows, mixed_rows) -> 
                 ]
             )
             store._core.backend.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    if args.fill_only:  # filled: nothing measured, nothing more written into the kept file
+        return
     store = MemoryStore(target, embedder=HashingEmbedder(), settings=Settings(vector_search=args.vector_search))
     try:
         n = store._core.backend.execute("SELECT MAX(id) FROM memories").fetchone()[0]

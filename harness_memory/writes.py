@@ -171,13 +171,15 @@ def write_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None 
     (cosine >= near_duplicate_threshold) reinforces the existing memory and records the
     merge; anything else is inserted.
     """
+    checked = False  # core.embed checked the embedder just now (one statement fewer per remember)
     if vectors is None:  # embedding happens here, before the write transaction (callers may embed earlier)
         vectors = core.embed([it.content for it in items]) if items else None
+        checked = True
     elif vectors is NO_VECTORS:
         vectors = None
     vectors = cast("np.ndarray | None", vectors)  # NO_VECTORS, the only other value, is gone
     ids: list[int] = []
-    if vectors is not None:
+    if vectors is not None and not checked:
         core.check_embedder()  # re-embedded elsewhere since embed() checked: say so before the index reads it
     catch_up(core, vectors)  # before the lock (a first load or a mass archive is slow); no-op inside one
     try:
