@@ -10,6 +10,11 @@ process. Prints one JSON line: recall, the numpy baseline and the vector channel
 timed apart, a long-lived writer's rate) and in batches of 1,000 (memories/s, both clocks, and the CPU time of each of the backend's batch methods). To compare two versions of the library in the same minutes,
 run it once per checkout on copies of the same database, alternately.
 
+``--stages N``: at the end, N more writes one at a time with a CPU timer around each stage of the write
+path (validation and redaction, the embedding, the near-duplicate check, the exact check and the inserts,
+BEGIN, COMMIT, the index's catch-up, the read-back): where a remember's CPU time goes, without the
+distortion of a profiler's per-call cost.
+
 ``--fresh N`` first runs a fresh process (latency.py's) that opens the store, answers one recall and N
 more, and reports open + first recall, its p50/p95 and its resident memory (anonymous and file-backed,
 and the peak); ``--overlap N``: the vector channel's overlap@50 with exact search over N queries.
@@ -51,6 +56,7 @@ def main() -> None:
     )
     ap.add_argument("--fresh", type=int, default=0, help="recalls of a fresh process after its first (0: none)")
     ap.add_argument("--overlap", type=int, default=0, help="queries for the vector overlap@50 (0: none)")
+    ap.add_argument("--stages", type=int, default=0, help="then this many single writes timed by stage (0: none)")
     args = ap.parse_args()
     fresh = None
     if args.fresh:  # before this process reads anything: the fresh process opens the store as a new one would
@@ -172,8 +178,77 @@ def main() -> None:
             }
         )
     out["remember_many 1,000 /s"] = rates
+    for name in BATCH_METHODS:
+        delattr(backend, name)  # the class's methods again
+    if args.stages:
+        out["remember one at a time, CPU ms by stage"] = _stages(
+            s, [synth(rng, start + 10**6 * (args.batches + 1) + k) for k in range(args.stages)]
+        )
     s.close()
     print(json.dumps(out))
+
+
+def _stages(s: MemoryStore, items: list[dict]) -> dict[str, float]:
+    """CPU ms per remember of each stage of the write path (``--stages``), and the whole call."""
+    from harness_memory import writes
+
+    core, backend = s._core, s._core.backend
+    spent: dict[str, float] = {}
+    undo = []
+
+    def wrap(obj, name: str, label: str) -> None:
+        orig = getattr(obj, name)
+
+        def timed(*a, **k):
+            c = time.process_time()
+            try:
+                return orig(*a, **k)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.process_time() - c
+
+        undo.append((obj, name, orig, name in vars(obj)))
+        setattr(obj, name, timed)
+
+    wrap(writes, "prepare", "validation and redaction")
+    wrap(core, "embed", "embedding (and its embedder check)")
+    wrap(writes, "_batch_nearest", "near-duplicate check")
+    wrap(writes, "_write_sequential", "exact check and inserts")
+    wrap(writes, "_own_apply", "own vectors into the index")
+    wrap(writes, "catch_up", "index catch-up before the lock")
+    wrap(core, "fetch", "read-back")
+    wrap(backend, "_begin", "BEGIN IMMEDIATE")
+    conn = backend.conn
+
+    class _Conn:  # COMMIT timed apart (the connection's attributes are read-only)
+        def execute(self, sql, *a):
+            c = time.process_time()
+            try:
+                return conn.execute(sql, *a)
+            finally:
+                if sql == "COMMIT":
+                    spent["COMMIT"] = spent.get("COMMIT", 0.0) + time.process_time() - c
+
+        def __getattr__(self, k):
+            return getattr(conn, k)
+
+    backend.conn = _Conn()
+    try:
+        c0 = time.process_time()
+        for it in items:
+            s.remember(**it)
+        total = time.process_time() - c0
+    finally:
+        backend.conn = conn
+        for obj, name, orig, own in reversed(undo):
+            if own:  # a module's function, or an attribute the instance had: put back
+                setattr(obj, name, orig)
+            else:  # a method: the class's again
+                delattr(obj, name)
+    ms = {k: 1000 * v / len(items) for k, v in sorted(spent.items(), key=lambda x: -x[1])}
+    out = {k: round(v, 3) for k, v in ms.items()}  # (the stages do not nest)
+    out["rest (Python between the stages)"] = round(1000 * total / len(items) - sum(ms.values()), 3)
+    out["whole remember"] = round(1000 * total / len(items), 3)
+    return out
 
 
 if __name__ == "__main__":
