@@ -156,13 +156,17 @@ class HashingEmbedder:
         texts = [t.lower() for t in texts]
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        # both families in one pass over the buckets (rows 0..n-1 words, n..2n-1 characters): each
-        # row is counted and normalised on its own, as two calls would (numpy's per-call cost halved)
         n = len(texts)
         w_rows, w_hashes = self._words(texts)
         c_rows, c_hashes = self._chars(texts)
-        both = self._buckets(2 * n, np.concatenate((w_rows, c_rows + n)), np.concatenate((w_hashes, c_hashes)))
-        return (both[:n] + np.float32(0.5) * both[n:]).astype(np.float32)
+        if n <= _MERGED_BUCKETS_MAX:
+            # a few texts: both families in one pass over the buckets (rows 0..n-1 words, n..2n-1
+            # characters), each row counted and normalised on its own as two passes would (numpy's
+            # per-call cost halved; for many texts the copies of the joined arrays cost more)
+            both = self._buckets(2 * n, np.concatenate((w_rows, c_rows + n)), np.concatenate((w_hashes, c_hashes)))
+            return (both[:n] + np.float32(0.5) * both[n:]).astype(np.float32)
+        words, chars = self._buckets(n, w_rows, w_hashes), self._buckets(n, c_rows, c_hashes)
+        return (words + np.float32(0.5) * chars).astype(np.float32)
 
     def _buckets(self, n_docs: int, rows: np.ndarray, hashes: np.ndarray) -> np.ndarray:
         """Signed bucket counts per document, L2-normalised (as scikit-learn's FeatureHasher)."""
@@ -239,6 +243,7 @@ class HashingEmbedder:
             self._char_hash[w] = np.array([grams[g] for g in gs], dtype=np.int64)
 
 
+_MERGED_BUCKETS_MAX = 16  # up to this many texts in a call, both families are bucketed in one pass
 _CHAR_CACHE_MAX = 1 << 16  # distinct words whose character n-gram hashes are kept between calls
 _GRAM_CACHE_MAX = 1 << 16  # character n-grams whose hash is kept between calls (~7 MB at most)
 _GRAM_WORDS_MAX = 64  # up to this many new words in a call are hashed through the n-gram cache

@@ -66,3 +66,14 @@ def test_many_new_words_take_the_whole_word_path():
     got = np.vstack([fast.embed_batch([t]) for t in texts])  # 40 new words a call: n-gram cache
     np.testing.assert_array_equal(got, HashingEmbedder(384).embed_batch(texts))  # 200 new words: numpy path
     assert len(fast._gram_hash) > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(TEXT, min_size=embedders._MERGED_BUCKETS_MAX + 1, max_size=40))
+def test_many_texts_bucketed_per_family_equal_one_at_a_time(texts):
+    """Past ``_MERGED_BUCKETS_MAX`` texts a call buckets each family apart: the vectors of the
+    merged pass (each text alone) and of one pass per family."""
+    e = HashingEmbedder(96)
+    got = e.embed_batch(texts)
+    np.testing.assert_array_equal(got, per_family(HashingEmbedder(96), texts))
+    np.testing.assert_array_equal(got, np.vstack([HashingEmbedder(96).embed_batch([t]) for t in texts]))
