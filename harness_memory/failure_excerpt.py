@@ -108,6 +108,14 @@ _PREFIXES = [
     re.compile(r"^[A-Za-z]?:\t ?(?:\[[\w.:/-]{1,80}[ /][\w .:/-]{0,80}\] ?){0,8}"),
     re.compile(r"^==\d{1,9}== ?"),  # valgrind's process-id column
     re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
+    # a bracketed source name before a date and time: the runner speaks (AWS CodeBuild's ``[Container] 2026/11/27
+    # 02:36:00.082499 Running command make test``); the date may be written with slashes or dashes
+    re.compile(
+        r"^\[(?!(?i:error|fatal|severe|critical|warn|warning|info|debug|trace|note)\])[A-Za-z][\w -]{0,30}\] "
+        r"\d{4}[/-]\d{2}[/-]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\s?"
+    ),
+    # a build step's name column before every line it prints (Google Cloud Build's ``Step #1 - "test": ...``)
+    re.compile(r'^Step #\d{1,4}(?: - "[^"\t]{0,100}")?: ?'),
     # ant's task column: every line a task prints, right-aligned under its name (``    [junit] ...``, ``  [javac]``)
     re.compile(r"^ {1,12}\[[a-z][\w-]{0,30}\] ?"),
 ]
@@ -148,7 +156,11 @@ def _clean(raw: str) -> tuple[str, str | None, str | None]:
     text = raw
     for _ in range(3):  # prefixes start with a digit, "[", "=", a BOM, or are tab-separated columns
         if not text or not (
-            text[0].isdigit() or text[0] in "[=\ufeff" or "\t" in text[:410] or (text[0] == " " and "] " in text[:45])
+            text[0].isdigit()
+            or text[0] in "[=\ufeff"
+            or "\t" in text[:410]
+            or (text[0] == " " and "] " in text[:45])
+            or text.startswith("Step #")
         ):
             break
         m = _PREFIX.match(text)
@@ -255,7 +267,10 @@ _C5 = _Keyed(
         r"(?:^|\s)panicked at\b|^panic: |^fatal error: (?!.{0,200}\.\w{1,5}: )|^Segmentation fault|"
         r"\bcore dumped\b|^Exception in thread |^Caused by: |^Killed\b|^Aborted\b|"
         r"^=> [\w$.]{1,300}(?:Error|Exception|Failure|Throwable)\w{0,40}(?::|$)|"  # JUnit console's ``=> org.x.YError: ...``
-        r"^\*\* \([\w.]{1,200}(?:Error|Exception)\) "  # Elixir's uncaught exception: ``** (ArithmeticError) bad argument``
+        r"^\*\* \([\w.]{1,200}(?:Error|Exception)\) |"  # Elixir's uncaught exception: ``** (ArithmeticError) bad argument``
+        # the C++ runtime ending the program on an exception nothing caught (``terminate called after throwing an
+        # instance of 'std::bad_alloc'``, then ``what():``), or with none active
+        r"^terminate called (?:after throwing an instance of |without an active exception)"
     ),
     (
         "panic",
@@ -268,6 +283,7 @@ _C5 = _Keyed(
         "aborted",
         "=> ",
         "** (",
+        "terminate called",
     ),
 )
 _C4 = re.compile(
@@ -532,6 +548,7 @@ _ANY_WORDS = (
     "be found",
     "parse",
     "connect",
+    "terminate called",
 )
 _ANY_START = (
     "e ",
@@ -549,6 +566,10 @@ _ANY_START = (
     "=> ",
 )
 _DIGITISH = re.compile(r"[:(\[]\d")
+# a tool's own error report, numbered: its name, the error's number in parentheses, the message (curl's ``curl: (60)
+# SSL certificate problem: self-signed certificate``, ``curl: (6) Could not resolve host``): a failure statement,
+# whatever words its message uses (the explanation a tool prints under it is not)
+_NUMBERED_ERROR = re.compile(r"^[\w.+-]{1,40}: \(\d{1,4}\) \S")
 
 
 _ANY_RX = re.compile("|".join(map(re.escape, _ANY_WORDS)))
@@ -609,6 +630,9 @@ def _classify(ln: Line) -> None:
         return
     t = _FLAGS.sub(" ", t)  # command-line flags are configuration (--output-on-failure, -Werror)
     if _NOT_FAILURE.search(t):
+        return
+    if ": (" in t and _NUMBERED_ERROR.match(t):
+        ln.cls = 2
         return
     if (
         _C3.search(t)
@@ -873,6 +897,28 @@ def _tb_exception(lines: list[Line], start: int, hi: int) -> int | None:
 _RUNTIME_WARNING = re.compile(r"^(?:[A-Z][A-Za-z]{1,20} )?Warning:\s")  # ``Warning: ...``, ``PHP Warning: ...``
 
 
+# a member of a Python exception group's printout: the exception line ending one sub-exception's traceback, drawn
+# inside the group's box (``    | ConnectionRefusedError: [Errno 111] Connect call failed``)
+_GROUP_MEMBER = re.compile(r"^\s{0,40}\|\s?([A-Za-z_][\w.]{0,200}(?::\s.{0,2000}|$))")
+_GROUP_LINES = 2000  # lines an exception group's box may take
+
+
+def _group_members(lines: list[Line], start: int, hi: int) -> list[str]:
+    """The exceptions an exception group holds (``ExceptionGroup: unhandled errors in a TaskGroup (2
+    sub-exceptions)``), read from its box below ``start``: each sub-exception's own exception line. They are why the
+    group was raised, so they are its causes (for the category only)."""
+    found = []
+    for j in range(start + 1, min(hi, start + _GROUP_LINES)):
+        t = lines[j].text
+        s = t.lstrip()
+        if not s.startswith(("|", "+")):
+            break
+        m = _GROUP_MEMBER.match(t)
+        if m and _EXC_NAME.search(m.group(1).split(":", 1)[0]) and not m.group(1).startswith("Traceback"):
+            found.append(m.group(1).strip())
+    return found
+
+
 def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, end: int) -> Excerpt:
     """What the failure itself names as its cause, read for the category only: the ``Caused by:``
     chain printed in or under it (cargo, Gradle, Java, Node's ``[cause]:``, anyhow's numbered
@@ -899,6 +945,8 @@ def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, en
                         break
                     causes.append(re.sub(r"^\s*\d{1,2}: ", "", t).strip())
         j += 1
+    if "ExceptionGroup" in ex.message or "sub-exception" in ex.message:
+        causes += _group_members(lines, start, hi)
     starts = [i for i in range(lo, start + 1) if _PY_TB_START.match(lines[i].text)]
     # walk back the chain that ends at the decisive traceback: between a link's exception and the next
     # traceback, only its detail lines and the "above exception" banner
