@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 
 from . import category_model
 from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, _RULE_POINTER, Excerpt, extract, is_frame
+from .regex_prefilter import Prefiltered, literal_set_pattern, lower_case_twin
 
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
@@ -249,13 +250,19 @@ def mask_params(text: str) -> tuple[str, list[str]]:
             text = text[: m.end("e")] + WILDCARD + m.group("b") + WILDCARD
 
     for pattern, needs in _MASK_GUARDS:
-        if (
-            needs is None
-            or (needs is _DIGITS and _HAS_DIGIT(text))
-            or (needs is not _DIGITS and any(k in text for k in needs))
-        ):
-            text = pattern.sub(sub_host if pattern is _HOST else sub_host_port if pattern is _HOST_PORT else sub, text)
-    text = _OPTIONAL.sub("", text)
+        if needs is not None:  # the mask applies only where the text holds one of these
+            if needs is _DIGITS:
+                if not _HAS_DIGIT(text):
+                    continue
+            else:
+                for k in needs:
+                    if k in text:
+                        break
+                else:
+                    continue
+        text = pattern.sub(sub_host if pattern is _HOST else sub_host_port if pattern is _HOST_PORT else sub, text)
+    if "(" in text or "[" in text:  # (every match of _OPTIONAL holds a bracket)
+        text = _OPTIONAL.sub("", text)
     return " ".join(text.split()), params
 
 
@@ -495,7 +502,10 @@ def _lower_pattern(rx: re.Pattern[str]) -> str:
 
 
 _TEXT_LOWER = [(cat, re.compile(_lower_pattern(rx))) for cat, rx in _BY_TEXT]
-_ASSERTION = dict(_TEXT_LOWER)["assertion"]
+
+
+_TEXT_FOUND = {cat: Prefiltered(rx) for cat, rx in _TEXT_LOWER}
+_ASSERTION = _TEXT_FOUND["assertion"]  # .found(lower-cased text)
 # Literals one of which every match of the category's pattern contains: a cheap filter before the regex.
 _TEXT_KEYS = {
     "context_overflow": ("context", "token", "prompt"),
@@ -686,8 +696,9 @@ _TEXT_KEYS = {
 }
 
 
-_TEXT_KEYS_RX = {cat: re.compile("|".join(map(re.escape, keys))) for cat, keys in _TEXT_KEYS.items()}
-_ANY_KEY = re.compile("|".join(map(re.escape, sorted({k for keys in _TEXT_KEYS.values() for k in keys}))))
+# (as tries: literal_set_pattern; used as tests only)
+_TEXT_KEYS_RX = {cat: re.compile(literal_set_pattern(keys)) for cat, keys in _TEXT_KEYS.items()}
+_ANY_KEY = re.compile(literal_set_pattern({k for keys in _TEXT_KEYS.values() for k in keys}))
 
 
 def _evidence(text: str) -> str | None:
@@ -714,6 +725,8 @@ _PATH_WORDS = re.compile(
     r"vue|svelte)\b(?![\w.-])"
 )
 
+_PATH_WORDS_SPLIT = Prefiltered(_PATH_WORDS)
+
 
 def _by_text(text: str) -> str | None:
     """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text`` (its first
@@ -723,19 +736,20 @@ def _by_text(text: str) -> str | None:
     if not _ANY_KEY.search(low):
         return None
     if "." in low:
-        low = _PATH_WORDS.sub(
-            "_p_", low
-        )  # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
-        if not _ANY_KEY.search(low):
+        # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
+        low, n = _PATH_WORDS_SPLIT.subn("_p_", low)  # (_PATH_WORDS.subn, faster)
+        if n and not _ANY_KEY.search(low):
             return None
-    for cat, rx in _TEXT_LOWER:
-        if _TEXT_KEYS_RX[cat].search(low) and rx.search(low):
+    for cat, _rx in _TEXT_LOWER:
+        if _TEXT_KEYS_RX[cat].search(low) and _TEXT_FOUND[cat].found(low):  # (_rx.search(low), faster)
             return cat
     return None
 
 
 _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
-_NETWORK = dict(_TEXT_LOWER)["network"]  # (rate_limit and timeout come before import_error in _BY_TEXT already)
+_NETWORK = _TEXT_FOUND[
+    "network"
+]  # .found(lower-cased text); (rate_limit and timeout come before import_error in _BY_TEXT already)
 _FETCH = re.compile(
     r"could not (?:be resolved|transfer|download|fetch)|failed to (?:download|fetch|transfer)|transfer failed"
 )
@@ -784,6 +798,7 @@ _LINT_NAMED = re.compile(
     # names no check there (gcc's ``[-Wunused]`` is a flag, mypy's ``[arg-type]`` a lower-case code)
     r"^\S{1,400}:\d{1,7}(?::\d{1,5})?: .{1,400} \[[A-Z][a-z0-9]{1,30}(?:[A-Z][a-z0-9]{0,30}){0,8}\]\s*$"
 )
+_LINT_NAMED_FOUND = Prefiltered(_LINT_NAMED)  # .found(text): bool(_LINT_NAMED.search(text)), faster
 _NOT_COMPILER_WORDS = frozenset({None, "type_error", "assertion", "not_found", "timeout", "test_failure"})
 _TEST_FILE = re.compile(
     r"(?:_test\.go|_test\.\w{1,4}|[\\/]?test_\w+\.py|Tests?\.\w{1,6}|\.(?:test|spec)\.\w{1,4}|_spec\.rb)$"
@@ -805,6 +820,7 @@ _UNCAUGHT = re.compile(
     # Ruby's uncaught exception closes its line with the class: ``x.rb:8:in `+': no implicit conversion ... (TypeError)``
     r"\(((?:[A-Z]\w{0,60}::){0,4}[A-Z]\w{0,60}(?:Error|Exception))\)\s{0,4}$"
 )
+_UNCAUGHT_GATED = Prefiltered(_UNCAUGHT)
 _HTTP_ERROR = re.compile(r"HTTP|Http|ClientResponse|StatusCode")
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
@@ -855,7 +871,19 @@ def categorize_learned(excerpt: Excerpt, rules: str | None = None) -> str:
     if own != "unknown" or not category_model.ENABLED:
         return own
     text = category_model.block_text(excerpt.message, excerpt.block, excerpt.detail, excerpt.exception)
+    if not _failure_word(text[: category_model.MAX_CHARS]):
+        return "unknown"  # what category_model.predict answers for a block without a failure word, sooner
     return category_model.predict(text)
+
+
+_FAILURE_LOWER = lower_case_twin(category_model.FAILURE_WORDS)
+
+
+def _failure_word(text: str) -> bool:
+    """``category_model.FAILURE_WORDS.search(text)``, faster on ASCII text."""
+    if _FAILURE_LOWER is not None and text.isascii():
+        return _FAILURE_LOWER.search(text.lower()) is not None
+    return category_model.FAILURE_WORDS.search(text) is not None
 
 
 _BARE_HEADLINE = re.compile(r"(?i)\b(?:fatal )?error:\s{0,3}(?:\[[\w-]{1,40}\])?\s{0,3}$")
@@ -890,7 +918,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if cat is not None:
             return cat
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
-        m = _UNCAUGHT.search(excerpt.message)
+        m = _UNCAUGHT_GATED.search(excerpt.message)  # (_UNCAUGHT.search, skipped where it cannot match)
         cat = (
             _by_exception((m.group(1) or m.group(2) or m.group(3)).rsplit("\\", 1)[-1].rsplit(":", 1)[-1])
             if m
@@ -910,7 +938,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         # a dependency that could not be fetched names why in the same line ("could not be resolved: ... Could not
         # transfer artifact ...: Unknown host ...: Name or service not known"): a reason about the environment is
         # the root cause
-        by_text = "network" if _NETWORK.search(low) else by_text
+        by_text = "network" if _NETWORK.found(low) else by_text
     if by_text is None and excerpt.kind == "diagnostic" and _BARE_HEADLINE.search(excerpt.message):
         # ``Config.hs:5:1: error:`` (GHC): the headline is only where and how bad; what is under it says what
         by_text = _evidence(_said(excerpt.block))
@@ -919,12 +947,12 @@ def _categorize_block(excerpt: Excerpt) -> str:
         for more in (_said(excerpt.block), _said(excerpt.detail)):
             if not more or more == excerpt.message:
                 continue
-            if _ASSERTION.search(more[:8000].lower()):
+            if _ASSERTION.found(more[:8000].lower()):
                 return "assertion"  # compared values (200 vs 404) are data, not the failure's category
             found = _evidence(more)
             if found is not None and found != "test_failure":
                 return found
-    linter = _is_linter(excerpt.command) or bool(_LINT_NAMED.search(excerpt.block))
+    linter = _is_linter(excerpt.command) or _LINT_NAMED_FOUND.found(excerpt.block)
     diagnostic = excerpt.kind == "diagnostic"  # where and compiled are read for diagnostics only
     where = (excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block) if diagnostic else ""
     compiled = diagnostic and bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))
@@ -932,7 +960,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         return by_text if by_text in _ENVIRONMENT else "test_failure"
     if diagnostic and _TEST_REPORT.match(excerpt.message.strip()):
         said = _said(excerpt.block)
-        if _ASSERTION.search(said[:8000].lower()):
+        if _ASSERTION.found(said[:8000].lower()):
             return "assertion"
         return _by_text(said.split("\n", 1)[-1]) or "test_failure"
     if diagnostic:
