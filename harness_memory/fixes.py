@@ -23,7 +23,9 @@ the link, weighted by similarity, plus a quarter of the memory's ``apply()`` cre
 error); the closest taught instance of the error (word overlap of the decisive lines) and then
 recency break ties. A credit reaches the link when ``apply()`` names the error or the
 task an ``on_task_error`` advice was given for, so a fix that did not help an error stops being
-offered for it. Text
+offered for it; and a kind whose credits in the asked task net negative (against the times it was
+taught as working for that task) is not offered to that task again, whatever it earned elsewhere
+(``_refuted_here``: the same useless retry is not advised twice). Text
 similarity between a fix and the error plays no part: words shared with the error are not
 evidence that the fix works.
 """
@@ -269,6 +271,26 @@ def _kind_key(r: Any) -> str:
     return r[6] or f"memory_{r[1]}"
 
 
+def _refuted_here(core: Core, rows: list[Any], task_signature: str | None, taught_here: dict[str, int]) -> set[str]:
+    """The kinds among ``rows`` whose evidence on this very task is negative: ``apply()`` credits given after
+    advices of the task (the access log keeps the advice's task on each credit) net of the times the kind was
+    taught as working or failing for the task. Such a kind was offered here and did not help: offering it to
+    the task again is the useless retry a memory is for avoiding; other tasks still get it, and a helpful
+    credit in the task brings it back."""
+    if task_signature is None:
+        return set()
+    kind_of = {r[1]: _kind_key(r) for r in rows}
+    verdict = dict(taught_here)
+    for mid, net in core.backend.execute(
+        "SELECT memory_id, SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE -1 END) FROM memory_access_log "
+        "WHERE access_type = 'applied' AND task_signature = ? AND was_helpful IS NOT NULL "
+        f"AND memory_id IN ({','.join('?' * len(kind_of))}) GROUP BY memory_id",
+        (task_signature, *kind_of),
+    ).fetchall():
+        verdict[kind_of[mid]] = verdict.get(kind_of[mid], 0) + int(net)
+    return {kind for kind, n in verdict.items() if n < 0}
+
+
 def rank(
     core: Core,
     signed: ErrorSignature,
@@ -359,16 +381,22 @@ def rank(
     # the same task fixed before with a different error: a kind that fixed this task for at least
     # Settings.fix_task_min distinct errors (and holds fix_task_share of the task's fixes) is offered;
     # then, likewise, a kind that fixed errors whose runs started in the same place (ErrorSignature.origin)
+    taught_here: dict[str, int] = defaultdict(int)  # per kind: worked - did not work, taught for this very task
     for level, column, key, least in (
         ("task", "task_signature", task_signature, core.settings.fix_task_min),
         ("origin", "error_origin", signed.origin, core.settings.fix_origin_min),
     ):
-        if key is None or least is None:
+        if key is None or (least is None and level != "task"):
             continue
         same = core.backend.execute(
             f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id WHERE l.{column} = ? AND {where}",
             (key, *wparams),
         ).fetchall()
+        if level == "task":
+            for r in same:
+                taught_here[_kind_key(r)] += r[3] - r[4]
+        if least is None:
+            continue
         fixed: dict[str, int] = defaultdict(int)  # per kind: errors it fixed there, net of its failures
         for r in same:
             fixed[_kind_key(r)] += (r[3] + r[10] > r[4] + r[11]) - (r[3] + r[10] < r[4] + r[11])
@@ -385,6 +413,7 @@ def rank(
     rows = [r for r in rows if not r[9] or all(p in have or p in low for p in json.loads(r[9]))]
     if not rows:
         return [], []
+    refuted = _refuted_here(core, rows, task_signature, taught_here)
     order = {"exact": 5, "alias": 4, "task": 3, "origin": 2, "similar": 1, "general": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
@@ -447,7 +476,7 @@ def rank(
             closest=k["closest"],
             same_task=k["same_task"],
         )
-        backed = k["worked"] + k["helpful"] > 0
+        backed = k["worked"] + k["helpful"] > 0 and kind not in refuted
         (fixes if backed and net >= min_score * k["sim"] else failed).append(ev)
     fixes.sort(
         key=lambda e: (order[e["level"]], e["same_task"], e["score"], e["closest"], e["last"], e["newest"]),

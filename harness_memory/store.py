@@ -541,13 +541,20 @@ class MemoryStore:
         c.get(memory_id, agent_id)
         signed = c.sign(error) if error is not None else None  # may learn a template: after validation
         advised = advised_task = advised_origin = None
-        if signed is None and task_id is not None:  # the error of the advice that showed this memory for the task
+        if task_id is not None:  # the advice that showed this memory for the task: its error, task and origin
             row = c.backend.execute(
                 "SELECT error_signature, task_signature, error_origin FROM memory_access_log WHERE task_id = ? "
                 "AND memory_id = ? AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1",
                 (task_id, memory_id),
             ).fetchone()
             advised, advised_task, advised_origin = (row[0], row[1], row[2]) if row else (None, None, None)
+            if advised_task is None:  # applied without being advised: the task of any advice given for it
+                row = c.backend.execute(
+                    "SELECT task_signature FROM memory_access_log WHERE task_id = ? AND task_signature IS NOT NULL "
+                    "ORDER BY id DESC LIMIT 1",
+                    (task_id,),
+                ).fetchone()
+                advised_task = row[0] if row else None
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
             conn.execute(
@@ -565,6 +572,7 @@ class MemoryStore:
                 task_id=task_id,
                 was_helpful=helpful,
                 outcome=outcome,
+                task_signature=advised_task,  # a credit in a task counts against offering the fix to it again
             )
             sig = signed.id if signed is not None else advised
             if sig is not None:

@@ -125,12 +125,15 @@ def test_credits_after_an_origin_advice_move_the_origin_ranking(store):
     store.apply(by[FIX], helpful=True, agent_id=AGENT, task_id="T-1")
     store.apply(by[other], helpful=False, agent_id=AGENT, task_id="T-1")
     store.apply(by[other], helpful=False, agent_id=AGENT, task_id="T-1")
-    again = ask(store, trace("OSError: [Errno 2] No such file or directory: 'x.csv'"), task_id="T-2")
+    # the same run again: what did not help it is not offered to it a second time (tests/test_fix_refuted_in_task.py)
+    same = ask(store, trace("OSError: [Errno 2] No such file or directory: 'x.csv'"), task_id="T-1b")
+    assert [m.content for m in same.fixes] == [FIX] and other in [m.content for m in same.failures]
+    again = ask(store, trace("OSError: [Errno 2] No such file or directory: 'x.csv'"), task_id="T-2", title="run-2")
     assert [m.content for m in again.fixes] == [FIX, other]
     assert again.fix_evidence[0].helpful == 1 and again.fix_evidence[1].unhelpful == 2
     store.apply(by[other], helpful=False, agent_id=AGENT, task_id="T-2")
     # 3 repairs, 3 advices that did not help: no longer offered, listed under what did not work
-    last = ask(store, trace("RuntimeError: maximum recursion depth exceeded"), task_id="T-3")
+    last = ask(store, trace("RuntimeError: maximum recursion depth exceeded"), task_id="T-3", title="run-3")
     assert [m.content for m in last.fixes] == [FIX]
 
 
