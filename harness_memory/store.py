@@ -523,7 +523,8 @@ class MemoryStore:
         The credit counts in the memory's usefulness, which ranks recall and fixes; with
         ``error`` (the error it was applied to), or with the ``task_id`` of an ``on_task_error``
         that showed it, it is also counted on that error's link: a fix that did not help an
-        error stops being offered for it."""
+        error stops being offered for it, and one whose credits in a task net negative is not
+        offered to that task again (docs/fixes.md, "What did not help this task")."""
         from . import fixes
 
         memory_id = v.memory_id(memory_id)
