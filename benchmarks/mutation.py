@@ -191,6 +191,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_fix_origin_links.py",
             "tests/test_fix_distinct.py",
             "tests/test_fix_rank_edges.py",
+            "tests/test_fix_refuted_in_task.py",
             "tests/test_lifecycle.py",
         ],
         "",
