@@ -52,6 +52,7 @@ SPLIT_COMMITS = {
     "heldout8": "9e0b5cc",
     "heldout9": "bc044ab",
     "heldout10": "ab65451",
+    "heldout11": "58901f5",
 }
 _DUMP = """
 import gzip, json, sys
