@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ConfigurationError
+from .regex_prefilter import lower_case_twin
 
 __all__ = [
     "ENABLED",
@@ -54,6 +55,16 @@ FAILURE_WORDS = re.compile(
     r"couldn't|unable|killed|abort|fault|exhausted|invalid|missing|no such|undefined|unbound|expected|not allowed|"
     r"forbidden|unknown|bad |attempt to|violat|crash|died|terminat"
 )
+_FAILURE_LOWER = lower_case_twin(FAILURE_WORDS)
+
+
+def has_failure_word(text: str) -> bool:
+    """``FAILURE_WORDS.search(text) is not None``, ten times faster on ASCII text (a lower-case twin of the pattern)."""
+    if _FAILURE_LOWER is not None and text.isascii():
+        return _FAILURE_LOWER.search(text.lower()) is not None
+    return FAILURE_WORDS.search(text) is not None
+
+
 # The words of a CI runner's or a wrapper's exit and summary lines (``ERROR: Job failed: exit code 1``, ``BUILD
 # FAILED in 3s``, ``##[error]Process completed with exit code 1.``, ``🚨 Error: The command exited with status 1``,
 # ``Done. Your build exited with 1.``, ``Finished: FAILURE``, ``Step Run (Command Line) failed``): they say that a
@@ -288,7 +299,7 @@ def predict(text: str, model: CategoryModel | None = None) -> str:
     failure word at all (``FAILURE_WORDS``: most lines of an application's log, which the rules also leave
     ``unknown``, are not failures, and the model is not asked about them) and for a runner's generic exit or
     summary lines alone (``is_boilerplate``)."""
-    if not FAILURE_WORDS.search(text[:MAX_CHARS]) or is_boilerplate(text):
+    if not has_failure_word(text[:MAX_CHARS]) or is_boilerplate(text):
         return "unknown"  # (a runner's exit line is a failure word without a category: ``is_boilerplate``)
     model = model if model is not None else load()
     cat, prob = model.predict(text)

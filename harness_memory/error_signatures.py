@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 
 from . import category_model
 from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, _RULE_POINTER, Excerpt, extract, is_frame
-from .regex_prefilter import Prefiltered, literal_set_pattern, lower_case_twin
+from .regex_prefilter import Prefiltered, literal_set_pattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from .backend import Backend
@@ -273,6 +273,8 @@ def tokenize(masked: str) -> list[str]:
     """Whitespace tokens; a token holding a digit is a variable, except an exception name
     (``sqlite3.OperationalError:``, ``Http2Exception``). A token with a masked part keeps its
     literal rest (``uid=<*>``)."""
+    if not _HAS_DIGIT(masked):
+        return masked.split()  # (no token holds a digit)
     out = []
     for t in masked.split():
         if t != WILDCARD and _HAS_DIGIT(t) and not (_QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":"))):
@@ -871,19 +873,7 @@ def categorize_learned(excerpt: Excerpt, rules: str | None = None) -> str:
     if own != "unknown" or not category_model.ENABLED:
         return own
     text = category_model.block_text(excerpt.message, excerpt.block, excerpt.detail, excerpt.exception)
-    if not _failure_word(text[: category_model.MAX_CHARS]):
-        return "unknown"  # what category_model.predict answers for a block without a failure word, sooner
     return category_model.predict(text)
-
-
-_FAILURE_LOWER = lower_case_twin(category_model.FAILURE_WORDS)
-
-
-def _failure_word(text: str) -> bool:
-    """``category_model.FAILURE_WORDS.search(text)``, faster on ASCII text."""
-    if _FAILURE_LOWER is not None and text.isascii():
-        return _FAILURE_LOWER.search(text.lower()) is not None
-    return category_model.FAILURE_WORDS.search(text) is not None
 
 
 _BARE_HEADLINE = re.compile(r"(?i)\b(?:fatal )?error:\s{0,3}(?:\[[\w-]{1,40}\])?\s{0,3}$")

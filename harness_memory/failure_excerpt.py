@@ -431,6 +431,7 @@ _FILES_COUNT = re.compile(
 )
 _POINTS_BELOW = re.compile(r"(?i)\b(?:described|listed|shown|reported) below\b|\bsee below\b")
 _STRUCTURE_WORDS = ("ail", "AIL", "rror", "RROR", " found in ", "would be", "___ ")  # lines _structure may act on
+_STRUCTURE_RX = re.compile(literal_set_pattern(_STRUCTURE_WORDS))  # (a test for any of them, faster)
 _TAG = re.compile(r"^\[\w{1,10}\]\s")
 _FILE_NAME = re.compile(r"^[\w.@+~-]{0,255}(?:[\\/][\w.@+~-]{1,255}){0,64}\.\w{1,10}$")
 # a formatter's finding about one file, whatever the formatter
@@ -1181,7 +1182,7 @@ def _structure(lines: list[Line], baseline: Baseline | None) -> None:
     file names listed just before it the findings, whatever level tag they carry."""
     for k, ln in enumerate(lines):
         t = ln.text
-        if not t or not (ln.cls or ln.boundary or any(w in t for w in _STRUCTURE_WORDS)):
+        if not t or not (ln.cls or ln.boundary or _STRUCTURE_RX.search(t)):
             continue
         t = t.strip()
         if ln.boundary and t.startswith("+++ ") and k and lines[k - 1].text.lstrip().startswith("--- "):

@@ -83,6 +83,12 @@ def literal_set_pattern(words: Iterable[str]) -> str:
     return node(words)
 
 
+def _chance(either: Iterable[str]) -> float:
+    """How likely a text holds one of these literals, were its characters drawn at random from 26: the anchor of an
+    alternative is its least likely group (``lockfile`` or ``lock file`` rather than ``lock``)."""
+    return sum(26.0 ** -len(lit) for lit in either)
+
+
 def _minimal(strings: Iterable[str]) -> tuple[str, ...]:
     """``strings`` without those that contain another of them (where one is found, so is the one it contains)."""
     ordered = sorted(set(strings), key=lambda x: (len(x), x))
@@ -98,13 +104,13 @@ def required(items: Iterable) -> list[tuple[str, ...]]:
     of literal strings (``[("lock",), ("file",)]``: both ``lock`` and ``file``; ``[("401", "403")]``: one of
     them); ``[]`` when nothing is certain. Conservative: only runs of literal pieces (``_literals``) outside
     optional parts, inside repetitions of at least one and inside alternations every branch of which requires
-    something; a group whose shortest string is one character is no filter and is left out."""
+    something."""
     out: list[tuple[str, ...]] = []
     run = {""}  # what the current run of literal pieces matched: one of these
 
     def flush() -> None:
         nonlocal run
-        if min(map(len, run)) >= 2:
+        if min(map(len, run)) >= 1:
             out.append(_minimal(run))
         run = {""}
 
@@ -112,7 +118,7 @@ def required(items: Iterable) -> list[tuple[str, ...]]:
         lits = _literals([(op, av)])
         if lits is not None:
             longer = {a + b for a in run for b in lits}
-            if len(longer) > len(run) and min(map(len, run)) >= 2:
+            if len(longer) > len(run) and min(map(len, run)) >= 1:
                 out.append(_minimal(run))  # (a run of one string stays a filter of its own as it branches)
             if len(longer) > _MAX_SET:
                 flush()
@@ -193,11 +199,11 @@ class Prefiltered:
                 break
             parts.append((compiled, required(parsed)))
         self.parts = parts
-        # one search (a trie) for one group of literals of every alternative (its smallest group, then its longest
-        # literals): where none of them is there, no alternative can match
+        # one search (a trie) for one group of literals of every alternative (its least likely: _chance): where
+        # none of them is there, no alternative can match
         self.anchor: re.Pattern[str] | None = None
         if all(need for _, need in parts):
-            lits = _minimal({lit for _, need in parts for lit in min(need, key=lambda g: (len(g), -min(map(len, g))))})
+            lits = _minimal({lit for _, need in parts for lit in min(need, key=_chance)})
             self.anchor = re.compile(literal_set_pattern(lits))
 
     def subn(self, repl: str | Callable[[re.Match[str]], str], text: str) -> tuple[str, int]:
