@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import threading
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -151,14 +152,18 @@ class HashingEmbedder:
         self._word_hash: dict[str, int] = {}
         self._char_hash: dict[str, np.ndarray] = {}  # a word -> the hashes of its character n-grams
         self._gram_hash: dict[str, int] = {}  # a character n-gram -> its hash (for new words)
+        # the caches are shared by the threads of a process (a PostgreSQL-backed store serves several):
+        # one thread clearing a full cache while another reads it would fail the other's call
+        self._cache_lock = threading.Lock()
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         texts = [t.lower() for t in texts]
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         n = len(texts)
-        w_rows, w_hashes = self._words(texts)
-        c_rows, c_hashes = self._chars(texts)
+        with self._cache_lock:
+            w_rows, w_hashes = self._words(texts)
+            c_rows, c_hashes = self._chars(texts)
         if n <= _MERGED_BUCKETS_MAX:
             # a few texts: both families in one pass over the buckets (rows 0..n-1 words, n..2n-1
             # characters), each row counted and normalised on its own as two passes would (numpy's
