@@ -16,8 +16,8 @@ traces a signature splits (same bug, two signatures) and merges (two bugs, one s
 ARI each would reach with every merge removed (signatures refined by the true bug) and with every
 split removed (the signatures of one bug joined), and the recall queries by how their signature
 relates to their bug's memory (its own, shared with other bugs' memories, another bug's, new),
-with hit@1 for each kind. ``--d4j-loo`` chooses signing method 10's two settings (joined test methods,
-signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
+with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10 and 16's settings (joined test methods,
+joined throw sites, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
 
 Same-bug recall is printed under two protocols: the benchmark's (a memory for every bug, including the
 bugs with one trace, and every other trace of a bug a query: bugs with many traces weigh most) and the
@@ -330,12 +330,13 @@ _OPTIONAL_BEFORE_10 = r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[
 
 
 def _d4j_variants():
-    """(name, apply) pairs: method 10's two choices switched on and off. ``apply`` returns an undo."""
+    """(name, apply) pairs: the choices of signing methods 10 and 16 switched on and off (the shipped one first).
+    ``apply`` returns an undo."""
     import harness_memory.error_signatures as es
 
-    def make(joins: bool, signed_optional: bool):
+    def make(joins: bool, signed_optional: bool, sites: bool):
         def apply():
-            saved = (es.TemplateMiner.sign, es._OPTIONAL)
+            saved = (es.TemplateMiner.sign, es._OPTIONAL, es.throw_site)
             if not joins:
                 sign = es.TemplateMiner.sign
                 es.TemplateMiner.sign = lambda self, tokens, frame, category, exception, joins=(): sign(
@@ -343,19 +344,22 @@ def _d4j_variants():
                 )
             if not signed_optional:
                 es._OPTIONAL = re.compile(_OPTIONAL_BEFORE_10)
+            if not sites:
+                es.throw_site = lambda ex: None
 
             def undo():
-                es.TemplateMiner.sign, es._OPTIONAL = saved
+                es.TemplateMiner.sign, es._OPTIONAL, es.throw_site = saved
 
             return undo
 
         return apply
 
     return [
-        ("method 10 (joins, signed optional parts)", make(True, True)),
-        ("no joins", make(False, True)),
-        ("optional parts unsigned (method 9)", make(True, False)),
-        ("neither (method 9)", make(False, False)),
+        ("method 16 (test-method and throw-site joins, signed optional parts)", make(True, True, True)),
+        ("method 10 (no throw-site joins)", make(True, True, False)),
+        ("no joins", make(False, True, False)),
+        ("optional parts unsigned, both joins", make(True, False, True)),
+        ("neither (method 9)", make(False, False, False)),
     ]
 
 
@@ -459,7 +463,7 @@ def main() -> None:
             header, loo_rows = d4j_leave_one_project_out(data, tmp)
             print(
                 table(
-                    "Defects4J leave-one-project-out: method 10's settings chosen on the other 8 projects (ARI)",
+                    "Defects4J leave-one-project-out: the settings of methods 10 and 16 chosen on the other 8 projects (ARI)",
                     header,
                     loo_rows,
                 )

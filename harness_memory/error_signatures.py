@@ -31,7 +31,20 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from . import category_model
-from .failure_excerpt import _DIFF_HUNK, _EXC, _EXC_NAME, _RULE_POINTER, Excerpt, extract, is_frame
+from .failure_excerpt import (
+    _ANON,
+    _DIFF_HUNK,
+    _EXC,
+    _EXC_NAME,
+    _JAVA_FRAME,
+    _PY_FRAME,
+    _RULE_POINTER,
+    Baseline,
+    Excerpt,
+    _basename,
+    extract as _extract,
+    is_frame,
+)
 from .regex_prefilter import Prefiltered, literal_set_pattern
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,6 +54,7 @@ __all__ = [
     "ErrorSignature",
     "Excerpt",
     "extract",
+    "throw_site",
     "mask_params",
     "tokenize",
     "categorize",
@@ -94,7 +108,11 @@ DEFAULT_THRESHOLD = 0.7
 #    statement: the argument error printed under it (``prog: error: unrecognized arguments: --cov``) is
 # 15: a file name or path (``tests/test_timeout_parser.py``, ``ratelimit_test.go:21``) is not read for a category's
 #    words: where a failure is is not what it is (ids unchanged; stored categories re-read by ``resign``)
-SIGNATURE_METHOD = 15
+# 16: a failure thrown in the code under test also names its throw site, its exception and key frame with the line
+#    (``RuntimeException at org.x.HelpFormatter.renderWrappedText(HelpFormatter.java:836)``): a later group thrown
+#    from the same line with the same exception joins the group that was first (TemplateMiner._join), whatever the
+#    message says after it (the data it was processing); ids of stored rows unchanged
+SIGNATURE_METHOD = 16
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -284,6 +302,40 @@ def tokenize(masked: str) -> list[str]:
 
 
 # -- excerpt: see failure_excerpt.py ---------------------------------------------------------------
+_SITE = "throw site "  # a join key that names where a failure was thrown (not joined by its message too)
+
+
+def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
+    """``failure_excerpt.extract``, and a failure thrown in the code under test also joins by its throw site
+    (``throw_site``; signing method 16)."""
+    ex = _extract(text, baseline)
+    site = throw_site(ex)
+    if site is not None:
+        ex.joins = [*ex.joins, site]
+    return ex
+
+
+def throw_site(ex: Excerpt) -> str | None:
+    """Where a Java or Python failure was thrown in the code under test: its exception and key frame with the
+    frame's line, read from the block (``throw site RuntimeException at org.x.Help.render(Help.java:836)``).
+    Two failures thrown by one statement are one failure mode whatever their messages say after it (the data
+    being processed: ``Text too long for line ...: looooong description``). None for a failure inside the
+    tests (its test method joins instead), for an assertion (thrown by a check all tests share), without a key
+    frame, or whose key frame has no line in the block."""
+    if not ex.exception or not ex.frame or ex.kind not in ("java", "python"):
+        return None
+    if any(j.startswith("test method ") for j in ex.joins) or _by_exception(ex.exception) == "assertion":
+        return None  # (an assertion's throw site is the check every test calls, not the code under test)
+    for ln in ex.block.split("\n"):
+        if ex.kind == "java":
+            m = _JAVA_FRAME.match(ln)
+            if m and _ANON.sub("", m.group(1)) == ex.frame and re.search(r":\d{1,7}$", m.group(2)):
+                return f"{_SITE}{ex.exception} at {ex.frame}({m.group(2)})"
+        else:
+            m = _PY_FRAME.match(ln)
+            if m and f"{_basename(m.group(1))}:{m.group(3) or '<module>'}" == ex.frame:
+                return f"{_SITE}{ex.exception} at {ex.frame}:{m.group(2)}"
+    return None
 
 
 # -- category -----------------------------------------------------------------------------------
@@ -1129,8 +1181,9 @@ class TemplateMiner:
         id unless its group was joined to another."""
         sig, tpl = self._template(tokens, frame, category, exception)
         self._clusters(self.partition(tpl, frame))  # (cached) the template's partition: its group, if joined
-        if joins:
-            return self._join(sig, [f"{k}\x00{' '.join(tokens)}" for k in joins]), tpl
+        if joins:  # (a throw site joins whatever the message: method 16)
+            keys = [k if k.startswith(_SITE) else f"{k}\x00{' '.join(tokens)}" for k in joins]
+            return self._join(sig, keys), tpl
         return self._canon.get(sig, sig), tpl
 
     def _template(

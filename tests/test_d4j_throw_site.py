@@ -1,0 +1,96 @@
+"""Signing method 16: a failure thrown in the code under test joins the group of the same exception thrown from the
+same line (its throw site), whatever its message says after it; assertions and failures inside the tests do not.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from harness_memory import MemoryStore
+from harness_memory.error_signatures import SIGNATURE_METHOD, extract, throw_site
+
+
+def java(message: str, line: int = 836, exc: str = "java.lang.RuntimeException") -> str:
+    return (
+        f"{exc}: {message}\n"
+        f"\tat org.apache.commons.cli.HelpFormatter.renderWrappedText(HelpFormatter.java:{line})\n"
+        "\tat org.apache.commons.cli.HelpFormatter.renderOptions(HelpFormatter.java:783)\n"
+        "\tat org.apache.commons.cli.HelpFormatter.printOptions(HelpFormatter.java:496)\n"
+        "\tat org.apache.commons.cli.bug.BugCLI162Test.testInfiniteLoop(BugCLI162Test.java:62)\n"
+        "\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
+    )
+
+
+def python(message: str, line: int = 41) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/src/tests/test_render.py", line 12, in test_wrap\n'
+        "    render(text)\n"
+        f'  File "/src/app/render.py", line {line}, in render\n'
+        '    raise ValueError(f"Text too long for line: {text}")\n'
+        f"ValueError: {message}\n"
+    )
+
+
+FIRST = "Text too long for line - throwing exception to avoid infinite loop [CLI-162]:      looooong description"
+SECOND = (
+    'Text too long for line - throwing exception to avoid infinite loop [CLI-162]:   used if omited. Example: -e "Runs"'
+)
+
+
+def test_the_method_number_names_the_throw_site_join():
+    assert SIGNATURE_METHOD >= 16
+
+
+def test_a_throw_site_is_the_exception_and_the_key_frame_with_its_line():
+    assert throw_site(extract(java(FIRST))) == (
+        "throw site RuntimeException at org.apache.commons.cli.HelpFormatter.renderWrappedText(HelpFormatter.java:836)"
+    )
+    assert throw_site(extract(python("Text too long for line: abc"))) == "throw site ValueError at render.py:render:41"
+
+
+def test_two_messages_thrown_by_one_statement_are_one_signature(tmp_path):
+    with MemoryStore(tmp_path / "m.db") as s:
+        a, b = s.error_signature(java(FIRST)), s.error_signature(java(SECOND))
+        assert a.template != b.template  # the messages differ after the colon (the data being processed)
+        assert a.id == b.id
+        # the same exception from another line, or another exception from the same line, stays apart
+        assert s.error_signature(java(SECOND.replace("omited", "omitted again"), line=840)).id != a.id
+        assert s.error_signature(java("Index 3 out of bounds", exc="java.lang.IllegalStateException")).id != a.id
+
+
+def test_python_failures_thrown_by_one_line_join(tmp_path):
+    with MemoryStore(tmp_path / "m.db") as s:
+        a = s.error_signature(python("Text too long for line: a very long description of an option"))
+        b = s.error_signature(python("Text too long for line: short"))
+        c = s.error_signature(python("Text too long for line: something else entirely", line=57))
+        assert a.id == b.id != c.id
+
+
+def test_assertions_and_failures_inside_the_tests_have_no_throw_site():
+    assertion = java("expected:<1> but was:<2>", exc="junit.framework.AssertionFailedError")
+    assert throw_site(extract(assertion)) is None  # a check every test calls is not where the code failed
+    inside = (
+        "junit.framework.AssertionFailedError: expected:<1> but was:<2>\n"
+        "\tat junit.framework.Assert.fail(Assert.java:57)\n"
+        "\tat org.apache.commons.cli.ParserTest.testStop(ParserTest.java:194)\n"
+    )
+    assert throw_site(extract(inside)) is None
+    assert throw_site(extract("java.lang.RuntimeException: boom")) is None  # no frame: no site
+    frame_without_line = java(FIRST).replace("HelpFormatter.java:836", "Unknown Source")
+    assert throw_site(extract(frame_without_line)) is None
+
+
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters=":"), min_size=1),
+        min_size=1,
+        max_size=6,
+    ).map(" ".join)
+)
+def test_whatever_follows_the_colon_a_throw_site_is_one_group(tmp_path_factory, tail):
+    with MemoryStore(tmp_path_factory.mktemp("site") / "m.db") as s:
+        first = s.error_signature(java(FIRST))
+        again = s.error_signature(java(f"Text too long for line - throwing exception to avoid infinite loop: {tail}"))
+        assert again.id == first.id
