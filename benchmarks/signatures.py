@@ -16,8 +16,8 @@ traces a signature splits (same bug, two signatures) and merges (two bugs, one s
 ARI each would reach with every merge removed (signatures refined by the true bug) and with every
 split removed (the signatures of one bug joined), and the recall queries by how their signature
 relates to their bug's memory (its own, shared with other bugs' memories, another bug's, new),
-with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10 and 16's settings (joined test methods,
-joined throw sites, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
+with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10, 16 and 17's settings (joined test
+methods, throw sites and failing tests, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
 
 Same-bug recall is printed under two protocols: the benchmark's (a memory for every bug, including the
 bugs with one trace, and every other trace of a bug a query: bugs with many traces weigh most) and the
@@ -334,9 +334,9 @@ def _d4j_variants():
     ``apply`` returns an undo."""
     import harness_memory.error_signatures as es
 
-    def make(joins: bool, signed_optional: bool, sites: bool):
+    def make(joins: bool, signed_optional: bool, sites: bool, tests: bool = True):
         def apply():
-            saved = (es.TemplateMiner.sign, es._OPTIONAL, es.throw_site)
+            saved = (es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test)
             if not joins:
                 sign = es.TemplateMiner.sign
                 es.TemplateMiner.sign = lambda self, tokens, frame, category, exception, joins=(): sign(
@@ -346,20 +346,23 @@ def _d4j_variants():
                 es._OPTIONAL = re.compile(_OPTIONAL_BEFORE_10)
             if not sites:
                 es.throw_site = lambda ex: None
+            if not tests:
+                es.failing_test = lambda ex: None
 
             def undo():
-                es.TemplateMiner.sign, es._OPTIONAL, es.throw_site = saved
+                es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test = saved
 
             return undo
 
         return apply
 
     return [
-        ("method 16 (test-method and throw-site joins, signed optional parts)", make(True, True, True)),
-        ("method 10 (no throw-site joins)", make(True, True, False)),
-        ("no joins", make(False, True, False)),
-        ("optional parts unsigned, both joins", make(True, False, True)),
-        ("neither (method 9)", make(False, False, False)),
+        ("method 17 (test-method, throw-site and failing-test joins, signed optional parts)", make(True, True, True)),
+        ("method 16 (no failing-test joins)", make(True, True, True, False)),
+        ("method 10 (no throw-site or failing-test joins)", make(True, True, False, False)),
+        ("no joins", make(False, True, False, False)),
+        ("optional parts unsigned, all joins", make(True, False, True)),
+        ("neither (method 9)", make(False, False, False, False)),
     ]
 
 
@@ -463,7 +466,7 @@ def main() -> None:
             header, loo_rows = d4j_leave_one_project_out(data, tmp)
             print(
                 table(
-                    "Defects4J leave-one-project-out: the settings of methods 10 and 16 chosen on the other 8 projects (ARI)",
+                    "Defects4J leave-one-project-out: the settings of methods 10, 16 and 17 chosen on the other 8 projects (ARI)",
                     header,
                     loo_rows,
                 )

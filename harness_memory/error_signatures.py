@@ -39,6 +39,7 @@ from .failure_excerpt import (
     _JAVA_FRAME,
     _PY_FRAME,
     _RULE_POINTER,
+    _TESTISH,
     Baseline,
     Excerpt,
     _basename,
@@ -55,6 +56,7 @@ __all__ = [
     "Excerpt",
     "extract",
     "throw_site",
+    "failing_test",
     "mask_params",
     "tokenize",
     "categorize",
@@ -112,7 +114,9 @@ DEFAULT_THRESHOLD = 0.7
 #    (``RuntimeException at org.x.HelpFormatter.renderWrappedText(HelpFormatter.java:836)``): a later group thrown
 #    from the same line with the same exception joins the group that was first (TemplateMiner._join), whatever the
 #    message says after it (the data it was processing); ids of stored rows unchanged
-SIGNATURE_METHOD = 16
+# 17: such a failure also joins by the test that ran into it (its test method's name, ``failing test x``), whatever
+#    it threw (one test of an abstract test class failing in each implementation's class); ids of stored rows unchanged
+SIGNATURE_METHOD = 17
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -303,16 +307,35 @@ def tokenize(masked: str) -> list[str]:
 
 # -- excerpt: see failure_excerpt.py ---------------------------------------------------------------
 _SITE = "throw site "  # a join key that names where a failure was thrown (not joined by its message too)
+_TEST_RUN = "failing test "  # one that names the test that ran into it (method 17; not joined by its message either)
 
 
 def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
     """``failure_excerpt.extract``, and a failure thrown in the code under test also joins by its throw site
-    (``throw_site``; signing method 16)."""
+    (``throw_site``; signing method 16) and by the test that ran into it (``failing_test``; method 17)."""
     ex = _extract(text, baseline)
-    site = throw_site(ex)
-    if site is not None:
-        ex.joins = [*ex.joins, site]
+    more = [k for k in (throw_site(ex), failing_test(ex)) if k is not None]
+    if more:
+        ex.joins = [*ex.joins, *more]
     return ex
+
+
+def failing_test(ex: Excerpt) -> str | None:
+    """The test that ran into a failure thrown in the code under test, as a join key (``failing test
+    testPropertyOptionUnexpected``): the method of the outermost test frame (Java) or the outermost test function
+    (Python). The same test failing in the code it tests is one failure, whatever that code threw and wherever (a
+    test of an abstract test class run by each implementation's class: ``BasicParserTest`` and
+    ``DefaultParserTest``'s ``testPropertyOptionUnexpected``). None for a failure inside the tests (its test method
+    joins with its message), or without a test frame."""
+    if not ex.frame or ex.kind not in ("java", "python") or any(j.startswith("test method ") for j in ex.joins):
+        return None
+    if ex.kind == "java":
+        outer = next((f for f in reversed(ex.frames) if _TESTISH.search(f)), None)
+        method = outer.rsplit(".", 1)[-1] if outer and "." in outer else None
+    else:
+        outer = next((f for f in ex.frames if _TESTISH.search(f.split(":")[0])), None)
+        method = outer.rsplit(":", 1)[-1] if outer else None
+    return f"{_TEST_RUN}{method}" if method and method != "<module>" else None
 
 
 def throw_site(ex: Excerpt) -> str | None:
@@ -1182,7 +1205,7 @@ class TemplateMiner:
         sig, tpl = self._template(tokens, frame, category, exception)
         self._clusters(self.partition(tpl, frame))  # (cached) the template's partition: its group, if joined
         if joins:  # (a throw site joins whatever the message: method 16)
-            keys = [k if k.startswith(_SITE) else f"{k}\x00{' '.join(tokens)}" for k in joins]
+            keys = [k if k.startswith((_SITE, _TEST_RUN)) else f"{k}\x00{' '.join(tokens)}" for k in joins]
             return self._join(sig, keys), tpl
         return self._canon.get(sig, sig), tpl
 

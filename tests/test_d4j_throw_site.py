@@ -1,5 +1,6 @@
-"""Signing method 16: a failure thrown in the code under test joins the group of the same exception thrown from the
-same line (its throw site), whatever its message says after it; assertions and failures inside the tests do not.
+"""Signing methods 16 and 17: a failure thrown in the code under test joins the group of the same exception thrown
+from the same line (its throw site), whatever its message says after it, and the group of the same test failing in
+the code it tests (the failing test); assertions (for the throw site) and failures inside the tests do not.
 """
 
 from __future__ import annotations
@@ -7,24 +8,24 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import MemoryStore
-from harness_memory.error_signatures import SIGNATURE_METHOD, extract, throw_site
+from harness_memory.error_signatures import SIGNATURE_METHOD, extract, failing_test, throw_site
 
 
-def java(message: str, line: int = 836, exc: str = "java.lang.RuntimeException") -> str:
+def java(message: str, line: int = 836, exc: str = "java.lang.RuntimeException", test: str = "testInfiniteLoop") -> str:
     return (
         f"{exc}: {message}\n"
         f"\tat org.apache.commons.cli.HelpFormatter.renderWrappedText(HelpFormatter.java:{line})\n"
         "\tat org.apache.commons.cli.HelpFormatter.renderOptions(HelpFormatter.java:783)\n"
         "\tat org.apache.commons.cli.HelpFormatter.printOptions(HelpFormatter.java:496)\n"
-        "\tat org.apache.commons.cli.bug.BugCLI162Test.testInfiniteLoop(BugCLI162Test.java:62)\n"
+        f"\tat org.apache.commons.cli.bug.BugCLI162Test.{test}(BugCLI162Test.java:62)\n"
         "\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
     )
 
 
-def python(message: str, line: int = 41) -> str:
+def python(message: str, line: int = 41, test: str = "test_wrap") -> str:
     return (
         "Traceback (most recent call last):\n"
-        '  File "/src/tests/test_render.py", line 12, in test_wrap\n'
+        f'  File "/src/tests/test_render.py", line 12, in {test}\n'
         "    render(text)\n"
         f'  File "/src/app/render.py", line {line}, in render\n'
         '    raise ValueError(f"Text too long for line: {text}")\n'
@@ -38,8 +39,8 @@ SECOND = (
 )
 
 
-def test_the_method_number_names_the_throw_site_join():
-    assert SIGNATURE_METHOD >= 16
+def test_the_method_number_names_the_joins():
+    assert SIGNATURE_METHOD >= 17
 
 
 def test_a_throw_site_is_the_exception_and_the_key_frame_with_its_line():
@@ -51,19 +52,21 @@ def test_a_throw_site_is_the_exception_and_the_key_frame_with_its_line():
 
 def test_two_messages_thrown_by_one_statement_are_one_signature(tmp_path):
     with MemoryStore(tmp_path / "m.db") as s:
-        a, b = s.error_signature(java(FIRST)), s.error_signature(java(SECOND))
+        # (two tests: only the throw site joins them)
+        a, b = s.error_signature(java(FIRST)), s.error_signature(java(SECOND, test="testPrintHelpLongLines"))
         assert a.template != b.template  # the messages differ after the colon (the data being processed)
         assert a.id == b.id
-        # the same exception from another line, or another exception from the same line, stays apart
-        assert s.error_signature(java(SECOND.replace("omited", "omitted again"), line=840)).id != a.id
-        assert s.error_signature(java("Index 3 out of bounds", exc="java.lang.IllegalStateException")).id != a.id
+        # the same exception from another line, or another exception from the same line (run by another test)
+        assert s.error_signature(java(SECOND.replace("omited", "omitted again"), line=840, test="testOther")).id != a.id
+        other = java("Index 3 out of bounds", exc="java.lang.IllegalStateException", test="testOther")
+        assert s.error_signature(other).id != a.id
 
 
 def test_python_failures_thrown_by_one_line_join(tmp_path):
     with MemoryStore(tmp_path / "m.db") as s:
         a = s.error_signature(python("Text too long for line: a very long description of an option"))
-        b = s.error_signature(python("Text too long for line: short"))
-        c = s.error_signature(python("Text too long for line: something else entirely", line=57))
+        b = s.error_signature(python("Text too long for line: short", test="test_short"))
+        c = s.error_signature(python("Text too long for line: something else entirely", line=57, test="test_other"))
         assert a.id == b.id != c.id
 
 
@@ -94,3 +97,42 @@ def test_whatever_follows_the_colon_a_throw_site_is_one_group(tmp_path_factory, 
         first = s.error_signature(java(FIRST))
         again = s.error_signature(java(f"Text too long for line - throwing exception to avoid infinite loop: {tail}"))
         assert again.id == first.id
+
+
+def npe(where: str, line: int, test_class: str) -> str:
+    return (
+        "java.lang.NullPointerException\n"
+        f"\tat org.apache.commons.cli.{where}(Parser.java:{line})\n"
+        "\tat org.apache.commons.cli.Parser.parse(Parser.java:168)\n"
+        f"\tat org.apache.commons.cli.{test_class}.testPropertyOptionUnexpected({test_class}.java:1051)\n"
+        "\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
+    )
+
+
+def test_a_failing_test_is_the_outermost_test_frames_method():
+    assert failing_test(extract(npe("Parser.processProperties", 252, "BasicParserTest"))) == (
+        "failing test testPropertyOptionUnexpected"
+    )
+    assert failing_test(extract(python("Text too long for line: abc"))) == "failing test test_wrap"
+    inside = (
+        "junit.framework.AssertionFailedError: expected:<1> but was:<2>\n"
+        "\tat junit.framework.Assert.fail(Assert.java:57)\n"
+        "\tat org.apache.commons.cli.ParserTest.testStop(ParserTest.java:194)\n"
+    )
+    assert failing_test(extract(inside)) is None  # inside the tests: its test method joins with its message
+    no_test = java(FIRST).replace("bug.BugCLI162Test.testInfiniteLoop(BugCLI162Test.java:62)", "Main.main(Main.java:3)")
+    assert failing_test(extract(no_test)) is None
+
+
+def test_one_test_failing_in_two_places_of_the_code_is_one_signature(tmp_path):
+    """An abstract test run by each implementation's class, failing where each implementation fails."""
+    with MemoryStore(tmp_path / "m.db") as s:
+        a = s.error_signature(npe("Parser.processProperties", 252, "BasicParserTest"))
+        b = s.error_signature(npe("DefaultParser.handleProperties", 77, "DefaultParserTest"))
+        assert a.frame != b.frame and a.id == b.id
+        other = npe("Parser.processProperties", 252, "GnuParserTest").replace(
+            "testPropertyOptionUnexpected", "testPropertyOptionFlags"
+        )
+        assert s.error_signature(other).id == a.id  # (the same throw site: method 16)
+        elsewhere = npe("Option.getKey", 9, "OptionTest").replace("testPropertyOptionUnexpected", "testClone")
+        assert s.error_signature(elsewhere).id != a.id
