@@ -16,8 +16,8 @@ traces a signature splits (same bug, two signatures) and merges (two bugs, one s
 ARI each would reach with every merge removed (signatures refined by the true bug) and with every
 split removed (the signatures of one bug joined), and the recall queries by how their signature
 relates to their bug's memory (its own, shared with other bugs' memories, another bug's, new),
-with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10, 16 and 17's settings (joined test
-methods, throw sites and failing tests, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
+with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10, 16, 17 and 18's settings (joined
+test methods, throw sites, failing tests and throwers, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
 
 Same-bug recall is printed under two protocols: the benchmark's (a memory for every bug, including the
 bugs with one trace, and every other trace of a bug a query: bugs with many traces weigh most) and the
@@ -334,9 +334,9 @@ def _d4j_variants():
     ``apply`` returns an undo."""
     import harness_memory.error_signatures as es
 
-    def make(joins: bool, signed_optional: bool, sites: bool, tests: bool = True):
+    def make(joins: bool, signed_optional: bool, sites: bool, tests: bool = True, classes: bool = True):
         def apply():
-            saved = (es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test)
+            saved = (es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test, es.thrower)
             if not joins:
                 sign = es.TemplateMiner.sign
                 es.TemplateMiner.sign = lambda self, tokens, frame, category, exception, joins=(): sign(
@@ -348,21 +348,27 @@ def _d4j_variants():
                 es.throw_site = lambda ex: None
             if not tests:
                 es.failing_test = lambda ex: None
+            if not classes:
+                es.thrower = lambda ex: None
 
             def undo():
-                es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test = saved
+                es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test, es.thrower = saved
 
             return undo
 
         return apply
 
     return [
-        ("method 17 (test-method, throw-site and failing-test joins, signed optional parts)", make(True, True, True)),
-        ("method 16 (no failing-test joins)", make(True, True, True, False)),
-        ("method 10 (no throw-site or failing-test joins)", make(True, True, False, False)),
-        ("no joins", make(False, True, False, False)),
+        (
+            "method 18 (test-method, throw-site, failing-test and thrower joins, signed optional parts)",
+            make(True, True, True),
+        ),
+        ("method 17 (no thrower joins)", make(True, True, True, True, False)),
+        ("method 16 (no failing-test or thrower joins)", make(True, True, True, False, False)),
+        ("method 10 (no throw-site, failing-test or thrower joins)", make(True, True, False, False, False)),
+        ("no joins", make(False, True, False, False, False)),
         ("optional parts unsigned, all joins", make(True, False, True)),
-        ("neither (method 9)", make(False, False, False, False)),
+        ("neither (method 9)", make(False, False, False, False, False)),
     ]
 
 
@@ -466,7 +472,7 @@ def main() -> None:
             header, loo_rows = d4j_leave_one_project_out(data, tmp)
             print(
                 table(
-                    "Defects4J leave-one-project-out: the settings of methods 10, 16 and 17 chosen on the other 8 projects (ARI)",
+                    "Defects4J leave-one-project-out: the settings of methods 10, 16, 17 and 18 chosen on the other 8 projects (ARI)",
                     header,
                     loo_rows,
                 )

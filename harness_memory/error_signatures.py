@@ -57,6 +57,7 @@ __all__ = [
     "extract",
     "throw_site",
     "failing_test",
+    "thrower",
     "mask_params",
     "tokenize",
     "categorize",
@@ -116,7 +117,9 @@ DEFAULT_THRESHOLD = 0.7
 #    message says after it (the data it was processing); ids of stored rows unchanged
 # 17: such a failure also joins by the test that ran into it (its test method's name, ``failing test x``), whatever
 #    it threw (one test of an abstract test class failing in each implementation's class); ids of stored rows unchanged
-SIGNATURE_METHOD = 17
+# 18: and by its exception and the class that threw it (``thrown by IOException in org.x.SevenZFile``: method 16's
+#    throw site read at the class); ids of stored rows unchanged
+SIGNATURE_METHOD = 18
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -308,13 +311,15 @@ def tokenize(masked: str) -> list[str]:
 # -- excerpt: see failure_excerpt.py ---------------------------------------------------------------
 _SITE = "throw site "  # a join key that names where a failure was thrown (not joined by its message too)
 _TEST_RUN = "failing test "  # one that names the test that ran into it (method 17; not joined by its message either)
+_THROWER = "thrown by "  # one that names the exception and the class that threw it (method 18; nor this one)
 
 
 def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
     """``failure_excerpt.extract``, and a failure thrown in the code under test also joins by its throw site
-    (``throw_site``; signing method 16) and by the test that ran into it (``failing_test``; method 17)."""
+    (``throw_site``; signing method 16), by the test that ran into it (``failing_test``; method 17) and by the
+    exception and class that threw it (``thrower``; method 18)."""
     ex = _extract(text, baseline)
-    more = [k for k in (throw_site(ex), failing_test(ex)) if k is not None]
+    more = [k for k in (throw_site(ex), failing_test(ex), thrower(ex)) if k is not None]
     if more:
         ex.joins = [*ex.joins, *more]
     return ex
@@ -336,6 +341,20 @@ def failing_test(ex: Excerpt) -> str | None:
         outer = next((f for f in ex.frames if _TESTISH.search(f.split(":")[0])), None)
         method = outer.rsplit(":", 1)[-1] if outer else None
     return f"{_TEST_RUN}{method}" if method and method != "<module>" else None
+
+
+def thrower(ex: Excerpt) -> str | None:
+    """The exception and the class of the code under test that threw it, as a join key (``thrown by IOException in
+    org.x.SevenZFile``; a Python module for a class: ``thrown by ValueError in render.py``): the throw site of
+    method 16 read at the class, so one failure mode of a class reached by several paths (``Unknown property`` in
+    ``readFilesInfo`` and ``Badly terminated header`` in ``readHeader``) is one signature. The same exclusions as
+    ``throw_site``'s (a failure inside the tests, an assertion), no line needed."""
+    if not ex.exception or not ex.frame or ex.kind not in ("java", "python"):
+        return None
+    if any(j.startswith("test method ") for j in ex.joins) or _by_exception(ex.exception) == "assertion":
+        return None
+    where = ex.frame.rsplit(".", 1)[0] if ex.kind == "java" else ex.frame.split(":", 1)[0]
+    return f"{_THROWER}{ex.exception} in {where}" if where else None
 
 
 def throw_site(ex: Excerpt) -> str | None:
@@ -1205,7 +1224,7 @@ class TemplateMiner:
         sig, tpl = self._template(tokens, frame, category, exception)
         self._clusters(self.partition(tpl, frame))  # (cached) the template's partition: its group, if joined
         if joins:  # (a throw site joins whatever the message: method 16)
-            keys = [k if k.startswith((_SITE, _TEST_RUN)) else f"{k}\x00{' '.join(tokens)}" for k in joins]
+            keys = [k if k.startswith((_SITE, _TEST_RUN, _THROWER)) else f"{k}\x00{' '.join(tokens)}" for k in joins]
             return self._join(sig, keys), tpl
         return self._canon.get(sig, sig), tpl
 

@@ -1,6 +1,7 @@
-"""Signing methods 16 and 17: a failure thrown in the code under test joins the group of the same exception thrown
-from the same line (its throw site), whatever its message says after it, and the group of the same test failing in
-the code it tests (the failing test); assertions (for the throw site) and failures inside the tests do not.
+"""Signing methods 16-18: a failure thrown in the code under test joins the group of the same exception thrown from
+the same line (its throw site) or class (its thrower), whatever its message says, and the group of the same test
+failing in the code it tests (the failing test); assertions (for throw sites and throwers) and failures inside the
+tests do not.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import MemoryStore
-from harness_memory.error_signatures import SIGNATURE_METHOD, extract, failing_test, throw_site
+from harness_memory.error_signatures import SIGNATURE_METHOD, extract, failing_test, throw_site, thrower
 
 
 def java(message: str, line: int = 836, exc: str = "java.lang.RuntimeException", test: str = "testInfiniteLoop") -> str:
@@ -40,7 +41,7 @@ SECOND = (
 
 
 def test_the_method_number_names_the_joins():
-    assert SIGNATURE_METHOD >= 17
+    assert SIGNATURE_METHOD >= 18
 
 
 def test_a_throw_site_is_the_exception_and_the_key_frame_with_its_line():
@@ -56,9 +57,12 @@ def test_two_messages_thrown_by_one_statement_are_one_signature(tmp_path):
         a, b = s.error_signature(java(FIRST)), s.error_signature(java(SECOND, test="testPrintHelpLongLines"))
         assert a.template != b.template  # the messages differ after the colon (the data being processed)
         assert a.id == b.id
-        # the same exception from another line, or another exception from the same line (run by another test)
-        assert s.error_signature(java(SECOND.replace("omited", "omitted again"), line=840, test="testOther")).id != a.id
-        other = java("Index 3 out of bounds", exc="java.lang.IllegalStateException", test="testOther")
+        # the same exception from another line of the class (run by another test) has another throw site, but the
+        # same thrower (method 18); another exception of the line, run by a third test, stays apart
+        moved = java(SECOND.replace("omited", "omitted again"), line=840, test="testOther")
+        assert throw_site(extract(moved)) != throw_site(extract(java(SECOND)))
+        assert s.error_signature(moved).id == a.id
+        other = java("Index 3 out of bounds", exc="java.lang.IllegalStateException", test="testThird")
         assert s.error_signature(other).id != a.id
 
 
@@ -67,7 +71,9 @@ def test_python_failures_thrown_by_one_line_join(tmp_path):
         a = s.error_signature(python("Text too long for line: a very long description of an option"))
         b = s.error_signature(python("Text too long for line: short", test="test_short"))
         c = s.error_signature(python("Text too long for line: something else entirely", line=57, test="test_other"))
-        assert a.id == b.id != c.id
+        assert a.id == b.id
+        assert throw_site(extract(python("x: y", line=57))) != throw_site(extract(python("x: y")))
+        assert c.id == a.id  # (another line of the module, the same exception: one thrower, method 18)
 
 
 def test_assertions_and_failures_inside_the_tests_have_no_throw_site():
@@ -136,3 +142,31 @@ def test_one_test_failing_in_two_places_of_the_code_is_one_signature(tmp_path):
         assert s.error_signature(other).id == a.id  # (the same throw site: method 16)
         elsewhere = npe("Option.getKey", 9, "OptionTest").replace("testPropertyOptionUnexpected", "testClone")
         assert s.error_signature(elsewhere).id != a.id
+
+
+def sevenz(message: str, method: str, line: int, test: str, exc: str = "java.io.IOException") -> str:
+    return (
+        f"{exc}: {message}\n"
+        f"\tat org.apache.commons.compress.archivers.sevenz.SevenZFile.{method}(SevenZFile.java:{line})\n"
+        "\tat org.apache.commons.compress.archivers.sevenz.SevenZFile.readHeaders(SevenZFile.java:174)\n"
+        f"\tat org.apache.commons.compress.archivers.sevenz.SevenZOutputFileTest.{test}(SevenZOutputFileTest.java:90)\n"
+    )
+
+
+def test_a_thrower_is_the_exception_and_the_class_that_threw_it():
+    ex = extract(sevenz("Unknown property 25", "readFilesInfo", 726, "testSevenEmptyFiles"))
+    assert thrower(ex) == "thrown by IOException in org.apache.commons.compress.archivers.sevenz.SevenZFile"
+    assert thrower(extract(python("Text too long for line: abc"))) == "thrown by ValueError in render.py"
+    assert thrower(extract(java("expected:<1> but was:<2>", exc="junit.framework.AssertionFailedError"))) is None
+
+
+def test_one_class_failing_alike_by_two_paths_is_one_signature(tmp_path):
+    with MemoryStore(tmp_path / "m.db") as s:
+        a = s.error_signature(sevenz("Unknown property 25", "readFilesInfo", 726, "testSevenEmptyFiles"))
+        b = s.error_signature(sevenz("Badly terminated header", "readHeader", 301, "testSixEmptyFiles"))
+        assert a.template != b.template and a.frame != b.frame and a.id == b.id
+        # another exception of the class, run by another test, stays apart
+        c = s.error_signature(
+            sevenz("5", "readHeader", 290, "testNineEmptyFiles", exc="java.lang.ArrayIndexOutOfBoundsException")
+        )
+        assert c.id != a.id
