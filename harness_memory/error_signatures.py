@@ -223,15 +223,23 @@ _MASKS: list[re.Pattern[str]] = [
 ]
 _DIGITS = tuple("0123456789")
 _HAS_DIGIT = re.compile(r"\d").search
-# what a text must hold for a mask to apply at all (cheap substring checks before each regex)
-_MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | None]] = list(
+
+
+def _at_least(char: str, n: int) -> Callable[[str], bool]:
+    """A guard: the text holds ``char`` at least ``n`` times (every match of the mask does)."""
+    return lambda text: text.count(char) >= n
+
+
+# what a text must hold for a mask to apply at all (cheap checks before each regex: one of these substrings, a
+# digit, or a predicate)
+_MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool] | None]] = list(
     zip(
         _MASKS,
         [
-            ("-",),
+            _at_least("-", 4),  # a uuid has four dashes
             ("://",),
             ("@",),
-            ("-",),
+            _at_least("-", 2),  # a date two
             (":",),
             (".",),
             (".",),
@@ -278,6 +286,9 @@ def mask_params(text: str) -> tuple[str, list[str]]:
         if needs is not None:  # the mask applies only where the text holds one of these
             if needs is _DIGITS:
                 if not _HAS_DIGIT(text):
+                    continue
+            elif callable(needs):
+                if not needs(text):
                     continue
             else:
                 for k in needs:
@@ -795,6 +806,7 @@ _TEXT_KEYS = {
 # (as tries: literal_set_pattern; used as tests only)
 _TEXT_KEYS_RX = {cat: re.compile(literal_set_pattern(keys)) for cat, keys in _TEXT_KEYS.items()}
 _ANY_KEY = re.compile(literal_set_pattern({k for keys in _TEXT_KEYS.values() for k in keys}))
+_KEY_REACH = max(len(k) for keys in _TEXT_KEYS.values() for k in keys) - 1
 
 
 def _evidence(text: str) -> str | None:
@@ -833,11 +845,15 @@ def _by_text(text: str) -> str | None:
         return None
     if "." in low:
         # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
-        low, n = _PATH_WORDS_SPLIT.subn("_p_", low)  # (_PATH_WORDS.subn, faster)
-        if n and not _ANY_KEY.search(low):
-            return None
+        low = _PATH_WORDS_SPLIT.subn("_p_", low)[0]  # (_PATH_WORDS.subn, faster)
+    # Where the keys are: every key in ``low`` lies in one of these windows (a key the scan for _ANY_KEY does not
+    # report starts inside a match it reports, since the scan tries every other position), and every key in them
+    # is in ``low`` (NUL is in no key). Each category's keys are looked for there, not in the whole text.
+    keyed = "\x00".join(low[m.start() : m.end() + _KEY_REACH] for m in _ANY_KEY.finditer(low))
+    if not keyed:
+        return None
     for cat, _rx in _TEXT_LOWER:
-        if _TEXT_KEYS_RX[cat].search(low) and _TEXT_FOUND[cat].found(low):  # (_rx.search(low), faster)
+        if _TEXT_KEYS_RX[cat].search(keyed) and _TEXT_FOUND[cat].found(low):  # (keys and _rx.search(low), faster)
             return cat
     return None
 

@@ -166,3 +166,35 @@ def test_the_category_words_answer_as_the_plain_patterns(text):
         if es._ANY_KEY.search(low) is None:
             want = None
     assert es._by_text(text) == want
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "123e4567-e89b-12d3-a456-426614174000",
+                "2026-11-27 03:25:06",
+                "blk_-1608999687919862906",
+                "10.251.73.220:50010",
+                "-",
+                " ",
+                "1.5s",
+                "(x)",
+                "/a/b.py:12",
+                "host.example.com",
+            ]
+        )
+        | st.text(max_size=6)
+    ).map("".join)
+)
+def test_the_mask_guards_never_change_the_masking(text):
+    """Each guard is a condition every match of its mask meets: masking with the guards gives what masking with
+    every mask tried gives."""
+    guarded = es.mask_params(text)
+    saved = list(es._MASK_GUARDS)
+    try:
+        es._MASK_GUARDS[:] = [(p, None) for p, _ in saved]
+        assert es.mask_params(text) == guarded
+    finally:
+        es._MASK_GUARDS[:] = saved
