@@ -117,7 +117,7 @@ DEFAULT_THRESHOLD = 0.7
 #    message says after it (the data it was processing); ids of stored rows unchanged
 # 17: such a failure also joins by the test that ran into it (its test method's name, ``failing test x``), whatever
 #    it threw (one test of an abstract test class failing in each implementation's class); ids of stored rows unchanged
-# 18: and by its exception and the class that threw it (``thrown by IOException in org.x.SevenZFile``: method 16's
+# 18: and (Java) by its exception and the class that threw it (``thrown by IOException in org.x.SevenZFile``: method 16's
 #    throw site read at the class); ids of stored rows unchanged
 SIGNATURE_METHOD = 18
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
@@ -322,7 +322,7 @@ def tokenize(masked: str) -> list[str]:
 # -- excerpt: see failure_excerpt.py ---------------------------------------------------------------
 _SITE = "throw site "  # a join key that names where a failure was thrown (not joined by its message too)
 _TEST_RUN = "failing test "  # one that names the test that ran into it (method 17; not joined by its message either)
-_THROWER = "thrown by "  # one that names the exception and the class that threw it (method 18; nor this one)
+_THROWER = "thrown by "  # one that names the exception and the Java class that threw it (method 18; nor this one)
 
 
 def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
@@ -356,16 +356,16 @@ def failing_test(ex: Excerpt) -> str | None:
 
 def thrower(ex: Excerpt) -> str | None:
     """The exception and the class of the code under test that threw it, as a join key (``thrown by IOException in
-    org.x.SevenZFile``; a Python module for a class: ``thrown by ValueError in render.py``): the throw site of
-    method 16 read at the class, so one failure mode of a class reached by several paths (``Unknown property`` in
-    ``readFilesInfo`` and ``Badly terminated header`` in ``readHeader``) is one signature. The same exclusions as
-    ``throw_site``'s (a failure inside the tests, an assertion), no line needed."""
-    if not ex.exception or not ex.frame or ex.kind not in ("java", "python"):
+    org.x.SevenZFile``): method 16's throw site read at the class, so one failure mode of a class reached by several
+    paths (``Unknown property`` in ``readFilesInfo`` and ``Badly terminated header`` in ``readHeader``) is one
+    signature. Java only: a Python frame names a module and a function, and a module is no class (one module may
+    raise one exception type for unrelated faults; measured nowhere). The same exclusions as ``throw_site``'s (a
+    failure inside the tests, an assertion), no line needed."""
+    if not ex.exception or not ex.frame or ex.kind != "java" or "." not in ex.frame:
         return None
     if any(j.startswith("test method ") for j in ex.joins) or _by_exception(ex.exception) == "assertion":
         return None
-    where = ex.frame.rsplit(".", 1)[0] if ex.kind == "java" else ex.frame.split(":", 1)[0]
-    return f"{_THROWER}{ex.exception} in {where}" if where else None
+    return f"{_THROWER}{ex.exception} in {ex.frame.rsplit('.', 1)[0]}"
 
 
 def throw_site(ex: Excerpt) -> str | None:
