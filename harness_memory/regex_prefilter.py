@@ -9,19 +9,24 @@ lower-cased ASCII text, which ``re`` searches many times faster and which finds 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-_C: Any = importlib.import_module("re._constants")  # the parser's opcodes (CPython's re)
-_parser: Any = importlib.import_module("re._parser")
+try:  # CPython's own parser of patterns and its opcodes (private modules of ``re`` since 3.11)
+    _C: Any = importlib.import_module("re._constants")
+    _parser: Any = importlib.import_module("re._parser")
+    _REPEATS: tuple[Any, ...] = (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT)
+except (ImportError, AttributeError):  # another Python: no prefilter, every search is the plain one
+    _C = _parser = None
+    _REPEATS = ()
 
 __all__ = ["required", "Prefiltered", "lower_case_twin", "literal_set_pattern"]
 
 
 _MAX_SET = 64  # the most strings a run of literals may stand for (a product of small alternatives)
-_REPEATS = (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT)
 
 
 def _literals(items: Iterable) -> set[str] | None:
@@ -176,6 +181,30 @@ def _top_level_branches(pattern: str) -> list[str]:
     return out
 
 
+_CANARY = (
+    "error: (?:timed? ?out|refused)[0-9]+ x?yz",
+    [
+        ("error: ",),
+        ("error: refused", "error: timeout", "error: time out", "error: timedout", "error: timed out"),
+        (" ",),
+        (" yz", " xyz"),
+    ],
+)
+
+
+@functools.cache
+def _parser_understood() -> bool:
+    """Whether this Python's pattern parser gives the trees ``required`` reads (checked once on a pattern whose
+    literals are known): a parser that changed its shapes turns the prefilters off rather than wrong."""
+    if _parser is None:
+        return False
+    try:
+        got = required(_parser.parse(_CANARY[0], 0))
+    except (AttributeError, IndexError, TypeError, ValueError, re.error):
+        return False
+    return sorted(map(sorted, got)) == sorted(map(sorted, _CANARY[1]))
+
+
 class Prefiltered:
     """``found(text)``: whether ``rx.search(text)`` finds a match, the same answer, faster: each top-level
     alternative of ``rx`` is searched on its own, and only where the literals it needs (``required``) are
@@ -184,6 +213,10 @@ class Prefiltered:
 
     def __init__(self, rx: re.Pattern[str]):
         self.rx = rx
+        self.anchor: re.Pattern[str] | None = None
+        if not _parser_understood():
+            self.parts: list[tuple[re.Pattern[str], list[tuple[str, ...]]]] = [(rx, [])]
+            return
         pieces = _top_level_branches(rx.pattern)
         if "|".join(pieces) != rx.pattern or any(re.search(r"\\\d|\(\?P=|\(\?\(", p) for p in pieces):
             pieces = [rx.pattern]
@@ -201,7 +234,6 @@ class Prefiltered:
         self.parts = parts
         # one search (a trie) for one group of literals of every alternative (its least likely: _chance): where
         # none of them is there, no alternative can match
-        self.anchor: re.Pattern[str] | None = None
         if all(need for _, need in parts):
             lits = _minimal({lit for _, need in parts for lit in min(need, key=_chance)})
             self.anchor = re.compile(literal_set_pattern(lits))
