@@ -17,7 +17,7 @@ import re
 import pytest
 from hypothesis import example, given, settings as hsettings, strategies as st
 
-from harness_memory import category_model, error_signatures as es, failure_excerpt as fe
+from harness_memory import MemoryStore, category_model, error_signatures as es, failure_excerpt as fe
 from harness_memory.regex_prefilter import Prefiltered, lower_case_twin
 
 # characters whose case folding in ``re`` differs from ``str.lower``/``str.upper`` (or changes the length)
@@ -157,3 +157,48 @@ def test_the_category_words_answer_as_the_plain_patterns_on_folded_text(text):
             low = es._PATH_WORDS.sub("_p_", low)
         want = next((cat for cat, rx in es._TEXT_LOWER if es._TEXT_KEYS_RX[cat].search(low) and rx.search(low)), None)
     assert es._by_text(text) == want
+
+
+# pytest's report of a Python exception group (pytest 9.2.0, Python 3.11.7, run here on a test whose TaskGroup's two
+# connections are refused; paths shortened): pytest prints the group's box without Python's ``+ Exception Group
+# Traceback`` header, its ``| ExceptionGroup:`` line first under the test's section header.
+PYTEST_GROUP = """============================= test session starts ==============================
+collected 1 item
+
+tests/test_sync.py F                                                     [100%]
+
+=================================== FAILURES ===================================
+__________________________________ test_sync ___________________________________
+| ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    |   File "tests/test_sync.py", line 4, in pull
+    |     await asyncio.open_connection("127.0.0.1", port)
+    |   File "/usr/lib/python3.11/asyncio/selector_events.py", line 674, in _sock_connect_cb
+    |     raise OSError(err, f'Connect call failed {address}')
+    | ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 6401)
+    +---------------- 2 ----------------
+    | Traceback (most recent call last):
+    |   File "tests/test_sync.py", line 4, in pull
+    |     await asyncio.open_connection("127.0.0.1", port)
+    |   File "/usr/lib/python3.11/asyncio/selector_events.py", line 674, in _sock_connect_cb
+    |     raise OSError(err, f'Connect call failed {address}')
+    | ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 6402)
+    +------------------------------------
+=========================== short test summary info ============================
+FAILED tests/test_sync.py::test_sync - | ExceptionGroup: unhandled errors in a TaskGr...
+============================== 1 failed in 0.04s ===============================
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="6f5dad1's exception-group members are read only where the excerpt is the group's line; pytest's report of "
+    "the same group is signed from its section header (test_failure, members unread), while Python's own printout of "
+    "it is network (heldout11's taskgroup_exception_group_ghcli.log)",
+)
+def test_an_exception_group_in_a_pytest_report_is_signed_by_its_members(tmp_path):
+    with MemoryStore(tmp_path / "review.db") as store:
+        sig = store.error_signature(PYTEST_GROUP)
+    assert "ExceptionGroup" in sig.message or "ConnectionRefusedError" in sig.message, sig.message
+    assert sig.category == "network"
