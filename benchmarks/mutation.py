@@ -181,6 +181,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         "",
     ),
     "watch": ("harness_memory/watch.py", ["tests/test_watch.py"], ""),
+    "regex_prefilter": (
+        "harness_memory/regex_prefilter.py",
+        ["tests/test_signing_speed_prefilter.py", "tests/test_regex_prefilter_fallback.py"],
+        "",
+    ),
     "fixes": (
         "harness_memory/fixes.py",
         [

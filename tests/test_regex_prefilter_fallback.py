@@ -62,3 +62,38 @@ def test_on_or_off_the_answers_are_the_plain_search_s(pieces, pat):
     pf = Prefiltered(rx)
     assert pf.found(text) == bool(rx.search(text))
     assert pf.subn("<>", text) == rx.subn("<>", text)
+
+
+def _required(pattern: str) -> list[tuple[str, ...]]:
+    return regex_prefilter.required(regex_prefilter._parser.parse(pattern, 0))
+
+
+def test_what_a_match_needs_inside_groups():
+    # a case-insensitive group's letters are not literals (ERROR matches); a plain or atomic group's are
+    assert _required(r"x(?i:error)y") == [("x",), ("y",)]
+    assert _required(r"x(?-i:error)y") == [("xerrory",)]
+    assert _required(r"(?>abc)d") == [("abc",), ("d",)]
+    assert _required(r"(?:abc)+d") == [("abc",), ("d",)]
+    assert _required(r"(?:abc)*d") == [("d",)]
+    pf = Prefiltered(re.compile(r"x(?i:error)y|z"))
+    assert pf.found("xERRORy") and pf.found("xErRoRy") and not pf.found("x error y")
+
+
+def test_a_class_holding_a_bar_or_a_bracket_is_not_split():
+    split = regex_prefilter._top_level_branches
+    assert split(r"a[^]|]b|c") == ["a[^]|]b", "c"]
+    assert split(r"a[]|]b|c") == ["a[]|]b", "c"]
+    assert split(r"a[\]|]b|c") == ["a[\\]|]b", "c"]
+    assert split(r"a(?:b|c)|d") == ["a(?:b|c)", "d"]
+    assert split(r"[x]|y") == ["[x]", "y"]  # a one-character class: its ``]`` closes it
+    assert split(r"a[bc]|d[^e]|f") == ["a[bc]", "d[^e]", "f"]
+    for pat in (r"a[^]|]b|c", r"a[]|]b|c"):
+        pf, rx = Prefiltered(re.compile(pat)), re.compile(pat)
+        for text in ("a|b", "a]b", "c", "ab", "a^b"):
+            assert pf.found(text) == bool(rx.search(text)), (pat, text)
+
+
+@pytest.mark.parametrize("words", [[], [""], ["ok", ""]])
+def test_a_literal_set_needs_non_empty_words(words):
+    with pytest.raises(ValueError):
+        regex_prefilter.literal_set_pattern(words)
