@@ -124,7 +124,9 @@ DEFAULT_THRESHOLD = 0.7
 #    exception group's members as its causes (failure_excerpt); category words for TLS certificates, a full disk,
 #    packages missing from a local cache, classes not found, arity and decoding type errors, missing methods, tables
 #    and source files, unparseable Makefiles and manifests, sanitizer reports (docs/signatures.md)
-SIGNATURE_METHOD = 19
+# 20: the letters re's IGNORECASE folds to an ASCII letter and str.lower() does not (``İ``, ``ı``, ``ſ``) are folded
+#    before the category words are read (``PERMİSSİON DENİED`` is permission); ids unchanged
+SIGNATURE_METHOD = 20
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -891,11 +893,21 @@ _PATH_WORDS_SPLIT = Prefiltered(_PATH_WORDS)
 _PHASE_LABEL = re.compile(r"\b(?:parse|runtime) error near line \d{1,9}: (?=\S)")
 
 
+# the characters re's IGNORECASE takes for an ASCII letter that str.lower() does not turn into it (``İ`` lowers to
+# ``i`` + U+0307, ``ı`` and ``ſ`` stay): the patterns read lowered text, so these are folded first, as ``(?i)`` would
+_RE_FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s"}
+
+
+def _lower(text: str) -> str:
+    """``text`` lower-cased the way the ``(?i)`` patterns it is read for would fold it."""
+    return text.lower() if text.isascii() else text.translate(_RE_FOLDS).lower()
+
+
 def _by_text(text: str) -> str | None:
     """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text`` (its first
     8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
     and paths aside (``_PATH_WORDS``)."""
-    low = text[:8000].lower()
+    low = _lower(text[:8000])
     if not _ANY_KEY.search(low):
         return None
     if "error near line" in low:
@@ -1090,7 +1102,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _evidence(excerpt.message)  # a runner's exit line alone names no category
-    low = excerpt.message[:8000].lower()
+    low = _lower(excerpt.message[:8000])
     if by_text == "import_error" and _FETCH.search(low):
         # a dependency that could not be fetched names why in the same line ("could not be resolved: ... Could not
         # transfer artifact ...: Unknown host ...: Name or service not known"): a reason about the environment is
@@ -1104,7 +1116,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         for more in (_said(excerpt.block), _said(excerpt.detail)):
             if not more or more == excerpt.message:
                 continue
-            if _ASSERTION.found(more[:8000].lower()):
+            if _ASSERTION.found(_lower(more[:8000])):
                 return "assertion"  # compared values (200 vs 404) are data, not the failure's category
             found = _evidence(more)
             if found is not None and found != "test_failure":
@@ -1117,7 +1129,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
         return by_text if by_text in _ENVIRONMENT else "test_failure"
     if diagnostic and _TEST_REPORT.match(excerpt.message.strip()):
         said = _said(excerpt.block)
-        if _ASSERTION.found(said[:8000].lower()):
+        if _ASSERTION.found(_lower(said[:8000])):
             return "assertion"
         return _by_text(said.split("\n", 1)[-1]) or "test_failure"
     if diagnostic:

@@ -113,7 +113,8 @@ _PREFIXES = [
     # a bracketed source name before a date and time: the runner speaks (AWS CodeBuild's ``[Container] 2026/11/27
     # 02:36:00.082499 Running command make test``); the date may be written with slashes or dashes
     re.compile(
-        r"^\[(?!(?i:error|fatal|severe|critical|warn|warning|info|debug|trace|note)\])[A-Za-z][\w -]{0,30}\] "
+        r"^\[(?!(?i:error|err|fatal|fail|failed|failure|severe|critical|crit|alert|emerg|warn|warning|info|debug|"
+        r"trace|note|notice)\])[A-Za-z][\w -]{0,30}\] "
         r"\d{4}[/-]\d{2}[/-]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\s?"
     ),
     # a build step's name column before every line it prints (Google Cloud Build's ``Step #1 - "test": ...``)
@@ -573,10 +574,15 @@ _DIGITISH = re.compile(r"[:(\[]\d")
 # a tool's own error report, numbered: its name, the error's number in parentheses, the message (curl's ``curl: (60)
 # SSL certificate problem: self-signed certificate``, ``curl: (6) Could not resolve host``): a failure statement,
 # whatever words its message uses (the explanation a tool prints under it is not)
-_NUMBERED_ERROR = re.compile(r"^[\w.+-]{1,40}: \(\d{1,4}\) \S")
+_NUMBERED_ERROR = re.compile(r"^[\w.+-]{1,40}: \([1-9]\d{0,3}\) \S")  # (0) is no error: ``status: (0) ok``
 
 
 _ANY_RX = re.compile(literal_set_pattern(_ANY_WORDS))  # (a trie of the words: faster; a test only)
+
+
+# the line of an exception group itself, in the box Python draws around a group's printout (``| ExceptionGroup:
+# unhandled errors in a TaskGroup (2 sub-exceptions)``); its members' lines are drawn further in
+_GROUP_HEAD = re.compile(r"^\| (?:[A-Za-z_][\w.]{0,200}\.)?(?:Base)?ExceptionGroup: \S")
 
 
 def _maybe(t: str) -> bool:
@@ -602,6 +608,9 @@ def _classify(ln: Line) -> None:
         return
     if _PY_TB_START.match(t) or _PYTEST_E.match(ln.text):
         ln.cls = 5
+        return
+    if t.startswith("| ") and _GROUP_HEAD.match(t):
+        ln.cls = 5  # an exception group's own line, drawn in its box (pytest prints the box without its header)
         return
     m = _EXC.match(t)
     if (
