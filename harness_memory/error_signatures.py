@@ -125,7 +125,9 @@ DEFAULT_THRESHOLD = 0.7
 #    packages missing from a local cache, classes not found, arity and decoding type errors, missing methods, tables
 #    and source files, unparseable Makefiles and manifests, sanitizer reports (docs/signatures.md)
 # 20: the letters re's IGNORECASE folds to an ASCII letter and str.lower() does not (``İ``, ``ı``, ``ſ``) are folded
-#    before the category words are read (``PERMİSSİON DENİED`` is permission); ids unchanged
+#    before the category words are read (``PERMİSSİON DENİED`` is permission); an exception group's line in its box
+#    is a statement wherever the box is drawn (pytest's report); a numbered report ``(0)`` is no error; level tags
+#    before a time stamp are kept (docs/signatures.md)
 SIGNATURE_METHOD = 20
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
