@@ -110,7 +110,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     ),
     "category_model": (
         "harness_memory/category_model.py",
-        ["tests/test_category_model.py", "tests/test_category_classes_heldout9.py"],
+        ["tests/test_category_model.py", "tests/test_category_classes_heldout9.py", "tests/test_ci_corpus.py"],
         "",
     ),
     "recall": (

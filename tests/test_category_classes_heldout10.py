@@ -1,14 +1,10 @@
 """Failure classes met in the heldout10 split of the CI-log corpus (signing method 13), each written as a general
 property and tested on inputs of other tools and words than the split's logs: first the generic-trailer class (a
 runner's exit or summary line names no category), then the line prefixes of more runners and the category words of
-more runtimes; then one test per log family of heldout10 (tests/fixtures/ci_logs/README.md, "The `heldout10`
-split")."""
+more runtimes; its logs, one test per log family, are in tests/test_ci_corpus.py (tests/fixtures/ci_logs/README.md,
+"The `heldout10` split")."""
 
 from __future__ import annotations
-
-import gzip
-import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -17,10 +13,6 @@ from harness_memory import MemoryStore, category_model
 from harness_memory.category_model import BOILERPLATE_WORDS, is_boilerplate
 from harness_memory.error_signatures import categorize, categorize_learned
 from harness_memory.failure_excerpt import clean_lines, extract
-
-CORPUS = Path(__file__).parent / "fixtures" / "ci_logs"
-LABELS = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
-HELDOUT10 = {rel: v for rel, v in LABELS.items() if v["split"] == "heldout10"}
 
 
 def category(text: str) -> str:
@@ -225,26 +217,3 @@ def test_an_allocation_of_something_that_is_not_memory_is_not_out_of_memory():
 )
 def test_a_stated_condition_that_does_not_hold_is_an_assertion(text):
     assert category(text) == "assertion"
-
-
-# -- one test per log family of heldout10 ----------------------------------------------------------------------
-def _text(rel: str) -> str:
-    data = (CORPUS / rel).read_bytes()
-    return (gzip.decompress(data) if rel.endswith(".gz") else data).decode("utf-8", errors="replace")
-
-
-@pytest.fixture(scope="module")
-def signed(tmp_path_factory):
-    with MemoryStore(tmp_path_factory.mktemp("heldout10") / "m.db") as s:
-        yield {rel: s.error_signature(_text(rel)) for rel in HELDOUT10}
-
-
-@pytest.mark.parametrize("family", sorted({v["family"] for v in HELDOUT10.values()}))
-def test_each_heldout10_family(signed, family):
-    for rel, lab in HELDOUT10.items():
-        if lab["family"] != family:
-            continue
-        sig = signed[rel]
-        lo, hi = sig.excerpt_lines
-        assert any(lo <= e and s <= hi for s, e in lab["lines"]), (rel, sig.excerpt_lines, lab["lines"])
-        assert sig.category == lab["category"], (rel, sig.category, lab["category"])

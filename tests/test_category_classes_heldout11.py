@@ -1,23 +1,14 @@
 """Category classes met in the heldout11 split of the CI-log corpus (its first run: tests/fixtures/ci_logs/README.md,
 "The `heldout11` split"), each written as a general rule of error_signatures' words and tested on inputs of other tools
-and words than the split's logs; then one test per log family of heldout11."""
+and words than the split's logs; its logs, one test per log family, are in tests/test_ci_corpus.py."""
 
 from __future__ import annotations
-
-import gzip
-import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness_memory import MemoryStore
 from harness_memory.error_signatures import _by_text, categorize
 from harness_memory.failure_excerpt import extract
-
-CORPUS = Path(__file__).parent / "fixtures" / "ci_logs"
-LABELS = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
-HELDOUT11 = {rel: v for rel, v in LABELS.items() if v["split"] == "heldout11"}
 
 
 def category(text: str) -> str:
@@ -102,26 +93,3 @@ def test_neighbours_of_those_words_keep_their_category(text, expected):
 def test_a_phase_label_is_not_the_category(line, msg):
     # SQLite prints "Parse error near line N:" before every statement that does not prepare: the message decides
     assert _by_text(f"Parse error near line {line}: {msg}") == _by_text(msg)
-
-
-# -- one test per log family of heldout11 ----------------------------------------------------------------------
-def _text(rel: str) -> str:
-    data = (CORPUS / rel).read_bytes()
-    return (gzip.decompress(data) if rel.endswith(".gz") else data).decode("utf-8", errors="replace")
-
-
-@pytest.fixture(scope="module")
-def signed(tmp_path_factory):
-    with MemoryStore(tmp_path_factory.mktemp("heldout11") / "m.db") as s:
-        yield {rel: s.error_signature(_text(rel)) for rel in HELDOUT11}
-
-
-@pytest.mark.parametrize("family", sorted({v["family"] for v in HELDOUT11.values()}))
-def test_each_heldout11_family(signed, family):
-    for rel, lab in HELDOUT11.items():
-        if lab["family"] != family:
-            continue
-        sig = signed[rel]
-        lo, hi = sig.excerpt_lines
-        assert any(lo <= e and s <= hi for s, e in lab["lines"]), (rel, sig.excerpt_lines, lab["lines"])
-        assert sig.category == lab["category"], (rel, sig.category, lab["category"])

@@ -1,26 +1,13 @@
 """Failure classes met in the heldout9 split of the CI-log corpus (signing method 12), each written as a general
-property and tested on inputs of other tools and words than the split's logs; then one test per log family of
-heldout9 (tests/fixtures/ci_logs/README.md, "The `heldout9` split")."""
+property and tested on inputs of other tools and words than the split's logs; its logs, one test per log family, are
+in tests/test_ci_corpus.py (tests/fixtures/ci_logs/README.md, "The `heldout9` split")."""
 
 from __future__ import annotations
 
-import gzip
-import json
-from pathlib import Path
-
 import pytest
 
-from harness_memory import MemoryStore
 from harness_memory.error_signatures import categorize
 from harness_memory.failure_excerpt import extract, is_frame
-
-CORPUS = Path(__file__).parent / "fixtures" / "ci_logs"
-LABELS = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
-HELDOUT9 = {rel: v for rel, v in LABELS.items() if v["split"] == "heldout9"}
-# no heldout9 log's category is wrong since method 13 (README: "After the rules"): the two left after method 12 — the
-# script's own message after PHP's warning, and tcltest's block behind the runner's echo of a `grep ... 'Failed'`
-# command — take the warning as the cause, and the block with its report below as the failure
-CATEGORY_STILL_MISSED: set[str] = set()
 
 
 def category(text: str) -> str:
@@ -104,27 +91,3 @@ def test_an_elixir_uncaught_exception_is_chosen_over_the_runner_s_trailer():
     )
     assert is_frame("    scripts/seed.exs:3: (file)") and is_frame("cart.exs:6: (module)")
     assert not is_frame("cart.exs:6: undefined function foo/0")
-
-
-# -- one test per log family of heldout9 -----------------------------------------------------------------------
-def _text(rel: str) -> str:
-    data = (CORPUS / rel).read_bytes()
-    return (gzip.decompress(data) if rel.endswith(".gz") else data).decode("utf-8", errors="replace")
-
-
-@pytest.fixture(scope="module")
-def signed(tmp_path_factory):
-    with MemoryStore(tmp_path_factory.mktemp("heldout9") / "m.db") as s:
-        yield {rel: s.error_signature(_text(rel)) for rel in HELDOUT9}
-
-
-@pytest.mark.parametrize("family", sorted({v["family"] for v in HELDOUT9.values()}))
-def test_each_heldout9_family(signed, family):
-    for rel, lab in HELDOUT9.items():
-        if lab["family"] != family:
-            continue
-        sig = signed[rel]
-        lo, hi = sig.excerpt_lines
-        assert any(lo <= e and s <= hi for s, e in lab["lines"]), (rel, sig.excerpt_lines, lab["lines"])
-        if rel not in CATEGORY_STILL_MISSED:
-            assert sig.category == lab["category"], (rel, sig.category, lab["category"])
