@@ -370,11 +370,20 @@ def thrower(ex: Excerpt) -> str | None:
     signature. Java only: a Python frame names a module and a function, and a module is no class (one module may
     raise one exception type for unrelated faults; measured nowhere). The same exclusions as ``throw_site``'s (a
     failure inside the tests, an assertion), no line needed."""
-    if not ex.exception or not ex.frame or ex.kind != "java" or "." not in ex.frame:
+    if ex.kind != "java" or not _thrown_under_test(ex) or "." not in (ex.frame or ""):
         return None
-    if any(j.startswith("test method ") for j in ex.joins) or _by_exception(ex.exception) == "assertion":
-        return None
-    return f"{_THROWER}{ex.exception} in {ex.frame.rsplit('.', 1)[0]}"
+    return f"{_THROWER}{ex.exception} in {(ex.frame or '').rsplit('.', 1)[0]}"
+
+
+def _thrown_under_test(ex: Excerpt) -> bool:
+    """A failure with an exception and a key frame, thrown in the code under test: not inside the tests (its test
+    method joins instead) and not an assertion (thrown by a check every test calls): ``throw_site``'s and
+    ``thrower``'s condition."""
+    return (
+        bool(ex.exception and ex.frame)
+        and not any(j.startswith("test method ") for j in ex.joins)
+        and _by_exception(ex.exception or "") != "assertion"
+    )
 
 
 def throw_site(ex: Excerpt) -> str | None:
@@ -384,10 +393,8 @@ def throw_site(ex: Excerpt) -> str | None:
     being processed: ``Text too long for line ...: looooong description``). None for a failure inside the
     tests (its test method joins instead), for an assertion (thrown by a check all tests share), without a key
     frame, or whose key frame has no line in the block."""
-    if not ex.exception or not ex.frame or ex.kind not in ("java", "python"):
+    if ex.kind not in ("java", "python") or not _thrown_under_test(ex):
         return None
-    if any(j.startswith("test method ") for j in ex.joins) or _by_exception(ex.exception) == "assertion":
-        return None  # (an assertion's throw site is the check every test calls, not the code under test)
     for ln in ex.block.split("\n"):
         if ex.kind == "java":
             m = _JAVA_FRAME.match(ln)
