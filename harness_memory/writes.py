@@ -335,6 +335,7 @@ def _write_batch(
 
     merges: list[tuple[int, MemoryInput, float, float | None, str, float]] = []  # reinforcements, applied together
     fast_set = set(fast)
+    may_repeat = _may_repeat(items, vectors, core.settings.near_duplicate_threshold)
     for k, it in enumerate(items):
         vec = None if vectors is None else vectors[k]
         group = (it.namespace, it.agent_id, it.scope, it.type)
@@ -366,7 +367,8 @@ def _write_batch(
             continue
         if vec is not None:
             near = pre[k] if k in pre else _nearest(core, it, vec)
-            best = added[group].best(vec)
+            # an earlier item of the batch can be its near duplicate only if one reaches the threshold
+            best = added[group].best(vec) if k in may_repeat else None
             threshold = core.settings.near_duplicate_threshold
             if best is not None and best[1] >= threshold and (near is None or best[1] > near[1]):
                 if ids[best[0]] is None:
@@ -387,6 +389,33 @@ def _write_batch(
     _reinforce_many(core, merges)
     assert all(i is not None for i in ids)
     return cast("list[int]", ids)
+
+
+def _may_repeat(items: list[MemoryInput], vectors: np.ndarray | None, threshold: float) -> set[int]:
+    """The items whose vector may reach ``threshold`` with an earlier item's of the same group (one
+    product per group for the whole batch, with a slack for its rounding): only these can be near
+    duplicates of what the batch added before them; for the others ``_Added.best`` is skipped (most
+    of a batch: a product per item). A superset: the decision itself is still ``_Added.best``'s."""
+    out: set[int] = set()
+    if vectors is None:
+        return out
+    groups: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
+    for k, it in enumerate(items):
+        groups[(it.namespace, it.agent_id, it.scope, it.type)].append(k)
+    for ks in groups.values():
+        if len(ks) < 2:
+            continue
+        vs = np.asarray(vectors[ks], dtype=np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", vs, vs))
+        sims = vs @ vs.T
+        # float32 rounding of a product of n terms stays far below 1e-4 of |a| |b| (n <= 4096)
+        reach = sims >= threshold - MAY_REPEAT_SLACK * np.maximum(1.0, np.outer(norms, norms))
+        reach &= np.tri(len(ks), k=-1, dtype=bool)  # earlier items only
+        out.update(ks[i] for i in np.flatnonzero(reach.any(axis=1)).tolist())
+    return out
+
+
+MAY_REPEAT_SLACK = 1e-4
 
 
 def _hash_key(it: MemoryInput) -> tuple[str, str, str, str, str]:
