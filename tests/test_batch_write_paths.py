@@ -126,5 +126,42 @@ def test_a_batch_of_near_repeats_has_the_outcome_of_one_remember_after_the_other
         assert _outcome(s, "batch", batch) == _outcome(s, "one", one)
 
 
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(st.characters(codec="utf-8"), max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON_VALUES)
+def test_the_rows_json_is_core_dumps_text(value):
+    """writes._dumps (one encoder, empty containers written directly) is core.dumps: the same text,
+    the same error for what it refuses (NaN, infinities)."""
+    from harness_memory import writes
+    from harness_memory.core import dumps
+
+    try:
+        want: object = dumps(value)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=str(exc)[:20]):
+            writes._dumps(value)
+        return
+    assert writes._dumps(value) == want
+
+
+def test_a_batchs_uids_are_uuid4s():
+    import uuid
+
+    from harness_memory import writes
+
+    ids = writes._uids(5000)
+    assert len(set(ids)) == 5000
+    for h in ids:
+        u = uuid.UUID(hex=h)
+        assert u.hex == h and u.version == 4 and u.variant == uuid.RFC_4122
+    assert writes._uids(0) == []
+
+
 if __name__ == "__main__":  # pragma: no cover
     pytest.main([__file__])
