@@ -58,6 +58,7 @@ __all__ = [
     "throw_site",
     "failing_test",
     "thrower",
+    "compared_difference",
     "mask_params",
     "tokenize",
     "categorize",
@@ -128,7 +129,11 @@ DEFAULT_THRESHOLD = 0.7
 #    before the category words are read (``PERMİSSİON DENİED`` is permission); an exception group's line in its box
 #    is a statement wherever the box is drawn (pytest's report); a numbered report ``(0)`` is no error; level tags
 #    before a time stamp are kept (docs/signatures.md)
-SIGNATURE_METHOD = 20
+# 21: a Java comparison failing inside the tests also joins by the part of its values that differs (JUnit's
+#    ``expected:<...[undefined]...> but was:<...[?]...>``: ``compared 'undefined' / '?'``) when that part holds a
+#    word other than true, false or null: one wrong value in place of one expected value, in tests of several
+#    classes, is one fault; ids of stored rows unchanged
+SIGNATURE_METHOD = 21
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
@@ -332,14 +337,16 @@ def tokenize(masked: str) -> list[str]:
 _SITE = "throw site "  # a join key that names where a failure was thrown (not joined by its message too)
 _TEST_RUN = "failing test "  # one that names the test that ran into it (method 17; not joined by its message either)
 _THROWER = "thrown by "  # one that names the exception and the Java class that threw it (method 18; nor this one)
+_DIFFERS = "compared "  # one that names the part of a comparison's values that differs (method 21; nor this one)
 
 
 def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
     """``failure_excerpt.extract``, and a failure thrown in the code under test also joins by its throw site
     (``throw_site``; signing method 16), by the test that ran into it (``failing_test``; method 17) and by the
-    exception and class that threw it (``thrower``; method 18)."""
+    exception and class that threw it (``thrower``; method 18); a comparison failing inside the tests by the part of
+    its values that differs (``compared_difference``; method 21)."""
     ex = _extract(text, baseline)
-    more = [k for k in (throw_site(ex), failing_test(ex), thrower(ex)) if k is not None]
+    more = [k for k in (throw_site(ex), failing_test(ex), thrower(ex), compared_difference(ex)) if k is not None]
     if more:
         ex.joins = [*ex.joins, *more]
     return ex
@@ -373,6 +380,47 @@ def thrower(ex: Excerpt) -> str | None:
     if ex.kind != "java" or not _thrown_under_test(ex) or "." not in (ex.frame or ""):
         return None
     return f"{_THROWER}{ex.exception} in {(ex.frame or '').rsplit('.', 1)[0]}"
+
+
+# JUnit's comparison message (3, 4 and 5: ``expected:<a> but was:<b>``, ``expected: <a> but was: <b>``), the values
+# to the end of the message (a value may hold ``> but was:<``; the last one splits them)
+_JUNIT_COMPARED = re.compile(r"\bexpected: ?<(.*)> but was: ?<(.*)>$", re.S)
+_WORD = re.compile(r"[A-Za-z]{2}")
+_MARKS = re.compile(r"[\[\]]")  # JUnit's marks around the part that differs (a value's own brackets go too: a key)
+_NO_WORD = re.compile(r"\b(?:true|false|null)\b")  # values every comparison of a flag or a reference may differ by
+
+
+def compared_difference(ex: Excerpt) -> str | None:
+    """The part of a Java comparison's two values that differs, as a join key for a failure inside the tests
+    (``compared 'undefined' / '?'`` for ``expected:<function (): [undefined]> but was:<function (): [?]>``): the
+    values without their common beginning and end, in whole words (JUnit's ``[...]`` marks the same part; brackets are
+    dropped), read when it holds a word other than ``true``, ``false`` or ``null``. One wrong value produced in place of one expected value is one fault
+    wherever a test compares it (one bug's type printer and type checker tests, each signed by its own test class).
+    None for anything else: a failure thrown in the code under test (its throw site and thrower join), another
+    runtime, another message."""
+    if ex.kind != "java" or not any(j.startswith("test method ") for j in ex.joins):
+        return None
+    m = _JUNIT_COMPARED.search(ex.message)
+    if m is None:
+        return None
+    a, b = _MARKS.sub("", m.group(1)), _MARKS.sub("", m.group(2))
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < n - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    # whole words: the shared beginning and end give back the letters of a word the difference starts or ends in
+    # (``[true]`` / ``[false]`` share their ``e``; JUnit's ``in[consistent`` / ``in[itializing`` their ``in``)
+    while i > 0 and (a[i - 1].isalnum() or a[i - 1] == "_"):
+        i -= 1
+    while j > 0 and (a[len(a) - j].isalnum() or a[len(a) - j] == "_"):
+        j -= 1
+    da, db = a[i : len(a) - j].strip(), b[i : len(b) - j].strip()
+    if not _WORD.search(_NO_WORD.sub(" ", f"{da} {db}")):
+        return None
+    return f"{_DIFFERS}{da!r} / {db!r}"
 
 
 def _thrown_under_test(ex: Excerpt) -> bool:
@@ -1318,7 +1366,10 @@ class TemplateMiner:
         sig, tpl = self._template(tokens, frame, category, exception)
         self._clusters(self.partition(tpl, frame))  # (cached) the template's partition: its group, if joined
         if joins:  # (a throw site joins whatever the message: method 16)
-            keys = [k if k.startswith((_SITE, _TEST_RUN, _THROWER)) else f"{k}\x00{' '.join(tokens)}" for k in joins]
+            keys = [
+                k if k.startswith((_SITE, _TEST_RUN, _THROWER, _DIFFERS)) else f"{k}\x00{' '.join(tokens)}"
+                for k in joins
+            ]
             return self._join(sig, keys), tpl
         return self._canon.get(sig, sig), tpl
 
