@@ -163,5 +163,35 @@ def test_a_batchs_uids_are_uuid4s():
     assert writes._uids(0) == []
 
 
+def test_exact_duplicates_across_several_look_up_statements(tmp_path):
+    """A batch with more distinct contents than one look-up statement takes (SQLiteBackend.existing_hashes):
+    every exact duplicate of a stored row is folded into that row, every other content is a new row."""
+    from harness_memory import MemoryStore
+
+    with MemoryStore(tmp_path / "m.db") as s:
+        stored = s.remember_many(
+            [
+                {"content": f"stored {k}: the build of module {k} fails", "type": "failure", "agent_id": "a"}
+                for k in range(400)
+            ]
+        )
+        items = [
+            {"content": f"stored {k}: the build of module {k} fails", "type": "failure", "agent_id": "a"}
+            if k % 2
+            else {"content": f"new {k}: nothing like it was stored", "type": "failure", "agent_id": "a"}
+            for k in range(400)
+        ]
+        got = s.remember_many(items)
+        for k, m in enumerate(got):
+            if k % 2:
+                assert m.id == stored[k].id and m.access_count == 1
+            else:
+                assert m.id > stored[-1].id and m.content.startswith("new")
+        kinds = s._core.backend.execute(
+            "SELECT kind, COUNT(*) FROM memory_merges WHERE merged_content LIKE 'stored %' GROUP BY kind"
+        ).fetchall()
+        assert [tuple(r) for r in kinds] == [("exact", 200)]  # found by the look-up, not as a near duplicate
+
+
 if __name__ == "__main__":  # pragma: no cover
     pytest.main([__file__])
