@@ -244,6 +244,12 @@ def _at_least(char: str, n: int) -> Callable[[str], bool]:
     return lambda text: text.count(char) >= n
 
 
+def _holding(pattern: str) -> Callable[[str], bool]:
+    """A guard: the text holds a match of ``pattern`` (a short one every match of the mask holds)."""
+    search = re.compile(pattern).search
+    return lambda text: search(text) is not None
+
+
 # what a text must hold for a mask to apply at all (cheap checks before each regex: one of these substrings, a
 # digit, or a predicate)
 _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool] | None]] = list(
@@ -254,16 +260,16 @@ _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool
             ("://",),
             ("@",),
             _at_least("-", 2),  # a date two
-            (":",),
-            (".",),
-            (".",),
+            _holding(r":\d"),  # host:port: a colon and a digit
+            _holding(r"\.[A-Za-z]{2}"),  # a host name: a dot and two letters (its top-level domain)
+            _at_least(".", 3),  # an IPv4 address: three dots
             ("0x", "0X"),
             None,
-            ("/", "\\"),
-            ("/", "\\"),
+            _holding(r"[\\/][\w.@+~-]{1,255}[\\/]"),  # an absolute path: two slashes with a name between
+            _holding(r"[\\/][\w@+~-]{1,255}\.[A-Za-z]"),  # a relative file: a slash, a name, its extension
             ("tmp", "temp", "pytest-"),
             ('"', "'", "`"),
-            _DIGITS,
+            _holding(r"\d\s?[muµnshdkKMGTPBb%]"),  # a duration or size: a digit and its unit's first letter
             _DIGITS,
         ],
         strict=True,
@@ -916,6 +922,15 @@ _TEXT_KEYS = {
 _TEXT_KEYS_RX = {cat: re.compile(literal_set_pattern(keys)) for cat, keys in _TEXT_KEYS.items()}
 _ANY_KEY = re.compile(literal_set_pattern({k for keys in _TEXT_KEYS.values() for k in keys}))
 _KEY_REACH = max(len(k) for keys in _TEXT_KEYS.values() for k in keys) - 1
+# The keys in a text: _ANY_KEY searched again from one past each match's start reports every position where a key
+# starts, with the longest key there (the trie's greedy optional parts: each node's alternatives start with different
+# characters, so a match only falls back to a shorter key of the same path); the other keys starting there are that
+# key's prefixes. _CATEGORIES_OF[k]: the categories with a key that is a prefix of k (k included), so the categories
+# with a key anywhere in a text are the union over those matches.
+_ALL_KEYS = frozenset(k for keys in _TEXT_KEYS.values() for k in keys)
+_CATEGORIES_OF = {
+    k: frozenset(cat for cat, keys in _TEXT_KEYS.items() if any(k.startswith(x) for x in keys)) for k in _ALL_KEYS
+}
 
 
 def _evidence(text: str) -> str | None:
@@ -965,21 +980,29 @@ def _by_text(text: str) -> str | None:
     8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
     and paths aside (``_PATH_WORDS``)."""
     low = _lower(text[:8000])
-    if not _ANY_KEY.search(low):
+    search = _ANY_KEY.search
+    m = search(low)
+    if m is None:
         return None
-    if "error near line" in low:
-        low = _PHASE_LABEL.sub("", low)
-    if "." in low:
-        # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
-        low = _PATH_WORDS_SPLIT.subn("_p_", low)[0]  # (_PATH_WORDS.subn, faster)
-    # Where the keys are: every key in ``low`` lies in one of these windows (a key the scan for _ANY_KEY does not
-    # report starts inside a match it reports, since the scan tries every other position), and every key in them
-    # is in ``low`` (NUL is in no key). Each category's keys are looked for there, not in the whole text.
-    keyed = "\x00".join(low[m.start() : m.end() + _KEY_REACH] for m in _ANY_KEY.finditer(low))
-    if not keyed:
+    if "error near line" in low or "." in low:
+        if "error near line" in low:
+            low = _PHASE_LABEL.sub("", low)
+        if "." in low:
+            # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
+            low = _PATH_WORDS_SPLIT.subn("_p_", low)[0]  # (_PATH_WORDS.subn, faster)
+        m = search(low)
+    # The categories with a key in ``low`` (the longest key at every position where one starts, see _CATEGORIES_OF),
+    # then each of those categories in _BY_TEXT's order: the same as ``_TEXT_KEYS_RX[cat].search(low)`` per
+    # category, faster
+    keys = set()
+    while m is not None:
+        keys.add(m.group())
+        m = search(low, m.start() + 1)
+    if not keys:
         return None
+    present = frozenset().union(*(_CATEGORIES_OF[k] for k in keys))
     for cat, _rx in _TEXT_LOWER:
-        if _TEXT_KEYS_RX[cat].search(keyed) and _TEXT_FOUND[cat].found(low):  # (keys and _rx.search(low), faster)
+        if cat in present and _TEXT_FOUND[cat].found(low):  # (keys and _rx.search(low), faster)
             return cat
     return None
 
