@@ -695,6 +695,13 @@ _TYPED = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)(?=[:(\[]).{0,40}\berror\b", re
 _LOCATED = re.compile(r"\.\w{1,6}[:(\[]\d")
 _TYPED_FILE = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)[:(\[]\d", re.I)
 _EXIT = re.compile(r"\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|returned exit code|Error) (-?\d{1,4})\b")
+
+
+def _exit_status(text: str) -> re.Match[str] | None:
+    """``_EXIT.search(text)``, not tried where no match can be (every one holds ``exit`` or ``Error``)."""
+    return _EXIT.search(text) if "exit" in text or "Error" in text else None
+
+
 _EXIT_CATEGORY = {"124": "timeout", "137": "out_of_memory", "127": "not_found", "126": "permission"}
 
 
@@ -1178,7 +1185,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
     if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:
         return _EXIT_CATEGORY["137"]  # killed (SIGKILL, exit 137) with nothing said: as that exit status
     if excerpt.kind == "trailer":  # only an exit status to go by: its conventional meaning first
-        m = _EXIT.search(excerpt.message)
+        m = _exit_status(excerpt.message)
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _evidence(excerpt.message)  # a runner's exit line alone names no category
@@ -1255,7 +1262,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
             by_text = _evidence(more)
             if by_text is not None:
                 return by_text
-    m = _EXIT.search(excerpt.message)
+    m = _exit_status(excerpt.message)
     if m and m.group(1) in _EXIT_CATEGORY:
         return _EXIT_CATEGORY[m.group(1)]
     if linter:

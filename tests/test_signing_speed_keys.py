@@ -106,3 +106,29 @@ def test_a_mask_whose_guard_fails_has_no_match(text):
             holds = any(k in text for k in needs)
         if not holds:
             assert pattern.search(text) is None, (pattern.pattern, text)
+
+
+@hsettings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "exit code ",
+                "exited with status ",
+                "returned exit code ",
+                "Error ",
+                "exit",
+                "Err",
+                "or ",
+                "137",
+                "-1",
+                " ",
+            ]
+        )
+        | st.text(max_size=3),
+        max_size=10,
+    ).map("".join)
+)
+def test_the_exit_status_is_the_plain_search(text):
+    got, want = es._exit_status(text), es._EXIT.search(text)
+    assert (got and (got.span(), got.group(1))) == (want and (want.span(), want.group(1)))
