@@ -684,9 +684,11 @@ _BY_TEXT = [
             r"not (?:properly )?formatted|needs? (?:re)?formatting|code style issues|"
             r"\bforked (?:vm|jvm|process)\b.{0,40}\bterminated\b|\bvm crash\b|"
             r"\b(?:address|leak|thread|memory|undefinedbehavior)sanitizer\b|"
-            # a crash with no further detail (a segfault reported by the runtime or a test runner's crashed worker)
-            r"\bsegmentation fault\b|\bsigsegv\b|\bfatal python error\b|\bworker '?[\w-]{1,40}'? crashed\b|"
-            r"\bnode down: not properly terminated\b"  # pytest-xdist's worker that died
+            # a crash a runtime or a test runner reports with where it happened (Python's faulthandler: ``Fatal
+            # Python error: Segmentation fault`` and the crashing thread's stack; pytest-xdist's ``worker 'gw0'
+            # crashed while running ...``); the shell's bare ``Segmentation fault`` says only that a program died
+            r"\bfatal python error: (?:segmentation fault|bus error|aborted|floating point exception)\b|"
+            r"\bworker '?[\w-]{1,40}'? crashed\b|\bnode down: not properly terminated\b"
         ),
     ),
 ]
@@ -945,8 +947,6 @@ _TEXT_KEYS = {
         "code style",
         "forked",
         "vm crash",
-        "segmentation fault",
-        "sigsegv",
         "fatal python error",
         "crashed",
         "node down",

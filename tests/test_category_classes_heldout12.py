@@ -96,7 +96,6 @@ def category(text: str) -> str:
             "[gw3] node down: Not properly terminated\nworker 'gw3' crashed while running 'tests/test_io.py::test_mmap'",
             "test_failure",
         ),
-        ("SIGSEGV: segmentation violation\nPC=0x45f2a1 m=0 sigcode=1", "test_failure"),
     ],
 )
 def test_class_in_other_words(text, expected):
@@ -117,6 +116,8 @@ def test_class_in_other_words(text, expected):
         ("json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)", "compile_error"),
         ("TypeError: Cannot read properties of undefined (reading 'map')", "type_error"),
         ("error: Recipe `test` failed on line 4 with exit code 1", "test_failure"),
+        # a program's bare death by a signal outside a test run says only that it died (tests/test_unseen_failure_rules)
+        ("$ ./bin/server --port 8080\nlistening on :8080\nSegmentation fault (core dumped)\n", "unknown"),
         ("lib/cart.rb:4:in `add': wrong number of arguments (given 1, expected 2) (ArgumentError)", "type_error"),
         ('sqlite3.OperationalError: no such table: users (query "SELECT 1" returned [])', "not_found"),
     ],
