@@ -57,6 +57,9 @@ def main() -> None:
     ap.add_argument("--fresh", type=int, default=0, help="recalls of a fresh process after its first (0: none)")
     ap.add_argument("--overlap", type=int, default=0, help="queries for the vector overlap@50 (0: none)")
     ap.add_argument("--stages", type=int, default=0, help="then this many single writes timed by stage (0: none)")
+    ap.add_argument(
+        "--batch-stages", type=int, default=0, help="then this many batches of 1,000 timed by stage (0: none)"
+    )
     args = ap.parse_args()
     fresh = None
     if args.fresh:  # before this process reads anything: the fresh process opens the store as a new one would
@@ -184,12 +187,22 @@ def main() -> None:
         out["remember one at a time, CPU ms by stage"] = _stages(
             s, [synth(rng, start + 10**6 * (args.batches + 1) + k) for k in range(args.stages)]
         )
+    if args.batch_stages:
+        out["remember_many 1,000, CPU ms per memory by stage"] = _stages(
+            s,
+            [
+                [synth(rng, start + 10**6 * (args.batches + 2 + b) + k) for k in range(1000)]
+                for b in range(args.batch_stages)
+            ],
+        )
     s.close()
     print(json.dumps(out))
 
 
-def _stages(s: MemoryStore, items: list[dict]) -> dict[str, float]:
-    """CPU ms per remember of each stage of the write path (``--stages``), and the whole call."""
+def _stages(s: MemoryStore, items: list[dict] | list[list[dict]]) -> dict[str, float]:
+    """CPU ms per memory of each stage of the write path, and the whole call: one ``remember`` per
+    item (``--stages``), or one ``remember_many`` per list of items (``--batch-stages``, where the
+    batch path's own stages are timed too)."""
     from harness_memory import writes
 
     core, backend = s._core, s._core.backend
@@ -212,7 +225,16 @@ def _stages(s: MemoryStore, items: list[dict]) -> dict[str, float]:
     wrap(writes, "prepare", "validation and redaction")
     wrap(core, "embed", "embedding (and its embedder check)")
     wrap(writes, "_batch_nearest", "near-duplicate check")
-    wrap(writes, "_write_sequential", "exact check and inserts")
+    batched = bool(items) and isinstance(items[0], list)
+    if batched:  # the batch path's parts (each inside "exact check and inserts" of a single write)
+        wrap(backend, "existing_hashes", "exact-duplicate look-ups")
+        wrap(backend, "insert_returning", "memories rows")
+        wrap(backend, "index_texts", "FTS5 rows")
+        wrap(backend, "put_vectors", "vec0 rows and change log")
+        wrap(writes, "_reinforce_many", "duplicates folded in")
+        wrap(writes, "_write_batch", "rest of the batch's decisions (tags, in-batch duplicates)")
+    else:
+        wrap(writes, "_write_sequential", "exact check and inserts")
     wrap(writes, "_own_apply", "own vectors into the index")
     wrap(writes, "catch_up", "index catch-up before the lock")
     wrap(core, "fetch", "read-back")
@@ -232,10 +254,18 @@ def _stages(s: MemoryStore, items: list[dict]) -> dict[str, float]:
             return getattr(conn, k)
 
     backend.conn = _Conn()
+    # the stages nest in a batch (the backend's methods inside _write_batch): time each innermost
+    nested = {"rest of the batch's decisions (tags, in-batch duplicates)"}
     try:
         c0 = time.process_time()
+        n = 0
         for it in items:
-            s.remember(**it)
+            if isinstance(it, list):
+                s.remember_many(it)
+                n += len(it)
+            else:
+                s.remember(**it)
+                n += 1
         total = time.process_time() - c0
     finally:
         backend.conn = conn
@@ -244,10 +274,24 @@ def _stages(s: MemoryStore, items: list[dict]) -> dict[str, float]:
                 setattr(obj, name, orig)
             else:  # a method: the class's again
                 delattr(obj, name)
-    ms = {k: 1000 * v / len(items) for k, v in sorted(spent.items(), key=lambda x: -x[1])}
-    out = {k: round(v, 3) for k, v in ms.items()}  # (the stages do not nest)
-    out["rest (Python between the stages)"] = round(1000 * total / len(items) - sum(ms.values()), 3)
-    out["whole remember"] = round(1000 * total / len(items), 3)
+    inner = sum(
+        v
+        for k, v in spent.items()
+        if k
+        in {
+            "exact-duplicate look-ups",
+            "memories rows",
+            "FTS5 rows",
+            "vec0 rows and change log",
+            "duplicates folded in",
+        }
+    )
+    for k in nested & spent.keys():
+        spent[k] -= inner  # its own part: what the timed methods inside it did not take
+    ms = {k: 1000 * v / n for k, v in sorted(spent.items(), key=lambda x: -x[1])}
+    out = {k: round(v, 4) for k, v in ms.items()}
+    out["rest (Python between the stages)"] = round(1000 * total / n - sum(ms.values()), 4)
+    out["whole remember"] = round(1000 * total / n, 4)
     return out
 
 

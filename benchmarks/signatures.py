@@ -16,8 +16,8 @@ traces a signature splits (same bug, two signatures) and merges (two bugs, one s
 ARI each would reach with every merge removed (signatures refined by the true bug) and with every
 split removed (the signatures of one bug joined), and the recall queries by how their signature
 relates to their bug's memory (its own, shared with other bugs' memories, another bug's, new),
-with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10, 16, 17 and 18's settings (joined
-test methods, throw sites, failing tests and throwers, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
+with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10, 16, 17, 18 and 21's settings (joined
+test methods, throw sites, failing tests, throwers and compared differences, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
 
 Same-bug recall is printed under two protocols: the benchmark's (a memory for every bug, including the
 bugs with one trace, and every other trace of a bug a query: bugs with many traces weigh most) and the
@@ -334,9 +334,18 @@ def _d4j_variants():
     ``apply`` returns an undo."""
     import harness_memory.error_signatures as es
 
-    def make(joins: bool, signed_optional: bool, sites: bool, tests: bool = True, classes: bool = True):
+    def make(
+        joins: bool, signed_optional: bool, sites: bool, tests: bool = True, classes: bool = True, diffs: bool = True
+    ):
         def apply():
-            saved = (es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test, es.thrower)
+            saved = (
+                es.TemplateMiner.sign,
+                es._OPTIONAL,
+                es.throw_site,
+                es.failing_test,
+                es.thrower,
+                es.compared_difference,
+            )
             if not joins:
                 sign = es.TemplateMiner.sign
                 es.TemplateMiner.sign = lambda self, tokens, frame, category, exception, joins=(): sign(
@@ -350,9 +359,18 @@ def _d4j_variants():
                 es.failing_test = lambda ex: None
             if not classes:
                 es.thrower = lambda ex: None
+            if not diffs:
+                es.compared_difference = lambda ex: None
 
             def undo():
-                es.TemplateMiner.sign, es._OPTIONAL, es.throw_site, es.failing_test, es.thrower = saved
+                (
+                    es.TemplateMiner.sign,
+                    es._OPTIONAL,
+                    es.throw_site,
+                    es.failing_test,
+                    es.thrower,
+                    es.compared_difference,
+                ) = saved
 
             return undo
 
@@ -360,15 +378,17 @@ def _d4j_variants():
 
     return [
         (
-            "method 18 (test-method, throw-site, failing-test and thrower joins, signed optional parts)",
+            "method 21 (test-method, throw-site, failing-test, thrower and compared-difference joins, signed optional "
+            "parts)",
             make(True, True, True),
         ),
-        ("method 17 (no thrower joins)", make(True, True, True, True, False)),
-        ("method 16 (no failing-test or thrower joins)", make(True, True, True, False, False)),
-        ("method 10 (no throw-site, failing-test or thrower joins)", make(True, True, False, False, False)),
-        ("no joins", make(False, True, False, False, False)),
+        ("method 18 (no compared-difference joins)", make(True, True, True, True, True, False)),
+        ("method 17 (no thrower joins)", make(True, True, True, True, False, False)),
+        ("method 16 (no failing-test or thrower joins)", make(True, True, True, False, False, False)),
+        ("method 10 (no throw-site, failing-test or thrower joins)", make(True, True, False, False, False, False)),
+        ("no joins", make(False, True, False, False, False, False)),
         ("optional parts unsigned, all joins", make(True, False, True)),
-        ("neither (method 9)", make(False, False, False, False, False)),
+        ("neither (method 9)", make(False, False, False, False, False, False)),
     ]
 
 
@@ -391,15 +411,25 @@ def d4j_leave_one_project_out(data: Path, tmp: Path):
         finally:
             undo()
     shipped = next(iter(ari))
-    rows, held = [], []
+    rows, held, held_against = [], [], []
     for project in projects:
         others = [p for p in projects if p != project]
         chosen = max(ari, key=lambda n: (sum(ari[n][o] for o in others), n == shipped))
+        # a tie on the other 8 is no evidence for the shipped setting: the held-out figure with ties broken
+        # against it too (the first other setting of the tie)
+        against = max(ari, key=lambda n: (sum(ari[n][o] for o in others), n != shipped))
         held.append(ari[chosen][project])
-        rows.append([project, chosen, ari[chosen][project], *(ari[n][project] for n in ari)])
+        held_against.append(ari[against][project])
+        rows.append([project, chosen, ari[chosen][project], ari[against][project], *(ari[n][project] for n in ari)])
     n = len(projects)
-    rows.append(["mean", "", sum(held) / n, *(sum(ari[v].values()) / n for v in ari)])
-    return ["project", "chosen on the other 8", "ARI held-out", *(f"ARI: {v}" for v in ari)], rows
+    rows.append(["mean", "", sum(held) / n, sum(held_against) / n, *(sum(ari[v].values()) / n for v in ari)])
+    return [
+        "project",
+        "chosen on the other 8",
+        "ARI held-out",
+        "held-out, ties against the shipped",
+        *(f"ARI: {v}" for v in ari),
+    ], rows
 
 
 def _split_merge(truth: list[str], ids: list[str]) -> list:
@@ -438,7 +468,9 @@ def main() -> None:
     ap.add_argument("--d4j-only", action="store_true", help="only the Defects4J tables (no loghub)")
     ap.add_argument("--d4j-analysis", action="store_true", help="also: the error analysis of the Defects4J figures")
     ap.add_argument(
-        "--d4j-loo", action="store_true", help="also: leave-one-project-out choice of signing method 10's settings"
+        "--d4j-loo",
+        action="store_true",
+        help="also: leave-one-project-out choice of the signing methods' join settings",
     )
     args = ap.parse_args()
     data = data_dir(args.data)
@@ -472,7 +504,7 @@ def main() -> None:
             header, loo_rows = d4j_leave_one_project_out(data, tmp)
             print(
                 table(
-                    "Defects4J leave-one-project-out: the settings of methods 10, 16, 17 and 18 chosen on the other 8 projects (ARI)",
+                    "Defects4J leave-one-project-out: the settings of methods 10, 16, 17, 18 and 21 chosen on the other 8 projects (ARI)",
                     header,
                     loo_rows,
                 )

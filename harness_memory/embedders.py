@@ -195,7 +195,7 @@ class HashingEmbedder:
             grams = w + [f"{a} {b}" for a, b in itertools.pairwise(w)]
             tokens += grams
             counts.append(len(grams))
-        new = [t for t in dict.fromkeys(tokens) if t not in cache]
+        new = list(dict.fromkeys([t for t in tokens if t not in cache]))  # (the few new ones made unique)
         if new:
             if len(cache) + len(new) > _HASH_CACHE_MAX:
                 cache.clear()  # every token of this call is then new (one already cached was just dropped)
@@ -210,7 +210,7 @@ class HashingEmbedder:
         # a word's padding), so they are hashed once per distinct word and kept (most words recur).
         cache = self._char_hash
         split = [t.split() for t in texts]
-        new = [w for w in dict.fromkeys(w for words in split for w in words) if w not in cache]
+        new = list(dict.fromkeys([w for words in split for w in words if w not in cache]))
         if new:
             if len(cache) + len(new) > _CHAR_CACHE_MAX:
                 cache.clear()
@@ -224,9 +224,10 @@ class HashingEmbedder:
                 for k, w in enumerate(new):
                     cache[w] = hashes[order[bounds[k] : bounds[k + 1]]]
         parts = [cache[w] for words in split for w in words]
-        counts = [sum(len(cache[w]) for w in words) for words in split]
         hashes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        return np.repeat(np.arange(len(texts)), counts), hashes
+        # each n-gram's text: each word's row repeated by its n-gram count (no loop over a text's words)
+        word_rows = np.repeat(np.arange(len(texts)), list(map(len, split)))
+        return np.repeat(word_rows, list(map(len, parts))), hashes
 
     def _chars_by_gram(self, words: list[str]) -> None:
         """The character n-gram hashes of a few new words, through a cache of n-gram hashes: a new

@@ -58,6 +58,7 @@ __all__ = [
     "throw_site",
     "failing_test",
     "thrower",
+    "compared_difference",
     "mask_params",
     "tokenize",
     "categorize",
@@ -128,7 +129,11 @@ DEFAULT_THRESHOLD = 0.7
 #    before the category words are read (``PERMİSSİON DENİED`` is permission); an exception group's line in its box
 #    is a statement wherever the box is drawn (pytest's report); a numbered report ``(0)`` is no error; level tags
 #    before a time stamp are kept (docs/signatures.md)
-# 22: the heldout12 classes (21 is another change's, made at the same time): a runner's stream column before a date
+# 21: a Java comparison failing inside the tests also joins by the part of its values that differs (JUnit's
+#    ``expected:<...[undefined]...> but was:<...[?]...>``: ``compared 'undefined' / '?'``) when that part holds a
+#    word other than true, false or null: one wrong value in place of one expected value, in tests of several
+#    classes, is one fault; ids of stored rows unchanged
+# 22: the heldout12 classes: a runner's stream column before a date
 #    (Bamboo's ``error<TAB>27-Nov-2026 04:36:05<TAB>``) is a line prefix, and Perl's ``... at x.pl line 8.`` a statement
 #    (failure_excerpt); category words for YAML and JSON that do not parse, a string that is not a number or bytes
 #    that are not the codec's, a lock or sum file that may not change, a package without metadata and names glued to
@@ -248,6 +253,12 @@ def _at_least(char: str, n: int) -> Callable[[str], bool]:
     return lambda text: text.count(char) >= n
 
 
+def _holding(pattern: str) -> Callable[[str], bool]:
+    """A guard: the text holds a match of ``pattern`` (a short one every match of the mask holds)."""
+    search = re.compile(pattern).search
+    return lambda text: search(text) is not None
+
+
 # what a text must hold for a mask to apply at all (cheap checks before each regex: one of these substrings, a
 # digit, or a predicate)
 _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool] | None]] = list(
@@ -258,16 +269,16 @@ _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool
             ("://",),
             ("@",),
             _at_least("-", 2),  # a date two
-            (":",),
-            (".",),
-            (".",),
+            _holding(r":\d"),  # host:port: a colon and a digit
+            _holding(r"\.[A-Za-z]{2}"),  # a host name: a dot and two letters (its top-level domain)
+            _at_least(".", 3),  # an IPv4 address: three dots
             ("0x", "0X"),
             None,
-            ("/", "\\"),
-            ("/", "\\"),
+            _holding(r"[\\/][\w.@+~-]{1,255}[\\/]"),  # an absolute path: two slashes with a name between
+            _holding(r"[\\/][\w@+~-]{1,255}\.[A-Za-z]"),  # a relative file: a slash, a name, its extension
             ("tmp", "temp", "pytest-"),
             ('"', "'", "`"),
-            _DIGITS,
+            _holding(r"\d\s?[muµnshdkKMGTPBb%]"),  # a duration or size: a digit and its unit's first letter
             _DIGITS,
         ],
         strict=True,
@@ -341,14 +352,16 @@ def tokenize(masked: str) -> list[str]:
 _SITE = "throw site "  # a join key that names where a failure was thrown (not joined by its message too)
 _TEST_RUN = "failing test "  # one that names the test that ran into it (method 17; not joined by its message either)
 _THROWER = "thrown by "  # one that names the exception and the Java class that threw it (method 18; nor this one)
+_DIFFERS = "compared "  # one that names the part of a comparison's values that differs (method 21; nor this one)
 
 
 def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
     """``failure_excerpt.extract``, and a failure thrown in the code under test also joins by its throw site
     (``throw_site``; signing method 16), by the test that ran into it (``failing_test``; method 17) and by the
-    exception and class that threw it (``thrower``; method 18)."""
+    exception and class that threw it (``thrower``; method 18); a comparison failing inside the tests by the part of
+    its values that differs (``compared_difference``; method 21)."""
     ex = _extract(text, baseline)
-    more = [k for k in (throw_site(ex), failing_test(ex), thrower(ex)) if k is not None]
+    more = [k for k in (throw_site(ex), failing_test(ex), thrower(ex), compared_difference(ex)) if k is not None]
     if more:
         ex.joins = [*ex.joins, *more]
     return ex
@@ -382,6 +395,47 @@ def thrower(ex: Excerpt) -> str | None:
     if ex.kind != "java" or not _thrown_under_test(ex) or "." not in (ex.frame or ""):
         return None
     return f"{_THROWER}{ex.exception} in {(ex.frame or '').rsplit('.', 1)[0]}"
+
+
+# JUnit's comparison message (3, 4 and 5: ``expected:<a> but was:<b>``, ``expected: <a> but was: <b>``), the values
+# to the end of the message (a value may hold ``> but was:<``; the last one splits them)
+_JUNIT_COMPARED = re.compile(r"\bexpected: ?<(.*)> but was: ?<(.*)>$", re.S)
+_WORD = re.compile(r"[A-Za-z]{2}")
+_MARKS = re.compile(r"[\[\]]")  # JUnit's marks around the part that differs (a value's own brackets go too: a key)
+_NO_WORD = re.compile(r"\b(?:true|false|null)\b")  # values every comparison of a flag or a reference may differ by
+
+
+def compared_difference(ex: Excerpt) -> str | None:
+    """The part of a Java comparison's two values that differs, as a join key for a failure inside the tests
+    (``compared 'undefined' / '?'`` for ``expected:<function (): [undefined]> but was:<function (): [?]>``): the
+    values without their common beginning and end, in whole words (JUnit's ``[...]`` marks the same part; brackets are
+    dropped), read when it holds a word other than ``true``, ``false`` or ``null``. One wrong value produced in place of one expected value is one fault
+    wherever a test compares it (one bug's type printer and type checker tests, each signed by its own test class).
+    None for anything else: a failure thrown in the code under test (its throw site and thrower join), another
+    runtime, another message."""
+    if ex.kind != "java" or not any(j.startswith("test method ") for j in ex.joins):
+        return None
+    m = _JUNIT_COMPARED.search(ex.message)
+    if m is None:
+        return None
+    a, b = _MARKS.sub("", m.group(1)), _MARKS.sub("", m.group(2))
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < n - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    # whole words: the shared beginning and end give back the letters of a word the difference starts or ends in
+    # (``[true]`` / ``[false]`` share their ``e``; JUnit's ``in[consistent`` / ``in[itializing`` their ``in``)
+    while i > 0 and (a[i - 1].isalnum() or a[i - 1] == "_"):
+        i -= 1
+    while j > 0 and (a[len(a) - j].isalnum() or a[len(a) - j] == "_"):
+        j -= 1
+    da, db = a[i : len(a) - j].strip(), b[i : len(b) - j].strip()
+    if not _WORD.search(_NO_WORD.sub(" ", f"{da} {db}")):
+        return None
+    return f"{_DIFFERS}{da!r} / {db!r}"
 
 
 def _thrown_under_test(ex: Excerpt) -> bool:
@@ -703,6 +757,13 @@ _TYPED = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)(?=[:(\[]).{0,40}\berror\b", re
 _LOCATED = re.compile(r"\.\w{1,6}[:(\[]\d")
 _TYPED_FILE = re.compile(r"\.(?:py|pyi|ts|tsx|mts|cts)[:(\[]\d", re.I)
 _EXIT = re.compile(r"\b(?:exit(?:ed)?(?: with)?(?: exit)? (?:code|status)|returned exit code|Error) (-?\d{1,4})\b")
+
+
+def _exit_status(text: str) -> re.Match[str] | None:
+    """``_EXIT.search(text)``, not tried where no match can be (every one holds ``exit`` or ``Error``)."""
+    return _EXIT.search(text) if "exit" in text or "Error" in text else None
+
+
 _EXIT_CATEGORY = {"124": "timeout", "137": "out_of_memory", "127": "not_found", "126": "permission"}
 
 
@@ -959,6 +1020,15 @@ _TEXT_KEYS = {
 _TEXT_KEYS_RX = {cat: re.compile(literal_set_pattern(keys)) for cat, keys in _TEXT_KEYS.items()}
 _ANY_KEY = re.compile(literal_set_pattern({k for keys in _TEXT_KEYS.values() for k in keys}))
 _KEY_REACH = max(len(k) for keys in _TEXT_KEYS.values() for k in keys) - 1
+# The keys in a text: _ANY_KEY searched again from one past each match's start reports every position where a key
+# starts, with the longest key there (the trie's greedy optional parts: each node's alternatives start with different
+# characters, so a match only falls back to a shorter key of the same path); the other keys starting there are that
+# key's prefixes. _CATEGORIES_OF[k]: the categories with a key that is a prefix of k (k included), so the categories
+# with a key anywhere in a text are the union over those matches.
+_ALL_KEYS = frozenset(k for keys in _TEXT_KEYS.values() for k in keys)
+_CATEGORIES_OF = {
+    k: frozenset(cat for cat, keys in _TEXT_KEYS.items() if any(k.startswith(x) for x in keys)) for k in _ALL_KEYS
+}
 
 
 def _evidence(text: str) -> str | None:
@@ -1008,21 +1078,29 @@ def _by_text(text: str) -> str | None:
     8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
     and paths aside (``_PATH_WORDS``)."""
     low = _lower(text[:8000])
-    if not _ANY_KEY.search(low):
+    search = _ANY_KEY.search
+    m = search(low)
+    if m is None:
         return None
-    if "error near line" in low:
-        low = _PHASE_LABEL.sub("", low)
-    if "." in low:
-        # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
-        low = _PATH_WORDS_SPLIT.subn("_p_", low)[0]  # (_PATH_WORDS.subn, faster)
-    # Where the keys are: every key in ``low`` lies in one of these windows (a key the scan for _ANY_KEY does not
-    # report starts inside a match it reports, since the scan tries every other position), and every key in them
-    # is in ``low`` (NUL is in no key). Each category's keys are looked for there, not in the whole text.
-    keyed = "\x00".join(low[m.start() : m.end() + _KEY_REACH] for m in _ANY_KEY.finditer(low))
-    if not keyed:
+    if "error near line" in low or "." in low:
+        if "error near line" in low:
+            low = _PHASE_LABEL.sub("", low)
+        if "." in low:
+            # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
+            low = _PATH_WORDS_SPLIT.subn("_p_", low)[0]  # (_PATH_WORDS.subn, faster)
+        m = search(low)
+    # The categories with a key in ``low`` (the longest key at every position where one starts, see _CATEGORIES_OF),
+    # then each of those categories in _BY_TEXT's order: the same as ``_TEXT_KEYS_RX[cat].search(low)`` per
+    # category, faster
+    keys = set()
+    while m is not None:
+        keys.add(m.group())
+        m = search(low, m.start() + 1)
+    if not keys:
         return None
+    present = frozenset().union(*(_CATEGORIES_OF[k] for k in keys))
     for cat, _rx in _TEXT_LOWER:
-        if _TEXT_KEYS_RX[cat].search(keyed) and _TEXT_FOUND[cat].found(low):  # (keys and _rx.search(low), faster)
+        if cat in present and _TEXT_FOUND[cat].found(low):  # (keys and _rx.search(low), faster)
             return cat
     return None
 
@@ -1199,7 +1277,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
     if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:
         return _EXIT_CATEGORY["137"]  # killed (SIGKILL, exit 137) with nothing said: as that exit status
     if excerpt.kind == "trailer":  # only an exit status to go by: its conventional meaning first
-        m = _EXIT.search(excerpt.message)
+        m = _exit_status(excerpt.message)
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _evidence(excerpt.message)  # a runner's exit line alone names no category
@@ -1276,7 +1354,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
             by_text = _evidence(more)
             if by_text is not None:
                 return by_text
-    m = _EXIT.search(excerpt.message)
+    m = _exit_status(excerpt.message)
     if m and m.group(1) in _EXIT_CATEGORY:
         return _EXIT_CATEGORY[m.group(1)]
     if linter:
@@ -1410,7 +1488,10 @@ class TemplateMiner:
         sig, tpl = self._template(tokens, frame, category, exception)
         self._clusters(self.partition(tpl, frame))  # (cached) the template's partition: its group, if joined
         if joins:  # (a throw site joins whatever the message: method 16)
-            keys = [k if k.startswith((_SITE, _TEST_RUN, _THROWER)) else f"{k}\x00{' '.join(tokens)}" for k in joins]
+            keys = [
+                k if k.startswith((_SITE, _TEST_RUN, _THROWER, _DIFFERS)) else f"{k}\x00{' '.join(tokens)}"
+                for k in joins
+            ]
             return self._join(sig, keys), tpl
         return self._canon.get(sig, sig), tpl
 

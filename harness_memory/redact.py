@@ -583,10 +583,30 @@ def _collect(text: str, low: str, rules: list[Callable[[str, str], list[Span]]])
     return [(s, e, k) for s, e, k in merged]
 
 
+# Short texts (tags, metadata values, names) recur from memory to memory: their redaction is kept,
+# keyed by the text (the rules are fixed at import, so it is a function of the text alone). Bounded;
+# emptied when full (read with .get, so a thread that finds it emptied computes the answer again).
+_SHORT_MAX = 64
+_SHORT_CACHE_MAX = 8192
+_short: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+
 def redact(text: str) -> tuple[str, list[str]]:
     """Return ``(redacted_text, kinds_found)``; each secret becomes ``[REDACTED:kind]``."""
     if not isinstance(text, str) or not text:
         return text, []
+    if len(text) <= _SHORT_MAX:
+        got = _short.get(text)
+        if got is None:
+            out, kinds = _redact(text)
+            if len(_short) >= _SHORT_CACHE_MAX:
+                _short.clear()
+            _short[text] = got = (out, tuple(kinds))
+        return got[0], list(got[1])
+    return _redact(text)
+
+
+def _redact(text: str) -> tuple[str, list[str]]:
     spans = _spans(text)
     if not spans:
         return text, []
@@ -623,6 +643,8 @@ def redact_mapping(obj, found: list[str] | None = None):
 
     if not isinstance(obj, (dict, list)):
         return one(obj, None)
+    if not obj:  # (a memory's metadata, mostly) a new empty one, as the walk below makes
+        return {} if isinstance(obj, dict) else []
     root: list = [None]
     stack: list[tuple[Any, dict | list, Any]] = [(obj, root, 0)]
     while stack:

@@ -878,14 +878,19 @@ class SQLiteBackend:
     def existing_hashes(self, keys: Sequence[tuple[str, str, str, str, str]]) -> dict[tuple, int]:
         """The oldest un-keyed, non-thread memory per ``(namespace, agent, scope, type, content hash)``."""
         out: dict[tuple, int] = {}
-        for key in keys:
-            row = self.conn.execute(
-                "SELECT id FROM memories WHERE namespace = ? AND agent_id = ? AND scope = ? AND memory_type = ? "
-                "AND content_hash = ? AND key IS NULL AND thread_id IS NULL ORDER BY id LIMIT 1",
-                key,
-            ).fetchone()
-            if row is not None:
-                out[tuple(key)] = int(row[0])
+        rows = [tuple(k) for k in keys]
+        for i in range(0, len(rows), 150):  # one statement per 150 keys (750 parameters: under any build's 999)
+            chunk = rows[i : i + 150]
+            sql = (
+                "WITH k(n, a, s, t, h) AS (VALUES "
+                + ",".join(["(?, ?, ?, ?, ?)"] * len(chunk))
+                + ") SELECT k.n, k.a, k.s, k.t, k.h, (SELECT id FROM memories WHERE namespace = k.n "
+                "AND agent_id = k.a AND scope = k.s AND memory_type = k.t AND content_hash = k.h AND key IS NULL "
+                "AND thread_id IS NULL ORDER BY id LIMIT 1) FROM k"
+            )
+            for r in self.conn.execute(sql, [x for key in chunk for x in key]):
+                if r[5] is not None:
+                    out[tuple(r[:5])] = int(r[5])
         return out
 
     def insert_returning(self, sql: str, rows: Sequence[Sequence[Any]]) -> list[int]:

@@ -74,6 +74,7 @@ NEAR_FILTER_MIN = 256
 NEAR_WEIGHT_CLASSES = 8
 NEAR_CLASSES_USED = 2  # the heaviest classes' bounds, then the exact weights of the rows left (measured fastest)
 NEAR_SLACK = 1e-4
+BEST_PAIRS_SLICE = 4096  # (query, row) pairs whose vectors best_in_group gathers at once (6 MB at 384 dimensions)
 # A write group's first coordinates and the norms of the rest, kept for the near-duplicate checks'
 # bound (VectorIndex._near_heads): ~390 bytes a row, at most GROUP_HEADS_MAX_BYTES over all groups
 # (100k memories: ~40 MB). 96 of 384 coordinates left ~18 of ~5,000 rows to read per check on
@@ -1058,17 +1059,31 @@ class VectorIndex:
         )
         kept = self._group_heads(key, rows, build=True)
         if kept is not None:  # the bound of every pair in one product (see _near_heads), then each query's candidates
-            heads, tails = kept
-            h = heads.shape[1]
-            bound = heads @ qs[:, :h].T
-            bound += tails[:, None] * np.sqrt(np.einsum("ij,ij->i", qs[:, h:], qs[:, h:]))[None, :]
-            reach = (bound >= float(min_sim) - NEAR_SLACK) & ~skip[:, None]
-            for j in np.flatnonzero(reach.any(axis=0)).tolist():
-                cand = rows[np.flatnonzero(reach[:, j])]
-                sims = np.einsum("ij,j->i", self._gather(cand), qs[j])
-                b = int(sims.argmax())
-                if sims[b] >= min_sim:
-                    out[j] = (int(self.ids[cand[b]]), float(sims[b]))
+            bound = kept @ _bound_query(qs, kept.shape[1] - 1).T
+            reach = bound >= float(min_sim) - NEAR_SLACK
+            if exclude:
+                reach &= ~skip[:, None]
+            # every (query, row) pair the bound keeps, query by query and rows ascending within one
+            # (a batch of 1,000 reads ~20 rows a query: one gather and product for all of them, in
+            # slices, instead of a gather and a product per query)
+            ri, qi = np.nonzero(reach)  # (of the array as laid out: its transpose's took 25 ms a batch)
+            if len(qi) == 0:
+                return out
+            order = np.argsort(qi, kind="stable")
+            qi, ri = qi[order], ri[order]
+            cand = rows[ri]
+            sims = np.empty(len(qi), dtype=np.float32)
+            for a in range(0, len(qi), BEST_PAIRS_SLICE):
+                b = a + BEST_PAIRS_SLICE
+                sims[a:b] = np.einsum("ij,ij->i", self._gather(cand[a:b]), qs[qi[a:b]])
+            starts = np.flatnonzero(np.r_[True, qi[1:] != qi[:-1]])
+            top = np.maximum.reduceat(sims, starts)
+            # the first pair of each query reaching its best (the smallest row position, as argmax)
+            first = np.flatnonzero(sims == np.repeat(top, np.diff(np.r_[starts, len(qi)])))
+            seg, at = np.unique(qi[first], return_index=True)
+            for j, p in zip(seg.tolist(), first[at].tolist()):
+                if sims[p] >= min_sim:
+                    out[j] = (int(self.ids[cand[p]]), float(sims[p]))
             return out
         vecs = self._gather(rows)
         for start in range(0, len(qs), 256):
@@ -1104,7 +1119,7 @@ class VectorIndex:
     def _near_heads(
         self,
         rows: np.ndarray,
-        kept: tuple[np.ndarray, np.ndarray],
+        kept: np.ndarray,
         q: np.ndarray,
         min_sim: float,
         skip: np.ndarray | None = None,
@@ -1116,10 +1131,8 @@ class VectorIndex:
         only the rows whose bound reaches ``min_sim`` have their vectors read."""
         import numpy as np
 
-        heads, tails = kept
-        h = heads.shape[1]
-        bound = heads @ q[:h]
-        bound += tails * np.float32(np.sqrt(float(q[h:] @ q[h:])))
+        h = kept.shape[1] - 1
+        bound = kept @ _bound_query(q[None, :], h)[0]
         reach = bound >= float(min_sim) - NEAR_SLACK
         if skip is not None:
             reach &= ~skip
@@ -1131,15 +1144,14 @@ class VectorIndex:
         order = hit[np.argsort(-sims[hit], kind="stable")]
         return [(int(self.ids[cand[o]]), float(sims[o])) for o in order]
 
-    def _group_heads(
-        self, key: tuple, rows: np.ndarray, build: bool, evict: bool = True
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(heads, tails)`` of a group's ``rows`` (``_group``'s, which only grow within an epoch):
-        the first ``NEAR_HEAD_DIMS`` coordinates of each row and the norm of its other ones, kept
-        and extended by the rows added since. None when not kept and ``build`` is false, or when
-        they would take more than ``GROUP_HEADS_MAX_BYTES`` over all groups: with ``evict`` the
-        other groups' are dropped first (a batch: its items pay for one build), without it nothing
-        is (single writes into groups that do not fit together would each rebuild theirs)."""
+    def _group_heads(self, key: tuple, rows: np.ndarray, build: bool, evict: bool = True) -> np.ndarray | None:
+        """A group's ``rows`` (``_group``'s, which only grow within an epoch) as ``(len(rows), h + 1)``:
+        the first ``h = NEAR_HEAD_DIMS`` coordinates of each row and, last, the norm of its other
+        ones (so a query's bound of every row is one product with ``[q_h, |q_t|]``), kept and
+        extended by the rows added since. None when not kept and ``build`` is false, or when they
+        would take more than ``GROUP_HEADS_MAX_BYTES`` over all groups: with ``evict`` the other
+        groups' are dropped first (a batch: its items pay for one build), without it nothing is
+        (single writes into groups that do not fit together would each rebuild theirs)."""
         import numpy as np
 
         h = min(NEAR_HEAD_DIMS, self.dim)
@@ -1148,29 +1160,29 @@ class VectorIndex:
             self._heads.pop(key, None)
             if not build:
                 return None
-            g = [self._epoch, 0, np.zeros((0, h), np.float32), np.zeros(0, np.float32)]
-        if len(rows) > len(g[3]):
+            g = [self._epoch, 0, np.zeros((0, h + 1), np.float32)]
+        if len(rows) > len(g[2]):
             cap = max(1024, len(rows) + len(rows) // 4)
             need = cap * (h + 1) * 4
             if need > GROUP_HEADS_MAX_BYTES:
                 self._heads.pop(key, None)
                 return None
-            held = sum(x[2].nbytes + x[3].nbytes for k, x in self._heads.items() if k != key)
+            held = sum(x[2].nbytes for k, x in self._heads.items() if k != key)
             if held + need > GROUP_HEADS_MAX_BYTES:
                 if not evict:
                     self._heads.pop(key, None)
                     return None
                 self._heads = {key: g} if key in self._heads else {}
-            heads, tails = np.zeros((cap, h), np.float32), np.zeros(cap, np.float32)
-            heads[: g[1]], tails[: g[1]] = g[2][: g[1]], g[3][: g[1]]
-            g[2], g[3] = heads, tails
+            fused = np.zeros((cap, h + 1), np.float32)
+            fused[: g[1]] = g[2][: g[1]]
+            g[2] = fused
         if g[1] < len(rows):
             new = self._gather(rows[g[1] :])
-            g[2][g[1] : len(rows)] = new[:, :h]
-            g[3][g[1] : len(rows)] = np.sqrt(np.einsum("ij,ij->i", new[:, h:], new[:, h:]))
+            g[2][g[1] : len(rows), :h] = new[:, :h]
+            g[2][g[1] : len(rows), h] = np.sqrt(np.einsum("ij,ij->i", new[:, h:], new[:, h:]))
             g[1] = len(rows)
         self._heads[key] = g
-        return g[2][: len(rows)], g[3][: len(rows)]
+        return g[2][: len(rows)]
 
     def near(
         self, rows: np.ndarray, query: np.ndarray, min_sim: float, codes: np.ndarray | None = None
@@ -1331,6 +1343,18 @@ class VectorIndex:
         vecs = self._exact_rows(np.asarray([r for _, r in rows], dtype=np.int64))
         sims = np.einsum("ij,j->i", vecs, np.asarray(query, dtype=np.float32))
         return {i: float(s) for (i, _), s in zip(rows, sims)}
+
+
+def _bound_query(qs: np.ndarray, h: int) -> np.ndarray:
+    """``[q_h, |q_t|]`` per query: its first ``h`` coordinates and the norm of the others, whose
+    product with a group's kept ``[v_h, |v_t|]`` (``VectorIndex._group_heads``) is Cauchy-Schwarz's
+    bound ``q_h.v_h + |q_t| |v_t| >= q.v``."""
+    import numpy as np
+
+    out = np.empty((len(qs), h + 1), np.float32)
+    out[:, :h] = qs[:, :h]
+    out[:, h] = np.sqrt(np.einsum("ij,ij->i", qs[:, h:], qs[:, h:]))
+    return out
 
 
 def _filter_key(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import fixes, validation as v
-from .core import Core, content_hash, dumps, error_text, signature_basis
+from .core import Core, content_hash, error_text, signature_basis
 from .fixes import fix_kind
 from .models import Memory
 from .redact import redact_mapping
@@ -335,6 +336,7 @@ def _write_batch(
 
     merges: list[tuple[int, MemoryInput, float, float | None, str, float]] = []  # reinforcements, applied together
     fast_set = set(fast)
+    may_repeat = _may_repeat(items, vectors, core.settings.near_duplicate_threshold)
     for k, it in enumerate(items):
         vec = None if vectors is None else vectors[k]
         group = (it.namespace, it.agent_id, it.scope, it.type)
@@ -366,7 +368,8 @@ def _write_batch(
             continue
         if vec is not None:
             near = pre[k] if k in pre else _nearest(core, it, vec)
-            best = added[group].best(vec)
+            # an earlier item of the batch can be its near duplicate only if one reaches the threshold
+            best = added[group].best(vec) if k in may_repeat else None
             threshold = core.settings.near_duplicate_threshold
             if best is not None and best[1] >= threshold and (near is None or best[1] > near[1]):
                 if ids[best[0]] is None:
@@ -387,6 +390,33 @@ def _write_batch(
     _reinforce_many(core, merges)
     assert all(i is not None for i in ids)
     return cast("list[int]", ids)
+
+
+def _may_repeat(items: list[MemoryInput], vectors: np.ndarray | None, threshold: float) -> set[int]:
+    """The items whose vector may reach ``threshold`` with an earlier item's of the same group (one
+    product per group for the whole batch, with a slack for its rounding): only these can be near
+    duplicates of what the batch added before them; for the others ``_Added.best`` is skipped (most
+    of a batch: a product per item). A superset: the decision itself is still ``_Added.best``'s."""
+    out: set[int] = set()
+    if vectors is None:
+        return out
+    groups: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
+    for k, it in enumerate(items):
+        groups[(it.namespace, it.agent_id, it.scope, it.type)].append(k)
+    for ks in groups.values():
+        if len(ks) < 2:
+            continue
+        vs = np.asarray(vectors[ks], dtype=np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", vs, vs))
+        sims = vs @ vs.T
+        # float32 rounding of a product of n terms stays far below 1e-4 of |a| |b| (n <= 4096)
+        reach = sims >= threshold - MAY_REPEAT_SLACK * np.maximum(1.0, np.outer(norms, norms))
+        reach &= np.tri(len(ks), k=-1, dtype=bool)  # earlier items only
+        out.update(ks[i] for i in np.flatnonzero(reach.any(axis=1)).tolist())
+    return out
+
+
+MAY_REPEAT_SLACK = 1e-4
 
 
 def _hash_key(it: MemoryInput) -> tuple[str, str, str, str, str]:
@@ -469,7 +499,10 @@ def _knn_nearest_many(
 def _insert_many(core: Core, items: list[MemoryInput], vectors: np.ndarray | None, ks: list[int]) -> list[int]:
     """Insert new memories (rows, tags, keyword rows, vectors) together; their ids in order."""
     now = core.now()
-    rows = [_insert_row(it, vectors is None, now, None if it.ttl is None else now + it.ttl) for it in items]
+    rows = [
+        _insert_row(it, vectors is None, now, None if it.ttl is None else now + it.ttl, uid)
+        for it, uid in zip(items, _uids(len(items)))
+    ]
     mids = core.backend.insert_returning(_INSERT_SQL, rows)
     c = core.backend.conn
     c.executemany(
@@ -623,9 +656,34 @@ _INSERT_SQL = (
 )
 
 
-def _insert_row(it: MemoryInput, no_vector: bool, now: float, expires: float | None) -> tuple[Any, ...]:
+# core.dumps's encoder, made once (json.dumps with options builds one per call: ~5 us of a write's)
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True)
+
+
+def _dumps(obj: Any) -> str:
+    """``core.dumps(obj)``, the same text (tags and metadata of the rows a write stores)."""
+    if type(obj) is dict and not obj:
+        return "{}"
+    if type(obj) is list and not obj:
+        return "[]"
+    return _JSON.encode(obj)
+
+
+def _uids(n: int) -> list[str]:
+    """``uuid.uuid4().hex`` ``n`` times from one ``os.urandom`` call (uuid4 makes one per id, ~6 us):
+    16 random bytes each, with the version (4) and the variant (RFC 4122) bits set as uuid4 sets them."""
+    raw = bytearray(os.urandom(16 * n))
+    raw[6::16] = bytes((b & 0x0F) | 0x40 for b in raw[6::16])
+    raw[8::16] = bytes((b & 0x3F) | 0x80 for b in raw[8::16])
+    h = raw.hex()
+    return [h[32 * i : 32 * i + 32] for i in range(n)]
+
+
+def _insert_row(
+    it: MemoryInput, no_vector: bool, now: float, expires: float | None, uid: str | None = None
+) -> tuple[Any, ...]:
     return (
-        uuid.uuid4().hex,
+        uid or uuid.uuid4().hex,
         it.namespace,
         it.agent_id,
         it.scope,
@@ -635,11 +693,11 @@ def _insert_row(it: MemoryInput, no_vector: bool, now: float, expires: float | N
         it.task_signature,
         it.error_signature,
         it.error_template,
-        dumps(it.tags),
+        _dumps(it.tags),
         it.importance,
         it.session_id,
         it.task_id,
-        dumps(it.metadata),
+        _dumps(it.metadata),
         it.content_hash,
         now,
         now,
@@ -695,9 +753,9 @@ def _update_in_place(
             it.task_signature,
             it.error_signature,
             it.error_template,
-            dumps(it.tags),
+            _dumps(it.tags),
             it.importance,
-            dumps(it.metadata),
+            _dumps(it.metadata),
             it.session_id,
             it.task_id,
             now,
@@ -764,7 +822,7 @@ def _reinforce_many(core: Core, merges: list[tuple[int, MemoryInput, float, floa
         "context_tags = ?, expires_at = ?, updated_at = ?, "
         f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
         [
-            (n, now, imp, dumps(tags), exp, now, *cur_params, now, boost * n, now, mid)
+            (n, now, imp, _dumps(tags), exp, now, *cur_params, now, boost * n, now, mid)
             for mid, (tags, imp, exp, n, now) in state.items()
         ],
     )
@@ -820,7 +878,7 @@ def _reinforce(
         "UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
         "context_tags = ?, expires_at = ?, updated_at = ?, "
         f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
-        (now, importance, dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid),
+        (now, importance, _dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid),
     )
     c.execute(
         "INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
