@@ -53,6 +53,7 @@ SPLIT_COMMITS = {
     "heldout9": "bc044ab",
     "heldout10": "ab65451",
     "heldout11": "58901f5",
+    "heldout12": "f5d15b4",
 }
 _DUMP = """
 import gzip, json, sys

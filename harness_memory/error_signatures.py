@@ -133,10 +133,19 @@ DEFAULT_THRESHOLD = 0.7
 #    ``expected:<...[undefined]...> but was:<...[?]...>``: ``compared 'undefined' / '?'``) when that part holds a
 #    word other than true, false or null: one wrong value in place of one expected value, in tests of several
 #    classes, is one fault; ids of stored rows unchanged
-SIGNATURE_METHOD = 21
+# 22: the heldout12 classes: a runner's stream column before a date
+#    (Bamboo's ``error<TAB>27-Nov-2026 04:36:05<TAB>``) is a line prefix, and Perl's ``... at x.pl line 8.`` a statement
+#    (failure_excerpt); category words for YAML and JSON that do not parse, a string that is not a number or bytes
+#    that are not the codec's, a lock or sum file that may not change, a package without metadata and names glued to
+#    NotFound, a port already in use, a limit of time exceeded in a runner's or Hypothesis's words, open files
+#    exhausted, Ruby's stack overflow, a crash reported by the runtime; ``timeout=N`` is a setting, not a timeout;
+#    ``Module._compile`` in a stack frame is no compile error; a step that says it passed is no linter's finding
+SIGNATURE_METHOD = 22
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
-_RECURSION_WORDS = r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size"
+_RECURSION_WORDS = (
+    r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size|stack level too deep"
+)
 RECURSION = re.compile(f"(?i){_RECURSION_WORDS}")
 # errors about the environment rather than the code: signed without their key frame
 ENVIRONMENT_CATEGORIES = frozenset(
@@ -467,13 +476,15 @@ _BY_EXCEPTION = [
         "import_error",
         re.compile(
             r"^(?:ImportError|ModuleNotFoundError|ClassNotFoundException|NoClassDefFoundError|"
-            r"LinkageError|UnsatisfiedLinkError|LoadError)$"
+            r"LinkageError|UnsatisfiedLinkError|LoadError|PackageNotFoundError|DistributionNotFound)$"
         ),
     ),
     (
         "type_error",
         re.compile(
             r"^(?:TypeError|ClassCastException|InvalidCastException|NoMethodError)$|"
+            # a text that is not the value it must be: a string that is not a number, bytes that are not the codec's
+            r"^(?:NumberFormatException|InputMismatchException|Unicode(?:De|En)?codeError|MalformedInputException)$|"
             r"^\w{0,40}(?:NullPointerException|NullReferenceException)$"  # KotlinNullPointerException (a ``!!``)
         ),
     ),
@@ -491,15 +502,19 @@ _BY_EXCEPTION = [
             r"MultipleFailuresError)$"
         ),
     ),
-    ("timeout", re.compile(r"Timeout|TimedOut")),
+    ("timeout", re.compile(r"Timeout|TimedOut|DeadlineExceeded")),
     # numpy's _ArrayMemoryError too; a stack exhausted by recursion is memory exhausted (keyed by its frame)
-    ("out_of_memory", re.compile(r"MemoryError$|^OutOfMemoryError$|^(?:RecursionError|StackOverflowError)$")),
+    (
+        "out_of_memory",
+        re.compile(r"MemoryError$|^OutOfMemoryError$|^(?:RecursionError|StackOverflowError|SystemStackError)$"),
+    ),
     ("permission", re.compile(r"^(?:PermissionError|AccessDeniedException|SecurityException|AccessControlException)$")),
     (
         "not_found",
         re.compile(
             r"^(?:FileNotFoundError|FileNotFoundException|NoSuchFileException|KeyError|"
-            r"NoSuchElementException|NoSuchMethodError|NoSuchFieldError|Not_found)$"
+            r"NoSuchElementException|NoSuchMethodError|NoSuchFieldError|Not_found)$|"
+            r"^\w{0,60}NotFound(?:Error|Exception)?$"  # any other thing named as not found (after import_error's)
         ),
     ),
     ("network", re.compile(r"Connection|Socket|UnknownHost|SSL|Network|HTTPError|URLError|ProtocolError")),
@@ -532,10 +547,23 @@ _BY_TEXT = [
             r"\bstd::bad_alloc\b|"  # C++'s allocation failure (``terminate called after throwing ... 'std::bad_alloc'``)
             # storage exhausted: a full disk or file system (ENOSPC), a limit of the same kind as memory's
             r"\bno space left on (?:the )?device\b|\benospc\b|"
+            # a process's limit of open files exhausted (EMFILE; ENFILE the system's): a limit of the same kind
+            r"\btoo many open files\b|\bemfile\b|\benfile\b|"
             + _RECURSION_WORDS  # an exhausted stack (keyed by its frame all the same: RECURSION)
         ),
     ),
-    ("timeout", re.compile(r"(?i)timed? ?out|timeout|deadline exceeded|\bdeadlock")),
+    (
+        "timeout",
+        re.compile(
+            # ``timeout=10`` / ``?timeout=32s`` / ``--timeout=5`` set a limit: configuration, not its expiry
+            r"(?i)(?:timed? ?out|timeout)(?!\s?=)|deadline exceeded|\bdeadlock|"
+            # a limit of time exceeded in other words (Hypothesis's ``DeadlineExceeded: Test took 253.73ms, which
+            # exceeds the deadline``, a runner's ``execution took longer than 1h0m0s``, ``exceeded the maximum execution
+            # time of 360 minutes``, ``Too long with no output``)
+            r"\bexceed(?:s|ed)? the deadline\b|deadline_?exceeded|\b(?:took|ran|run|running) longer than\b|"
+            r"\bexceeded the maximum (?:execution )?time\b|\btoo long with no output\b"
+        ),
+    ),
     (
         "permission",
         re.compile(
@@ -572,7 +600,14 @@ _BY_TEXT = [
             # ClassNotFoundException): code from a library that is not installed or not on the path
             r"\bclass [\"'`]?[\w\\.$]{1,200}[\"'`]? (?:was )?not found\b|"
             r"\block ?file\b.{0,120}\b(?:needs? to be updated|out of sync|in sync|outdated|out of date|not up to date)|"
-            r"\b(?:out of sync|in sync|outdated|out of date)\b.{0,120}\block ?file\b|outdated_lockfile"
+            r"\b(?:out of sync|in sync|outdated|out of date)\b.{0,120}\block ?file\b|outdated_lockfile|"
+            # a lock or checksum file that would have to change and may not (cargo's ``cannot update the lock file ...
+            # because --locked was passed``, yarn's ``--frozen-lockfile``, Go's ``missing go.sum entry for module``)
+            r"\b(?:can ?not|can't|unable to|refus\w{1,4} to) (?:update|write|modify) (?:the )?lock ?file\b|"
+            r"\block ?file\b.{0,160}--(?:locked|frozen)\b|\bfrozen[- ]lockfile\b|\bmissing [\w.-]{1,40}\.sum entry\b|"
+            # a package that is not installed, in the words of its metadata lookup or an exception's glued name
+            # (``PackageNotFoundError: No package metadata was found for acme-cli``, ``ClassNotFoundException``)
+            r"\bno package metadata (?:was )?found\b|\b(?:package|module|class|distribution)notfound"
         ),
     ),
     (
@@ -590,6 +625,14 @@ _BY_TEXT = [
             r"\b(?:nil|null|none|string|number|table|boolean|integer|float|array|object|function|userdata) expected, "
             r"got \w|cannot iterate over (?:an? )?(?:null|nil|none|undefined|string|number|boolean|object|array)\b|"
             r"\bis not iterable\b|\bnon-numeric (?:argument|string|value|operand)\b|\bno implicit conversion (?:of|from|into)\b|"
+            # a text that is not the value it is read as: a string that is not a number (Java's
+            # ``NumberFormatException: For input string``, Python's ``invalid literal for int()``, Rust's ``invalid digit
+            # found in string``), bytes that are not the codec's (``codec can't decode byte 0xe9``, ``invalid UTF-8``),
+            # jq's ``Cannot index string with string "name"`` (a value of one type indexed as another)
+            r"\bnumberformatexception\b|\binvalid literal for \w{1,20}\(\)|\bcould not convert string to\b|"
+            r"\binvalid digit found in string\b|\bcannot index \w{1,20} with\b|\bcodec can't (?:de|en)code\b|"
+            r"\binvalid (?:continuation|start) byte\b|\b(?:invalid|malformed) utf-?8\b|\bdid not contain valid utf-?8\b|"
+            r"\bunicode(?:de|en)codeerror\b|"
             # a call that does not match the signature (Ruby's and others' ``wrong number of arguments (given 2,
             # expected 3)``); a decoded value of the wrong type (Go's ``json: cannot unmarshal string into Go struct
             # field Config.port of type int``); Tcl's ``expected integer but got "x"``
@@ -615,7 +658,8 @@ _BY_TEXT = [
     (
         "compile_error",
         re.compile(
-            r"(?i)syntax ?error|parse error|invalid[- ]syntax|compil(?:e|ation|er)|error\[E\d+\]|"
+            # (``compil`` not inside a name: node's stack frame ``at Module._compile`` compiles nothing that failed)
+            r"(?i)syntax ?error|parse error|invalid[- ]syntax|(?<![\w.])compil(?:e|ation|er)|error\[E\d+\]|"
             r"\bexpression has type\b.{1,300}\bexpected of type\b|\bexpression was expected to have type\b|"
             r"\bexpecting '[^'\n]{1,40}', found\b|\bmismatched input\b.{1,200}\bexpecting\b|"  # ANTLR-made parsers
             r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
@@ -624,6 +668,12 @@ _BY_TEXT = [
             r"\bnon-?parseable\b|\bunparseable\b|\b(?:could not|failed to|cannot|unable to) parse\b|"
             r"\bunable to resolve class\b|"
             r"\bmissing separator\b|\bejsonparse\b|\bjson ?parse ?error\b|\binvalid package\.json\b|"
+            # a YAML or JSON text that does not parse, in its parsers' words (``yaml: line 10: did not find expected
+            # '-' indicator``, ansible's ``YAML parsing failed``, ``mapping values are not allowed``, Perl's ``malformed
+            # JSON string``)
+            r"\byaml parsing failed\b|\berror converting yaml\b|\byaml: line \d|\bdid not find expected\b|"
+            r"\bmapping values are not allowed\b|\bfound character that cannot start any token\b|"
+            r"\b(?:malformed|invalid) json\b|"
             r"\binvalid '?[\w-]{1,20}'? expression\b|\bextra characters after\b|"
             r"\bunbound (?:value|module|type constructor|constructor|record field|class|module type)\b"
         ),
@@ -640,7 +690,9 @@ _BY_TEXT = [
             # node's ``self-signed certificate``): the connection cannot be made securely
             r"\bx509: |\bcertificate (?:verify failed|has expired|is not (?:yet )?valid|signed by unknown authority)\b|"
             r"\bself[- ]signed certificate\b|\bunable to (?:get|verify) (?:the )?(?:local )?issuer certificate\b|"
-            r"\bcannot validate certificate\b"
+            r"\bcannot validate certificate\b|"
+            # a socket that cannot be bound: the port is another process's (EADDRINUSE, Java's BindException)
+            r"\beaddrinuse\b|\baddress already in use\b|\bbindexception\b"
         ),
     ),
     (
@@ -649,7 +701,9 @@ _BY_TEXT = [
             r"(?i)not found|no such file|\bENOENT\b|does not exist|\b404\b|missing|"
             r"no rule to make target|unbound variable|non-?exist(?:ent|ing)\b|did not match any\b|\bundeclared\b|"
             r"\bno (?:configuration|config|input|source|test|matching) files?\b|invalid command name|unknown command\b|"
-            r"could(?:n't| not) find (?:function|method|object|symbol|variable)\b|\bnot an element (?:in|of)\b|"
+            r"could(?:n't| not) find (?:function|method|object|symbol|variable|(?:remote )?(?:ref|revision|branch|tag))\b|"
+            r"\bnot an element (?:in|of)\b|\bno such variable\b|\bundefined variable\b|"
+            r"[a-z]notfound(?:error|exception)?\b|"  # a name glued to NotFound (``InterpreterNotFound``, ``ResourceNotFoundException``)
             r"\bno such key\b|\b(?:could|can) ?not be found\b|\bcan't be found\b|\bcall to undefined (?:function|method)\b|"
             r"\bno such element\b|"
             r"\bcan(?:'t|not) locate object method\b|\bcannot find source file\b|"
@@ -667,6 +721,9 @@ _BY_TEXT = [
             r"(?m:^[^\w\n]{0,12}(?:result |value |output )?(?:was|got|actual)\b:?.{0,200}\n(?:.{0,200}\n){0,6}?"
             r"[^\w\n]{0,12}(?:result |value |output )?should (?:have been|be)\b)|"
             r"\bcheck failed: .{1,200}(?:==|!=|<|>)|\bexpected (?:equality|inequality) of these values\b|"
+            # a call shown with the value it gave (a Go test's ``round trip of ("=", "0") gave ("", "=0")``,
+            # ``Reverse("ab") returned "ab"``): a value compared with the one the call was given
+            r"[\"')\]}] (?:gave|returned|produced|yielded) [\"'(\[{]|"
             r"\bexpected\b.{1,300}\bto (?:include|eq|equal|be|match|contain|have|raise|respond|start_with|end_with)\b|"
             r"(?m:^[^\w\n]{0,4}expected:?(?:\s.{0,200})?\n(?:.{0,200}\n){0,4}?[^\w\n]{0,4}(?:actual|got|received|but was)\b)|"
             r"(?m:^[^\w\n]{0,12}(?:got|actual|received):.{0,200}\n(?:.{0,200}\n){0,6}?[^\w\n]{0,12}expected:)"
@@ -680,7 +737,12 @@ _BY_TEXT = [
             r"\bxpass\b|unexpected(?:ly)? (?:success|pass)|would reformat|would be reformatted|incorrectly sorted|"
             r"not (?:properly )?formatted|needs? (?:re)?formatting|code style issues|"
             r"\bforked (?:vm|jvm|process)\b.{0,40}\bterminated\b|\bvm crash\b|"
-            r"\b(?:address|leak|thread|memory|undefinedbehavior)sanitizer\b"
+            r"\b(?:address|leak|thread|memory|undefinedbehavior)sanitizer\b|"
+            # a crash a runtime or a test runner reports with where it happened (Python's faulthandler: ``Fatal
+            # Python error: Segmentation fault`` and the crashing thread's stack; pytest-xdist's ``worker 'gw0'
+            # crashed while running ...``); the shell's bare ``Segmentation fault`` says only that a program died
+            r"\bfatal python error: (?:segmentation fault|bus error|aborted|floating point exception)\b|"
+            r"\bworker '?[\w-]{1,40}'? crashed\b|\bnode down: not properly terminated\b"
         ),
     ),
 ]
@@ -733,8 +795,11 @@ _TEXT_KEYS = {
         "bad_alloc",
         "no space left",
         "enospc",
+        "too many open files",
+        "emfile",
+        "enfile",
     ),
-    "timeout": ("time", "deadline", "deadlock"),
+    "timeout": ("time", "deadline", "deadlock", "longer than", "too long"),
     "permission": (
         "permission",
         "access denied",
@@ -784,6 +849,8 @@ _TEXT_KEYS = {
         "no matching package",
         "module lookup",
         "class ",
+        ".sum entry",
+        "notfound",
     ),
     "type_error": (
         "type",
@@ -821,6 +888,14 @@ _TEXT_KEYS = {
         "wrong number of arguments",
         "unmarshal",
         "but got",
+        "numberformat",
+        "invalid literal",
+        "invalid digit",
+        "cannot index",
+        "codec",
+        "byte",
+        "utf",
+        "unicode",
     ),
     "compile_error": (
         "syntax",
@@ -846,6 +921,10 @@ _TEXT_KEYS = {
         "unbound",
         "separator",
         "json",
+        "yaml",
+        "did not find expected",
+        "mapping values",
+        "found character",
     ),
     "network": (
         "connection",
@@ -866,6 +945,9 @@ _TEXT_KEYS = {
         "504",
         "x509",
         "certificate",
+        "eaddrinuse",
+        "address already in use",
+        "bindexception",
     ),
     "not_found": (
         "not found",
@@ -894,6 +976,8 @@ _TEXT_KEYS = {
         "source file",
         "no such ",
         "attempt to call",
+        "undefined variable",
+        "notfound",
     ),
     "assertion": (
         "assert",
@@ -905,6 +989,10 @@ _TEXT_KEYS = {
         "not all true",
         "should have been",
         "should be",
+        " gave ",
+        " returned ",
+        " produced ",
+        " yielded ",
     ),
     "test_failure": (
         "fail",
@@ -920,6 +1008,9 @@ _TEXT_KEYS = {
         "code style",
         "forked",
         "vm crash",
+        "fatal python error",
+        "crashed",
+        "node down",
         "sanitizer",
     ),
 }
@@ -1060,7 +1151,8 @@ def _is_linter(command: str | None) -> bool:
 
 
 _LINT_NAMED = re.compile(
-    r"(?m)\bclippy::|\(lint\)|\blint:|\[lint\]|"
+    # (a step named lint that says it passed, tox's ``  lint: commands succeeded``, is no finding of a checker)
+    r"(?m)\bclippy::|\(lint\)|\blint:(?!\s{0,4}(?:commands succeeded|ok\b|passed\b|succe))|\[lint\]|"
     # a located finding that ends with the name of the check that made it, in brackets (checkstyle's
     # ``X.java:4:8: Unused import - java.util.Map. [UnusedImports]``, detekt's ``[MagicNumber]``): a compiler
     # names no check there (gcc's ``[-Wunused]`` is a flag, mypy's ``[arg-type]`` a lower-case code)

@@ -121,6 +121,13 @@ _PREFIXES = [
     re.compile(r'^Step #\d{1,4}(?: - "[^"\t]{0,100}")?: ?'),
     # ant's task column: every line a task prints, right-aligned under its name (``    [junit] ...``, ``  [javac]``)
     re.compile(r"^ {1,12}\[[a-z][\w-]{0,30}\] ?"),
+    # a runner's stream or line-type column, then a date and time column, tab-separated (Bamboo's ``error<TAB>
+    # 27-Nov-2026 04:36:05<TAB>...``: ``error`` there only says the line came on standard error, ``build`` on standard
+    # output, ``simple``/``command`` that the runner speaks): the word is the runner's, not a level the tool printed
+    re.compile(
+        r"^[A-Za-z][\w-]{0,20}\t(?:\d{4}[/-]\d{2}[/-]\d{2}[T ]|\d{1,2}[-/ ][A-Za-z]{3}[-/ ]\d{4}[ T:])"
+        r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\t"
+    ),
 ]
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 # a logger's own date (Go's log package, many daemons): what follows is a log record, whose "file.go:12:" is
@@ -466,10 +473,24 @@ def is_frame(text: str) -> bool:
     )
 
 
+# the openings of Perl's warnings (perldiag's W class), which end with the same location as its die but are not fatal
+_PERL_WARNING = (
+    r"Use of uninitialized value|Useless use of|Possible (?:precedence|attempt|unintended)|Argument \"|"
+    r"Odd number of elements|Name \"|Subroutine \S{1,200} redefined|Deep recursion|Wide character|Scalar value|"
+    r"Parentheses missing|Unquoted string|Found = in conditional|Statement unlikely|Variable \"|\"my\" variable|"
+    r"Prototype mismatch|Smartmatch is|Constant subroutine|Reversed \S{1,4} operator|Misplaced _|Illegal character in prototype"
+)
 # an interpreter reporting the location in its script: ``lua5.4: gen.lua:5: attempt to ...``
 _PROGRAM_LOCATED = re.compile(
     r"^(?!(?i:note|info|hint|help|warning|debug|trace):)[\w.+-]{1,40}: [\w./\\~@+-]{1,400}\.\w{1,8}:\d{1,7}(?::\d{1,5})?: \S"
 )
+# a message that ends with the script location Perl's die/croak appends (``malformed JSON string, ... at stamp.pl line
+# 8.``, ``Can't locate object method ... at flush.pl line 10.``); not one of its warnings, which end the same way
+_PERL_DIE = re.compile(
+    r"^(?!\s|(?i:note|info|hint|help|warning|debug|trace|deprecated)\b|" + _PERL_WARNING + r").{0,600}?\S at "
+    r"\S{1,400}\.(?:pl|pm|t|cgi|psgi) line \d{1,7}\.?$"
+)
+_PERL_TAIL = re.compile(r"\.(?:pl|pm|t|cgi|psgi) line \d{1,7}\.?$")  # (a cheap test of the end before _PERL_DIE)
 # an exception that is how an outer failure works (a timeout cancels its task), not a root cause of its own
 _CANCELLATION = re.compile(r"(?:Cancelled|Canceled|Cancellation|Interrupted)(?:Error|Exception)\b|\bcontext canceled\b")
 _DIFF_HUNK = re.compile(
@@ -554,6 +575,11 @@ _ANY_WORDS = (
     "parse",
     "connect",
     "terminate called",
+    ".pl line ",  # Perl's die location (``... at stamp.pl line 8.``)
+    ".pm line ",
+    ".t line ",
+    ".cgi line ",
+    ".psgi line ",
 )
 _ANY_START = (
     "e ",
@@ -656,6 +682,7 @@ def _classify(ln: Line) -> None:
         _C3.search(t)
         or (("ormat" in t or "sorted" in t or "ould " in t) and _FORMAT_FINDING.search(t))
         or _PROGRAM_LOCATED.match(t)
+        or (_PERL_TAIL.search(t[-30:]) and _PERL_DIE.match(t))
     ):
         ln.cls = 3
         return

@@ -33,7 +33,10 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # before its one measured run, and left it the same day after signing method 13's rules for its classes (its first
 # look, 0.968 / 0.806 with the learned fallback, 0.774 without, stays its held-out figure). heldout11 entered it on
 # 2026-11-27 with its logs, before its one measured run, and left it the same day after the excerpt rules for its
-# classes (its first look, 0.941 / 0.471 with the learned fallback, 0.441 without, stays its held-out figure)
+# classes (its first look, 0.941 / 0.471 with the learned fallback, 0.441 without, stays its held-out figure).
+# heldout12 entered it on 2026-11-27 with its logs, before its one measured run, and left it the same day after signing
+# method 22's rules for its classes (its first look, 0.900 / 0.400 with the learned fallback, 0.333 without, stays its
+# held-out figure)
 STILL_HELD_OUT: set[str] = set()
 
 
@@ -68,7 +71,7 @@ def test_each_family_finds_the_marked_failure(signed, family):
 
 # splits whose rules were written after their one measured run (in-sample since): every log of them is signed
 # from its marked lines with its labelled category, not only "at most one miss a family"
-EXACT_SPLITS = ("heldout9", "heldout10", "heldout11")
+EXACT_SPLITS = ("heldout9", "heldout10", "heldout11", "heldout12")
 
 
 @pytest.mark.parametrize(
