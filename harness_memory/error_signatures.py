@@ -140,7 +140,11 @@ DEFAULT_THRESHOLD = 0.7
 #    NotFound, a port already in use, a limit of time exceeded in a runner's or Hypothesis's words, open files
 #    exhausted, Ruby's stack overflow, a crash reported by the runtime; ``timeout=N`` is a setting, not a timeout;
 #    ``Module._compile`` in a stack frame is no compile error; a step that says it passed is no linter's finding
-SIGNATURE_METHOD = 22
+# 23: method 21's comparison key, mended after review: read in one pass (the pattern had backtracked cubically on a
+#    message not ending in ``>``), widened to whole words only where the cut splits a word, none when the values
+#    differ by whitespace or punctuation alone, and scoped by the failing test's package (``... in org.x``): the same
+#    two words compared in another project's tests are another fault
+SIGNATURE_METHOD = 23
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -399,23 +403,38 @@ def thrower(ex: Excerpt) -> str | None:
 
 # JUnit's comparison message (3, 4 and 5: ``expected:<a> but was:<b>``, ``expected: <a> but was: <b>``), the values
 # to the end of the message (a value may hold ``> but was:<``; the last one splits them)
-_JUNIT_COMPARED = re.compile(r"\bexpected: ?<(.*)> but was: ?<(.*)>$", re.S)
+_JUNIT_START = re.compile(r"\bexpected: ?<")
+# the values, from the first start: with the message known to end in ``>``, the greedy value meets the last
+# ``> but was:<`` at once (one pass; ``\bexpected: ?<(.*)> but was: ?<(.*)>$`` searched tried every start, every
+# ``> but was:<`` and every end: cubic when the message does not end in ``>``)
+_JUNIT_VALUES = re.compile(r"(.*)> but was: ?<(.*)>$", re.S)
 _WORD = re.compile(r"[A-Za-z]{2}")
 _MARKS = re.compile(r"[\[\]]")  # JUnit's marks around the part that differs (a value's own brackets go too: a key)
 _NO_WORD = re.compile(r"\b(?:true|false|null)\b")  # values every comparison of a flag or a reference may differ by
 
 
+def _w(c: str) -> bool:
+    """A character of a word (what the whole-word widening keeps together)."""
+    return c.isalnum() or c == "_"
+
+
 def compared_difference(ex: Excerpt) -> str | None:
     """The part of a Java comparison's two values that differs, as a join key for a failure inside the tests
-    (``compared 'undefined' / '?'`` for ``expected:<function (): [undefined]> but was:<function (): [?]>``): the
-    values without their common beginning and end, in whole words (JUnit's ``[...]`` marks the same part; brackets are
-    dropped), read when it holds a word other than ``true``, ``false`` or ``null``. One wrong value produced in place of one expected value is one fault
-    wherever a test compares it (one bug's type printer and type checker tests, each signed by its own test class).
-    None for anything else: a failure thrown in the code under test (its throw site and thrower join), another
-    runtime, another message."""
+    (``compared 'undefined' / '?' in com.google.javascript.jscomp`` for ``expected:<function (): [undefined]> but
+    was:<function (): [?]>``): the values without their common beginning and end (JUnit's ``[...]`` marks the same
+    part; brackets are dropped), widened to whole words where the cut splits a word, read when it holds a word other
+    than ``true``, ``false`` or ``null`` and is more than whitespace, and scoped by the package of the test that
+    failed. One wrong value produced in place of one expected value is one fault wherever a test of the project
+    compares it (one bug's type printer and type checker tests, each signed by its own test class). None for
+    anything else: a failure thrown in the code under test (its throw site and thrower join), another runtime,
+    another message, a message that does not end with the compared value. Linear in the message's length."""
     if ex.kind != "java" or not any(j.startswith("test method ") for j in ex.joins):
         return None
-    m = _JUNIT_COMPARED.search(ex.message)
+    msg = ex.message
+    if not (msg.endswith(">") or msg.endswith(">\n")):
+        return None
+    s = _JUNIT_START.search(msg)
+    m = None if s is None else _JUNIT_VALUES.match(msg, s.end())
     if m is None:
         return None
     a, b = _MARKS.sub("", m.group(1)), _MARKS.sub("", m.group(2))
@@ -426,16 +445,22 @@ def compared_difference(ex: Excerpt) -> str | None:
     j = 0
     while j < n - i and a[-1 - j] == b[-1 - j]:
         j += 1
-    # whole words: the shared beginning and end give back the letters of a word the difference starts or ends in
-    # (``[true]`` / ``[false]`` share their ``e``; JUnit's ``in[consistent`` / ``in[itializing`` their ``in``)
-    while i > 0 and (a[i - 1].isalnum() or a[i - 1] == "_"):
-        i -= 1
-    while j > 0 and (a[len(a) - j].isalnum() or a[len(a) - j] == "_"):
-        j -= 1
+    i0, ea, eb = i, len(a) - j, len(b) - j  # the differing parts: a[i0:ea], b[i0:eb]
+    # whole words, where the cut splits one: the shared beginning and end give back the letters of a word the
+    # difference starts or ends in (``[true]`` / ``[false]`` share their ``e``; JUnit's ``in[consistent`` /
+    # ``in[itializing`` their ``in``); a cut between words (``[]bar`` / ``[=]bar``) takes no neighbour in
+    if i > 0 and _w(a[i - 1]) and ((i0 < ea and _w(a[i0])) or (i0 < eb and _w(b[i0]))):
+        while i > 0 and _w(a[i - 1]):
+            i -= 1
+    if j > 0 and _w(a[ea]) and ((ea > i0 and _w(a[ea - 1])) or (eb > i0 and _w(b[eb - 1]))):
+        while j > 0 and _w(a[len(a) - j]):
+            j -= 1
     da, db = a[i : len(a) - j].strip(), b[i : len(b) - j].strip()
-    if not _WORD.search(_NO_WORD.sub(" ", f"{da} {db}")):
+    if da.split() == db.split() or not _WORD.search(_NO_WORD.sub(" ", f"{da} {db}")):
         return None
-    return f"{_DIFFERS}{da!r} / {db!r}"
+    # the test's package: the same two words compared in another project's tests are another fault
+    where = ex.frames[-1].rsplit(".", 2)[0] if ex.frames and ex.frames[-1].count(".") >= 2 else ""
+    return f"{_DIFFERS}{da!r} / {db!r} in {where}"
 
 
 def _thrown_under_test(ex: Excerpt) -> bool:

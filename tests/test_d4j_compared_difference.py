@@ -1,5 +1,5 @@
-"""Signing method 21: a Java comparison failing inside the tests also joins by the part of its two values that differs
-(``compared 'undefined' / '?'``), so one wrong value produced in place of one expected value, compared by tests of
+"""Signing method 21 (23: scoped by the test's package): a Java comparison failing inside the tests also joins by the
+part of its two values that differs (``compared 'undefined' / '?' in com.google.javascript.jscomp``), so one wrong value produced in place of one expected value, compared by tests of
 several test classes, is one signature; a difference without a word (numbers, true / false / null) joins nothing.
 """
 
@@ -38,13 +38,15 @@ def test_the_method_number_names_the_join():
 
 def test_the_key_is_the_part_of_the_values_that_differs():
     ex = extract(junit("function (): [undefined]", "function (): [?]"))
-    assert compared_difference(ex) == "compared 'undefined' / '?'"
+    assert compared_difference(ex) == "compared 'undefined' / '?' in com.google.javascript.jscomp"
     # unmarked values (assertEquals of two objects): their common beginning and end are removed the same way
     ex = extract(junit("inconsistent return type", "initializing variable"))
-    assert compared_difference(ex) == "compared 'inconsistent return type' / 'initializing variable'"
+    assert compared_difference(ex) == (
+        "compared 'inconsistent return type' / 'initializing variable' in com.google.javascript.jscomp"
+    )
     # JUnit 5's spacing
     text = junit("a", "b").replace("expected:<a> but was:<b>", "expected: <the Foo type> but was: <the Bar type>")
-    assert compared_difference(extract(text)) == "compared 'Foo' / 'Bar'"
+    assert compared_difference(extract(text)) == "compared 'Foo' / 'Bar' in com.google.javascript.jscomp"
 
 
 def test_a_difference_without_a_word_joins_nothing():
