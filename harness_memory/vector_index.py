@@ -74,6 +74,8 @@ NEAR_FILTER_MIN = 256
 NEAR_WEIGHT_CLASSES = 8
 NEAR_CLASSES_USED = 2  # the heaviest classes' bounds, then the exact weights of the rows left (measured fastest)
 NEAR_SLACK = 1e-4
+BEST_BOUND_BLOCK = 1 << 24  # (row, query) bounds best_in_group computes at once (64 MB of float32)
+BEST_PAIRS_BLOCK = 1 << 19  # (query, row) pairs reaching the bound that best_in_group resolves at once (~20 MB)
 BEST_PAIRS_SLICE = 4096  # (query, row) pairs whose vectors best_in_group gathers at once (6 MB at 384 dimensions)
 # A write group's first coordinates and the norms of the rest, kept for the near-duplicate checks'
 # bound (VectorIndex._near_heads): ~390 bytes a row, at most GROUP_HEADS_MAX_BYTES over all groups
@@ -1059,31 +1061,22 @@ class VectorIndex:
         )
         kept = self._group_heads(key, rows, build=True)
         if kept is not None:  # the bound of every pair in one product (see _near_heads), then each query's candidates
-            bound = kept @ _bound_query(qs, kept.shape[1] - 1).T
-            reach = bound >= float(min_sim) - NEAR_SLACK
-            if exclude:
-                reach &= ~skip[:, None]
-            # every (query, row) pair the bound keeps, query by query and rows ascending within one
-            # (a batch of 1,000 reads ~20 rows a query: one gather and product for all of them, in
-            # slices, instead of a gather and a product per query)
-            ri, qi = np.nonzero(reach)  # (of the array as laid out: its transpose's took 25 ms a batch)
-            if len(qi) == 0:
-                return out
-            order = np.argsort(qi, kind="stable")
-            qi, ri = qi[order], ri[order]
-            cand = rows[ri]
-            sims = np.empty(len(qi), dtype=np.float32)
-            for a in range(0, len(qi), BEST_PAIRS_SLICE):
-                b = a + BEST_PAIRS_SLICE
-                sims[a:b] = np.einsum("ij,ij->i", self._gather(cand[a:b]), qs[qi[a:b]])
-            starts = np.flatnonzero(np.r_[True, qi[1:] != qi[:-1]])
-            top = np.maximum.reduceat(sims, starts)
-            # the first pair of each query reaching its best (the smallest row position, as argmax)
-            first = np.flatnonzero(sims == np.repeat(top, np.diff(np.r_[starts, len(qi)])))
-            seg, at = np.unique(qi[first], return_index=True)
-            for j, p in zip(seg.tolist(), first[at].tolist()):
-                if sims[p] >= min_sim:
-                    out[j] = (int(self.ids[cand[p]]), float(sims[p]))
+            # queries in blocks, so memory stays bounded whatever the batch, the group and the threshold: the
+            # bound for BEST_BOUND_BLOCK (row, query) pairs at once (a few products over the group's heads,
+            # not one per query), and the pairs it keeps resolved BEST_PAIRS_BLOCK at a time (a whole batch's
+            # took 36 bytes a kept pair: 1,000 items into a group of 10,000 rows at threshold 0.5, 440 MB)
+            step = max(1, BEST_BOUND_BLOCK // len(rows))
+            for q0 in range(0, len(qs), step):
+                reach = kept @ _bound_query(qs[q0 : q0 + step], kept.shape[1] - 1).T >= float(min_sim) - NEAR_SLACK
+                if exclude:
+                    reach &= ~skip[:, None]
+                n = int(np.count_nonzero(reach))
+                if n == 0:
+                    continue
+                width = reach.shape[1]
+                sub = width if n <= BEST_PAIRS_BLOCK else max(1, width * BEST_PAIRS_BLOCK // n)
+                for c0 in range(0, width, sub):
+                    self._best_pairs(rows, reach[:, c0 : c0 + sub], qs[q0 + c0 : q0 + c0 + sub], q0 + c0, min_sim, out)
             return out
         vecs = self._gather(rows)
         for start in range(0, len(qs), 256):
@@ -1094,6 +1087,41 @@ class VectorIndex:
                 if sims[b, j] >= min_sim:
                     out[start + j] = (int(self.ids[rows[b]]), float(sims[b, j]))
         return out
+
+    def _best_pairs(
+        self,
+        rows: np.ndarray,
+        reach: np.ndarray,
+        qs: np.ndarray,
+        q0: int,
+        min_sim: float,
+        out: list[tuple[int, float] | None],
+    ) -> None:
+        """:meth:`best_in_group` for the queries ``qs`` (``out[q0:]``), given which (row, query) pairs reach
+        the bound (``reach``, rows by queries)."""
+        import numpy as np
+
+        # every (query, row) pair the bound keeps, query by query and rows ascending within one
+        # (a batch of 1,000 reads ~20 rows a query: one gather and product for all of them, in
+        # slices, instead of a gather and a product per query)
+        ri, qi = np.nonzero(reach)  # (of the array as laid out: its transpose's took 25 ms a batch)
+        if len(qi) == 0:
+            return
+        order = np.argsort(qi, kind="stable")
+        qi, ri = qi[order], ri[order]
+        cand = rows[ri]
+        sims = np.empty(len(qi), dtype=np.float32)
+        for a in range(0, len(qi), BEST_PAIRS_SLICE):
+            b = a + BEST_PAIRS_SLICE
+            sims[a:b] = np.einsum("ij,ij->i", self._gather(cand[a:b]), qs[qi[a:b]])
+        starts = np.flatnonzero(np.r_[True, qi[1:] != qi[:-1]])
+        top = np.maximum.reduceat(sims, starts)
+        # the first pair of each query reaching its best (the smallest row position, as argmax)
+        first = np.flatnonzero(sims == np.repeat(top, np.diff(np.r_[starts, len(qi)])))
+        seg, at = np.unique(qi[first], return_index=True)
+        for j, p in zip(seg.tolist(), first[at].tolist()):
+            if sims[p] >= min_sim:
+                out[q0 + j] = (int(self.ids[cand[p]]), float(sims[p]))
 
     def near_in_group(
         self, namespace: str, agent_id: str, scope: str, memory_type: str, query: np.ndarray, min_sim: float

@@ -408,15 +408,21 @@ def _may_repeat(items: list[MemoryInput], vectors: np.ndarray | None, threshold:
             continue
         vs = np.asarray(vectors[ks], dtype=np.float32)
         norms = np.sqrt(np.einsum("ij,ij->i", vs, vs))
-        sims = vs @ vs.T
-        # float32 rounding of a product of n terms stays far below 1e-4 of |a| |b| (n <= 4096)
-        reach = sims >= threshold - MAY_REPEAT_SLACK * np.maximum(1.0, np.outer(norms, norms))
-        reach &= np.tri(len(ks), k=-1, dtype=bool)  # earlier items only
-        out.update(ks[i] for i in np.flatnonzero(reach.any(axis=1)).tolist())
+        # rows in blocks against the rows before them: memory linear in the group's size (a whole
+        # n x n product took ~12 n^2 bytes: 6,000 items of one group 420 MB)
+        step = max(1, MAY_REPEAT_PAIRS // len(ks))
+        for a in range(1, len(ks), step):
+            b = min(a + step, len(ks))
+            sims = vs[a:b] @ vs[:b].T
+            # float32 rounding of a product of n terms stays far below 1e-4 of |a| |b| (n <= 4096)
+            reach = sims >= threshold - MAY_REPEAT_SLACK * np.maximum(1.0, np.outer(norms[a:b], norms[:b]))
+            reach &= np.tri(b - a, b, k=a - 1, dtype=bool)  # earlier items only
+            out.update(ks[a + i] for i in np.flatnonzero(reach.any(axis=1)).tolist())
     return out
 
 
 MAY_REPEAT_SLACK = 1e-4
+MAY_REPEAT_PAIRS = 1 << 20  # (item, earlier item) pairs compared at once by _may_repeat (~12 MB)
 
 
 def _hash_key(it: MemoryInput) -> tuple[str, str, str, str, str]:
