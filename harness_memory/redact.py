@@ -599,9 +599,11 @@ def redact(text: str) -> tuple[str, list[str]]:
         got = _short.get(text)
         if got is None:
             out, kinds = _redact(text)
+            if kinds:  # a text holding a secret is not kept as a key: the secret would outlive the call
+                return out, kinds
             if len(_short) >= _SHORT_CACHE_MAX:
                 _short.clear()
-            _short[text] = got = (out, tuple(kinds))
+            _short[text] = got = (out, ())
         return got[0], list(got[1])
     return _redact(text)
 

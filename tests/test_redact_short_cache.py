@@ -1,6 +1,7 @@
 """Short texts' redaction is kept (redact._short): the same answer as the rules run on the text, on
 the first call and every later one, for every secret sample and fuzzed text, with the cache
-overflowing; and an empty mapping or list is redacted to a new empty one."""
+overflowing; a text holding a secret is never kept (the secret would outlive the call as a key); and an empty
+mapping or list is redacted to a new empty one."""
 
 from __future__ import annotations
 
@@ -53,3 +54,14 @@ def test_empty_containers_are_new_empty_ones():
     found: list[str] = []
     assert r.redact_mapping({"password": "hunter2", "x": []}, found) == {"password": "[REDACTED:secret_pair]", "x": []}
     assert found == ["secret_pair"]
+
+
+def test_a_short_text_holding_a_secret_is_never_kept():
+    for text in SECRETS:
+        t = text[: r._SHORT_MAX]
+        out, kinds = r.redact(t)
+        if kinds:
+            assert t not in r._short  # the secret does not outlive the call as a cache key
+            assert r.redact(t) == (out, kinds)
+    r.redact("nothing secret here")
+    assert "nothing secret here" in r._short
