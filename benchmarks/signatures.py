@@ -329,6 +329,10 @@ def _same_bug_recall(s: MemoryStore, project: str, rs: list[dict], *, multi_only
 _OPTIONAL_BEFORE_10 = r"\s?[(\[](?:<\*>[\s,;/]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]"
 
 
+# the module attributes the Defects4J variants switch (besides TemplateMiner.sign), restored by their undo
+_D4J_SWITCHED = ("_OPTIONAL", "throw_site", "failing_test", "thrower", "compared_difference")
+
+
 def _d4j_variants():
     """(name, apply) pairs: the choices of signing methods 10 and 16 switched on and off (the shipped one first).
     ``apply`` returns an undo."""
@@ -338,14 +342,8 @@ def _d4j_variants():
         joins: bool, signed_optional: bool, sites: bool, tests: bool = True, classes: bool = True, diffs: bool = True
     ):
         def apply():
-            saved = (
-                es.TemplateMiner.sign,
-                es._OPTIONAL,
-                es.throw_site,
-                es.failing_test,
-                es.thrower,
-                es.compared_difference,
-            )
+            sign_before = es.TemplateMiner.sign
+            saved = {name: getattr(es, name) for name in _D4J_SWITCHED}
             if not joins:
                 sign = es.TemplateMiner.sign
                 es.TemplateMiner.sign = lambda self, tokens, frame, category, exception, joins=(): sign(
@@ -363,14 +361,9 @@ def _d4j_variants():
                 es.compared_difference = lambda ex: None
 
             def undo():
-                (
-                    es.TemplateMiner.sign,
-                    es._OPTIONAL,
-                    es.throw_site,
-                    es.failing_test,
-                    es.thrower,
-                    es.compared_difference,
-                ) = saved
+                es.TemplateMiner.sign = sign_before
+                for name, value in saved.items():
+                    setattr(es, name, value)
 
             return undo
 
