@@ -318,5 +318,15 @@ def error_text(value: Any, field: str = "error") -> str:
     return value
 
 
+# the encoder json.dumps would build on every call with these options, made once (~5 us of a write's)
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True)
+
+
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    """``json.dumps(obj, ensure_ascii=False, allow_nan=False, sort_keys=True)``: the same text and the same
+    errors; an empty mapping or list written directly (most rows' tags and metadata)."""
+    if type(obj) is dict and not obj:
+        return "{}"
+    if type(obj) is list and not obj:
+        return "[]"
+    return _JSON.encode(obj)

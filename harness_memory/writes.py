@@ -12,7 +12,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import fixes, validation as v
-from .core import Core, content_hash, error_text, signature_basis
+from .core import Core, content_hash, dumps, error_text, signature_basis
 from .fixes import fix_kind
 from .models import Memory
 from .redact import redact_mapping
@@ -662,19 +662,6 @@ _INSERT_SQL = (
 )
 
 
-# core.dumps's encoder, made once (json.dumps with options builds one per call: ~5 us of a write's)
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True)
-
-
-def _dumps(obj: Any) -> str:
-    """``core.dumps(obj)``, the same text (tags and metadata of the rows a write stores)."""
-    if type(obj) is dict and not obj:
-        return "{}"
-    if type(obj) is list and not obj:
-        return "[]"
-    return _JSON.encode(obj)
-
-
 def _uids(n: int) -> list[str]:
     """``uuid.uuid4().hex`` ``n`` times from one ``os.urandom`` call (uuid4 makes one per id, ~6 us):
     16 random bytes each, with the version (4) and the variant (RFC 4122) bits set as uuid4 sets them."""
@@ -699,11 +686,11 @@ def _insert_row(
         it.task_signature,
         it.error_signature,
         it.error_template,
-        _dumps(it.tags),
+        dumps(it.tags),
         it.importance,
         it.session_id,
         it.task_id,
-        _dumps(it.metadata),
+        dumps(it.metadata),
         it.content_hash,
         now,
         now,
@@ -759,9 +746,9 @@ def _update_in_place(
             it.task_signature,
             it.error_signature,
             it.error_template,
-            _dumps(it.tags),
+            dumps(it.tags),
             it.importance,
-            _dumps(it.metadata),
+            dumps(it.metadata),
             it.session_id,
             it.task_id,
             now,
@@ -828,7 +815,7 @@ def _reinforce_many(core: Core, merges: list[tuple[int, MemoryInput, float, floa
         "context_tags = ?, expires_at = ?, updated_at = ?, "
         f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
         [
-            (n, now, imp, _dumps(tags), exp, now, *cur_params, now, boost * n, now, mid)
+            (n, now, imp, dumps(tags), exp, now, *cur_params, now, boost * n, now, mid)
             for mid, (tags, imp, exp, n, now) in state.items()
         ],
     )
@@ -884,7 +871,7 @@ def _reinforce(
         "UPDATE memories SET access_count = access_count + 1, last_accessed = ?, importance = ?, "
         "context_tags = ?, expires_at = ?, updated_at = ?, "
         f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ?, archived = 0 WHERE id = ?",
-        (now, importance, _dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid),
+        (now, importance, dumps(tags), new_expires, now, *cur_params, now, core.settings.recall_boost, now, mid),
     )
     c.execute(
         "INSERT INTO memory_merges(memory_id, kind, similarity, merged_content, merged_hash, agent_id, "
