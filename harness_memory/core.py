@@ -309,8 +309,10 @@ def error_text(value: Any, field: str = "error") -> str:
         raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
     if "\x00" in value:
         value = value.replace("\x00", "")
-    if not value.strip():
+    if not value or value.isspace():  # as ``not value.strip()``, without copying a whole log
         raise InvalidInputError(f"{field} must not be empty")
+    if value.isascii():  # known to the string object: no scan, and no surrogate is possible
+        return value
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from harness_memory import InvalidInputError, MemoryStore
 
@@ -69,3 +70,37 @@ def test_what_an_error_was_signed_from_is_kept_with_the_memory_without_its_secre
         "excerpt": signed.excerpt,
     }
     assert "hunter2secretpw" not in path.read_text()
+
+
+def _error_text_before(value: str) -> str:
+    # core.error_text as it was written first (strip() and a whole encode on every call): the reference
+    if "\x00" in value:
+        value = value.replace("\x00", "")
+    if not value.strip():
+        raise InvalidInputError("error must not be empty")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        value = value.encode("utf-8", "replace").decode("utf-8")
+    return value
+
+
+_WHITE = st.sampled_from([" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2003", "\u3000", "\x00"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(st.text(max_size=40), st.lists(_WHITE, max_size=8).map("".join), st.text(st.characters(), max_size=40))
+)
+def test_error_text_fast_paths_agree_with_the_plain_checks(text):
+    # the empty check without strip()'s copy and the ASCII shortcut before the surrogate check: same answers,
+    # same refusals, for whitespace of every kind str.strip() knows, surrogates and plain ASCII
+    from harness_memory.core import error_text
+
+    try:
+        want = _error_text_before(text)
+    except InvalidInputError:
+        with pytest.raises(InvalidInputError, match="error must not be empty"):
+            error_text(text)
+        return
+    assert error_text(text) == want
