@@ -1,7 +1,8 @@
-"""The hashing embedder's fast paths (issue 11) give the vectors of the slower ones, bit for bit:
-character n-grams of new words hashed through a cache of n-gram hashes (``_chars_by_gram``) against
-the whole-word hashing (``_char_hashes``), and both families bucketed in one pass against one pass
-per family, with cold, warm and overflowing caches."""
+"""The hashing embedder (hashing-v1) gives the vectors of its earlier pure numpy implementation bit for bit
+(issue 11: the ``mmh3`` package's MurmurHash3, bucket codes kept in the caches, one text bucketed without
+row arithmetic): ``tests/hashing_v1_reference.py`` is that implementation as it was (ab33f50), kept as the
+reference. Stored vectors must not change: every comparison here is exact (``array_equal``), with cold,
+warm and overflowing caches, one text at a time, a few texts and many."""
 
 from __future__ import annotations
 
@@ -10,70 +11,86 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness_memory import embedders
-from harness_memory.embedders import HashingEmbedder, _char_hashes
+from harness_memory.embedders import HashingEmbedder, murmur3_32
+from hashing_v1_reference import ReferenceHashingEmbedder, _murmur3_py, murmur3_rows
 
 WORD = st.text(st.characters(blacklist_categories=("Zs", "Cc", "Zl", "Zp", "Cs")), min_size=1, max_size=14).filter(
     lambda w: w.split() == [w]
 )
-TEXT = st.lists(st.one_of(WORD, st.sampled_from(["task", "T-1234:", "0042", "failed", "ß", "日本"])), max_size=20).map(
-    " ".join
+TEXT = st.one_of(
+    st.lists(
+        st.one_of(WORD, st.sampled_from(["task", "T-1234:", "0042", "failed", "ß", "日本", "İ"])), max_size=20
+    ).map(" ".join),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=200),
 )
+DIMS = st.sampled_from([8, 13, 64, 96, 384, 1000])
 
 
-def per_family(e: HashingEmbedder, texts: list[str]) -> np.ndarray:
-    """One bucket pass per family, summed: the embedder before the passes were merged."""
-    texts = [t.lower() for t in texts]
-    n = len(texts)
-    w_rows, w_hashes = e._words(texts)
-    c_rows, c_hashes = e._chars(texts)
-    return (e._buckets(n, w_rows, w_hashes) + np.float32(0.5) * e._buckets(n, c_rows, c_hashes)).astype(np.float32)
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=80))
+def test_mmh3_equals_the_reference_murmur_on_bytes(data):
+    want = _murmur3_py(data)
+    assert int(murmur3_32([data])[0]) == want
+    if data:
+        assert int(murmur3_rows(np.frombuffer(data, dtype=np.uint8).reshape(1, -1))[0]) == want
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(WORD, min_size=1, max_size=10, unique=True))
-def test_gram_cache_hashes_equal_whole_word_hashing(words):
-    e = HashingEmbedder(64)
-    e._chars_by_gram(words)
-    rows, hashes = _char_hashes(words)
-    for k, w in enumerate(words):
-        assert sorted(e._char_hash[w].tolist()) == sorted(hashes[rows == k].tolist())
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_mmh3_hashes_a_str_as_its_utf8_bytes(text):
+    assert int(murmur3_32([text])[0]) == _murmur3_py(text.encode("utf-8"))
 
 
-@pytest.mark.parametrize("gram_max", [4, 1 << 16])
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(TEXT, min_size=1, max_size=4), min_size=1, max_size=4))
-def test_vectors_equal_per_family_and_cold_embedder(gram_max, calls):
-    """Call after call (caches filling, cleared when full) the vectors are those of one bucket pass
-    per family and those of a new embedder (cold caches) on the same texts."""
-    saved = embedders._GRAM_CACHE_MAX
-    embedders._GRAM_CACHE_MAX = gram_max
+@settings(max_examples=300, deadline=None)
+@given(
+    DIMS,
+    st.lists(st.one_of(st.integers(-(1 << 31), (1 << 31) - 1), st.sampled_from([-(1 << 31), 0, -1])), max_size=300),
+)
+def test_bucket_codes_both_ways_equal_the_reference_bucket_and_sign(n, hashes):
+    """Python (few keys) and numpy (many) compute the same codes: the reference's bucket, plus n for a
+    negative hash (the reference's sign -1), -2**31 included."""
+    e = HashingEmbedder(n)
+    h = np.array(hashes, dtype=np.int64)
+    want = np.where(h == -(1 << 31), (2147483647 - (n - 1)) % n, np.abs(h) % n) + np.where(h >= 0, 0, n)
+    np.testing.assert_array_equal(e._codes(hashes), want)
+    saved = embedders._PY_CODES_MAX
     try:
-        warm = HashingEmbedder(96)
+        for limit in (-1, 1 << 20):  # numpy always, then Python always
+            embedders._PY_CODES_MAX = limit
+            np.testing.assert_array_equal(e._codes(hashes), want)
+    finally:
+        embedders._PY_CODES_MAX = saved
+
+
+@pytest.mark.parametrize("caches", ["large", "tiny"])
+@settings(max_examples=120, deadline=None)
+@given(DIMS, st.lists(st.lists(TEXT, min_size=1, max_size=20), min_size=1, max_size=4))
+def test_vectors_equal_the_reference_call_after_call(caches, n, calls):
+    """Call after call (caches filling, cleared when full) the vectors are the reference's, and a text
+    alone gets its row of the batch, from a warm embedder and a cold one."""
+    saved = embedders._HASH_CACHE_MAX, embedders._CHAR_CACHE_MAX
+    if caches == "tiny":
+        embedders._HASH_CACHE_MAX, embedders._CHAR_CACHE_MAX = 5, 3
+    try:
+        warm, ref = HashingEmbedder(n), ReferenceHashingEmbedder(n)
         for texts in calls:
             got = warm.embed_batch(texts)
-            np.testing.assert_array_equal(got, HashingEmbedder(96).embed_batch(texts))
-            np.testing.assert_array_equal(got, per_family(HashingEmbedder(96), texts))
+            assert got.dtype == np.float32 and got.shape == (len(texts), n)
+            np.testing.assert_array_equal(got, ref.embed_batch(texts))
+            np.testing.assert_array_equal(got, HashingEmbedder(n).embed_batch(texts))
             for k, t in enumerate(texts):
                 np.testing.assert_array_equal(warm.embed_batch([t])[0], got[k])
     finally:
-        embedders._GRAM_CACHE_MAX = saved
+        embedders._HASH_CACHE_MAX, embedders._CHAR_CACHE_MAX = saved
 
 
-def test_many_new_words_take_the_whole_word_path():
-    """More new words than ``_GRAM_WORDS_MAX`` in one call go through ``_char_hashes``: same vectors."""
-    texts = [" ".join(f"w{k}x{j}" for j in range(40)) for k in range(5)]
-    fast = HashingEmbedder(384)
-    got = np.vstack([fast.embed_batch([t]) for t in texts])  # 40 new words a call: n-gram cache
-    np.testing.assert_array_equal(got, HashingEmbedder(384).embed_batch(texts))  # 200 new words: numpy path
-    assert len(fast._gram_hash) > 0
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(TEXT, min_size=embedders._MERGED_BUCKETS_MAX + 1, max_size=40))
-def test_many_texts_bucketed_per_family_equal_one_at_a_time(texts):
-    """Past ``_MERGED_BUCKETS_MAX`` texts a call buckets each family apart: the vectors of the
-    merged pass (each text alone) and of one pass per family."""
-    e = HashingEmbedder(96)
-    got = e.embed_batch(texts)
-    np.testing.assert_array_equal(got, per_family(HashingEmbedder(96), texts))
-    np.testing.assert_array_equal(got, np.vstack([HashingEmbedder(96).embed_batch([t]) for t in texts]))
+def test_many_texts_and_many_new_words_equal_the_reference():
+    """Past ``_MERGED_BUCKETS_MAX`` texts (one pass per family) and past ``_PY_CODES_MAX`` new keys
+    (codes in numpy): the reference's vectors."""
+    texts = [" ".join(f"w{k}x{j} Task-{k * j} ünï{j}" for j in range(40)) for k in range(50)] + ["", "   ", "a b"]
+    e = HashingEmbedder(384)
+    np.testing.assert_array_equal(e.embed_batch(texts), ReferenceHashingEmbedder(384).embed_batch(texts))
+    np.testing.assert_array_equal(e.embed_batch(texts), ReferenceHashingEmbedder(384).embed_batch(texts))
+    np.testing.assert_array_equal(
+        np.vstack([HashingEmbedder(384).embed_batch([t]) for t in texts]), e.embed_batch(texts)
+    )

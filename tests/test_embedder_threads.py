@@ -17,7 +17,6 @@ def test_threads_embedding_while_the_caches_overflow_get_the_vectors_of_one_thre
     # tiny caches: every few calls one of them is cleared while the other threads read it
     monkeypatch.setattr(embedders, "_HASH_CACHE_MAX", 24)
     monkeypatch.setattr(embedders, "_CHAR_CACHE_MAX", 12)
-    monkeypatch.setattr(embedders, "_GRAM_CACHE_MAX", 64)
     rng = random.Random(7)
     vocab = [f"w{k}x{rng.randrange(10**6)}" for k in range(400)]
     texts = [" ".join(rng.choice(vocab) for _ in range(rng.randrange(1, 9))) for _ in range(600)]
