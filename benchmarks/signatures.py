@@ -19,6 +19,12 @@ relates to their bug's memory (its own, shared with other bugs' memories, anothe
 with hit@1 for each kind. ``--d4j-loo`` chooses among signing methods 10, 16, 17, 18 and 21's settings (joined
 test methods, throw sites, failing tests, throwers and compared differences, signed numbers in optional parts) on 8 projects and scores the 9th, for each of the 9.
 
+    python benchmarks/signatures.py --systems tests/fixtures/system_logs
+
+``--systems DIR`` prints only the grouping accuracy of every ``<System>/<System>_2k.log_structured.csv[.gz]`` under
+DIR (the own system-log corpus of issue 8, or any Loghub-style folder), signed as above, beside a naive baseline
+(digits masked, whitespace-split tokens as the template) and both without the rows marked ``PassThrough = yes``.
+
 Same-bug recall is printed under two protocols: the benchmark's (a memory for every bug, including the
 bugs with one trace, and every other trace of a bug a query: bugs with many traces weigh most) and the
 data README's (memories only for the bugs with more than one trace, one query per bug), each pooled over
@@ -108,6 +114,87 @@ def loghub(data: Path, tmp: Path):
         )
     rows.append(["mean", "", "", "", sum(gas) / len(gas), "", ""])
     return rows
+
+
+# -- --systems DIR: the same grouping accuracy on any folder of Loghub-style systems ------------------
+def read_structured(system_dir: Path) -> list[dict[str, str]]:
+    """``<System>_2k.log_structured.csv`` of a system's folder, or its ``.gz``."""
+    import gzip
+
+    path = system_dir / f"{system_dir.name}_2k.log_structured.csv"
+    if path.exists():
+        with path.open(encoding="utf-8", newline="") as f:
+            return list(csv.DictReader(f))
+    with gzip.open(f"{path}.gz", "rt", encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def naive_template(content: str) -> str:
+    """The naive baseline: digits masked in whitespace-split tokens, the masked tokens are the template."""
+    return " ".join(re.sub(r"\d+", "0", tok) for tok in content.split())
+
+
+def systems_table(systems: Path, tmp: Path, limit: int | None = None) -> list[list]:
+    """Every system folder under ``systems``, signed as ``loghub`` signs (a fresh store, online, file order): GA
+    against ``EventId``, GA over the rows not marked ``PassThrough = yes`` (the same signatures, those rows left
+    out of the scoring), and the naive baseline's GA both ways, in one run."""
+    from harness_memory import category_model
+
+    category_model.load()
+    rows, cols = [], collections.defaultdict(list)
+    for folder in sorted(p for p in systems.iterdir() if p.is_dir() and any(p.glob("*_2k.log_structured.csv*"))):
+        recs = read_structured(folder)[:limit]
+        with MemoryStore(tmp / f"systems-{folder.name}.db") as s:
+            t0, c0 = time.perf_counter(), time.process_time()
+            ids = [s.error_signature(r["Content"]).id for r in recs]
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+            ids = canonical(s, ids)
+        truth = [r["EventId"] for r in recs]
+        naive = [naive_template(r["Content"]) for r in recs]
+        keep = [i for i, r in enumerate(recs) if r.get("PassThrough", "no") != "yes"]
+        kept_truth = [truth[i] for i in keep]
+        ga = grouping_accuracy(ids, truth)
+        ga_kept = grouping_accuracy([ids[i] for i in keep], kept_truth) if keep else ga
+        base = grouping_accuracy(naive, truth)
+        base_kept = grouping_accuracy([naive[i] for i in keep], kept_truth) if keep else base
+        for k, v in (("ga", ga), ("kept", ga_kept), ("base", base), ("base_kept", base_kept)):
+            cols[k].append(v)
+        rows.append(
+            [
+                folder.name,
+                len(recs),
+                len(recs) - len(keep),
+                len(set(truth)),
+                len(set(ids)),
+                ga,
+                ga_kept,
+                len(set(naive)),
+                base,
+                base_kept,
+                round(len(recs) / max(dt, 1e-9)),
+                round(len(recs) / max(cpu, 1e-9)),
+            ]
+        )
+    n = len(rows)
+    mean = lambda k: sum(cols[k]) / n  # noqa: E731
+    rows.append(["mean", "", "", "", "", mean("ga"), mean("kept"), "", mean("base"), mean("base_kept"), "", ""])
+    return rows
+
+
+SYSTEMS_HEADER = [
+    "system",
+    "lines",
+    "pass-through lines",
+    "true groups",
+    "signatures",
+    "GA",
+    "GA without pass-through",
+    "naive groups",
+    "naive GA",
+    "naive GA without pass-through",
+    "messages/s",
+    "messages/s of CPU",
+]
 
 
 # -- leave-one-system-out: every choice made on 7 systems, scored on the 8th -------------------------
@@ -465,7 +552,25 @@ def main() -> None:
         action="store_true",
         help="also: leave-one-project-out choice of the signing methods' join settings",
     )
+    ap.add_argument(
+        "--systems",
+        default=None,
+        help="only: grouping accuracy on every <System>/<System>_2k.log_structured.csv[.gz] under this folder "
+        "(e.g. tests/fixtures/system_logs), with the naive baseline (digits masked, whitespace tokens)",
+    )
+    ap.add_argument("--limit", type=int, default=None, help="with --systems: the first N lines of each system")
     args = ap.parse_args()
+    if args.systems:
+        with tempfile.TemporaryDirectory() as d:
+            print(
+                table(
+                    f"grouping accuracy on {args.systems} (one configuration, online, file order; the naive "
+                    "baseline in the same run)",
+                    SYSTEMS_HEADER,
+                    systems_table(Path(args.systems), Path(d), args.limit),
+                )
+            )
+        return
     data = data_dir(args.data)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
