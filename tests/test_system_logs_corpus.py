@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent / "fixtures" / "system_logs"
-SYSTEMS = {"PostgreSQL": 2000, "Chromium": 2000, "PyWeb": 2000, "PyJobs": 2000, "Pip": 1856}
+SYSTEMS = {"PostgreSQL": 2000, "Chromium": 2000, "PyWeb": 2000, "PyJobs": 2000, "Pip": 1828}
 
 
 def _open(path: Path) -> io.TextIOBase:
