@@ -94,3 +94,24 @@ def test_many_texts_and_many_new_words_equal_the_reference():
     np.testing.assert_array_equal(
         np.vstack([HashingEmbedder(384).embed_batch([t]) for t in texts]), e.embed_batch(texts)
     )
+
+
+def test_stored_vectors_are_the_reference_embedders(tmp_path):
+    """End to end on a real SQLite file (vec0): the vectors a store keeps, one remember at a time and
+    by remember_many, are the reference embedder's after the store's normalisation, byte for byte."""
+    from harness_memory import MemoryStore
+    from harness_memory.embedders import check_vectors
+
+    singles = ["pip install fails behind the proxy: set HTTPS_PROXY", "Task T-77: ünïcödé straße 日本語 4821"]
+    batch = [f"Task T-{k}: retry the flaky test in module_{k % 7}.py after error {k * 37}" for k in range(40)]
+    ref = ReferenceHashingEmbedder(384)
+    with MemoryStore(tmp_path / "v.db", embedder=HashingEmbedder(384)) as s:
+        mems = [s.remember(t, type="success", agent_id="a") for t in singles] + s.remember_many(
+            [{"content": t, "type": "success", "agent_id": "b"} for t in batch]
+        )
+        texts = singles + batch
+        assert len({m.id for m in mems}) == len(texts)  # nothing merged: every text has its own row
+        stored = s._core.backend.get_vectors([m.id for m in mems])
+    want = check_vectors(ref, texts, ref.embed_batch(texts))
+    for k, m in enumerate(mems):
+        assert stored[m.id].tobytes() == want[k].tobytes()
