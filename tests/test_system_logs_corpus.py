@@ -136,3 +136,18 @@ def test_systems_option_on_the_command_line(tmp_path):
         timeout=300,
     ).stdout
     assert "naive GA" in out and re.search(r"\|\s+Tiny \| +2 \|", out) and re.search(r"\|\s+mean \|", out)
+
+
+def test_systems_option_on_a_slice_of_the_corpus(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(BENCH))
+    import signatures as bench
+
+    rows = bench.systems_table(ROOT, tmp_path, limit=40)
+    assert [r[0] for r in rows] == [*sorted(SYSTEMS), "mean"]
+    for r in rows[:-1]:
+        row = dict(zip(bench.SYSTEMS_HEADER, r))
+        assert row["lines"] == 40 and 1 <= row["true groups"] <= 40 and 1 <= row["signatures"] <= 40
+        assert 0.0 <= row["GA"] <= 1.0 and 0.0 <= row["GA without pass-through"] <= 1.0
+        assert 0.0 <= row["naive GA"] <= 1.0
