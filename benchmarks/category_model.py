@@ -54,6 +54,7 @@ SPLIT_COMMITS = {
     "heldout10": "ab65451",
     "heldout11": "58901f5",
     "heldout12": "f5d15b4",
+    "heldout13": "bc226dc",
 }
 _DUMP = """
 import gzip, json, sys
