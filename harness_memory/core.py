@@ -273,7 +273,7 @@ def _origin(ex: Excerpt) -> str | None:
     if ex.kind == "python":
         where = ex.frames[0].rsplit(":", 1)[0]
     elif ex.kind == "java":
-        where = ex.frames[-1].rsplit(".", 1)[0] if "." in ex.frames[-1] else ex.frames[-1]
+        where = ex.frames[-1].rsplit(".", 1)[0]  # (a name without a dot is kept whole)
     else:
         return None
     return where[:300] or None

@@ -73,6 +73,16 @@ def test_the_origin_is_the_outermost_application_frame():
             "\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
         )
         assert s.error_signature(java).origin == "org.example.parser.TokensTest"
+        # three application frames: still the outermost (Java lists it last)
+        deeper = java.replace(
+            "\tat org.example.parser.TokensTest",
+            "\tat org.example.parser.Reader.next(Reader.java:7)\n\tat org.example.parser.TokensTest",
+        )
+        assert s.error_signature(deeper).origin == "org.example.parser.TokensTest"
+        # a name longer than any real file is cut to 300 characters
+        long_name = "x" * 400 + ".py"
+        very = NEW.replace("reproduce.py", long_name)
+        assert s.error_signature(very).origin == long_name[:300]
         assert s.error_signature("npm ERR! missing script: test").origin is None
         assert s.error_signature("KeyError: 'tz'").origin is None
 

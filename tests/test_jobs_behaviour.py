@@ -587,6 +587,33 @@ def test_resign_after_a_method_change_plans_then_moves_and_records_the_method(db
         assert s.run_job("resign").counts == {"signatures": 0, "changed": 0, "up_to_date": 1, "fix_kinds": 0}
 
 
+@pytest.mark.parametrize(
+    "error",
+    [
+        # an environment error is signed without its key frame, a code error with it, a recursion with it too:
+        # re-signing from what a memory kept must decide the same way, or every such row would move
+        'Traceback (most recent call last):\n  File "/srv/app/sync.py", line 12, in pull\n    fetch(url)\n'
+        "ConnectionRefusedError: [Errno 111] Connection refused",
+        'Traceback (most recent call last):\n  File "/srv/app/sync.py", line 30, in merge\n    row["tz"]\n'
+        "KeyError: 'tz'",
+        'Traceback (most recent call last):\n  File "/srv/app/tree.py", line 8, in walk\n    walk(n)\n'
+        "RecursionError: maximum recursion depth exceeded",
+    ],
+)
+def test_resign_with_an_unchanged_method_leaves_every_kind_of_signature_where_it_is(db, clock, error):
+    with MemoryStore(db, clock=clock) as s:
+        m = s.learn_success("a", "the fix", error=error)
+        assert m.error_signature == s.error_signature(error).id
+        with s._core.backend.write() as c:  # as if signed by an older method: every stored id is re-signed
+            c.execute(
+                "INSERT INTO signature_state(id, method, updated_at) VALUES (1, 1, 0) "
+                "ON CONFLICT(id) DO UPDATE SET method = excluded.method, updated_at = excluded.updated_at"
+            )
+        run = s.run_job("resign").counts
+        assert run["signatures"] == 1 and run["changed"] == 0
+        assert s.get(m.id).error_signature == s.error_signature(error).id
+
+
 # -- batches -----------------------------------------------------------------------------------------
 def test_a_batch_grows_while_it_holds_the_lock_under_half_its_target_and_shrinks_when_over_it():
     from harness_memory.jobs.batches import Batcher

@@ -117,3 +117,19 @@ def test_stats_command_on_every_backend(db):
     )
     assert r.returncode == 0, r.stderr
     assert "technique effectiveness" in r.stdout and "pin the proxy" in r.stdout
+
+
+def test_a_recall_with_several_hits_is_one_latency_row_on_its_top_hit(db):
+    # the access log holds a row per hit; the recall's wall time goes on its first (top) hit only, so the
+    # latency views count recalls, not hits
+    with MemoryStore(db) as s:
+        for word in ("alpha", "beta", "gamma"):
+            s.remember(f"proxy settings for the {word} cluster", type="success", agent_id="a")
+        hits = s.recall("proxy settings cluster", agent_id="a", limit=3)
+        assert len(hits) == 3
+        b = s._core.backend
+        rows = b.execute("SELECT top_memory_id, duration_ms FROM v_recall_latency").fetchall()
+        assert len(rows) == 1 and rows[0][0] == hits[0].memory.id and rows[0][1] >= 0
+        assert [r[0] for r in b.execute("SELECT recalls FROM v_recall_latency_by_week").fetchall()] == [1]
+        logged = b.execute("SELECT COUNT(*) FROM memory_access_log WHERE access_type = 'query'").fetchone()[0]
+        assert logged == 3

@@ -162,6 +162,8 @@ LEFT_ALONE = [
     "token = lexer.next()",
     "Basic authentication failed",
     "password=$DB_PASSWORD",
+    "deploy --password $DEPLOY_PASSWORD --host build-7",  # a flag given a variable reference, not a value
+    "mysql -u root -p$MYSQL_ROOT_PASSWORD app",
     "password=%(pw)s",
     "password=<your password>",
     "token={{ secrets.DEPLOY }}",

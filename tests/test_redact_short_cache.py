@@ -26,6 +26,7 @@ def test_a_short_text_is_redacted_as_by_the_rules_on_every_call(text, sep, upper
     text = (text.upper() if upper else text) + sep
     old = r._SHORT_CACHE_MAX
     r._SHORT_CACHE_MAX = small  # the cache fills and is emptied along the way
+    r._short.clear()
     try:
         for _ in range(3):
             out, kinds = r.redact(text)
@@ -34,7 +35,7 @@ def test_a_short_text_is_redacted_as_by_the_rules_on_every_call(text, sep, upper
         assert r.redact(text) == _reference(text)
     finally:
         r._SHORT_CACHE_MAX = old
-    assert len(r._short) <= max(small, len(r._short))
+    assert len(r._short) <= small
 
 
 def test_every_sample_secret_short_or_long_is_found_through_the_cache():
@@ -65,3 +66,19 @@ def test_a_short_text_holding_a_secret_is_never_kept():
             assert r.redact(t) == (out, kinds)
     r.redact("nothing secret here")
     assert "nothing secret here" in r._short
+
+
+def test_the_cache_keeps_clean_answers_up_to_its_size_then_starts_again():
+    old = r._SHORT_CACHE_MAX
+    r._SHORT_CACHE_MAX = 3
+    r._short.clear()
+    try:
+        for i in range(3):
+            r.redact(f"plain note {i}")
+        assert len(r._short) == 3  # each clean answer kept
+        r.redact("plain note 0")  # a kept answer: nothing added
+        assert len(r._short) == 3
+        r.redact("plain note 3")  # full: emptied, then this one kept
+        assert list(r._short) == ["plain note 3"]
+    finally:
+        r._SHORT_CACHE_MAX = old
