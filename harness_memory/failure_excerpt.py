@@ -222,6 +222,9 @@ _EXC = re.compile(
     r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: |> )?(?:[A-Z]\s{1,8})?"
     r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$"
 )
+# a word that begins with an exception name's ending and goes on in lower case (``Exiting``, ``Errors``, ``Failures``):
+# a word of a sentence or a count's label, never an exception's name
+_EXC_WORD = re.compile(r"^(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[a-z]")
 _JAVA_FRAME = re.compile(r"^\s*at ([\w$.<>/-]{1,500})\(([^)]{0,300})\)")
 _PYTEST_E = re.compile(r"^E\s{1,80}\S")
 
@@ -550,6 +553,8 @@ _CLOSES_ON_WARNINGS = re.compile(
     r"\bfailed due to warnings\b|^Aborted with \d{1,9} warnings?\b|\bfound too many warnings\b|"
     r"\bwarnings? in strict mode\b|\bfinished with problems\b"
 )
+# a warning in a checker's words: ``warning: ...``, ``file:3: warning ...``, ESLint's stylish ``12:5  warning  ...``
+_WARN_FINDING = re.compile(r"(?i)^(?:\S{1,400}:\d{1,7}(?::\d{1,5})?:?\s{1,8}|\d{1,7}:\d{1,5}\s{1,8})?warning\b")
 _POINT_BACK_LINES = 400  # lines above a closing line searched for the report it points back at
 
 
@@ -665,6 +670,7 @@ _ANY_WORDS = (
     ".cgi line ",
     ".psgi line ",
     "not permitted",
+    "many warn",
 ) + tuple(w.lower() for w in _ERRNO_WORDS)
 _ANY_START = (
     "e ",
@@ -722,6 +728,8 @@ def _classify(ln: Line) -> None:
         return
     if _USAGE.match(t):
         return  # a synopsis, even behind an error tag (pytest's ``ERROR: usage: ...``), is not a failure statement
+    if t[-1:] in "0|" and _ZERO_COUNTS.match(t):
+        return  # counts that are all zero (``Undefined: 0``, ``Errors: 0``, ``|error |0 |``): nothing of the kind happened
     if _C1.search(t):
         ln.cls = 1
         if _C3.match(t) and t.startswith("FAILED ") and "::" in t:  # pytest's FAILED path::test - reason
@@ -740,6 +748,7 @@ def _classify(ln: Line) -> None:
     if (
         m
         and _EXC_NAME.search(m.group(1))
+        and not _EXC_WORD.match(m.group(1))
         and (m.group(2) is not None or t == m.group(1))
         and " " not in m.group(1)
         and not _HEADING.match(t)
@@ -773,8 +782,6 @@ def _classify(ln: Line) -> None:
     t = _FLAGS.sub(" ", t)  # command-line flags are configuration (--output-on-failure, -Werror)
     if _NOT_FAILURE.search(t):
         return
-    if t[-1:] in "0|" and _ZERO_COUNTS.match(t):
-        return  # counts that are all zero (``Undefined: 0``, ``|error |0 |``): nothing of the kind happened
     if ": (" in t and _NUMBERED_ERROR.match(t):
         ln.cls = 2
         return
@@ -1301,7 +1308,7 @@ def _warnings_above(lines: list[Line], at: int, baseline: Baseline | None) -> No
             break
         if ln.cls or ln.annotation is not None or not ln.text.strip():
             continue
-        if ln.level == "warning" or _WARN_LINE.match(ln.text.strip()):
+        if ln.level == "warning" or _WARN_FINDING.match(ln.text.strip()):
             if baseline is None or not baseline.seen(ln.text):
                 ln.cls, ln.closed_by = 3, at
 
