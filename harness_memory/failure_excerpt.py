@@ -1323,19 +1323,37 @@ def _unframed(t: str) -> str:
     return m.group(2).strip() if m else t
 
 
-def _report_above(lines: list[Line], lo: int, at: int, baseline: Baseline | None) -> int | None:
-    """The report a trailer closes, when nothing in its step states a failure: the first line of its step, before
-    it, that is a report's head in a form the classes do not weigh (a ``WARNING:``-tagged report such as a
-    sanitizer's, a banner, a program's complaint in its own words, ``sed: -e expression #1, char 40: unterminated
-    `s' command``). None when there is no such line."""
-    for j in range(max(lo, at - _POINT_BACK_LINES), at):
+_COMPLAINT_NEAR = 3  # non-blank lines above a trailer among which the failing command's last complaint is looked for
+
+
+def _report_above(lines: list[Line], lo: int, at: int, baseline: Baseline | None, near: bool = True) -> int | None:
+    """The report a trailer closes, when nothing in its step states a failure, in a form the classes do not weigh: a
+    program's complaint in its own words printed last before it (``sed: -e expression #1, char 40: unterminated `s'
+    command``; among its last ``_COMPLAINT_NEAR`` non-blank lines: what a command printed earlier, ``remote:
+    Enumerating objects: 5, done.``, is no complaint of the failing one), else the first ``WARNING:``-tagged report
+    (a sanitizer's) or banner of the step. With ``near`` false (a log with no trailer either), the last complaint of
+    the lines. None when there is no such line."""
+
+    def quiet(ln: Line) -> bool:
+        return bool(ln.cls or ln.boundary or ln.echoed or ln.annotation is not None) or (
+            baseline is not None and baseline.seen(ln.text)
+        )
+
+    start = max(lo, at - _POINT_BACK_LINES)
+    said = 0
+    for j in range(at - 1, start - 1, -1):
+        t = lines[j].text.strip()
+        if not t:
+            continue
+        said += 1
+        if near and said > _COMPLAINT_NEAR:
+            break
+        if not quiet(lines[j]) and _complaint(t):
+            return j
+    for j in range(start, at):
         ln = lines[j]
         t = ln.text.strip()
-        if not t or ln.cls or ln.boundary or ln.echoed or ln.annotation is not None:
-            continue
-        if (ln.level == "warning" or _BANNER.match(t) or _complaint(t)) and (
-            baseline is None or not baseline.seen(ln.text)
-        ):
+        if t and not quiet(ln) and (ln.level == "warning" or _BANNER.match(t)):
             return j
     return None
 
@@ -1546,7 +1564,7 @@ def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
         return ex
     # no failure statement at all: a program's complaint in its own words or a banner, the first of them (what a script
     # printed before it is its own narration: ``bumping chart to 1.4.0``, then ``sed: ... unterminated `s' command``)
-    said = _report_above(lines, 0, len(lines), baseline)
+    said = _report_above(lines, 0, len(lines), baseline, near=False)
     if said is not None and (lines[said].level != "warning" or _BANNER.match(lines[said].text.strip())):
         ex = Excerpt(message=_unframed(lines[said].text.strip()), kind="failure", level=lines[said].level)
         ex.detail = _report_below(lines, said, len(lines))

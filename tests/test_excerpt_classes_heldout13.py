@@ -85,6 +85,21 @@ def test_a_programs_complaint_in_its_own_words_when_nothing_else_is_said(complai
     assert ex.message == "KeyError: 'a'"
 
 
+def test_only_the_failing_commands_last_words_are_its_complaint():
+    # what an earlier command printed (git's progress) is not what the failing one said
+    fetch = [
+        "remote: Enumerating objects: 12, done.",
+        "remote: Counting objects: 100% (12/12), done.",
+        "remote: Total 12 (delta 3), reused 9 (delta 1), pack-reused 0",
+    ]
+    text = "\n".join([*fetch, "waiting for the broker", "probe 1", "probe 2", "probe 3", "exit code 124"])
+    ex = extract(text)
+    assert ex.kind == "trailer" and ex.lines == (8, 8)
+    # with no trailer and no statement, the last complaint is the failing command's
+    text = "\n".join([*fetch, "tagging the release", "cut: the delimiter must be a single character"])
+    assert extract(text).lines == (5, 5)
+
+
 def test_a_banner_of_capitals_is_the_report_when_nothing_else_is_said():
     text = "\n".join(
         [
