@@ -144,7 +144,15 @@ DEFAULT_THRESHOLD = 0.7
 #    message not ending in ``>``), widened to whole words only where the cut splits a word, none when the values
 #    differ by whitespace or punctuation alone, and scoped by the failing test's package (``... in org.x``): the same
 #    two words compared in another project's tests are another fault
-SIGNATURE_METHOD = 23
+# 24: the heldout13 excerpt classes (failure_excerpt): a runner's column naming a step (Tekton's ``[task : step]``,
+#    Drone's ``[step:L12:3s]``) is a line prefix; a program's complaint ending in the system's error message
+#    (``chown: ...: Operation not permitted``) and an exception named with its code (``TypeError [ERR_X]: ...``) are
+#    statements; a line of counts that are all zero (``Undefined: 0``) is no failure; a closing line that says the
+#    warnings failed the build (``Aborted with 2 warnings in strict mode!``) points back at the warnings above it;
+#    a trailer with nothing specific in its step (``make: *** [check] Error 66``) points back at the report above it
+#    (a ``WARNING:``-tagged report, a banner, a program's complaint), and so does a log with no statement at all;
+#    a finding is the line a ``Severity:`` line rates
+SIGNATURE_METHOD = 24
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (

@@ -88,6 +88,8 @@ class Line:
     annotation: str | None = None  # a ##[...] / ::...:: workflow annotation kind
     cls: int = 0
     boundary: bool = False
+    echoed: bool = False  # a line of a runner's echo of the script a step will run: never its output
+    closed_by: int | None = None  # the index of the closing line that said this warning failed the build
 
 
 # -- cleaning ------------------------------------------------------------------------------------
@@ -117,6 +119,10 @@ _PREFIXES = [
         r"trace|note|notice)\])[A-Za-z][\w -]{0,30}\] "
         r"\d{4}[/-]\d{2}[/-]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\s?"
     ),
+    # a runner's column naming the step a line comes from, before every line the step prints: a task and its step
+    # (Tekton's ``[build : compile] ``), a step with the line's number and seconds since it started (Drone's
+    # ``[build:L14:5s] ``); a level tag (``[ERROR]``) has neither shape and stays evidence
+    re.compile(r"^\[[A-Za-z][\w.-]{0,60} : [A-Za-z][\w.-]{0,60}\] |^\[[A-Za-z][\w.-]{0,60}:L\d{1,7}:\d{1,7}s\] "),
     # a build step's name column before every line it prints (Google Cloud Build's ``Step #1 - "test": ...``)
     re.compile(r'^Step #\d{1,4}(?: - "[^"\t]{0,100}")?: ?'),
     # ant's task column: every line a task prints, right-aligned under its name (``    [junit] ...``, ``  [javac]``)
@@ -216,6 +222,9 @@ _EXC = re.compile(
     r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: |> )?(?:[A-Z]\s{1,8})?"
     r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$"
 )
+# a word that begins with an exception name's ending and goes on in lower case (``Exiting``, ``Errors``, ``Failures``):
+# a word of a sentence or a count's label, never an exception's name
+_EXC_WORD = re.compile(r"^(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[a-z]")
 _JAVA_FRAME = re.compile(r"^\s*at ([\w$.<>/-]{1,500})\(([^)]{0,300})\)")
 _PYTEST_E = re.compile(r"^E\s{1,80}\S")
 
@@ -270,6 +279,12 @@ _NOT_FAILURE = _Keyed(
 # -Werror): a failure although its words are a warning's
 _WARNINGS_FAIL = re.compile(
     r"(?i)\bwarnings? (?:found and -Werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b"
+)
+# a line of counts that are all zero: ``Undefined: 0`` (bandit's metrics), ``errors=0, failures=0``, a report table's row
+# ``|error      |0      |NC       |`` (pylint's): whatever the counted thing is called, none happened
+_ZERO_COUNTS = re.compile(
+    r"^[A-Za-z][\w ()./-]{0,60}\s?[:=]\s{0,8}0(?:\s{0,4}[,;]\s{0,4}[A-Za-z][\w ()./-]{0,60}\s?[:=]\s{0,8}0){0,20}\s*$|"
+    r"^\|\s{0,4}[A-Za-z][\w ()./-]{0,60}\|\s{0,20}0\s{0,20}\|(?:[^|]{0,40}\|){0,10}$"
 )
 _FLAGS = re.compile(r"(?<!\S)-{1,2}[A-Za-z][\w.-]{0,60}(?:=\S{0,200})?")
 _C5 = _Keyed(
@@ -438,9 +453,22 @@ _FILES_COUNT = re.compile(
     r"^\d{1,6} files? would be (?:reformatted|changed|fixed)\b"
 )
 _POINTS_BELOW = re.compile(r"(?i)\b(?:described|listed|shown|reported) below\b|\bsee below\b")
-_STRUCTURE_WORDS = ("ail", "AIL", "rror", "RROR", " found in ", "would be", "___ ")  # lines _structure may act on
+_STRUCTURE_WORDS = (
+    "ail",
+    "AIL",
+    "rror",
+    "RROR",
+    " found in ",
+    "would be",
+    "___ ",
+    "everity:",
+    "EVERITY:",
+)  # lines _structure may act on
 _STRUCTURE_RX = re.compile(literal_set_pattern(_STRUCTURE_WORDS))  # (a test for any of them, faster)
 _TAG = re.compile(r"^\[\w{1,10}\]\s")
+_SEVERITY = re.compile(
+    r"(?i)^severity:\s{0,8}(?:info|low|medium|moderate|high|critical|minor|major|blocker|undefined|unknown)\b"
+)
 _FILE_NAME = re.compile(r"^[\w.@+~-]{0,255}(?:[\\/][\w.@+~-]{1,255}){0,64}\.\w{1,10}$")
 # a formatter's finding about one file, whatever the formatter
 _FORMAT_FINDING = re.compile(
@@ -512,10 +540,71 @@ _C1 = _Keyed(
         r"^(?:> Task )?:\S+ FAILED$|\b(?:are|were) test failures\b|^Error: Test failures$|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
         r"^FAIL\s*$|^FAIL\s+\S+\s+[\d.]+s$|^error: could not compile|^Ran \d{1,9} tests? in |^ERROR: Job failed|"
         r"\bexecution of an external program failed\b|"  # Nim's ``nim c -r``: the test program exited non-zero
+        # a build stopped for the warnings it printed (mkdocs --strict's ``Aborted with 2 warnings in strict mode!``,
+        # ESLint's ``ESLint found too many warnings (maximum: 0).``): a closing line, the warnings are what failed
+        r"^Aborted with \d{1,9} warnings?\b|\bfound too many warnings\b|"
         r"^\[\s{0,20}\d{1,9} (?:tests?|containers?) (?:failed|aborted)\s{0,20}\]$"  # JUnit console's count boxes
     ),
-    ("exit", "fail", "err", "compil", "ran ", "abort"),
+    ("exit", "fail", "err", "compil", "ran ", "abort", "many warn"),
 )
+# a closing line that says the warnings above it failed the build: they are the failure it points back at
+_CLOSES_ON_WARNINGS = re.compile(
+    r"(?i)\bwarnings? (?:found and -Werror specified|(?:are |were |being )?treated as errors?)\b|"
+    r"\bfailed due to warnings\b|^Aborted with \d{1,9} warnings?\b|\bfound too many warnings\b|"
+    r"\bwarnings? in strict mode\b|\bfinished with problems\b"
+)
+# a warning in a checker's words: ``warning: ...``, ``file:3: warning ...``, ESLint's stylish ``12:5  warning  ...``
+_WARN_FINDING = re.compile(r"(?i)^(?:\S{1,400}:\d{1,7}(?::\d{1,5})?:?\s{1,8}|\d{1,7}:\d{1,5}\s{1,8})?warning\b")
+_POINT_BACK_LINES = 400  # lines above a closing line searched for the report it points back at
+
+
+# the C library's messages for the errors a system call reports (strerror), which a program prints after what it was
+# doing (``chown: changing ownership of 'x': Operation not permitted``, ``cp: cannot create regular file 'x': Read-only
+# file system``): said by the system, they state a failure without a failure word of the program's own
+_ERRNO_WORDS = (
+    "Operation not permitted",
+    "No such file or directory",
+    "Permission denied",
+    "File exists",
+    "Is a directory",
+    "Not a directory",
+    "Directory not empty",
+    "Read-only file system",
+    "No space left on device",
+    "Disk quota exceeded",
+    "Device or resource busy",
+    "Text file busy",
+    "Too many open files",
+    "File too large",
+    "File name too long",
+    "Argument list too long",
+    "Exec format error",
+    "Too many levels of symbolic links",
+    "Invalid cross-device link",
+    "Bad file descriptor",
+    "Broken pipe",
+    "Input/output error",
+    "Resource temporarily unavailable",
+    "Operation not supported",
+    "Function not implemented",
+    "Connection refused",
+    "Connection reset by peer",
+    "Network is unreachable",
+    "No route to host",
+    "Address already in use",
+    "Cannot assign requested address",
+)
+# a program's complaint: its name (or path), a colon, what it says (``sed: -e expression #1, char 40: unterminated `s'
+# command``); not a label a tool prints before a note or a setting (``note: ...``, ``Location: ...``: capitalised)
+_PROGRAM = r"(?!(?:note|info|hint|help|warning|warn|debug|trace|notice|usage|tip|see|error|fatal|http|https|file)\b)"
+_COMPLAINT = re.compile(r"^" + _PROGRAM + r"(?:[a-z][\w.+-]{0,39}|\.{0,2}/[\w./+-]{1,200}): (?=\S)(?!\d{1,9}\s*$)")
+_ERRNO_END = re.compile(r": (?:" + "|".join(_ERRNO_WORDS) + r")\.?$")
+
+
+def _complaint(t: str) -> bool:
+    """Whether a (cleaned, stripped) line is a program's complaint in its own words: ``prog: message`` where the
+    message is a sentence (at least three words), not a setting (``image: python:3.11``)."""
+    return _COMPLAINT.match(t) is not None and t.count(" ") >= 3 and "=" not in t[: t.find(":")]
 
 
 # a cheap filter before the classes: a line holding none of these cannot be anything but plain
@@ -580,7 +669,9 @@ _ANY_WORDS = (
     ".t line ",
     ".cgi line ",
     ".psgi line ",
-)
+    "not permitted",
+    "many warn",
+) + tuple(w.lower() for w in _ERRNO_WORDS)
 _ANY_START = (
     "e ",
     "e\t",
@@ -611,6 +702,16 @@ _ANY_RX = re.compile(literal_set_pattern(_ANY_WORDS))  # (a trie of the words: f
 _GROUP_HEAD = re.compile(r"^\| (?:[A-Za-z_][\w.]{0,200}\.)?(?:Base)?ExceptionGroup: \S")
 
 
+# an exception named with its error code in brackets, then its message: node's ``TypeError [ERR_INVALID_ARG_TYPE]: The
+# "path" argument must be ...``, ``Error [ERR_MODULE_NOT_FOUND]: Cannot find module ...``
+_CODED_EXC = re.compile(r"^((?:[A-Za-z_][\w$]{0,200})?(?:Error|Exception)) \[[A-Z][A-Z0-9_]{1,60}\]: \S")
+
+
+def _coded_exc(t: str) -> str | None:
+    m = _CODED_EXC.match(t) if "]: " in t else None
+    return m.group(1) if m else None
+
+
 def _maybe(t: str) -> bool:
     low = t.lower()
     return low.startswith(_ANY_START) or _DIGITISH.search(t) is not None or _ANY_RX.search(low) is not None
@@ -627,6 +728,8 @@ def _classify(ln: Line) -> None:
         return
     if _USAGE.match(t):
         return  # a synopsis, even behind an error tag (pytest's ``ERROR: usage: ...``), is not a failure statement
+    if t[-1:] in "0|" and _ZERO_COUNTS.match(t):
+        return  # counts that are all zero (``Undefined: 0``, ``Errors: 0``, ``|error |0 |``): nothing of the kind happened
     if _C1.search(t):
         ln.cls = 1
         if _C3.match(t) and t.startswith("FAILED ") and "::" in t:  # pytest's FAILED path::test - reason
@@ -638,10 +741,14 @@ def _classify(ln: Line) -> None:
     if t.startswith("| ") and _GROUP_HEAD.match(t):
         ln.cls = 5  # an exception group's own line, drawn in its box (pytest prints the box without its header)
         return
+    if "]: " in t and _CODED_EXC.match(t):
+        ln.cls = 5  # an exception named with its error code (node's ``TypeError [ERR_INVALID_ARG_TYPE]: ...``)
+        return
     m = _EXC.match(t)
     if (
         m
         and _EXC_NAME.search(m.group(1))
+        and not _EXC_WORD.match(m.group(1))
         and (m.group(2) is not None or t == m.group(1))
         and " " not in m.group(1)
         and not _HEADING.match(t)
@@ -677,6 +784,9 @@ def _classify(ln: Line) -> None:
         return
     if ": (" in t and _NUMBERED_ERROR.match(t):
         ln.cls = 2
+        return
+    if ": " in t and _ERRNO_END.search(t) and _COMPLAINT.match(t):
+        ln.cls = 3  # a program reporting what the system refused it (``chown: ...: Operation not permitted``)
         return
     if (
         _C3.search(t)
@@ -1087,6 +1197,7 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
         _classify(ln)
         if k in echo:
             ln.cls = 0
+            ln.echoed = True
             continue
         if warnings_fail and ln.cls == 0 and _WARN_LINE.match(ln.text.strip()):
             ln.cls = 3
@@ -1102,6 +1213,9 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
             ln.cls = 4  # the header of a diagnostic whose location follows on the next line
         if baseline is not None and ln.cls and baseline.seen(ln.text):
             ln.cls = 0  # the passing run printed it too: not the failure
+    for k, ln in enumerate(lines):
+        if ln.cls and "arn" in ln.text and _CLOSES_ON_WARNINGS.search(ln.text):
+            _warnings_above(lines, k, baseline)
     _structure(lines, baseline)
     specific = [i for i, ln in enumerate(lines) if ln.cls >= 2]
     if not specific:
@@ -1109,8 +1223,15 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
         if not trailers:
             return None
         i = trailers[0]
+        lo = _step_start(lines, i)
+        said = _report_above(lines, lo, i, baseline)
+        if said is not None:
+            # the trailer (``make: *** [check] Error 66``) closes the report its command printed above it
+            ex = Excerpt(message=_unframed(lines[said].text.strip()), kind="failure", level=lines[said].level)
+            ex.detail = _report_below(lines, said, i)
+            return _finish(_with_block(ex, lines, said, _detail_end(lines, said, i)), lines, lo, i + 1)
         ex = Excerpt(message=lines[i].text.strip(), kind="trailer", level=lines[i].level)
-        return _finish(_with_block(ex, lines, i, i), lines, _step_start(lines, i), i + 1)
+        return _finish(_with_block(ex, lines, i, i), lines, lo, i + 1)
     strong = [i for i in specific if lines[i].cls >= 3]
     last = (strong or specific)[-1]
     lo = _step_start(lines, last)
@@ -1164,14 +1285,77 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
         return _finish(_with_block(ex, lines, at, _detail_end(lines, i, hi)), lines, lo, hi)
     ex = Excerpt(
         message=t,
-        exception=_exc_of(t) if _EXC.match(t) and ":" in t else None,
+        exception=_exc_of(t) if _EXC.match(t) and ":" in t else _coded_exc(t),
         kind={5: "exception", 4: "diagnostic", 3: "failure", 2: "error-words", 1: "trailer"}[best],
         level=lines[i].level,
     )
     ex.detail = _indented_detail(lines, i, hi) or _named_earlier(lines, lo, i)
     if not ex.detail and best <= 3:
         ex.detail = _report_below(lines, i, hi)
+    closing = lines[i].closed_by
+    if closing is not None:  # what the closing line says of the warnings (``Compilation failed due to warnings``)
+        ex.detail = f"{ex.detail}\n{lines[closing].text.strip()}".strip()
     return _finish(_with_block(ex, lines, i, _detail_end(lines, i, hi)), lines, lo, hi)
+
+
+def _warnings_above(lines: list[Line], at: int, baseline: Baseline | None) -> None:
+    """A closing line that says the warnings failed the build (``Aborted with 2 warnings in strict mode!``, ``cc1: all
+    warnings being treated as errors``) points back at the warnings its step printed above it, whatever their form
+    (a ``WARNING -`` tag, ``file:3: warning:``): they are failure statements."""
+    for j in range(at - 1, max(-1, at - _POINT_BACK_LINES), -1):
+        ln = lines[j]
+        if ln.boundary:
+            break
+        if ln.cls or ln.annotation is not None or not ln.text.strip():
+            continue
+        if ln.level == "warning" or _WARN_FINDING.match(ln.text.strip()):
+            if baseline is None or not baseline.seen(ln.text):
+                ln.cls, ln.closed_by = 3, at
+
+
+# a line framed by a symbol repeated on both sides (ssh's ``@    WARNING: UNPROTECTED PRIVATE KEY FILE!    @``, a
+# ``*** ... ***`` or ``!! ... !!`` banner) whose words are all capitals: a banner shouting what went wrong
+_BANNER = re.compile(r"^([@*#!|])\1{0,3}\s{1,40}([^a-z]{3,200}?[A-Z]{2}[^a-z]{0,200}?)\s{1,40}\1{1,4}$")
+
+
+def _unframed(t: str) -> str:
+    m = _BANNER.match(t)
+    return m.group(2).strip() if m else t
+
+
+_COMPLAINT_NEAR = 3  # non-blank lines above a trailer among which the failing command's last complaint is looked for
+
+
+def _report_above(lines: list[Line], lo: int, at: int, baseline: Baseline | None, near: bool = True) -> int | None:
+    """The report a trailer closes, when nothing in its step states a failure, in a form the classes do not weigh: a
+    program's complaint in its own words printed last before it (``sed: -e expression #1, char 40: unterminated `s'
+    command``; among its last ``_COMPLAINT_NEAR`` non-blank lines: what a command printed earlier, ``remote:
+    Enumerating objects: 5, done.``, is no complaint of the failing one), else the first ``WARNING:``-tagged report
+    (a sanitizer's) or banner of the step. With ``near`` false (a log with no trailer either), the last complaint of
+    the lines. None when there is no such line."""
+
+    def quiet(ln: Line) -> bool:
+        return bool(ln.cls or ln.boundary or ln.echoed or ln.annotation is not None) or (
+            baseline is not None and baseline.seen(ln.text)
+        )
+
+    start = max(lo, at - _POINT_BACK_LINES)
+    said = 0
+    for j in range(at - 1, start - 1, -1):
+        t = lines[j].text.strip()
+        if not t:
+            continue
+        said += 1
+        if near and said > _COMPLAINT_NEAR:
+            break
+        if not quiet(lines[j]) and _complaint(t):
+            return j
+    for j in range(start, at):
+        ln = lines[j]
+        t = ln.text.strip()
+        if t and not quiet(ln) and (ln.level == "warning" or _BANNER.match(t)):
+            return j
+    return None
 
 
 # a location alone on its line (``src/heat.f90:10:28:``): the header of a diagnostic whose message comes below
@@ -1221,6 +1405,21 @@ def _structure(lines: list[Line], baseline: Baseline | None) -> None:
         if not t or not (ln.cls or ln.boundary or _STRUCTURE_RX.search(t)):
             continue
         t = t.strip()
+        if k and ("everity:" in t or "EVERITY:" in t) and _SEVERITY.match(t):
+            # a finding's severity, printed under the finding it rates (bandit's ``>> Issue: [B602:...] ...`` then
+            # ``Severity: High   Confidence: High``; npm audit's package line then ``Severity: high``): the line above
+            # is a finding, a failure statement of the scan
+            head = lines[k - 1]
+            if (
+                head.text.strip()
+                and not head.boundary
+                and not head.echoed
+                and head.cls < 3
+                and not _SEVERITY.match(head.text.strip())
+            ):
+                if baseline is None or not baseline.seen(head.text):
+                    head.cls = 3
+            continue
         if ln.boundary and t.startswith("+++ ") and k and lines[k - 1].text.lstrip().startswith("--- "):
             ln.boundary = False
             continue
@@ -1363,7 +1562,19 @@ def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
                 ex = earlier
     if ex is not None:
         return ex
-    # no failure statement at all: the first non-blank line (a bare message)
+    # no failure statement at all: a program's complaint in its own words or a banner, the first of them (what a script
+    # printed before it is its own narration: ``bumping chart to 1.4.0``, then ``sed: ... unterminated `s' command``)
+    said = _report_above(lines, 0, len(lines), baseline, near=False)
+    if said is not None and (lines[said].level != "warning" or _BANNER.match(lines[said].text.strip())):
+        ex = Excerpt(message=_unframed(lines[said].text.strip()), kind="failure", level=lines[said].level)
+        ex.detail = _report_below(lines, said, len(lines))
+        return _finish(
+            _with_block(ex, lines, said, _detail_end(lines, said, len(lines))),
+            lines,
+            _step_start(lines, said),
+            len(lines),
+        )
+    # nothing at all: the first non-blank line (a bare message)
     for ln in lines:
         if ln.text.strip() and not _MARKUP.match(ln.text.strip()):
             return _with_block(Excerpt(message=ln.text.strip()), [ln], 0, 0)

@@ -37,8 +37,11 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # classes (its first look, 0.941 / 0.471 with the learned fallback, 0.441 without, stays its held-out figure).
 # heldout12 entered it on 2026-11-27 with its logs, before its one measured run, and left it the same day after signing
 # method 22's rules for its classes (its first look, 0.900 / 0.400 with the learned fallback, 0.333 without, stays its
-# held-out figure). heldout13 entered it on 2026-11-27 with its logs, before its one measured run
-STILL_HELD_OUT: set[str] = {"heldout13"}
+# held-out figure). heldout13 entered it on 2026-11-27 with its logs, before its one measured run, and left it the same
+# day after signing method 24's excerpt rules for its classes (its first look, 0.788 / 0.455 with the learned fallback,
+# 0.424 without, stays its held-out figure); its categories were left to the category rules' own round, so it is in
+# EXCERPT_EXACT_SPLITS below, not in EXACT_SPLITS
+STILL_HELD_OUT: set[str] = set()
 
 
 def _text(rel: str) -> str:
@@ -86,6 +89,22 @@ def test_each_family_of_a_split_written_against_is_signed_as_labelled(signed, sp
         lo, hi = sig.excerpt_lines
         assert any(lo <= e and s <= hi for s, e in lab["lines"]), (rel, sig.excerpt_lines, lab["lines"])
         assert sig.category == lab["category"], (rel, sig.category, lab["category"])
+
+
+# splits whose excerpt rules (not yet their category words) were written after their one measured run: every log of
+# them is signed from its marked lines
+EXCERPT_EXACT_SPLITS = ("heldout13",)
+
+
+@pytest.mark.parametrize(
+    ("split", "family"),
+    sorted({(v["split"], v["family"]) for v in LABELS.values() if v["split"] in EXCERPT_EXACT_SPLITS}),
+)
+def test_each_family_of_a_split_whose_excerpts_were_written_against_is_cut_as_marked(signed, split, family):
+    for rel, lab in LABELS.items():
+        if lab["split"] == split and lab["family"] == family:
+            lo, hi = signed[rel].excerpt_lines
+            assert any(lo <= e and s <= hi for s, e in lab["lines"]), (rel, signed[rel].excerpt_lines, lab["lines"])
 
 
 def test_development_split_targets(signed):
