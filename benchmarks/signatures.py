@@ -197,25 +197,43 @@ SYSTEMS_HEADER = [
 ]
 
 
-# -- leave-one-system-out: every choice made on 7 systems, scored on the 8th -------------------------
+# -- leave-one-system-out: every choice made on the other systems, scored on the held-out one ---------------
 def _variants():
-    """The method's choices, as (name, apply) pairs: the miner's similarity threshold and each
-    optional part of the masking/grouping switched off. ``apply`` sets them and returns an undo."""
+    """The method's choices, as (name, apply) pairs: the miner's similarity threshold, method 25's evidence rules
+    (``EVIDENCE`` distinct words before a position is a variable, ``MIN_CONSTANT`` constant tokens a generalisation
+    keeps) and each optional part of the masking/grouping switched off. ``apply`` sets them and returns an undo."""
     import harness_memory.error_signatures as es
 
-    def make(threshold, drop=None, optional=True, varlen=True):
+    miner = es.TemplateMiner
+    flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS")
+
+    def make(threshold, drop=None, optional=True, varlen=True, evidence=4, min_constant=1, **off):
         def apply():
-            saved = (es.DEFAULT_THRESHOLD, list(es._MASK_GUARDS), es._OPTIONAL, es.TemplateMiner._neighbour)
+            saved = (
+                es.DEFAULT_THRESHOLD,
+                list(es._MASK_GUARDS),
+                es._OPTIONAL,
+                miner._neighbour,
+                miner.EVIDENCE,
+                miner.MIN_CONSTANT,
+                {f: getattr(es, f) for f in flags},
+            )
             es.DEFAULT_THRESHOLD = threshold
+            miner.EVIDENCE, miner.MIN_CONSTANT = evidence, min_constant
+            for f, v in off.items():
+                setattr(es, f, v)
             if drop is not None:
                 es._MASK_GUARDS[:] = [g for g in es._MASK_GUARDS if g[0].pattern not in drop()]
             if not optional:
                 es._OPTIONAL = re.compile(r"(?!x)x")
             if not varlen:
-                es.TemplateMiner._neighbour = lambda self, tokens, frame: None
+                miner._neighbour = lambda self, tokens, frame: None
 
             def undo():
-                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, es.TemplateMiner._neighbour = saved
+                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl = saved
+                miner.EVIDENCE, miner.MIN_CONSTANT = ev, mc
+                for f, v in fl.items():
+                    setattr(es, f, v)
                 es._MASK_GUARDS[:] = guards
 
             return undo
@@ -223,23 +241,34 @@ def _variants():
         return apply
 
     hosts = lambda: {es._HOST.pattern, es._HOST_PORT.pattern}  # noqa: E731 - host names and host:port
-    units = lambda: {es._MASKS[13].pattern}  # noqa: E731 - durations and sizes
+    units = lambda: {es._UNITS.pattern}  # noqa: E731 - durations and sizes
+    dates = lambda: {es._DATE_WORDS.pattern}  # noqa: E731 - dates with a month's name
     out = []
-    for t in (0.5, 0.6, 0.7, 0.8):
-        out.append((f"t={t}", make(t)))
-        out.append((f"t={t} no-hosts", make(t, drop=hosts)))
-        out.append((f"t={t} no-units", make(t, drop=units)))
-        out.append((f"t={t} no-optional", make(t, optional=False)))
-        out.append((f"t={t} no-varlen", make(t, varlen=False)))
+    for t in (0.6, 0.7, 0.8):
+        for ev in (2, 3, 4):
+            for mc in (0, 1, 2):
+                out.append((f"t={t} evidence={ev} min-constant={mc}", make(t, evidence=ev, min_constant=mc)))
+    t = DEFAULT_VARIANT_THRESHOLD
+    out.append((f"t={t} no-hosts", make(t, drop=hosts)))
+    out.append((f"t={t} no-units", make(t, drop=units)))
+    out.append((f"t={t} no-dates", make(t, drop=dates)))
+    out.append((f"t={t} no-optional", make(t, optional=False)))
+    out.append((f"t={t} no-varlen", make(t, varlen=False)))
+    out.append((f"t={t} no-quotes-kept", make(t, _KEEP_QUOTES=False)))
+    out.append((f"t={t} no-scoped-names", make(t, _SCOPED_NAMES=False)))
+    out.append((f"t={t} no-reprs", make(t, _REPR_ROUNDS=0)))
     return out
 
 
-def _ga_of(data: Path, tmp: Path, system: str) -> float:
+DEFAULT_VARIANT_THRESHOLD = 0.7
+SHIPPED = "t=0.7 evidence=4 min-constant=1"  # the shipped configuration (method 25)
+
+
+def _ga_of(folder: Path, tmp: Path) -> float:
     import harness_memory.error_signatures as es
 
-    path = data / "loghub-2k" / system / f"{system}_2k.log_structured.csv"
-    recs = list(csv.DictReader(path.open(encoding="utf-8")))
-    db = tmp / f"loo-{system}-{time.perf_counter_ns()}.db"
+    recs = read_structured(folder)
+    db = tmp / f"loo-{folder.name}-{time.perf_counter_ns()}.db"
     with MemoryStore(db) as s:
         s._core.miner.threshold = es.DEFAULT_THRESHOLD
         ids = canonical(s, [s.error_signature(r["Content"]).id for r in recs])
@@ -247,26 +276,46 @@ def _ga_of(data: Path, tmp: Path, system: str) -> float:
     return grouping_accuracy(ids, [r["EventId"] for r in recs])
 
 
-def leave_one_system_out(data: Path, tmp: Path):
+def loo_pool(data: Path, extra: Path | None) -> dict[str, Path]:
+    """The systems of a leave-one-system-out: the 8 of loghub-2k, plus every system folder under ``extra``."""
+    pool = {system: data / "loghub-2k" / system for system in SYSTEMS}
+    if extra is not None:
+        for folder in sorted(extra.iterdir()):
+            if folder.is_dir() and any(folder.glob("*_2k.log_structured.csv*")):
+                pool[folder.name] = folder
+    return pool
+
+
+def leave_one_system_out(data: Path, tmp: Path, extra: Path | None = None):
+    """For each system: the variant with the best mean GA on all the others (ties: the shipped one), scored on it;
+    beside the shipped configuration's GA on it (in-sample) and the best variant for it alone."""
+    pool = loo_pool(data, extra)
     variants = _variants()
     ga: dict[str, dict[str, float]] = {}
     for name, apply in variants:
         undo = apply()
         try:
-            ga[name] = {system: _ga_of(data, tmp, system) for system in SYSTEMS}
+            ga[name] = {system: _ga_of(folder, tmp) for system, folder in pool.items()}
         finally:
             undo()
-    default = "t=0.7"
     rows, held, insample = [], [], []
-    for system in SYSTEMS:
-        others = [x for x in SYSTEMS if x != system]
-        chosen = max(ga, key=lambda n: (sum(ga[n][o] for o in others), n == default))
+    for system in pool:
+        others = [x for x in pool if x != system]
+        chosen = max(ga, key=lambda n: (sum(ga[n][o] for o in others), n == SHIPPED))
         held.append(ga[chosen][system])
-        insample.append(ga[default][system])
+        insample.append(ga[SHIPPED][system])
         best_here = max(ga, key=lambda n: ga[n][system])
-        rows.append([system, chosen, ga[chosen][system], ga[default][system], best_here, ga[best_here][system]])
+        rows.append([system, chosen, ga[chosen][system], ga[SHIPPED][system], best_here, ga[best_here][system]])
+    dev = [i for i, x in enumerate(pool) if x in SYSTEMS]
+    own = [i for i, x in enumerate(pool) if x not in SYSTEMS]
     rows.append(["mean", "", sum(held) / len(held), sum(insample) / len(insample), "", ""])
-    return rows
+    if own:
+        for label, idx in (("mean of loghub-2k's 8", dev), (f"mean of the other {len(own)}", own)):
+            rows.append(
+                [label, "", sum(held[i] for i in idx) / len(idx), sum(insample[i] for i in idx) / len(idx), "", ""]
+            )
+    ranking = sorted(ga, key=lambda n: -sum(ga[n].values()))[:5]
+    return rows, [[n, sum(ga[n].values()) / len(pool)] for n in ranking]
 
 
 def defects4j(data: Path, tmp: Path):
@@ -545,6 +594,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=None)
     ap.add_argument("--loo", action="store_true", help="also: leave-one-system-out choice of the settings")
+    ap.add_argument(
+        "--loo-systems",
+        default=None,
+        help="with --loo: also hold out each system folder under this one (e.g. tests/fixtures/system_logs), "
+        "choosing on all the others",
+    )
     ap.add_argument("--d4j-only", action="store_true", help="only the Defects4J tables (no loghub)")
     ap.add_argument("--d4j-analysis", action="store_true", help="also: the error analysis of the Defects4J figures")
     ap.add_argument(
@@ -575,10 +630,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         if args.loo:
+            extra = Path(args.loo_systems) if args.loo_systems else None
+            loo_rows, top = leave_one_system_out(data, tmp, extra)
+            n = len(loo_pool(data, extra))
             print(
                 table(
-                    "loghub-2k leave-one-system-out: settings chosen on the other 7 systems, scored on this one "
-                    "(in-sample = the shipped configuration t=0.7, all masks)",
+                    f"leave-one-system-out over {n} systems: settings chosen on the other {n - 1} systems, scored on "
+                    f"this one (in-sample = the shipped configuration {SHIPPED}, all masks)",
                     [
                         "held-out system",
                         "chosen on the other 7",
@@ -587,9 +645,10 @@ def main() -> None:
                         "best for this system alone",
                         "its GA",
                     ],
-                    leave_one_system_out(data, tmp),
+                    loo_rows,
                 )
             )
+            print(table(f"the best variants over all {n} systems (mean GA)", ["variant", "mean GA"], top))
         if not args.d4j_only:
             print(
                 table(

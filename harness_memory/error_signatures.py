@@ -152,7 +152,12 @@ DEFAULT_THRESHOLD = 0.7
 #    a trailer with nothing specific in its step (``make: *** [check] Error 66``) points back at the report above it
 #    (a ``WARNING:``-tagged report, a banner, a program's complaint), and so does a log with no statement at all;
 #    a finding is the line a ``Severity:`` line rates
-SIGNATURE_METHOD = 24
+# 25: grouping that holds on systems never seen (issue 8, chosen by leave-one-system-out over 13 systems): a position
+#    of a template becomes a variable only with evidence (TemplateMiner.EVIDENCE = 4 distinct words seen there, the
+#    templates covered then linked into the group; a masked part is evidence by itself) and never the last constant
+#    token (MIN_CONSTANT); a quoted value keeps its quotes (``"<*>"``); an object's repr (``<Task pending ...>``) and a
+#    date with a month's name are one value; ``temporary`` is a word, not a temp name; a C++ qualified name is a name
+SIGNATURE_METHOD = 25
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -235,11 +240,36 @@ _COMPARED = re.compile(
 
 _HOST_PORT = re.compile(r"\b(?P<name>[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):\d{1,5}\b")
 
+# an object's repr, ``<Task pending name='x' coro=<f() running at a.py:9>>`` (a name, a space, then anything but
+# angle brackets, or a bracketed part without brackets inside): one value (method 24); applied innermost first, a few
+# times
+_REPR = re.compile(r"(?<![\w<])<[A-Za-z_][\w.]{0,100} (?:[^<>\n]|<[^<>\n]{0,400}>){0,400}>")
+_REPR_ROUNDS = 3
+_QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`")
+_KEEP_QUOTES = True  # a quoted value is masked inside its quotes: ``"<*>"`` (the format's punctuation is evidence)
+
+# a date with a month's name and a clock time (``Fri Jul  1 07:57:30 2005``, ``Jun 17 07:07:00``, ``17 Jun 2005
+# 07:07``): the weekday and month are parts of the value, not words of the message (method 24)
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.?"
+_DATE_WORDS = re.compile(
+    r"\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6},?\s{1,3})?"
+    rf"(?:{_MONTH}\s{{1,3}}\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s{{1,3}}\d{{4}})?|\d{{1,2}}[\s-]{{1,3}}{_MONTH}[\s-]{{1,3}}\d{{4}})"
+    r",?\s{1,3}\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,9})?(?:\s{1,3}(?:[AaPp]\.?[Mm]\b\.?|(?:UTC|GMT|Z|[A-Z]{1,2}[SD]T)\b|[+-]\d{4}))?"
+    r"(?:\s{1,3}\d{4}\b)?"
+)
+
+_UNITS = re.compile(
+    r"(?<![\w.])<?[-+]?\d{1,40}(?:[.,:]\d{1,40}){0,3}\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|"
+    r"minutes?|h|hrs?|hours?|days?|[kKMGTP]i?B|[kKMGT]B?/s|bytes?|B|%)(?![\w])"
+)  # durations, sizes
+
 _MASKS: list[re.Pattern[str]] = [
+    _REPR,  # object reprs (see _REPR)
     re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),  # uuid
     re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s'\"<>]{1,2000}"),  # url
     re.compile(r"\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\b"),  # e-mail
     re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?"),  # timestamp
+    _DATE_WORDS,  # a date written with a month's name (method 24)
     _HOST_PORT,  # host:port (see _is_host)
     _HOST,  # host / domain names (see _is_host)
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),  # ipv4[:port]
@@ -248,12 +278,12 @@ _MASKS: list[re.Pattern[str]] = [
     # absolute paths[:line[:col]]: never from inside a word, so src/app/x.py is the relative rule's, whole
     re.compile(r"(?<![\w.@+~-])(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]{1,255}){2,64}[\\/]?(?::\d{1,7}){0,2}"),
     re.compile(r"\b(?:[\w.@+~-]{1,255}[\\/]){1,64}[\w@+~-]{1,255}\.[A-Za-z]\w{0,7}\b(?::\d{1,7}){0,2}"),  # rel. file
-    re.compile(r"\b(?:tmp|temp)[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"),  # temp names
-    re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`"),  # quoted values
+    # temp names: ``tmp`` + a random suffix; ``temp`` + one holding a digit or ``_`` (not ``temporary``, ``template``)
     re.compile(
-        r"(?<![\w.])<?[-+]?\d{1,40}(?:[.,:]\d{1,40}){0,3}\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|"
-        r"minutes?|h|hrs?|hours?|days?|[kKMGTP]i?B|[kKMGT]B?/s|bytes?|B|%)(?![\w])"
-    ),  # durations, sizes
+        r"\btmp[\w-]{5,40}\b|\btemp(?=[A-Za-z-]{0,40}[\d_])[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"
+    ),
+    _QUOTED,  # quoted values (the quotes stay: method 24)
+    _UNITS,  # durations, sizes
     re.compile(r"(?<![A-Za-z_])[-+]?\d{1,40}(?:\.\d{1,40})?(?:[eE][-+]?\d{1,4})?"),  # numbers
 ]
 _DIGITS = tuple("0123456789")
@@ -277,10 +307,12 @@ _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool
     zip(
         _MASKS,
         [
+            _holding(r"<[A-Za-z_][\w.]{0,100} "),  # a repr: an angle bracket, a name, a space
             _at_least("-", 4),  # a uuid has four dashes
             ("://",),
             ("@",),
             _at_least("-", 2),  # a date two
+            _holding(r"\d:\d\d"),  # a date with a month's name: its clock
             _holding(r":\d"),  # host:port: a colon and a digit
             _holding(r"\.[A-Za-z]{2}"),  # a host name: a dot and two letters (its top-level domain)
             _at_least(".", 3),  # an IPv4 address: three dots
@@ -297,7 +329,7 @@ _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool
     )
 )
 _OPTIONAL = re.compile(
-    r"\s?[(\[](?:[-+]?<\*>[\s,;/-]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]"
+    r"\s?[(\[](?:[-+]?[\"'`]?<\*>[\"'`]?[\s,;/-]{0,3}){1,8}[)\]]|(?:(?<=\s)|^)[(\[]\s{0,3}[)\]]"
 )  # parts of variables only
 
 
@@ -309,6 +341,15 @@ def mask_params(text: str) -> tuple[str, list[str]]:
     def sub(m: re.Match[str]) -> str:
         params.append(m.group(0))
         return WILDCARD
+
+    def sub_quoted(m: re.Match[str]) -> str:
+        q = m.group(0)
+        if not _KEEP_QUOTES:
+            return sub(m)
+        if q[1:-1] == WILDCARD:  # (already masked: idempotent)
+            return q
+        params.append(q[1:-1])
+        return q[0] + WILDCARD + q[-1]
 
     def sub_host(m: re.Match[str]) -> str:
         return sub(m) if _is_host(m.group(0)) else m.group(0)
@@ -337,13 +378,31 @@ def mask_params(text: str) -> tuple[str, list[str]]:
                         break
                 else:
                     continue
-        text = pattern.sub(sub_host if pattern is _HOST else sub_host_port if pattern is _HOST_PORT else sub, text)
+        if pattern is _REPR:
+            for _ in range(_REPR_ROUNDS):  # innermost first: a masked repr may sit inside another
+                text, n = _REPR.subn(sub, text)
+                if not n:
+                    break
+            continue
+        text = pattern.sub(
+            sub_host
+            if pattern is _HOST
+            else sub_host_port
+            if pattern is _HOST_PORT
+            else sub_quoted
+            if pattern is _QUOTED
+            else sub,
+            text,
+        )
     if "(" in text or "[" in text:  # (every match of _OPTIONAL holds a bracket)
         text = _OPTIONAL.sub("", text)
     return " ".join(text.split()), params
 
 
 _QUALIFIED_NAME = re.compile(r"^[A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30}:?$")
+# a C++ qualified name (``MutablePO2TS::Shutdown``, ``ns::Foo2::bar``): a name, whatever digits its parts hold (method 24)
+_SCOPED_NAME = re.compile(r"^~?[A-Za-z_]\w{0,200}(?:::~?[A-Za-z_]\w{0,200}){1,30}:?$")
+_SCOPED_NAMES = True
 
 
 def tokenize(masked: str) -> list[str]:
@@ -354,7 +413,12 @@ def tokenize(masked: str) -> list[str]:
         return masked.split()  # (no token holds a digit)
     out = []
     for t in masked.split():
-        if t != WILDCARD and _HAS_DIGIT(t) and not (_QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":"))):
+        if (
+            t != WILDCARD
+            and _HAS_DIGIT(t)
+            and not (_QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":")))
+            and not (_SCOPED_NAMES and "::" in t and _SCOPED_NAME.match(t))
+        ):
             t = WILDCARD
         out.append(t)
     return out
@@ -1506,6 +1570,36 @@ class TemplateMiner:
     def _merge(tpl: list[str], tokens: list[str]) -> list[str]:
         return [a if a == b else WILDCARD for a, b in zip(tpl, tokens)]
 
+    # method 24: a position becomes a variable only with evidence
+    EVIDENCE = 4  # distinct words seen at a position before it is a variable (2: on the first difference)
+    MIN_CONSTANT = 1  # a generalisation never leaves a template fewer constant tokens than this (if it had them)
+
+    @classmethod
+    def _evidence(cls, tpl: list[str], tokens: list[str], clusters: Iterable[tuple[str, list[str]]]) -> bool:
+        """Whether generalising ``tpl`` to cover ``tokens`` is supported: the merged template keeps
+        ``MIN_CONSTANT`` constant tokens, and where a constant word of the template meets another word (neither
+        holding a masked part, which is evidence of a variable by itself), ``EVIDENCE`` distinct words have been seen
+        there: the template's, the message's and those of the partition's other templates the merged one would
+        cover (they are then the same group, linked)."""
+        merged = [a if a == b else WILDCARD for a, b in zip(tpl, tokens)]
+        kept = sum(t != WILDCARD for t in merged)
+        if kept < cls.MIN_CONSTANT <= sum(t != WILDCARD for t in tpl):
+            return False
+        words = [
+            i
+            for i, (a, b) in enumerate(zip(tpl, tokens))
+            if a != b and a != WILDCARD and WILDCARD not in a and WILDCARD not in b
+        ]
+        if not words or cls.EVIDENCE <= 2:
+            return True
+        seen = {tuple(tpl[i] for i in words), tuple(tokens[i] for i in words)}
+        for _, other in clusters:
+            if other is not tpl and all(a == WILDCARD or a == b for a, b in zip(merged, other)):
+                seen.add(tuple(other[i] for i in words))
+                if len(seen) >= cls.EVIDENCE:
+                    return True
+        return len(seen) >= cls.EVIDENCE
+
     def sign(
         self,
         tokens: list[str],
@@ -1547,6 +1641,8 @@ class TemplateMiner:
             best = self._best(clusters, tokens)
             now = float(self.clock())
             rev = self._rev + 1
+            if best is not None and not self._evidence(best[1], tokens, clusters):
+                best = None  # not enough evidence that the positions that differ are variables: a template of its own
             if best is not None:
                 sig, merged = best[0], self._merge(best[1], tokens)
                 if merged == best[1]:

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 
 from conftest import worker_processes
 from harness_memory import MemoryStore
-from harness_memory.error_signatures import CATEGORIES, categorize, extract, mask_params, tokenize
+from harness_memory.error_signatures import CATEGORIES, TemplateMiner, categorize, extract, mask_params, tokenize
 
 PY_TB = """Traceback (most recent call last):
   File "/usr/lib/python3.11/site-packages/requests/api.py", line 59, in request
@@ -127,15 +127,21 @@ def test_fuzz_signing_never_fails(store, text):
 def test_id_survives_generalisation_and_restarts(db_path):
     with MemoryStore(db_path) as s:
         a = s.error_signature("worker alpha lost its lease on queue payments")
-        b = s.error_signature("worker beta lost its lease on queue payments")  # generalises a's template
-        assert b.id == a.id and b.template == "worker <*> lost its lease on queue payments"
+        b = s.error_signature("worker beta lost its lease on queue payments")  # one other word: no evidence yet
+        c = s.error_signature("worker gamma lost its lease on queue payments")
+        assert len({a.id, b.id, c.id}) == 3 and b.template == "worker beta lost its lease on queue payments"
+        d = s.error_signature("worker delta lost its lease on queue payments")  # a fourth word: a variable
+        assert d.id == a.id and d.template == "worker <*> lost its lease on queue payments"
+        miner = s._core.miner
+        assert {miner.canonical(x.id) for x in (a, b, c)} == {a.id}  # the templates it covers are its group
     with MemoryStore(db_path) as s:
-        assert s.error_signature("worker gamma lost its lease on queue payments").id == a.id
+        assert s.error_signature("worker epsilon lost its lease on queue payments").id == a.id
+        assert s.error_signature("worker beta lost its lease on queue payments").id == a.id
 
 
 def _sign_in_child(path, q):
     with MemoryStore(path) as s:
-        q.put(s.error_signature("worker delta lost its lease on queue payments").id)
+        q.put(s.error_signature("worker alpha lost its lease on queue payments").id)
 
 
 def test_signature_is_shared_across_processes(db_path):
@@ -149,7 +155,8 @@ def test_signature_is_shared_across_processes(db_path):
     p.join(timeout=30)
 
 
-def test_subsumed_templates_are_linked_not_renamed(store):
+def test_subsumed_templates_are_linked_not_renamed(store, monkeypatch):
+    monkeypatch.setattr(TemplateMiner, "EVIDENCE", 2)  # generalise on the first difference (method 25 waits for 4)
     t1 = store.error_signature("deploy blocked by lock alpha beta gamma delta on main")
     t2 = store.error_signature("deploy blocked by lock red green blue black on main")  # 6/10 alike: a new group
     assert t2.id != t1.id

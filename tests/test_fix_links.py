@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import FixEvidence, InvalidInputError
+from harness_memory.error_signatures import TemplateMiner
 
 NO_PYTEST = "/usr/bin/python3: No module named pytest"
 AGENT = "coder"
@@ -256,7 +257,8 @@ def test_evidence_explains_its_level(tmp_path, clock):
         assert f"(similarity {near.similarity:.2f})" in near.explain()
 
 
-def test_a_fix_linked_to_an_aliased_signature_is_offered_at_the_alias_level(store):
+def test_a_fix_linked_to_an_aliased_signature_is_offered_at_the_alias_level(store, monkeypatch):
+    monkeypatch.setattr(TemplateMiner, "EVIDENCE", 2)  # generalise on the first difference (method 24 waits for 4)
     t2_error = "deploy blocked by lock red green blue black on main"
     store.error_signature("deploy blocked by lock alpha beta gamma delta on main")
     t2 = store.learn_fix(t2_error, "lockctl clear --stale", agent_id=AGENT).error_signature

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from harness_memory import MemoryStore, Settings
+from harness_memory.error_signatures import TemplateMiner
 
 DAY = 86400.0
 SERVICES = ["billing", "search", "auth", "payments", "gateway", "reports", "mailer", "scheduler"]
@@ -311,7 +312,8 @@ def test_a_query_with_no_searchable_words_on_the_keyword_channel_is_an_empty_lis
         assert crowded.recall("?! -- ...", agent_id="ops", channels={"keyword"}, record=record) == []
 
 
-def test_an_error_recalls_the_memories_stored_under_every_signature_linked_to_it(store):
+def test_an_error_recalls_the_memories_stored_under_every_signature_linked_to_it(store, monkeypatch):
+    monkeypatch.setattr(TemplateMiner, "EVIDENCE", 2)  # generalise on the first difference (method 24 waits for 4)
     t2_error = "deploy blocked by lock red green blue black on main"
     store.error_signature("deploy blocked by lock alpha beta gamma delta on main")
     under_t2 = store.remember(

@@ -34,7 +34,8 @@ def test_remember_returns_a_full_memory(store):
     assert m.tags == ["sqlite", "query"]
     assert m.importance == 0.8 and m.relevance_score == 1.0
     assert (
-        m.error_signature.startswith("err_") and m.error_template == "sqlite3.OperationalError: near <*>: syntax error"
+        m.error_signature.startswith("err_")
+        and m.error_template == 'sqlite3.OperationalError: near "<*>": syntax error'
     )
     assert m.metadata["error_category"] == "compile_error"
     assert m.metadata["k"] == [1, 2] and m.session_id == "s1" and m.task_id == "t1"

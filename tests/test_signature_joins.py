@@ -11,6 +11,7 @@ import itertools
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness_memory import MemoryStore
+from harness_memory.error_signatures import TemplateMiner
 from harness_memory.failure_excerpt import extract
 
 
@@ -125,7 +126,8 @@ def test_resign_keeps_a_joined_template_signing_into_its_group(tmp_path):
         assert store.error_signature(_junit("ATest", "testThird")).id == b.error_signature
 
 
-def test_a_joined_template_that_generalises_still_signs_into_its_group(tmp_path):
+def test_a_joined_template_that_generalises_still_signs_into_its_group(tmp_path, monkeypatch):
+    monkeypatch.setattr(TemplateMiner, "EVIDENCE", 2)  # generalise on the first difference (method 24 waits for 4)
     with MemoryStore(tmp_path / "m.db") as store:
         b = store.error_signature(_junit("BTest", "testPattern", "option g not FileInputStream"))
         a = store.error_signature(_junit("ATest", "testPattern", "option g not FileInputStream"))
@@ -164,7 +166,8 @@ def test_a_failure_named_by_two_join_keys_joins_both_groups(tmp_path):
         assert miner.sign(tokens, "tests.TestTwo", "assertion", exc)[0] == both
 
 
-def test_a_joined_template_that_generalises_without_a_join_key_still_signs_into_its_group(tmp_path):
+def test_a_joined_template_that_generalises_without_a_join_key_still_signs_into_its_group(tmp_path, monkeypatch):
+    monkeypatch.setattr(TemplateMiner, "EVIDENCE", 2)  # generalise on the first difference (method 24 waits for 4)
     """(a message without a test method: a row re-signed from its basis, a Python test file's module level)"""
     with MemoryStore(tmp_path / "m.db") as store:
         miner = store._core.miner

@@ -266,7 +266,7 @@ def test_resign_moves_stored_signatures_and_merges_the_ledger(store):
                 "INSERT INTO error_templates(sig, partition, tokens, category, exception, rev, created_at, "
                 "updated_at) VALUES (?, '5|ModuleNotFoundError:|', ?, 'import_error', 'ModuleNotFoundError', "
                 "90, 0, 0)",
-                (old, json.dumps(["ModuleNotFoundError:", "No", "module", "named", "<*>"])),
+                (old, json.dumps(["ModuleNotFoundError:", "No", "module", "named", "'<*>'"])),
             )
         c.execute("UPDATE memories SET error_signature = 'err_0000000000000001', error_basis = NULL")
         c.execute("UPDATE task_attempts SET error_signature = 'err_0000000000000002', error_basis = NULL")
