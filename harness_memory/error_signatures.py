@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from . import category_model
+from . import category_model, failure_lexicon
 from .failure_excerpt import (
     _ANON,
     _DIFF_HUNK,
@@ -144,7 +144,15 @@ DEFAULT_THRESHOLD = 0.7
 #    message not ending in ``>``), widened to whole words only where the cut splits a word, none when the values
 #    differ by whitespace or punctuation alone, and scoped by the failing test's package (``... in org.x``): the same
 #    two words compared in another project's tests are another fault
-SIGNATURE_METHOD = 23
+# 24: categories that hold on tools never seen (issue 8): beneath the words of ``_BY_TEXT`` and the table of
+#    ``_BY_EXCEPTION``, the failure lexicon (failure_lexicon) reads what platforms publish: errno names and their
+#    messages (glibc, musl, BSD, Windows), Python's built-in exception hierarchy, published error-kind names (Rust's
+#    io::ErrorKind, gRPC status codes), HTTP statuses with their reason phrases, and any other error name by its
+#    words (``ThrottlingException``, ``ER_ACCESS_DENIED_ERROR``); a line ending with an error's name after a colon
+#    takes that name's category (``unable to create compilation: AccessDenied``); a wrapper exception's operating
+#    system reason decides (``FileNotFoundException: x (Access is denied)``); a qualified exception with its message
+#    after a tool's prefix is read as one (docs/signatures.md, "The failure lexicon")
+SIGNATURE_METHOD = 24
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -1102,6 +1110,22 @@ def _by_text(text: str) -> str | None:
     """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text`` (its first
     8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
     and paths aside (``_PATH_WORDS``)."""
+    head = text[:8000]
+    reason = failure_lexicon.trailing_reason(head)
+    if reason is not None:
+        return reason  # ``unable to create compilation: AccessDenied``: the reason it ends with, not the activity
+    cat = _by_words(text)
+    if cat is None:
+        return failure_lexicon.text_category(head)
+    if cat == "test_failure":
+        # "failed" says that something failed; an operating system's reason in the same text says why
+        # (``SocketException : A connection attempt failed because the connected party did not properly respond``)
+        return failure_lexicon.os_reason(head) or cat
+    return cat
+
+
+def _by_words(text: str) -> str | None:
+    """``_by_text`` by ``_BY_TEXT``'s words alone (see ``_by_text``)."""
     low = _lower(text[:8000])
     search = _ANY_KEY.search
     m = search(low)
@@ -1210,10 +1234,26 @@ _HTTP_ERROR = re.compile(r"HTTP|Http|ClientResponse|StatusCode")
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
+# a qualified exception name followed by its message (``java.nio.file.AccessDeniedException: /run/user/0/.sbt``)
+_QUALIFIED_EXC = re.compile(r"(?<![\w.$])((?:[a-z_][\w]{0,60}\.){1,12}[A-Z][\w$]{0,120}(?:Exception|Error))\s?:")
+
+
+def _wrapped_reason(name: str, message: str) -> str | None:
+    """For an exception that only wraps an operating system error (``IOException``, ``SocketException``, Java's
+    ``FileNotFoundException`` that also reports ``(Access is denied)``: ``failure_lexicon.WRAPPERS``), the category of
+    the reason its message carries (an errno name or text, ``failure_lexicon.os_reason``); else None."""
+    if name.rsplit(".", 1)[-1] not in failure_lexicon.WRAPPERS:
+        return None
+    return failure_lexicon.os_reason(message[:8000])
+
+
 def _by_exception(name: str) -> str | None:
     """The category of an exception type (its last dotted part), if ``_BY_EXCEPTION`` knows it."""
     name = name.rsplit(".", 1)[-1]
-    return next((cat for cat, rx in _BY_EXCEPTION if rx.search(name)), None)
+    cat = next((cat for cat, rx in _BY_EXCEPTION if rx.search(name)), None)
+    # beneath the table: Python's built-in hierarchy and other published error names (failure_lexicon); a name's
+    # words alone are read only where the line's own words say nothing (``_by_text``)
+    return cat if cat is not None else failure_lexicon.published_category(name)
 
 
 def _of_text(text: str) -> str | None:
@@ -1284,6 +1324,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
                 return cat
     if excerpt.exception:
         cat = _by_exception(excerpt.exception)
+        cat = _wrapped_reason(excerpt.exception, excerpt.message) or cat
         if cat == "network" and _HTTP_ERROR.search(excerpt.exception):
             # an HTTP client's error for a status: the status it names decides (429 rate_limit, 404 not_found, 403
             # permission, 504 timeout); a refused connection or an unknown host stays network
@@ -1297,6 +1338,13 @@ def _categorize_block(excerpt: Excerpt) -> str:
             if m
             else None
         )
+        if cat is None:
+            # a qualified exception with its message anywhere in the line (``[error] (Compile / packageBin)
+            # java.nio.file.AccessDeniedException: ...``, ``error MSB4018: System.UnauthorizedAccessException: ...``):
+            # an exception statement after a tool's prefix, more specific than the words of that prefix
+            q = _QUALIFIED_EXC.search(excerpt.message) if "." in excerpt.message else None
+            if q is not None:
+                cat = _wrapped_reason(q.group(1), excerpt.message) or _by_exception(q.group(1))
         if cat is not None:
             return cat
     if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:
