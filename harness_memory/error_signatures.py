@@ -1111,17 +1111,44 @@ def _by_text(text: str) -> str | None:
     8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
     and paths aside (``_PATH_WORDS``)."""
     head = text[:8000]
-    reason = failure_lexicon.trailing_reason(head)
-    if reason is not None:
-        return reason  # ``unable to create compilation: AccessDenied``: the reason it ends with, not the activity
-    cat = _by_words(text)
-    if cat is None:
-        return failure_lexicon.text_category(head)
-    if cat == "test_failure":
-        # "failed" says that something failed; an operating system's reason in the same text says why
-        # (``SocketException : A connection attempt failed because the connected party did not properly respond``)
-        return failure_lexicon.os_reason(head) or cat
-    return cat
+    # the failure lexicon's exact evidence first: the error name a line ends with (``unable to create compilation:
+    # AccessDenied``: the reason, not the activity), an operating system's error code or message (``Disk quota
+    # exceeded`` is a full disk, not an API's quota; ``getaddrinfo ENOTFOUND`` a name that does not resolve)
+    reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head)
+    words = _by_words(text)
+    if reason is not None and words not in _REFINES.get(reason, ()):
+        return reason
+    return words or failure_lexicon.text_category(head)
+
+
+# a ``key=value`` setting whose value is a number (with a unit), a switch or nothing (lower-cased text), not a
+# summary's count of failures or errors
+_SETTING = re.compile(
+    r"(?<![\w.=!<>-])-{0,2}(?!(?:failures?|errors?|failed|passed|skipped|xfailed|xpassed|warnings|tests?|deselected)=)"
+    r"[a-z_][\w.-]{0,60}=(?!=)(?:\d[\w.:]{0,20}|true|false|yes|no|on|off|none|null|)(?![\w.:/-])"
+)
+# the words of the categories a setting configures (limits of time, rate, memory, access, the network), as keys
+_SETTING_KEY = re.compile(
+    literal_set_pattern(
+        {
+            k
+            for cat in ("network", "rate_limit", "permission", "out_of_memory", "timeout", "context_overflow")
+            for k in _TEXT_KEYS[cat]
+        }
+    )
+)
+
+
+def _unset(m: re.Match[str]) -> str:
+    """A setting whose key holds a word of an environment category, blanked (``_SETTING``); any other kept."""
+    key = m.group().split("=", 1)[0]
+    return " " if _SETTING_KEY.search(key) else m.group()
+
+
+# an operating system's reason and the words that say more precisely what it was about: a file that does not exist
+# (ENOENT) that is a library or a module the build needs is a missing dependency (``/usr/bin/ld: cannot find -ltoml:
+# No such file or directory``)
+_REFINES = {"not_found": frozenset({"import_error"})}
 
 
 def _by_words(text: str) -> str | None:
@@ -1131,6 +1158,13 @@ def _by_words(text: str) -> str | None:
     m = search(low)
     if m is None:
         return None
+    if "=" in low and _SETTING.search(low):
+        # a setting (``connect_timeout=10``, ``--rate-limit=100``, ``oom_score_adj=0``) configures a limit; it is not
+        # the failure's statement, so its key's words name no category (a summary's count, ``failures=1``, stays)
+        low = _SETTING.sub(_unset, low)
+        m = search(low)
+        if m is None:
+            return None
     if "error near line" in low or "." in low:
         if "error near line" in low:
             low = _PHASE_LABEL.sub("", low)
