@@ -142,6 +142,7 @@ _OUTCOMES = frozenset(
     "denied refused exceeded exhausted unavailable found timeout timedout out unreachable forbidden unauthorized "
     "unauthorised unauthenticated overflow throttled throttling missing reset aborted".split()
 )
+_ABSENCE = frozenset({"no", "missing", "unknown"})
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # HTTP status codes whose meaning is one of the categories, and their standard reason phrases
@@ -158,6 +159,7 @@ _HTTP = {
     503: "network",
 }
 _PHRASES = {http.HTTPStatus(code).phrase.lower(): cat for code, cat in _HTTP.items()}
+_PHRASE_ENDS = (*_PHRASES, "out of memory", "in use")  # outcomes of more than one word, at a name's end
 _HTTP_CODE = re.compile(
     r"(?i)(?:\bHTTP(?:/\d(?:\.\d)?)?|\bstatus(?:[ _]?code)?|\bresponse(?: code)?|\bstatuscode|\berror)[\s:=(]{0,3}"
     r"(\d{3})\b|\b(\d{3})\s{1,3}(" + "|".join(re.escape(p) for p in _PHRASES) + r")\b"
@@ -220,7 +222,10 @@ def _states_outcome(token: str) -> bool:
         return False
     if words[-1] in _SUFFIXES:
         return True
-    return words[-1] in _OUTCOMES
+    # the outcome last (``AccessDenied``, ``QuotaExceeded``) or an absence first (S3's ``NoSuchKey``, ``MissingToken``)
+    # or an HTTP status's reason phrase as a name (``TooManyRequests``, ``ServiceUnavailable``)
+    joined = " ".join(words)
+    return words[-1] in _OUTCOMES or words[0] in _ABSENCE or "no such" in joined or joined.endswith(_PHRASE_ENDS)
 
 
 def os_reason(text: str) -> str | None:
