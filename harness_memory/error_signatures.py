@@ -1114,11 +1114,12 @@ def _by_text(text: str) -> str | None:
     # the failure lexicon's exact evidence first: the error name a line ends with (``unable to create compilation:
     # AccessDenied``: the reason, not the activity), an operating system's error code or message (``Disk quota
     # exceeded`` is a full disk, not an API's quota; ``getaddrinfo ENOTFOUND`` a name that does not resolve)
-    reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head)
-    words = _by_words(text)
+    low = _lower(head)
+    reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head, low)
+    words = _by_words(text, low)
     if reason is not None and words not in _REFINES.get(reason, ()):
         return reason
-    return words or failure_lexicon.text_category(head)
+    return words or failure_lexicon.named_category(head)
 
 
 # a ``key=value`` setting whose value is a number (with a unit), a switch or nothing (lower-cased text), not a
@@ -1151,14 +1152,15 @@ def _unset(m: re.Match[str]) -> str:
 _REFINES = {"not_found": frozenset({"import_error"})}
 
 
-def _by_words(text: str) -> str | None:
-    """``_by_text`` by ``_BY_TEXT``'s words alone (see ``_by_text``)."""
-    low = _lower(text[:8000])
+def _by_words(text: str, low: str | None = None) -> str | None:
+    """``_by_text`` by ``_BY_TEXT``'s words alone (see ``_by_text``); ``low``: ``_lower(text[:8000])`` if known."""
+    if low is None:
+        low = _lower(text[:8000])
     search = _ANY_KEY.search
     m = search(low)
     if m is None:
         return None
-    if "=" in low and _SETTING.search(low):
+    if "=" in low and _SETTING_KEY.search(low) and _SETTING.search(low):
         # a setting (``connect_timeout=10``, ``--rate-limit=100``, ``oom_score_adj=0``) configures a limit; it is not
         # the failure's statement, so its key's words name no category (a summary's count, ``failures=1``, stays)
         low = _SETTING.sub(_unset, low)
@@ -1376,7 +1378,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
             # a qualified exception with its message anywhere in the line (``[error] (Compile / packageBin)
             # java.nio.file.AccessDeniedException: ...``, ``error MSB4018: System.UnauthorizedAccessException: ...``):
             # an exception statement after a tool's prefix, more specific than the words of that prefix
-            q = _QUALIFIED_EXC.search(excerpt.message) if "." in excerpt.message else None
+            msg = excerpt.message
+            q = _QUALIFIED_EXC.search(msg) if "." in msg and ("Exception" in msg or "Error" in msg) else None
             if q is not None:
                 cat = _wrapped_reason(q.group(1), excerpt.message) or _by_exception(q.group(1))
         if cat is not None:

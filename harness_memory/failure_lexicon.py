@@ -30,6 +30,7 @@ wrapper exception whose line carries the operating system's own reason (``os_rea
 
 from __future__ import annotations
 
+import functools
 import http
 import re
 
@@ -160,10 +161,13 @@ _HTTP = {
 }
 _PHRASES = {http.HTTPStatus(code).phrase.lower(): cat for code, cat in _HTTP.items()}
 _PHRASE_ENDS = (*_PHRASES, "out of memory", "in use")  # outcomes of more than one word, at a name's end
-_HTTP_CODE = re.compile(
-    r"(?i)(?:\bHTTP(?:/\d(?:\.\d)?)?|\bstatus(?:[ _]?code)?|\bresponse(?: code)?|\bstatuscode|\berror)[\s:=(]{0,3}"
-    r"(\d{3})\b|\b(\d{3})\s{1,3}(" + "|".join(re.escape(p) for p in _PHRASES) + r")\b"
+# a status code among those, then (checked only around such a code) the words that make it one: a protocol or status
+# label just before it (``HTTP/1.1 503``, ``status code: 404``, ``error 429``) or its reason phrase just after it
+_HTTP_NUMBER = re.compile(r"(?<![\w.:/-])(" + "|".join(str(c) for c in _HTTP) + r")(?![\w.:/-])")
+_HTTP_BEFORE = re.compile(
+    r"(?i)(?:\bHTTP(?:/\d(?:\.\d)?)?|\bstatus(?:[ _]?code)?|\bresponse(?: code)?|\bstatuscode|\berror)[\s:=(]{0,3}$"
 )
+_HTTP_AFTER = re.compile(r"(?i)\s{1,3}(?:" + "|".join(re.escape(p) for p in _PHRASES) + r")\b")
 # Exceptions that wrap an operating system error without saying which: the reason their message carries decides
 _WRAPPER_NAMES = (
     "IOException UncheckedIOException FileSystemException FileNotFoundException SocketException "
@@ -172,10 +176,21 @@ _WRAPPER_NAMES = (
 )
 WRAPPERS = frozenset(_WRAPPER_NAMES.split())
 
-_CODE_TOKEN = re.compile(r"\b(?:E[A-Z]{2,15}|EAI_[A-Z]{4,8}|WSA[A-Z_]{4,20}|ERROR_[A-Z_]{3,40}|WAIT_TIMEOUT)\b")
+# (no leading ``\b``: a pattern that opens with its first character's class lets ``re`` skip to the candidates; the
+# boundary before a match is checked by hand, ``_word_before``)
+_CODE_TOKEN = re.compile(r"(?:E[A-Z]{2,15}|EAI_[A-Z]{4,8}|WSA[A-Z_]{4,20}|ERROR_[A-Z_]{3,40}|WAIT_TIMEOUT)\b")
 # the error texts as one pattern, written as their trie (regex_prefilter.literal_set_pattern: one branch tried per
 # character, where a flat alternation of some eighty texts would try them all at every position)
-_TEXT_RX = re.compile(r"\b(?:" + literal_set_pattern(ERROR_TEXTS) + ")")
+_TEXT_RX = re.compile(literal_set_pattern(ERROR_TEXTS))
+
+
+def _word_before(text: str, i: int) -> bool:
+    """Whether ``text[i]`` continues a word (so a match starting there does not start one)."""
+    return i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")
+
+
+# where a name of two words or more can start (``aB``, ``AB``, ``A_``): no name without one
+_NAME_START = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z_]")
 # a name in running text: CamelCase (two or more words) or UPPER_SNAKE, not in a path, not a setting's key
 _NAME_TOKEN = re.compile(
     r"(?<![\w/\\$-])(?:[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w/\\-]|=(?!=))"
@@ -203,6 +218,7 @@ def published_category(name: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def name_category(name: str) -> str | None:
     """The category of an error or exception name: a published name's (``published_category``), else its words'
     (``_MORPHEMES``)."""
@@ -213,6 +229,7 @@ def name_category(name: str) -> str | None:
     return _by_parts(words) if words else None
 
 
+@functools.lru_cache(maxsize=4096)
 def _states_outcome(token: str) -> bool:
     """Whether a name in running text states an outcome (see the module docstring), not a thing."""
     if token in _NAMED or token in ERROR_CODES:
@@ -228,39 +245,46 @@ def _states_outcome(token: str) -> bool:
     return words[-1] in _OUTCOMES or words[0] in _ABSENCE or "no such" in joined or joined.endswith(_PHRASE_ENDS)
 
 
-def os_reason(text: str) -> str | None:
+def os_reason(text: str, low: str | None = None) -> str | None:
     """The category of an operating system's error the text reports: an error code (``ECONNREFUSED``,
     ``WSAETIMEDOUT``) or its message (glibc's, musl's, BSD's, Windows'), else None."""
     for m in _CODE_TOKEN.finditer(text):
         cat = ERROR_CODES.get(m.group())
-        if cat is not None and not text.startswith("=", m.end()):
+        if cat is not None and not text.startswith("=", m.end()) and not _word_before(text, m.start()):
             return cat
-    t = _TEXT_RX.search(text.lower())
-    return ERROR_TEXTS[t.group()] if t is not None else None
+    low = text.lower() if low is None else low
+    for t in _TEXT_RX.finditer(low):
+        if not _word_before(low, t.start()):
+            return ERROR_TEXTS[t.group()]
+    return None
 
 
 def http_category(text: str) -> str | None:
     """The category of an HTTP status the text reports with its context (``HTTP 503``, ``status code: 404``,
     ``429 Too Many Requests``), else None."""
-    for m in _HTTP_CODE.finditer(text):
-        code = int(m.group(1) or m.group(2))
-        if code in _HTTP:
-            return _HTTP[code]
+    if "40" not in text and "41" not in text and "42" not in text and "50" not in text:
+        return None  # (every code of ``_HTTP`` holds one of these: a cheap test first)
+    for m in _HTTP_NUMBER.finditer(text):
+        if _HTTP_BEFORE.search(text, max(0, m.start() - 20), m.start()) or _HTTP_AFTER.match(text, m.end()):
+            return _HTTP[int(m.group(1))]
     return None
 
 
 def text_category(text: str) -> str | None:
     """The category a failure text gives by published names and codes (module docstring), else None: an operating
     system's error (``os_reason``), a name stating an outcome (the first one with a category), an HTTP status."""
-    cat = os_reason(text)
-    if cat is not None:
-        return cat
-    for m in _NAME_TOKEN.finditer(text):
-        token = m.group()
-        if _states_outcome(token):
-            cat = name_category(token)
-            if cat is not None:
-                return cat
+    return os_reason(text) or named_category(text)
+
+
+def named_category(text: str) -> str | None:
+    """``text_category`` without ``os_reason``: a name stating an outcome, else an HTTP status."""
+    if _NAME_START.search(text) is not None:
+        for m in _NAME_TOKEN.finditer(text):
+            token = m.group()
+            if _states_outcome(token):
+                cat = name_category(token)
+                if cat is not None:
+                    return cat
     return http_category(text)
 
 
