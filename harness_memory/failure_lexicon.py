@@ -163,7 +163,8 @@ _PHRASES = {http.HTTPStatus(code).phrase.lower(): cat for code, cat in _HTTP.ite
 _PHRASE_ENDS = (*_PHRASES, "out of memory", "in use")  # outcomes of more than one word, at a name's end
 # a status code among those, then (checked only around such a code) the words that make it one: a protocol or status
 # label just before it (``HTTP/1.1 503``, ``status code: 404``, ``error 429``) or its reason phrase just after it
-_HTTP_NUMBER = re.compile(r"(?<![\w.:/-])(" + "|".join(str(c) for c in _HTTP) + r")(?![\w.:/-])")
+_HTTP_NUMBER = re.compile(r"(?:" + "|".join(str(c) for c in _HTTP) + r")(?![\w.:/-])")
+_NOT_BEFORE_CODE = frozenset(".:/-_")
 _HTTP_BEFORE = re.compile(
     r"(?i)(?:\bHTTP(?:/\d(?:\.\d)?)?|\bstatus(?:[ _]?code)?|\bresponse(?: code)?|\bstatuscode|\berror)[\s:=(]{0,3}$"
 )
@@ -192,9 +193,9 @@ def _word_before(text: str, i: int) -> bool:
 # where a name of two words or more can start (``aB``, ``AB``, ``A_``): no name without one
 _NAME_START = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z_]")
 # a name in running text: CamelCase (two or more words) or UPPER_SNAKE, not in a path, not a setting's key
-_NAME_TOKEN = re.compile(
-    r"(?<![\w/\\$-])(?:[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w/\\-]|=(?!=))"
-)
+# (opening with its first character's class, as ``_CODE_TOKEN``: what may not come before it is checked by hand)
+_NAME_TOKEN = re.compile(r"[A-Z](?:[a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w/\\-]|=(?!=))")
+_NOT_BEFORE_NAME = frozenset("/\\$-_")
 
 
 def split_name(name: str) -> list[str]:
@@ -265,8 +266,11 @@ def http_category(text: str) -> str | None:
     if "40" not in text and "41" not in text and "42" not in text and "50" not in text:
         return None  # (every code of ``_HTTP`` holds one of these: a cheap test first)
     for m in _HTTP_NUMBER.finditer(text):
-        if _HTTP_BEFORE.search(text, max(0, m.start() - 20), m.start()) or _HTTP_AFTER.match(text, m.end()):
-            return _HTTP[int(m.group(1))]
+        i = m.start()
+        if i and (text[i - 1].isalnum() or text[i - 1] in _NOT_BEFORE_CODE):
+            continue
+        if _HTTP_BEFORE.search(text, max(0, i - 20), i) or _HTTP_AFTER.match(text, m.end()):
+            return _HTTP[int(m.group())]
     return None
 
 
@@ -280,6 +284,9 @@ def named_category(text: str) -> str | None:
     """``text_category`` without ``os_reason``: a name stating an outcome, else an HTTP status."""
     if _NAME_START.search(text) is not None:
         for m in _NAME_TOKEN.finditer(text):
+            i = m.start()
+            if i and (text[i - 1].isalnum() or text[i - 1] in _NOT_BEFORE_NAME):
+                continue  # inside a longer word or a path
             token = m.group()
             if _states_outcome(token):
                 cat = name_category(token)
