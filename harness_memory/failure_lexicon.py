@@ -144,6 +144,7 @@ _OUTCOMES = frozenset(
     "unauthorised unauthenticated overflow throttled throttling missing reset aborted".split()
 )
 _ABSENCE = frozenset({"no", "missing", "unknown"})
+_TEST_WORDS = frozenset({"test", "tests", "spec", "specs", "suite", "it", "should"})
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # HTTP status codes whose meaning is one of the categories, and their standard reason phrases
@@ -236,8 +237,8 @@ def _states_outcome(token: str) -> bool:
     if token in _NAMED or token in ERROR_CODES:
         return True
     words = split_name(token)
-    if len(words) < 2:
-        return False
+    if len(words) < 2 or words[0] in _TEST_WORDS or words[-1] in _TEST_WORDS:
+        return False  # (a test's name, ``TestConnectionRefused``, says what it tests, not what failed)
     if words[-1] in _SUFFIXES:
         return True
     # the outcome last (``AccessDenied``, ``QuotaExceeded``) or an absence first (S3's ``NoSuchKey``, ``MissingToken``)

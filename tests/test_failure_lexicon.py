@@ -148,6 +148,16 @@ def test_a_key_value_setting_never_decides_the_category(key, value, line):
     assert lex.text_category(f"{key.upper()}={value} {line}") == lex.text_category(line)
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["FAIL: TestConnectionRefused", "Failed: AccessDeniedTest", "not ok 3 - ShouldTimeoutSpec: QuotaExceededSpec"],
+)
+def test_a_tests_name_is_no_error_name(line):
+    # a test's name says what it tests (``TestConnectionRefused``), not what failed
+    assert lex.trailing_reason(line) is None
+    assert lex.named_category(line) is None
+
+
 def test_split_name_reads_every_casing():
     assert lex.split_name("SocketTimeoutException") == ["socket", "timeout", "exception"]
     assert lex.split_name("ER_ACCESS_DENIED_ERROR") == ["er", "access", "denied", "error"]
