@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from . import category_model
+from . import category_model, failure_lexicon
 from .failure_excerpt import (
     _ANON,
     _DIFF_HUNK,
@@ -157,7 +157,15 @@ DEFAULT_THRESHOLD = 0.7
 #    templates covered then linked into the group; a masked part is evidence by itself) and never the last constant
 #    token (MIN_CONSTANT); a quoted value keeps its quotes (``"<*>"``); an object's repr (``<Task pending ...>``) and a
 #    date with a month's name are one value; ``temporary`` is a word, not a temp name; a C++ qualified name is a name
-SIGNATURE_METHOD = 25
+# 26: categories that hold on tools never seen (issue 8): beneath the words of ``_BY_TEXT`` and the table of
+#    ``_BY_EXCEPTION``, the failure lexicon (failure_lexicon) reads what platforms publish: errno names and their
+#    messages (glibc, musl, BSD, Windows), Python's built-in exception hierarchy, published error-kind names (Rust's
+#    io::ErrorKind, gRPC status codes), HTTP statuses with their reason phrases, and any other error name by its
+#    words (``ThrottlingException``, ``ER_ACCESS_DENIED_ERROR``); a line ending with an error's name after a colon
+#    takes that name's category (``unable to create compilation: AccessDenied``); a wrapper exception's operating
+#    system reason decides (``FileNotFoundException: x (Access is denied)``); a qualified exception with its message
+#    after a tool's prefix is read as one (docs/signatures.md, "The failure lexicon")
+SIGNATURE_METHOD = 26
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -1174,11 +1182,63 @@ def _by_text(text: str) -> str | None:
     """The first category of ``_BY_TEXT`` (in its order) whose pattern occurs in ``text`` (its first
     8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
     and paths aside (``_PATH_WORDS``)."""
-    low = _lower(text[:8000])
+    head = text[:8000]
+    # the failure lexicon's exact evidence first: the error name a line ends with (``unable to create compilation:
+    # AccessDenied``: the reason, not the activity), an operating system's error code or message (``Disk quota
+    # exceeded`` is a full disk, not an API's quota; ``getaddrinfo ENOTFOUND`` a name that does not resolve)
+    low = _lower(head)
+    reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head, low)
+    words = _by_words(text, low)
+    if reason is not None and words not in _REFINES.get(reason, ()):
+        return reason
+    return words or failure_lexicon.named_category(head)
+
+
+# a ``key=value`` setting whose value is a number (with a unit), a switch or nothing (lower-cased text), not a
+# summary's count of failures or errors
+_SETTING = re.compile(
+    r"(?<![\w.=!<>-])-{0,2}(?!(?:failures?|errors?|failed|passed|skipped|xfailed|xpassed|warnings|tests?|deselected)=)"
+    r"[a-z_][\w.-]{0,60}=(?!=)(?:\d[\w.:]{0,20}|true|false|yes|no|on|off|none|null|)(?![\w.:/-])"
+)
+# the words of the categories a setting configures (limits of time, rate, memory, access, the network), as keys
+_SETTING_KEY = re.compile(
+    literal_set_pattern(
+        {
+            k
+            for cat in ("network", "rate_limit", "permission", "out_of_memory", "timeout", "context_overflow")
+            for k in _TEXT_KEYS[cat]
+        }
+    )
+)
+
+
+def _unset(m: re.Match[str]) -> str:
+    """A setting whose key holds a word of an environment category, blanked (``_SETTING``); any other kept."""
+    key = m.group().split("=", 1)[0]
+    return " " if _SETTING_KEY.search(key) else m.group()
+
+
+# an operating system's reason and the words that say more precisely what it was about: a file that does not exist
+# (ENOENT) that is a library or a module the build needs is a missing dependency (``/usr/bin/ld: cannot find -ltoml:
+# No such file or directory``)
+_REFINES = {"not_found": frozenset({"import_error"})}
+
+
+def _by_words(text: str, low: str | None = None) -> str | None:
+    """``_by_text`` by ``_BY_TEXT``'s words alone (see ``_by_text``); ``low``: ``_lower(text[:8000])`` if known."""
+    if low is None:
+        low = _lower(text[:8000])
     search = _ANY_KEY.search
     m = search(low)
     if m is None:
         return None
+    if "=" in low and _SETTING_KEY.search(low) and _SETTING.search(low):
+        # a setting (``connect_timeout=10``, ``--rate-limit=100``, ``oom_score_adj=0``) configures a limit; it is not
+        # the failure's statement, so its key's words name no category (a summary's count, ``failures=1``, stays)
+        low = _SETTING.sub(_unset, low)
+        m = search(low)
+        if m is None:
+            return None
     if "error near line" in low or "." in low:
         if "error near line" in low:
             low = _PHASE_LABEL.sub("", low)
@@ -1282,10 +1342,26 @@ _HTTP_ERROR = re.compile(r"HTTP|Http|ClientResponse|StatusCode")
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
+# a qualified exception name followed by its message (``java.nio.file.AccessDeniedException: /run/user/0/.sbt``)
+_QUALIFIED_EXC = re.compile(r"(?<![\w.$])((?:[a-z_][\w]{0,60}\.){1,12}[A-Z][\w$]{0,120}(?:Exception|Error))\s?:")
+
+
+def _wrapped_reason(name: str, message: str) -> str | None:
+    """For an exception that only wraps an operating system error (``IOException``, ``SocketException``, Java's
+    ``FileNotFoundException`` that also reports ``(Access is denied)``: ``failure_lexicon.WRAPPERS``), the category of
+    the reason its message carries (an errno name or text, ``failure_lexicon.os_reason``); else None."""
+    if name.rsplit(".", 1)[-1] not in failure_lexicon.WRAPPERS:
+        return None
+    return failure_lexicon.os_reason(message[:8000])
+
+
 def _by_exception(name: str) -> str | None:
     """The category of an exception type (its last dotted part), if ``_BY_EXCEPTION`` knows it."""
     name = name.rsplit(".", 1)[-1]
-    return next((cat for cat, rx in _BY_EXCEPTION if rx.search(name)), None)
+    cat = next((cat for cat, rx in _BY_EXCEPTION if rx.search(name)), None)
+    # beneath the table: Python's built-in hierarchy and other published error names (failure_lexicon); a name's
+    # words alone are read only where the line's own words say nothing (``_by_text``)
+    return cat if cat is not None else failure_lexicon.published_category(name)
 
 
 def _of_text(text: str) -> str | None:
@@ -1356,6 +1432,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
                 return cat
     if excerpt.exception:
         cat = _by_exception(excerpt.exception)
+        cat = _wrapped_reason(excerpt.exception, excerpt.message) or cat
         if cat == "network" and _HTTP_ERROR.search(excerpt.exception):
             # an HTTP client's error for a status: the status it names decides (429 rate_limit, 404 not_found, 403
             # permission, 504 timeout); a refused connection or an unknown host stays network
@@ -1369,6 +1446,14 @@ def _categorize_block(excerpt: Excerpt) -> str:
             if m
             else None
         )
+        if cat is None:
+            # a qualified exception with its message anywhere in the line (``[error] (Compile / packageBin)
+            # java.nio.file.AccessDeniedException: ...``, ``error MSB4018: System.UnauthorizedAccessException: ...``):
+            # an exception statement after a tool's prefix, more specific than the words of that prefix
+            msg = excerpt.message
+            q = _QUALIFIED_EXC.search(msg) if "." in msg and ("Exception" in msg or "Error" in msg) else None
+            if q is not None:
+                cat = _wrapped_reason(q.group(1), excerpt.message) or _by_exception(q.group(1))
         if cat is not None:
             return cat
     if excerpt.kind == "failure" and _KILL_REPORT.match(excerpt.message.strip()) and _by_text(excerpt.message) is None:

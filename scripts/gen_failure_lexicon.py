@@ -1,0 +1,265 @@
+"""Regenerate harness_memory/failure_lexicon_tables.py: the published enumerations the category lexicon reads.
+
+    python scripts/gen_failure_lexicon.py            # rewrite the table module
+    python scripts/gen_failure_lexicon.py --check    # exit 1 when the committed module differs
+
+Written once, committed as data (nothing is computed at import time, so every platform reads the same table):
+
+- ``ERRNO``: POSIX errno names with the category their meaning belongs to (chosen here, by the errno's meaning,
+  not from any log), and ``ERRNO_TEXT``: the message each one prints. The glibc texts are ``os.strerror`` on the
+  glibc machine this script runs on (it refuses to run elsewhere); the texts other platforms print for the same
+  errno (musl, macOS/BSD, Windows' WinSock ``WSAE*`` and ``ERROR_*`` messages) are listed by hand below, from
+  their manuals.
+- ``PY_EXCEPTIONS``: every built-in Python exception class (``BaseException``'s subclasses, walked once) with the
+  category of its nearest ancestor that has one (``ConnectionRefusedError`` under ``ConnectionError``: network).
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import errno
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[1] / "harness_memory" / "failure_lexicon_tables.py"
+
+# errno name -> category, by the errno's meaning (docs/signatures.md, "Category": a full disk and exhausted file
+# handles are limits of the same kind as memory's; a read-only file system is a permission; a port in use a network
+# failure). Errnos without a clear category (EINVAL, EAGAIN, EEXIST, ...) are left out on purpose.
+ERRNO_CATEGORY = {
+    # network
+    "ECONNREFUSED": "network",
+    "ECONNRESET": "network",
+    "ECONNABORTED": "network",
+    "EHOSTUNREACH": "network",
+    "EHOSTDOWN": "network",
+    "ENETUNREACH": "network",
+    "ENETDOWN": "network",
+    "ENETRESET": "network",
+    "EADDRINUSE": "network",
+    "EADDRNOTAVAIL": "network",
+    "ENOTCONN": "network",
+    "EPIPE": "network",
+    "ESHUTDOWN": "network",
+    "ENONET": "network",
+    "ECOMM": "network",
+    "EREMOTEIO": "network",
+    # timeout
+    "ETIMEDOUT": "timeout",
+    "ETIME": "timeout",
+    # permission
+    "EACCES": "permission",
+    "EPERM": "permission",
+    "EROFS": "permission",
+    "EKEYREJECTED": "permission",
+    "EKEYREVOKED": "permission",
+    "EKEYEXPIRED": "permission",
+    # not found
+    "ENOENT": "not_found",
+    "ENXIO": "not_found",
+    "ENODEV": "not_found",
+    "ESRCH": "not_found",
+    # limits of memory's kind: memory, storage, quotas, file handles, buffers
+    "ENOMEM": "out_of_memory",
+    "ENOSPC": "out_of_memory",
+    "EDQUOT": "out_of_memory",
+    "EMFILE": "out_of_memory",
+    "ENFILE": "out_of_memory",
+    "ENOBUFS": "out_of_memory",
+    # a shared library that cannot be loaded
+    "ELIBACC": "import_error",
+    "ELIBBAD": "import_error",
+}
+# errno-like names of other platforms' published sets: Node's resolver codes (``getaddrinfo ENOTFOUND``),
+# getaddrinfo's EAI_* names, WinSock's WSAE* and Win32's ERROR_* names (winerror.h)
+OTHER_NAMES = {
+    "ENOTFOUND": "network",
+    "EAI_AGAIN": "network",
+    "EAI_NONAME": "network",
+    "EAI_FAIL": "network",
+    "EAI_NODATA": "network",
+    "ESOCKETTIMEDOUT": "timeout",
+    "ERR_SOCKET_TIMEOUT": "timeout",
+    "WSAECONNREFUSED": "network",
+    "WSAECONNRESET": "network",
+    "WSAECONNABORTED": "network",
+    "WSAENETUNREACH": "network",
+    "WSAEHOSTUNREACH": "network",
+    "WSAENETDOWN": "network",
+    "WSAEADDRINUSE": "network",
+    "WSAEADDRNOTAVAIL": "network",
+    "WSAHOST_NOT_FOUND": "network",
+    "WSATRY_AGAIN": "network",
+    "WSAETIMEDOUT": "timeout",
+    "WSAEACCES": "permission",
+    "WSAEMFILE": "out_of_memory",
+    "WSAENOBUFS": "out_of_memory",
+    "ERROR_ACCESS_DENIED": "permission",
+    "ERROR_FILE_NOT_FOUND": "not_found",
+    "ERROR_PATH_NOT_FOUND": "not_found",
+    "ERROR_NOT_ENOUGH_MEMORY": "out_of_memory",
+    "ERROR_OUTOFMEMORY": "out_of_memory",
+    "ERROR_DISK_FULL": "out_of_memory",
+    "ERROR_HANDLE_DISK_FULL": "out_of_memory",
+    "ERROR_TOO_MANY_OPEN_FILES": "out_of_memory",
+    "ERROR_SEM_TIMEOUT": "timeout",
+    "WAIT_TIMEOUT": "timeout",
+    "ERROR_TIMEOUT": "timeout",
+    "ERROR_MOD_NOT_FOUND": "import_error",
+    "ERROR_DLL_NOT_FOUND": "import_error",
+    "ERROR_PRIVILEGE_NOT_HELD": "permission",
+    "ERROR_WRITE_PROTECT": "permission",
+    "ERROR_CONNECTION_REFUSED": "network",
+    "ERROR_NETNAME_DELETED": "network",
+    "ERROR_BAD_NETPATH": "network",
+}
+# Windows error numbers printed in parentheses (.NET's ``SocketException (10061): ...``, ``(os error 5)``) are read
+# through their message, never their number alone: a number is too often something else.
+#
+# The messages other platforms print for the same meanings (lower case), beside glibc's strerror texts:
+OTHER_TEXTS = {
+    # musl libc (src/errno/__strerror.h)
+    "no error information": None,
+    "out of memory": "out_of_memory",
+    "address in use": "network",
+    "address not available": "network",
+    "host is unreachable": "network",
+    "network unreachable": "network",
+    "resource busy": None,
+    "operation timed out": "timeout",  # musl and macOS/BSD's ETIMEDOUT
+    "connection reset by network": "network",
+    "no error": None,
+    # macOS / BSD (intro(2))
+    "socket is not connected": "network",
+    "disc quota exceeded": "out_of_memory",
+    "can't assign requested address": "network",
+    "operation not permitted": "permission",
+    # Go's net package, which prints its own texts beside the kernel's
+    "i/o timeout": "timeout",
+    "no such host": "network",
+    "server misbehaving": "network",
+    # Windows: WinSock (WSAE*) and Win32 (ERROR_*) messages, FormatMessage's English texts
+    "no connection could be made because the target machine actively refused it": "network",
+    "a connection attempt failed because the connected party did not properly respond after a period of time": "timeout",
+    "an existing connection was forcibly closed by the remote host": "network",
+    "an established connection was aborted by the software in your host machine": "network",
+    "only one usage of each socket address (protocol/network address/port) is normally permitted": "network",
+    "the requested address is not valid in its context": "network",
+    "no such host is known": "network",
+    "a socket operation was attempted to an unreachable network": "network",
+    "a socket operation was attempted to an unreachable host": "network",
+    "an attempt was made to access a socket in a way forbidden by its access permissions": "permission",
+    "access is denied": "permission",
+    "the system cannot find the file specified": "not_found",
+    "the system cannot find the path specified": "not_found",
+    "not enough memory resources are available to process this command": "out_of_memory",
+    "not enough storage is available to complete this operation": "out_of_memory",
+    "there is not enough space on the disk": "out_of_memory",
+    "the semaphore timeout period has expired": "timeout",
+    "the wait operation timed out": "timeout",
+    "the specified module could not be found": "import_error",
+    "the network path was not found": "network",
+    "the specified network name is no longer available": "network",
+    "a required privilege is not held by the client": "permission",
+    # resource limits a signal reports (SIGXCPU, SIGXFSZ; strsignal)
+    "cpu time limit exceeded": "timeout",
+    "file size limit exceeded": "out_of_memory",
+}
+# the category of a Python built-in exception, by its nearest ancestor listed here
+PY_ROOTS = {
+    "ConnectionError": "network",
+    "TimeoutError": "timeout",
+    "PermissionError": "permission",
+    "FileNotFoundError": "not_found",
+    "ImportError": "import_error",
+    "MemoryError": "out_of_memory",
+    "RecursionError": "out_of_memory",
+    "SyntaxError": "compile_error",
+    "TypeError": "type_error",
+    "UnicodeError": "type_error",
+    "AssertionError": "assertion",
+    "KeyError": "not_found",
+}
+
+
+def py_exceptions() -> dict[str, str]:
+    out: dict[str, str] = {}
+    seen: set[type] = set()
+
+    def walk(cls: type) -> None:
+        if cls in seen:
+            return
+        seen.add(cls)
+        cat = next((PY_ROOTS[c.__name__] for c in cls.__mro__ if c.__name__ in PY_ROOTS), None)
+        if cat is not None and getattr(builtins, cls.__name__, None) is cls:
+            out[cls.__name__] = cat
+        for sub in cls.__subclasses__():
+            walk(sub)
+
+    walk(BaseException)
+    return dict(sorted(out.items()))
+
+
+def render() -> str:
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        sys.exit("the glibc texts are read from os.strerror: run this on a glibc Linux")
+    errno_names = {}
+    texts: dict[str, str] = {}
+    for name, cat in sorted(ERRNO_CATEGORY.items()):
+        num = getattr(errno, name, None)
+        if num is None:
+            continue
+        errno_names[name] = cat
+        texts[os.strerror(num).lower()] = cat
+    for text, cat in OTHER_TEXTS.items():
+        if cat is not None:
+            texts.setdefault(text, cat)
+    names = {**errno_names, **OTHER_NAMES}
+    lines = [
+        '"""Generated by scripts/gen_failure_lexicon.py (do not edit by hand): published enumerations of failure',
+        'names and texts, each with the category of its meaning (docs/signatures.md, "The lexicon")."""',
+        "",
+        "# errno names (glibc's set), Node's, getaddrinfo's, WinSock's and Win32's error names",
+        "ERROR_CODES = {",
+    ]
+    lines += [f"    {k!r}: {v!r}," for k, v in sorted(names.items())]
+    lines += [
+        "}",
+        "# the messages those codes print: glibc's strerror, musl's, macOS/BSD's, Go's, Windows'",
+        "ERROR_TEXTS = {",
+    ]
+    lines += [f"    {k!r}: {v!r}," for k, v in sorted(texts.items())]
+    lines += [
+        "}",
+        "# Python's built-in exception classes and the category of their nearest listed ancestor",
+        "PY_EXCEPTIONS = {",
+    ]
+    lines += [f"    {k!r}: {v!r}," for k, v in py_exceptions().items()]
+    lines += ["}", ""]
+    # formatted as the project formats its code (ruff format), so the committed module is the generator's output
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(OUT), "-"],
+        input="\n".join(lines),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="exit 1 when the committed table differs")
+    args = ap.parse_args()
+    text = render()
+    if args.check:
+        sys.exit(0 if OUT.read_text(encoding="utf-8") == text else 1)
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
