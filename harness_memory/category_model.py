@@ -88,12 +88,35 @@ _FAILING = frozenset(
 )
 _DURATION = re.compile(r"(?i)\b\d[\d.,:]*\s?(?:ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?)\b|\d+")
 _LETTERS = re.compile(r"[A-Za-z]+")
+_UNIT_WORDS = frozenset("ms s sec secs second seconds m min mins minute minutes h hr hrs hour hours".split())
 
 
 def is_boilerplate(text: str) -> bool:
     """Whether every line of ``text`` is made of ``BOILERPLATE_WORDS`` alone (numbers, durations and punctuation
     aside) and at least one line says something failed: a runner's exit or summary line, which names no
     category (its exit code may: 124 and 137 are read by the rules, never from these words)."""
+    # A quick no first: the text's letter runs in order, up to the first one that is no boilerplate word. Masking the
+    # durations only removes whole runs that are a unit (``3s``, ``5 min``: a unit starts right after a number and
+    # ends at a word boundary) and splits none, so when that first run cannot be a unit the answer is no (most lines
+    # of a log: ``Receiving block ...``); where it can, the full reading decides. (ASCII text only: ``(?i)`` lets a
+    # unit's ``s`` be ``ſ``, which no letter run holds, so ``3ſec`` would remove the run ``ec``.)
+    if not text.isascii():
+        return _boilerplate_reading(text)
+    for line in text[:MAX_CHARS].split("\n"):
+        for m in _LETTERS.finditer(line):
+            word = m.group().lower()
+            if word not in BOILERPLATE_WORDS:
+                if word not in _UNIT_WORDS:
+                    return False
+                break
+        else:
+            continue
+        break
+    return _boilerplate_reading(text)
+
+
+def _boilerplate_reading(text: str) -> bool:
+    """``is_boilerplate`` without its quick no: every line read with its durations masked."""
     said = False
     for line in text[:MAX_CHARS].split("\n"):
         for m in _LETTERS.finditer(_DURATION.sub(" ", line)):

@@ -21,6 +21,7 @@ optional, and the similarity threshold is chosen by leave-one-system-out on logh
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -259,6 +260,7 @@ _KEEP_QUOTES = True  # a quoted value is masked inside its quotes: ``"<*>"`` (th
 # a date with a month's name and a clock time (``Fri Jul  1 07:57:30 2005``, ``Jun 17 07:07:00``, ``17 Jun 2005
 # 07:07``): the weekday and month are parts of the value, not words of the message (method 24)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.?"
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")  # (one in every match)
 _DATE_WORDS = re.compile(
     r"\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6},?\s{1,3})?"
     rf"(?:{_MONTH}\s{{1,3}}\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s{{1,3}}\d{{4}})?|\d{{1,2}}[\s-]{{1,3}}{_MONTH}[\s-]{{1,3}}\d{{4}})"
@@ -303,9 +305,12 @@ def _at_least(char: str, n: int) -> Callable[[str], bool]:
     return lambda text: text.count(char) >= n
 
 
-def _holding(pattern: str) -> Callable[[str], bool]:
-    """A guard: the text holds a match of ``pattern`` (a short one every match of the mask holds)."""
+def _holding(pattern: str, *literals: str) -> Callable[[str], bool]:
+    """A guard: the text holds a match of ``pattern`` (a short one every match of the mask holds); ``literals``:
+    strings one of which every match of ``pattern`` holds, looked for first (``in`` is cheaper than a search)."""
     search = re.compile(pattern).search
+    if literals:
+        return lambda text: any(k in text for k in literals) and search(text) is not None
     return lambda text: search(text) is not None
 
 
@@ -315,19 +320,19 @@ _MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool
     zip(
         _MASKS,
         [
-            _holding(r"<[A-Za-z_][\w.]{0,100} "),  # a repr: an angle bracket, a name, a space
+            _holding(r"<[A-Za-z_][\w.]{0,100} ", "<"),  # a repr: an angle bracket, a name, a space
             _at_least("-", 4),  # a uuid has four dashes
             ("://",),
             ("@",),
             _at_least("-", 2),  # a date two
-            _holding(r"\d:\d\d"),  # a date with a month's name: its clock
+            _holding(r"\d:\d\d", *_MONTHS),  # a date with a month's name: the name, its clock
             _holding(r":\d"),  # host:port: a colon and a digit
             _holding(r"\.[A-Za-z]{2}"),  # a host name: a dot and two letters (its top-level domain)
             _at_least(".", 3),  # an IPv4 address: three dots
             ("0x", "0X"),
             None,
-            _holding(r"[\\/][\w.@+~-]{1,255}[\\/]"),  # an absolute path: two slashes with a name between
-            _holding(r"[\\/][\w@+~-]{1,255}\.[A-Za-z]"),  # a relative file: a slash, a name, its extension
+            _holding(r"[\\/][\w.@+~-]{1,255}[\\/]", "/", "\\"),  # an absolute path: two slashes with a name between
+            _holding(r"[\\/][\w@+~-]{1,255}\.[A-Za-z]", "/", "\\"),  # a relative file: a slash, a name, its extension
             ("tmp", "temp", "pytest-"),
             ('"', "'", "`"),
             _holding(r"\d\s?[muµnshdkKMGTPBb%]"),  # a duration or size: a digit and its unit's first letter
@@ -1183,15 +1188,27 @@ def _by_text(text: str) -> str | None:
     8,000 characters: a category's words come early, and a megabyte-long line must stay cheap), its file names
     and paths aside (``_PATH_WORDS``)."""
     head = text[:8000]
+    # (a pure function of the head: a short one, the same line again in a log or a stream, is a cache hit)
+    return _by_text_short(head) if len(head) <= _BY_TEXT_CACHED else _by_text_head(head)
+
+
+def _by_text_head(head: str) -> str | None:
+    """``_by_text`` of ``text[:8000]``."""
     # the failure lexicon's exact evidence first: the error name a line ends with (``unable to create compilation:
     # AccessDenied``: the reason, not the activity), an operating system's error code or message (``Disk quota
     # exceeded`` is a full disk, not an API's quota; ``getaddrinfo ENOTFOUND`` a name that does not resolve)
     low = _lower(head)
     reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head, low)
-    words = _by_words(text, low)
+    if reason is not None and reason not in _REFINES:
+        return reason  # (no words refine it: _by_words is not read)
+    words = _by_words(head, low)
     if reason is not None and words not in _REFINES.get(reason, ()):
         return reason
     return words or failure_lexicon.named_category(head)
+
+
+_BY_TEXT_CACHED = 1000  # the longest text whose verdict is cached (2,048 of them: at most 2 M characters held)
+_by_text_short = functools.lru_cache(maxsize=2048)(_by_text_head)
 
 
 # a ``key=value`` setting whose value is a number (with a unit), a switch or nothing (lower-cased text), not a
