@@ -250,7 +250,7 @@ _COMPARED = re.compile(
 _HOST_PORT = re.compile(r"\b(?P<name>[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):\d{1,5}\b")
 
 # an object's repr, ``<Task pending name='x' coro=<f() running at a.py:9>>`` (a name, a space, then anything but
-# angle brackets, or a bracketed part without brackets inside): one value (method 24); applied innermost first, a few
+# angle brackets, or a bracketed part without brackets inside): one value (method 25); applied innermost first, a few
 # times
 _REPR = re.compile(r"(?<![\w<])<[A-Za-z_][\w.]{0,100} (?:[^<>\n]|<[^<>\n]{0,400}>){0,400}>")
 _REPR_ROUNDS = 3
@@ -258,7 +258,7 @@ _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`")
 _KEEP_QUOTES = True  # a quoted value is masked inside its quotes: ``"<*>"`` (the format's punctuation is evidence)
 
 # a date with a month's name and a clock time (``Fri Jul  1 07:57:30 2005``, ``Jun 17 07:07:00``, ``17 Jun 2005
-# 07:07``): the weekday and month are parts of the value, not words of the message (method 24)
+# 07:07``): the weekday and month are parts of the value, not words of the message (method 25)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.?"
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")  # (one in every match)
 _DATE_WORDS = re.compile(
@@ -279,7 +279,7 @@ _MASKS: list[re.Pattern[str]] = [
     re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s'\"<>]{1,2000}"),  # url
     re.compile(r"\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\b"),  # e-mail
     re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?"),  # timestamp
-    _DATE_WORDS,  # a date written with a month's name (method 24)
+    _DATE_WORDS,  # a date written with a month's name (method 25)
     _HOST_PORT,  # host:port (see _is_host)
     _HOST,  # host / domain names (see _is_host)
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),  # ipv4[:port]
@@ -292,7 +292,7 @@ _MASKS: list[re.Pattern[str]] = [
     re.compile(
         r"\btmp[\w-]{5,40}\b|\btemp(?=[A-Za-z-]{0,40}[\d_])[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"
     ),
-    _QUOTED,  # quoted values (the quotes stay: method 24)
+    _QUOTED,  # quoted values (the quotes stay: method 25)
     _UNITS,  # durations, sizes
     re.compile(r"(?<![A-Za-z_])[-+]?\d{1,40}(?:\.\d{1,40})?(?:[eE][-+]?\d{1,4})?"),  # numbers
 ]
@@ -420,7 +420,7 @@ def mask_params(text: str) -> tuple[str, list[str]]:
 
 
 _QUALIFIED_NAME = re.compile(r"^[A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30}:?$")
-# a C++ qualified name (``MutablePO2TS::Shutdown``, ``ns::Foo2::bar``): a name, whatever digits its parts hold (method 24)
+# a C++ qualified name (``MutablePO2TS::Shutdown``, ``ns::Foo2::bar``): a name, whatever digits its parts hold (method 25)
 _SCOPED_NAME = re.compile(r"^~?[A-Za-z_]\w{0,200}(?:::~?[A-Za-z_]\w{0,200}){1,30}:?$")
 _SCOPED_NAMES = True
 
@@ -1679,7 +1679,7 @@ class TemplateMiner:
     def _merge(tpl: list[str], tokens: list[str]) -> list[str]:
         return [a if a == b else WILDCARD for a, b in zip(tpl, tokens)]
 
-    # method 24: a position becomes a variable only with evidence
+    # method 25: a position becomes a variable only with evidence
     EVIDENCE = 4  # distinct words seen at a position before it is a variable (2: on the first difference)
     MIN_CONSTANT = 1  # a generalisation never leaves a template fewer constant tokens than this (if it had them)
 
@@ -1690,7 +1690,7 @@ class TemplateMiner:
         holding a masked part, which is evidence of a variable by itself), ``EVIDENCE`` distinct words have been seen
         there: the template's, the message's and those of the partition's other templates the merged one would
         cover (they are then the same group, linked)."""
-        merged = [a if a == b else WILDCARD for a, b in zip(tpl, tokens)]
+        merged = cls._merge(tpl, tokens)
         kept = sum(t != WILDCARD for t in merged)
         if kept < cls.MIN_CONSTANT <= sum(t != WILDCARD for t in tpl):
             return False

@@ -210,10 +210,18 @@ def _by_parts(words: list[str]) -> str | None:
     return next((cat for cat, rx in _MORPHEME_RX if rx.search(joined)), None)
 
 
+_SEPARATOR = re.compile(r"[.:$\\]")
+
+
+def _last_part(name: str) -> str:
+    """A qualified name's last dotted, ``::``, ``$`` or ``\\`` part."""
+    return _SEPARATOR.split(name.strip())[-1]
+
+
 def published_category(name: str) -> str | None:
     """The category of a published error name (its last dotted, ``::`` or ``$`` part): Python's built-in
     exceptions, the error codes, ``_NAMED``; else None."""
-    name = re.split(r"[.:$\\]", name.strip())[-1]
+    name = _last_part(name)
     for table in (_NAMED, PY_EXCEPTIONS, ERROR_CODES):
         if name in table:
             return table[name]
@@ -227,7 +235,7 @@ def name_category(name: str) -> str | None:
     cat = published_category(name)
     if cat is not None:
         return cat
-    words = split_name(re.split(r"[.:$\\]", name.strip())[-1])
+    words = split_name(_last_part(name))
     return _by_parts(words) if words else None
 
 
