@@ -143,3 +143,182 @@ def test_categories_are_the_stores_on_a_real_file(tmp_path: Path):
     }
     with MemoryStore(tmp_path / "m.db") as s:
         assert {t: s.error_signature(t).category for t in lines} == lines
+
+
+# -- each reader's rules, one case per rule (the cases a mutation of a table entry, a pattern or a bound changes) --
+
+NAMES = {
+    # the more specific meaning first: a host not found is network, a class not found a missing dependency
+    "HostNotFoundException": "network",
+    "UnknownHostException": "network",
+    "ClassNotFoundException": "import_error",
+    "UnsatisfiedLinkError": "import_error",
+    "NoClassDefFoundError": "import_error",
+    "ModNotFound": "import_error",
+    "ConnectionTimeoutException": "timeout",
+    "NumberFormatException": "type_error",
+    "ParseIntError": "type_error",
+    "ScannerError": "compile_error",
+    "LexerFault": "compile_error",
+    "StackOverflowError": "out_of_memory",
+    "HeapExhausted": "out_of_memory",
+    "DiskFullError": "out_of_memory",
+    "TooManyOpenFilesError": "out_of_memory",
+    "QuotaExceededError": "rate_limit",
+    "ThrottlingException": "rate_limit",
+    "ProvisionedThroughputExceeded": "rate_limit",
+    "AccessDeniedException": "permission",
+    "ER_ACCESS_DENIED_ERROR": "permission",
+    "CertificateVerifyFailure": "network",
+    "TypeCastError": "type_error",
+    "NullPointerException": "type_error",
+    "AssertionFailedError": "assertion",
+    "WidgetFault": None,
+    # published names and codes
+    "TooManyRequests": "rate_limit",
+    "ServiceUnavailable": "network",
+    "OutOfMemory": "out_of_memory",
+    "AddrInUse": "network",
+    "ReadOnlyFilesystem": "permission",
+    "DeadlineExceeded": "timeout",
+    "RESOURCE_EXHAUSTED": "rate_limit",
+    "ErrNotExist": "not_found",
+    "BindException": "network",
+    "FormatException": "type_error",
+    "TimedOut": "timeout",
+    "WSAETIMEDOUT": "timeout",
+    "ERROR_ACCESS_DENIED": "permission",
+    "EADDRINUSE": "network",
+    # a qualified name's last part, whatever the separator
+    "java.net.SocketTimeoutException": "timeout",
+    "Foo::BarNotFound": "not_found",
+    "Outer$NoSuchThingError": "not_found",
+    "Ns\\DnsLookupFailure": "network",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMES))
+def test_name_category_reads_each_kind_of_name(name):
+    assert lex.name_category(name) == NAMES[name]
+
+
+HTTP = {
+    "HTTP/1.1 503": "network",
+    "http/2 403": "permission",
+    "HTTP 504": "timeout",
+    "HTTP 408 Request Timeout": "timeout",
+    "status code: 404": "not_found",
+    "StatusCode=410": "not_found",
+    "status_code 407": "permission",
+    "response code 401": "permission",
+    "error 429": "rate_limit",
+    "got 404 Not Found": "not_found",
+    "upstream said 502 Bad Gateway": "network",
+    "503": None,  # a bare number is no status
+    "v1.404": None,
+    "x-404": None,
+    "a503": None,
+    "_503 Service Unavailable": None,
+    "5030 Service Unavailable": None,
+    "HTTP 200": None,
+    "took 404 ms": None,
+}
+
+
+@pytest.mark.parametrize("text", sorted(HTTP))
+def test_http_category_reads_a_code_only_with_its_context(text):
+    assert lex.http_category(text) == HTTP[text]
+
+
+OS = {
+    "open x: EACCES": "permission",
+    "WSAECONNREFUSED": "network",
+    "EAI_AGAIN": "network",
+    "ERROR_FILE_NOT_FOUND": "not_found",
+    "WAIT_TIMEOUT": "timeout",
+    "connect: Connection refused": "network",
+    "XEACCES here": None,  # inside a longer word
+    "_EACCES": None,
+    "EACCES=1": None,  # a setting's key
+    "xconnection refused": None,
+    "EFOOBAR happened": None,  # an E-word that is no code
+}
+
+
+@pytest.mark.parametrize("text", sorted(OS))
+def test_os_reason_reads_codes_and_messages_as_words(text):
+    assert lex.os_reason(text) == OS[text]
+
+
+TRAILING = {
+    "error: unable to create compilation: AccessDenied": "permission",
+    "open config.yml: EACCES": "permission",
+    "x: error.AccessDenied.": "permission",
+    "x:   NoSuchKey  ": "not_found",
+    "x:    NoSuchKey": None,  # more than three spaces after the colon
+    "x: accessdenied": None,  # a lower-case word is no error name
+    "x: ConnectionPool": None,  # a thing, not an outcome
+    "x: AccessDenied and more": None,  # not at the line's end
+    "no colon AccessDenied": None,
+    "first: AccessDenied\nsecond line": "permission",  # any line of the text
+}
+
+
+@pytest.mark.parametrize("text", sorted(TRAILING))
+def test_trailing_reason_reads_a_name_ending_a_line_after_a_colon(text):
+    assert lex.trailing_reason(text) == TRAILING[text]
+
+
+NAMED = {
+    "raised FooTimeoutError.": "timeout",
+    "FooTimeoutError==3": "timeout",  # a comparison, not a setting
+    "in /srv/FooTimeoutError/x": None,  # a path's part
+    "$FooTimeoutError": None,
+    "-FooTimeoutError": None,
+    "_FooTimeoutError": None,
+    "xFooTimeoutError": None,
+    "FooTimeoutError=3": None,  # a setting's key
+    "FooTimeoutError-x": None,
+    "FooTimeoutError/": None,
+    "TestFooTimeout": None,  # a test's name
+    "FooTimeoutTest": None,
+    "SHOULD_TIMEOUT": None,
+    "HttpClient": None,  # a thing
+    "pool ConnectionPool then AccessDenied": "permission",  # the first name that states an outcome
+    "see HTTP 503 for ConnectionPool": "network",  # no name: the HTTP status
+}
+
+
+@pytest.mark.parametrize("text", sorted(NAMED))
+def test_named_category_reads_only_names_that_state_an_outcome(text):
+    assert lex.named_category(text) == NAMED[text]
+    assert _named_linear(text) == NAMED[text]
+
+
+def test_text_category_takes_the_operating_systems_reason_before_a_name():
+    assert lex.text_category("AccessDenied: ECONNREFUSED") == "network"
+    assert lex.text_category("raised FooTimeoutError") == "timeout"
+    assert lex.text_category("nothing to see") is None
+
+
+@pytest.mark.parametrize(
+    "name,words",
+    [
+        ("SocketTimeoutException", ["socket", "timeout", "exception"]),
+        ("ER_ACCESS_DENIED_ERROR", ["er", "access", "denied", "error"]),
+        ("AddrInUse", ["addr", "in", "use"]),
+        ("HTTPServerError", ["http", "server", "error"]),
+        ("Error404NotFound", ["error", "404", "not", "found"]),
+        ("", []),
+    ],
+)
+def test_split_name_gives_the_lower_case_words(name, words):
+    assert lex.split_name(name) == words
+
+
+def test_published_category_reads_only_published_names():
+    assert lex.published_category("builtins.PermissionError") == "permission"
+    assert lex.published_category("  ECONNRESET ") == "network"
+    assert lex.published_category("grpc::DEADLINE_EXCEEDED") == "timeout"
+    assert lex.published_category("FooTimeoutError") is None  # its words would say timeout; it is not published
+    assert "IOException" in lex.WRAPPERS and "OSError" in lex.WRAPPERS and "RuntimeError" not in lex.WRAPPERS
