@@ -55,6 +55,7 @@ SPLIT_COMMITS = {
     "heldout11": "58901f5",
     "heldout12": "f5d15b4",
     "heldout13": "bc226dc",
+    "heldout14": "5940c44",
 }
 _DUMP = """
 import gzip, json, sys
