@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 import mmh3
 import numpy as np
 
-from .errors import ConfigurationError, EmbedderError
+from .errors import ConfigurationError, EmbedderError, InvalidInputError
 
 __all__ = [
     "Embedder",
@@ -63,6 +63,10 @@ _MERGED_BUCKETS_MAX = 16  # up to this many texts in a call, both families are b
 _PY_CODES_MAX = 128  # up to this many new keys in a call, their bucket codes are computed in plain Python
 
 _hash = mmh3.hash  # signed 32-bit MurmurHash3 (x86, seed 0) of a str's UTF-8 bytes, or of bytes
+# mmh3 (5.3.1) crashes the interpreter on a str holding a lone surrogate (text decoded with
+# ``surrogateescape``, e.g. ``os.fsdecode`` of a non-UTF-8 name), which has no UTF-8 form: such text is
+# refused before anything is hashed
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def murmur3_32(keys: Sequence[bytes | str]) -> np.ndarray:
@@ -106,6 +110,12 @@ class HashingEmbedder:
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         texts = [t.lower() for t in texts]
+        for t in texts:
+            if not t.isascii() and _LONE_SURROGATE.search(t):
+                raise InvalidInputError(
+                    "text to embed holds a lone surrogate (no UTF-8 form; text decoded with surrogateescape?): "
+                    "decode it with errors='replace' first"
+                )
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         n = len(texts)

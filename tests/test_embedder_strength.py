@@ -3,7 +3,8 @@
 
 A finding of the review (``test_a_lone_surrogate_never_crashes_the_process``): ``mmh3.hash`` (mmh3 5.3.1) given a
 ``str`` holding a lone surrogate crashes the interpreter with a segmentation fault, where the earlier numpy
-implementation (ab33f50, the reference) raised ``UnicodeEncodeError`` from ``str.encode``. The store's verbs refuse
+implementation (ab33f50, the reference) raised ``UnicodeEncodeError`` from ``str.encode``; the embedder now refuses
+such text with ``InvalidInputError`` before anything is hashed. The store's verbs refuse
 such text before it is embedded (InvalidInputError, tested elsewhere), but ``HashingEmbedder`` is public API and text
 decoded with ``surrogateescape`` (``os.fsdecode`` of a non-UTF-8 file name) carries lone surrogates."""
 
@@ -34,16 +35,11 @@ except Exception as exc:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review finding (reported to the lead): mmh3.hash segfaults on a str with a lone surrogate; "
-    "HashingEmbedder should refuse such text with a typed error (or hash its replaced form) before mmh3 sees it",
-)
 @pytest.mark.parametrize("text", [r"a\ud800b", r"build \udcff failed", r"\udc80"])
 def test_a_lone_surrogate_never_crashes_the_process(text):
     proc = subprocess.run([sys.executable, "-c", _CHILD, text], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, f"the process died (return code {proc.returncode})"
-    assert proc.stdout.strip() in {"ok", "EmbedderError", "InvalidInputError"}
+    assert proc.stdout.strip() == "InvalidInputError"
 
 
 def test_the_stores_verbs_refuse_a_lone_surrogate_before_it_is_embedded(tmp_path):
@@ -72,3 +68,25 @@ def test_every_text_of_a_batch_is_its_row_alone_and_the_references(n, texts):
     np.testing.assert_array_equal(got, ReferenceHashingEmbedder(n).embed_batch(texts))
     for k, t in enumerate(texts):
         np.testing.assert_array_equal(HashingEmbedder(n).embed_batch([t])[0], got[k])
+
+
+@pytest.mark.parametrize("bound", [4, 50])
+def test_the_caches_stay_within_their_bounds_and_keep_earlier_words_until_full(bound, monkeypatch):
+    # a long-running process embeds ever new words: each cache holds at most its bound (or one call's keys, when a
+    # single call brings more), and below the bound it keeps what earlier calls hashed
+    from harness_memory import embedders
+
+    monkeypatch.setattr(embedders, "_HASH_CACHE_MAX", bound)
+    monkeypatch.setattr(embedders, "_CHAR_CACHE_MAX", bound)
+    e = HashingEmbedder(64)
+    e.embed_batch(["alpha beta"])
+    e.embed_batch(["gamma delta"])
+    if bound >= 50:
+        assert set(e._char_hash) == {"alpha", "beta", "gamma", "delta"}
+        assert {"alpha", "beta", "alpha beta", "gamma", "delta", "gamma delta"} <= set(e._word_hash)
+    for k in range(60):
+        texts = [f"w{k}a w{k}b", f"w{k}c"]
+        got = e.embed_batch(texts)
+        np.testing.assert_array_equal(got, ReferenceHashingEmbedder(64).embed_batch(texts))
+        assert len(e._char_hash) <= max(bound, 3)
+        assert len(e._word_hash) <= max(bound, 4)
