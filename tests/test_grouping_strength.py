@@ -9,7 +9,9 @@ now); links are re-pointed, never chained."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -145,3 +147,51 @@ def test_the_last_constant_token_is_kept_even_where_a_masked_part_meets_it(store
     assert a.template == "<*> <*> <*> full" and b.template == "<*> <*> <*> <*>" and b.id != a.id
     assert store.error_signature("8 9 10 full").id == a.id
     assert all(any(t != WILDCARD for t in tpl) for tpl in _templates(store) if tpl != [WILDCARD] * 4)
+
+
+def _base_id(store: MemoryStore, message: str) -> tuple[str, str]:
+    """The id a message's template is issued (``err_`` + the first 16 hex digits of sha256 of its partition and
+    tokens), and that hash, read from a fresh signing of it."""
+    sig = store.error_signature(message)
+    tokens = sig.template.split(" ")
+    part = TemplateMiner.partition(tokens, sig.frame)
+    base = hashlib.sha256(f"{part}\x00{' '.join(tokens)}".encode()).hexdigest()
+    return sig.id, base
+
+
+def test_an_id_already_taken_is_never_issued_again(tmp_path):
+    message = "volume alpha detached from instance beta"
+    with MemoryStore(tmp_path / "a.db") as a:
+        first, base = _base_id(a, message)
+    assert first == f"err_{base[:16]}"
+    # a file where that id is taken (a template linked into another group keeps its id in error_signature_links)
+    with MemoryStore(tmp_path / "b.db") as b:
+        with b._core.backend.write() as c:
+            c.execute(
+                "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?)",
+                (first, "err_0000000000000000", 0.0),
+            )
+        again = b.error_signature(message).id
+    assert again == f"err_{hashlib.sha256(f'{base}1'.encode()).hexdigest()[:16]}"
+    assert re.fullmatch(r"err_[0-9a-f]{16}", again)
+
+
+def test_a_template_another_process_created_meanwhile_is_joined_not_duplicated(tmp_path):
+    # store A reads the partition (nothing there), then another writer signs the same message before A takes the
+    # write lock: A re-reads under the lock and signs into that template, one id for one message
+    message = "lease gamma expired before renewal on shard nine"
+    with MemoryStore(tmp_path / "m.db") as a, MemoryStore(tmp_path / "m.db") as b:
+        miner = a._core.miner
+        before_lock = miner._neighbour
+        other: list[str] = []
+
+        def neighbour_then_other_writer(tokens, frame):
+            got = before_lock(tokens, frame)
+            if not other:
+                other.append(b.error_signature(message).id)
+            return got
+
+        miner._neighbour = neighbour_then_other_writer
+        mine = a.error_signature(message).id
+        assert other and mine == other[0]
+        assert len(_templates(a)) == 1
