@@ -89,3 +89,22 @@ def test_categories_groups_and_vectors_are_the_same_whatever_the_hash_seed():
     canon = [c for *_, c in a["signatures"]]
     first = len(LINES)
     assert len(set(canon[first : first + 5])) == 1  # the five users are one group once evidence came
+
+
+def test_the_http_reason_phrases_are_the_ones_every_python_prints():
+    # the phrases are read from http.HTTPStatus at import (the one part of the lexicon computed there, not a committed
+    # table): pinned, so a Python whose stdlib renames one (3.13 renamed 413 and 422, not these) cannot move a category
+    from harness_memory import failure_lexicon as lex
+
+    assert lex._PHRASES == {
+        "unauthorized": "permission",
+        "forbidden": "permission",
+        "proxy authentication required": "permission",
+        "not found": "not_found",
+        "gone": "not_found",
+        "request timeout": "timeout",
+        "gateway timeout": "timeout",
+        "too many requests": "rate_limit",
+        "bad gateway": "network",
+        "service unavailable": "network",
+    }
