@@ -3,7 +3,7 @@
     python benchmarks/fix_recall.py [--data ../shared/data] [--teach learn_success|learn_error|on_task_complete|learn_fix]
                                     [--no-credit] [--online] [--sources agent-runs scripted defects4j]
                                     [--fix-similar-min X] [--fix-general-min N] [--fix-task-min N|off]
-                                    [--fix-task-share X]
+                                    [--fix-task-share X] [--fix-recurrence] [--fix-once-same-values]
 
 A replay of real failure→repair streams through the public API, as a harness would use it.
 
@@ -627,6 +627,14 @@ def main(argv: list[str] | None = None) -> int:
         help="Settings.fix_distinct_min of the store under test, or 'off' (default: the library's default)",
     )
     ap.add_argument(
+        "--fix-recurrence", action="store_true", help="Settings.fix_recurrence=True for the store under test"
+    )
+    ap.add_argument(
+        "--fix-once-same-values",
+        action="store_true",
+        help="Settings.fix_once_same_values=True for the store under test",
+    )
+    ap.add_argument(
         "--fix-task-share",
         type=float,
         default=None,
@@ -649,6 +657,10 @@ def main(argv: list[str] | None = None) -> int:
         SETTINGS["fix_origin_min"] = None if args.fix_origin_min == "off" else int(args.fix_origin_min)
     if args.fix_distinct_min is not None:
         SETTINGS["fix_distinct_min"] = None if args.fix_distinct_min == "off" else int(args.fix_distinct_min)
+    if args.fix_recurrence:
+        SETTINGS["fix_recurrence"] = True
+    if args.fix_once_same_values:
+        SETTINGS["fix_once_same_values"] = True
     if args.fix_task_share is not None:
         SETTINGS["fix_task_share"] = args.fix_task_share
     if args.fix_similar_min is not None:

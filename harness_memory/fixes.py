@@ -25,7 +25,11 @@ recency break ties. A credit reaches the link when ``apply()`` names the error o
 task an ``on_task_error`` advice was given for, so a fix that did not help an error stops being
 offered for it; and a kind whose credits in the asked task net negative (against the times it was
 taught as working for that task) is not offered to that task again, whatever it earned elsewhere
-(``_refuted_here``: the same useless retry is not advised twice). Text
+(``_refuted_here``: the same useless retry is not advised twice). Two opt-in rules read the error's values
+(off by default, measured in docs/fixes.md, "The same error again"): ``Settings.fix_recurrence`` offers a fix whose
+taught error had the asked decisive line and key frame word for word (values included) even where the signature's
+other evidence withholds it, and ``Settings.fix_once_same_values`` offers a fix backed only once for those values
+only. Text
 similarity between a fix and the error plays no part: words shared with the error are not
 evidence that the fix works.
 """
@@ -324,6 +328,14 @@ def rank(
         f"WHERE l.error_signature IN ({ph}) AND {where}",
         (*aliases, *wparams),
     ).fetchall()
+    # the same error again: an exact or alias link whose taught error had the asked decisive line and key frame, values
+    # included (Settings.fix_recurrence, fix_once_same_values); only where the template has variable parts, so the
+    # line says more than the signature does
+    query = words(link_text(signed))
+    asked_line = " ".join(link_text(signed)[:2000].split())  # as links keep it
+    same_values = {r[0] for r in rows if signed.params and " ".join((r[12] or "").split()) == asked_line}
+    recurs = {r[0] for r in rows if r[0] in same_values and r[3] > r[4]} if core.settings.fix_recurrence else set()
+    once_same = core.settings.fix_once_same_values and bool(signed.params)
     # an error fixed at least fix_distinct_min times, each time by a different kind and none of them backed
     # twice, does not predict its next fix (a signature shared by unrelated failures): its own links stay out
     # (the tiers below, which need several errors of the same task or origin, may still answer)
@@ -335,7 +347,7 @@ def rank(
             backing[_kind_key(r)] += r[3] + r[10] + max(0, r[8])
         fixed_by = {kind for kind, n in backing.items() if n > 0}
         if len(fixed_by) >= distinct and max(backing.values()) <= 1:
-            unpredictive = {r[0] for r in rows if _kind_key(r) in fixed_by}
+            unpredictive = {r[0] for r in rows if _kind_key(r) in fixed_by and r[0] not in recurs}
             rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
@@ -343,8 +355,6 @@ def rank(
     threshold = similar_min if similar_min is not None else core.settings.fix_similar_min
     if threshold is None:
         threshold = 2.0  # off: exact and alias links only
-    # the asked error's words: the decisive line and its key frame (as links store them)
-    query = words(link_text(signed))
     if len(query) >= SIMILAR_MIN_WORDS and threshold <= 1.0:
         near = {}
         for lid, excerpt in core.backend.similar_errors(sorted(query)[:64], SIMILAR_CANDIDATES):
@@ -430,12 +440,18 @@ def rank(
             "m_net": 0,
             "closest": 0.0,
             "same_task": False,
+            "recurs": False,
+            "same_values": False,
+            "backing": 0,
         }
     )
     for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp, msg, tsig in rows:
         k = kinds[kind or f"memory_{mid}"]
         # same error and same task before same error alone
         k["same_task"] = k["same_task"] or (task_signature is not None and tsig == task_signature)
+        k["recurs"] = k["recurs"] or lid in recurs
+        k["same_values"] = k["same_values"] or lid in same_values
+        k["backing"] += worked + l_help
         k["worked"] += worked
         k["failed"] += failed
         k["weighted"] += sims[lid] * (worked - failed + l_help - l_unhelp)
@@ -449,6 +465,7 @@ def rank(
             k["helpful"] += max(0, m_help)
             k["unhelpful"] += max(0, m_unhelp)
             k["m_net"] += max(0, m_help) - max(0, m_unhelp)
+            k["backing"] += max(0, m_help)
         # a member is ranked by how closely it is linked to this error, then by recency
         k["members"][mid] = max(k["members"].get(mid, (0, 0.0, 0.0)), (order[levels[lid]], sims[lid], last_at))
         if order[levels[lid]] > order[k["level"]]:
@@ -475,11 +492,23 @@ def rank(
             last=k["last"],
             closest=k["closest"],
             same_task=k["same_task"],
+            recurs=k["recurs"],
         )
         backed = k["worked"] + k["helpful"] > 0 and kind not in refuted
-        (fixes if backed and net >= min_score * k["sim"] else failed).append(ev)
+        if once_same and k["level"] in ("exact", "alias") and k["backing"] <= 1 and not k["same_values"]:
+            continue  # backed once, for other values: one instance, not the signature, is what it fixed
+        # the same error again outweighs what other errors of its signature said about the fix
+        (fixes if backed and (net >= min_score * k["sim"] or k["recurs"]) else failed).append(ev)
     fixes.sort(
-        key=lambda e: (order[e["level"]], e["same_task"], e["score"], e["closest"], e["last"], e["newest"]),
+        key=lambda e: (
+            order[e["level"]],
+            e["same_task"],
+            e["recurs"],
+            e["score"],
+            e["closest"],
+            e["last"],
+            e["newest"],
+        ),
         reverse=True,
     )
     failed.sort(key=lambda e: (e["score"], -e["last"]))
@@ -495,7 +524,7 @@ def rank(
     def build(e: dict[str, Any]) -> FixEvidence:
         return FixEvidence(
             memory=mems[e["newest"]],
-            **{k: v for k, v in e.items() if k not in ("newest", "last", "closest", "same_task")},
+            **{k: v for k, v in e.items() if k not in ("newest", "last", "closest", "same_task", "recurs")},
         )
 
     return [build(e) for e in fixes if e["newest"] in mems], [build(e) for e in failed if e["newest"] in mems]

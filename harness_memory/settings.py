@@ -267,6 +267,19 @@ class Settings(BaseSettings):
         "of them backed twice (taught twice or credited helpful), gets none of them: every time it was fixed, it was "
         "fixed by something different, so its signature does not predict the fix; None: off (docs/fixes.md)",
     )
+    fix_recurrence: bool = Field(
+        False,
+        description="the same error again: a fix linked to the asked signature whose taught error had the very same "
+        "decisive line and key frame (values included), in a template with variable parts, is offered even when the "
+        "signature's other evidence withholds it (fix_distinct_min, credits that net negative on the signature); "
+        "off by default (docs/fixes.md)",
+    )
+    fix_once_same_values: bool = Field(
+        False,
+        description="a fix backed once (taught once, never credited helpful) for an error whose template has variable "
+        "parts is offered only for the same values (the very same decisive line and key frame); off (default): for any values "
+        "(docs/fixes.md)",
+    )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(
         default_factory=dict, description="bearer token -> agent id (agent fixed by token)"
