@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,32 @@ def test_a_template_another_process_created_meanwhile_is_joined_not_duplicated(t
         mine = a.error_signature(message).id
         assert other and mine == other[0]
         assert len(_templates(a)) == 1
+
+
+def test_a_word_met_by_a_masked_part_generalises_at_once(store):
+    # the word first, the masked number second: the template's constant word meets a masked part, which is evidence
+    # by itself (no other word was seen there)
+    a = store.error_signature("upload of part many failed for bucket logs")
+    b = store.error_signature("upload of part 17 failed for bucket logs")
+    assert b.id == a.id and b.template == "upload of part <*> failed for bucket logs"
+
+
+def test_another_stores_generalisation_is_seen_once_a_read_is_older_than_the_refresh_window(tmp_path):
+    # store B keeps what it read for REFRESH_SECONDS (0.25 s); after that its next read sees what store A wrote: the
+    # template B created is linked into A's group, and B's id for its message is then the group's
+    words = ["alpha", "beta", "gamma", "delta"]
+    WINDOW = 0.3  # past the documented 0.25 s
+    message = "session for user {} opened on the console"
+    for attempt in range(3):  # (a loaded machine may take longer than the window for A's writes: try again)
+        with MemoryStore(tmp_path / f"m{attempt}.db") as a, MemoryStore(tmp_path / f"m{attempt}.db") as b:
+            a.error_signature(message.format(words[0]))
+            mine = b.error_signature(message.format(words[1])).id  # B reads and writes: its window starts here
+            t0 = time.monotonic()
+            group = [a.error_signature(message.format(w)).id for w in (words[2], words[3])][-1]
+            assert a._core.miner.canonical(mine) == group != mine
+            if time.monotonic() - t0 > WINDOW:
+                continue
+            time.sleep(max(0.0, t0 + WINDOW - time.monotonic()))
+            assert b.error_signature(message.format(words[1])).id == group
+            return
+    pytest.skip("A's writes took longer than the refresh window three times")
