@@ -333,7 +333,8 @@ def rank(
     # line says more than the signature does
     query = words(link_text(signed))
     asked_line = " ".join(link_text(signed)[:2000].split())  # as links keep it
-    same_values = {r[0] for r in rows if signed.params and " ".join((r[12] or "").split()) == asked_line}
+    by_values = signed.params and (core.settings.fix_recurrence or core.settings.fix_once_same_values)
+    same_values = {r[0] for r in rows if by_values and " ".join((r[12] or "").split()) == asked_line}
     recurs = {r[0] for r in rows if r[0] in same_values and r[3] > r[4]} if core.settings.fix_recurrence else set()
     once_same = core.settings.fix_once_same_values and bool(signed.params)
     # an error fixed at least fix_distinct_min times, each time by a different kind and none of them backed
