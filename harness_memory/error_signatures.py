@@ -1229,7 +1229,9 @@ def _by_text_head(head: str) -> str | None:
     reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head, low)
     # the failed operation the line states (the clause model, failure_lexicon._OPERATIONS): with the reason, by the
     # documented precedence (the reason decides unless it is an absence the operation's kind explains)
-    operation = failure_lexicon.failed_operation(_PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low)
+    operation = None
+    if failure_lexicon.may_state_operation(low):  # (a file's path is where, not what: its words are not read)
+        operation = failure_lexicon.failed_operation(_PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low)
     clause = failure_lexicon.clause_category(reason, operation)
     if clause is not None and clause != reason:
         return clause  # a failed operation the line names, its reason an absence or none: before the words

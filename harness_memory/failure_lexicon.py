@@ -46,6 +46,7 @@ __all__ = [
     "os_reason",
     "http_category",
     "failed_operation",
+    "may_state_operation",
     "clause_category",
     "WRAPPERS",
 ]
@@ -397,35 +398,45 @@ _OPERATIONS = [
     ),
 ]
 _OPERATION_RX = [(cat, re.compile(rx)) for cat, rx in _OPERATIONS]
-# a word each operation's shapes hold, for a cheap test before the patterns
-_OPERATION_HINTS = (
-    "connect",
-    "running",
-    "exceeded",
-    "undef",
-    "null",
-    "nil",
-    "none",
-    "unblessed",
-    "solution",
-    "unsatisfiable",
-    "solverproblem",
-    "installable",
-    "select a version",
-    "untermin",
-    "unbalanced",
-    "unmatched",
-    "broadcast",
-    "shape",
-    "permission",
+# a word each operation's shapes hold, for a cheap test before the patterns (one search of their trie)
+_OPERATION_HINT = re.compile(
+    literal_set_pattern(
+        {
+            "connect",
+            "running",
+            "dial ",
+            "exceeded",
+            "undef",
+            "null",
+            "nil",
+            "none",
+            "unblessed",
+            "solution",
+            "unsatisfiable",
+            "solverproblem",
+            "installable",
+            "select a version",
+            "untermin",
+            "unbalanced",
+            "unmatched",
+            "broadcast",
+            "shape",
+            "permission",
+        }
+    )
 )
 # the reasons that say something was absent: the operation's object, when the operation names its kind
 ABSENCE_REASONS = frozenset({"not_found"})
 
 
+def may_state_operation(low: str) -> bool:
+    """Whether a lower-cased text holds a word one of ``_OPERATIONS`` needs (a cheap test before them)."""
+    return _OPERATION_HINT.search(low) is not None
+
+
 def failed_operation(low: str) -> str | None:
     """The category of the failed operation a lower-cased failure text states (``_OPERATIONS``), else None."""
-    if not any(h in low for h in _OPERATION_HINTS):
+    if not may_state_operation(low):
         return None
     for cat, rx in _OPERATION_RX:
         if rx.search(low):
