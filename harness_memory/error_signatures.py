@@ -1491,8 +1491,8 @@ _PY_FRAME_LINE = re.compile(r'^\s{0,12}File "[^"\n]{1,600}", line \d{1,9}(?:, in
 _STACK_FRAME = re.compile(
     r"^\s{0,12}(?:at \S{1,600}(?: \(.{0,600}\)| in \S.{0,400}:line \d{1,9})?|"
     r"from \S{1,600}:\d{1,9}:in\b.{0,300}|#\d{1,4} (?:\S{1,600}\(\d{1,9}\)|\[internal function\]): .{0,400}|"
-    r"\S{1,600}\.go:\d{1,9}(?: \+0x[0-9a-f]{1,16})?|[\w./*()-]{1,300}\((?:0x[0-9a-f]{1,16}|\.\.\.|\{?)[^\n]{0,300}\)|"
-    r"\S.{0,300} called at \S{1,600} line \d{1,9}|\.{3} ?\d{1,6} more|\.{3} \d{1,6} (?:common )?frames? omitted)\s*$"
+    r"\S{1,600}\.go:\d{1,9}(?: \+0x[0-9a-f]{1,16})?|[\w/*()-]{0,200}\.[\w./*()-]{1,200}\((?:0x[0-9a-f]{1,16}|\.\.\.|\{|\))[^\n]{0,300}?\)?|"
+    r"created by \S{1,300}(?: in goroutine \d{1,9})?|\S.{0,300} called at \S{1,600} line \d{1,9}|\.{3} ?\d{1,6} more|\.{3} \d{1,6} (?:common )?frames? omitted)\s*$"
 )
 _MARKER = re.compile(r"^\s{0,200}[~^]{1,400}(?:[~^ ]{0,400})\s*$")  # a caret or tilde marker under a source line
 

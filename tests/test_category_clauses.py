@@ -157,11 +157,21 @@ def test_a_frame_never_decides_the_category_of_a_java_statement(words, statement
         "#0 /srv/app/src/Timeout.php(12): Acme\\Net\\Timeout->connect()",
         "\t/srv/app/net/timeout.go:12 +0x1d",
         "main.connectTimeout(0xc000010000, 0x5)",
+        "main.connectTimeout(...)",
+        "created by net/http.(*Server).Serve in goroutine 1",
     ],
 )
 def test_said_drops_the_frames_of_every_common_runtime(frame):
     said = es._said(f"RuntimeError: invariant broken\n{frame}")
     assert said == "RuntimeError: invariant broken"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["TimeoutError(read timed out)", "check(timeout > 0)", "at least 3 tests timed out", "created by the scheduler"],
+)
+def test_a_statement_shaped_like_a_call_is_no_frame(line):
+    assert es._said(f"RuntimeError: invariant broken\n{line}") == f"RuntimeError: invariant broken\n{line}"
 
 
 # -- words out of their role -----------------------------------------------------------------------------------------
