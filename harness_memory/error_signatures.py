@@ -166,7 +166,16 @@ DEFAULT_THRESHOLD = 0.7
 #    takes that name's category (``unable to create compilation: AccessDenied``); a wrapper exception's operating
 #    system reason decides (``FileNotFoundException: x (Access is denied)``); a qualified exception with its message
 #    after a tool's prefix is read as one (docs/signatures.md, "The failure lexicon")
-SIGNATURE_METHOD = 26
+# 27: category read from the decisive statement, by method (issue 8; docs/signatures.md, "The clause model"): a
+#    failure line's failed operation and its reason (``connection to server ... failed: No such file or directory``)
+#    by one precedence, the reason unless it is an absence the operation's kind explains (failure_lexicon
+#    ``failed_operation``, ``clause_category``: a connection, a time limit exceeded, a call on an undefined value, a
+#    resolver with no solution, a construct left unterminated, shapes that do not fit, permissions too open); the
+#    stack frames of every common runtime, and a Python frame's source line, are never read for the category of the
+#    statement they trace; a URL's path and a catalogue entry's number (``CWE-502``) are no status code; a finding a
+#    ``Severity:`` line rates is a checker's; a bare location line takes the statement printed above it
+#    (failure_excerpt); EFBIG (``File too large``) is a limit of memory's kind
+SIGNATURE_METHOD = 27
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -1174,6 +1183,18 @@ _PATH_WORDS = re.compile(
 
 _PATH_WORDS_SPLIT = Prefiltered(_PATH_WORDS)
 
+# the path of a URL (``https://cwe.mitre.org/data/definitions/502.html``, ``https://x.dev/errors/404``): where a
+# reference is, as a file's path is (its numbers are no status, its words no failure); the scheme and host stay
+_URL_PATH = re.compile(r"(\b[a-z][a-z0-9+.-]{1,15}://[^\s/\"'<>`]{1,255})/[^\s\"'<>`]{0,2000}")
+# an entry of a catalogue, a capitalised name and a number joined by a hyphen (``CWE-502``, ``CVE-2024-3094``,
+# ``GHSA-429``, ``PROJ-404``): its number identifies the entry, it is no status code or count (``CWE-502`` is
+# deserialization of untrusted data, not an HTTP 502); a standard's name and variant (``UTF-8``, ``ISO-8859-1``,
+# ``SHA-256``, ``HTTP-2``) is not one
+_CATALOGUE_ID = re.compile(
+    r"(?<![\w.-])(?!(?:UTF|UCS|ISO|SHA|MD|HTTP|HTTPS|TLS|SSL|IPV|TCP|UDP|RFC|ECMA|ANSI|ASCII|UTC|GMT)-)"
+    r"[A-Z]{2,12}(?:-\d{1,9}){1,3}(?![\w.-])"
+)
+
 
 # a tool's label for the phase a statement failed in, before the message (SQLite's ``Parse error near line 4: no
 # such table: x``, printed for every statement that does not prepare): where it failed, not what failed
@@ -1206,6 +1227,14 @@ def _by_text_head(head: str) -> str | None:
     # exceeded`` is a full disk, not an API's quota; ``getaddrinfo ENOTFOUND`` a name that does not resolve)
     low = _lower(head)
     reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head, low)
+    # the failed operation the line states (the clause model, failure_lexicon._OPERATIONS): with the reason, by the
+    # documented precedence (the reason decides unless it is an absence the operation's kind explains)
+    operation = None
+    if failure_lexicon.may_state_operation(low):  # (a file's path is where, not what: its words are not read)
+        operation = failure_lexicon.failed_operation(_PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low)
+    clause = failure_lexicon.clause_category(reason, operation)
+    if clause is not None and clause != reason:
+        return clause  # a failed operation the line names, its reason an absence or none: before the words
     if reason is not None and reason not in _REFINES:
         return reason  # (no words refine it: _by_words is not read)
     words = _by_words(head, low)
@@ -1263,12 +1292,18 @@ def _by_words(text: str, low: str | None = None) -> str | None:
         m = search(low)
         if m is None:
             return None
-    if "error near line" in low or "." in low:
+    if "error near line" in low or "." in low or ("-" in text and _CATALOGUE_ID.search(text[:8000])) or "://" in low:
         if "error near line" in low:
             low = _PHASE_LABEL.sub("", low)
         if "." in low:
             # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
             low = _PATH_WORDS_SPLIT.subn("_p_", low)[0]  # (_PATH_WORDS.subn, faster)
+        if "-" in low:
+            ids = {m.group().lower() for m in _CATALOGUE_ID.finditer(text[:8000])}
+            if ids:
+                low = re.sub(r"(?<![\w.-])(?:" + "|".join(map(re.escape, ids)) + r")(?![\w.-])", "_id_", low)
+        if "://" in low:
+            low = _URL_PATH.sub(r"\1/_p_", low)
         m = search(low)
     # The categories with a key in ``low`` (the longest key at every position where one starts, see _CATEGORIES_OF),
     # then each of those categories in _BY_TEXT's order: the same as ``_TEXT_KEYS_RX[cat].search(low)`` per
@@ -1431,15 +1466,58 @@ def categorize_learned(excerpt: Excerpt, rules: str | None = None) -> str:
     return category_model.predict(text)
 
 
+# a line that rates the finding above it (bandit's ``Severity: Low   Confidence: High``, npm audit's ``Severity:
+# high``, a scanner's ``severity: CRITICAL``): what a checker reports is a finding, whatever its words name
+_RATING = re.compile(
+    r"(?im)^[^\w\n]{0,12}severity:?\s{1,4}(?:low|medium|moderate|high|critical|info(?:rmational)?|minor|major|"
+    r"warning|error|undefined)\b"
+)
+
+
+def _rated(excerpt: Excerpt) -> bool:
+    """Whether the decisive block is a finding a rating line under it rates (``_RATING``)."""
+    block = excerpt.block
+    return "everity" in block and _RATING.search(block) is not None
+
+
 _BARE_HEADLINE = re.compile(r"(?i)\b(?:fatal )?error:\s{0,3}(?:\[[\w-]{1,40}\])?\s{0,3}$")
+
+
+# the stack frames of the common runtimes (where, never what): Python's ``File "x.py", line 3, in f`` (with the
+# source line and the ``~~^~~`` marker under it), the JVM's and .NET's ``at a.b.C.m(C.java:10)`` / ``at X.Y() in
+# f.cs:line 9``, JavaScript's ``at f (file.js:1:2)``, Ruby's ``from x.rb:3:in `f'``, PHP's ``#0 /x.php(12): f()``, Go's
+# ``\t/src/x.go:12 +0x1d`` and ``main.f(0x1, ...)`` lines, Perl's ``main::f(...) called at x.pl line 3``
+_PY_FRAME_LINE = re.compile(r'^\s{0,12}File "[^"\n]{1,600}", line \d{1,9}(?:, in \S.{0,300})?$')
+_STACK_FRAME = re.compile(
+    r"^\s{0,12}(?:at \S{1,600}(?: \(.{0,600}\)| in \S.{0,400}:line \d{1,9})?|"
+    r"from \S{1,600}:\d{1,9}:in\b.{0,300}|#\d{1,4} (?:\S{1,600}\(\d{1,9}\)|\[internal function\]): .{0,400}|"
+    r"\S{1,600}\.go:\d{1,9}(?: \+0x[0-9a-f]{1,16})?|[\w/*()-]{0,200}\.[\w./*()-]{1,200}\((?:0x[0-9a-f]{1,16}|\.\.\.|\{|\))[^\n]{0,300}?\)?|"
+    r"created by \S{1,300}(?: in goroutine \d{1,9})?|\S.{0,300} called at \S{1,600} line \d{1,9}|\.{3} ?\d{1,6} more|\.{3} \d{1,6} (?:common )?frames? omitted)\s*$"
+)
+_MARKER = re.compile(r"^\s{0,200}[~^]{1,400}(?:[~^ ]{0,400})\s*$")  # a caret or tilde marker under a source line
 
 
 def _said(text: str) -> str:
     """A block's lines without its stack frames: where a failure happened is not what it is (a frame
-    in ``eunit_proc:with_timeout/3`` does not make an assertion a timeout)."""
+    in ``eunit_proc:with_timeout/3`` does not make an assertion a timeout; a frame in ``connect_with_timeout`` or the
+    source line ``x = parse_rate_limit(y)`` under a Python frame does not make a ``ValueError`` a timeout or a rate
+    limit)."""
     if not text or "\n" not in text:
         return text
-    return "\n".join(ln for ln in text.split("\n") if not is_frame(ln))
+    kept = []
+    source = False  # the line after a Python frame is its source line, then its marker
+    for ln in text.split("\n"):
+        if _PY_FRAME_LINE.match(ln):
+            source = True
+            continue
+        if source and ln.strip() and ln[:1].isspace() and not _EXC.match(ln.strip()):
+            source = False
+            continue  # the frame's source line
+        source = False
+        if is_frame(ln) or _MARKER.match(ln) or _STACK_FRAME.match(ln):
+            continue
+        kept.append(ln)
+    return "\n".join(kept)
 
 
 def _categorize_block(excerpt: Excerpt) -> str:
@@ -1506,7 +1584,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
             found = _evidence(more)
             if found is not None and found != "test_failure":
                 return found
-    linter = _is_linter(excerpt.command) or _LINT_NAMED_FOUND.found(excerpt.block)
+    linter = _is_linter(excerpt.command) or _LINT_NAMED_FOUND.found(excerpt.block) or _rated(excerpt)
     diagnostic = excerpt.kind == "diagnostic"  # where and compiled are read for diagnostics only
     where = (excerpt.message if _LOCATED.search(excerpt.message) else excerpt.block) if diagnostic else ""
     compiled = diagnostic and bool(_COMPILED.search(where) or re.search(r"\berror\[E\d", excerpt.message))

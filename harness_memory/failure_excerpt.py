@@ -1277,6 +1277,12 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
         nxt = next((lines[j].text.strip() for j in range(i + 1, min(hi, i + 4)) if lines[j].text.strip()), "")
         if nxt and not nxt.startswith(("note:", "stack backtrace:")):
             t = f"{t} {nxt}"
+    above = _statement_above(lines, lo, i) if _BARE_LOCATION.match(t) else None
+    if above is not None:
+        # a bare location chosen, its statement a line or two above it (esbuild's ``✘ [ERROR] Could not resolve "x"``
+        # then ``src/index.js:2:21:`` and the quoted source): one diagnostic, read from its statement
+        ex = Excerpt(message=f"{t} {lines[above].text.strip()}", kind="diagnostic", level=lines[above].level)
+        return _finish(_with_block(ex, lines, above, _detail_end(lines, i, hi)), lines, lo, hi)
     at = _location_above(lines, lo, i) if t.startswith(("Error: ", "Fatal Error: ")) else None
     if at is not None:
         # gfortran's ``src/heat.f90:10:28:`` (then the source line and its marker), then ``Error: ...``: one
@@ -1372,6 +1378,20 @@ def _location_above(lines: list[Line], lo: int, at: int) -> int | None:
             return j
         if lines[j].cls or lines[j].boundary:
             return None
+    return None
+
+
+def _statement_above(lines: list[Line], lo: int, at: int) -> int | None:
+    """The statement a bare location line at ``at`` belongs to, when it is printed above it (the nearest non-blank
+    line of the same step, a few lines up, that states a failure and is no location itself); else None."""
+    for j in range(at - 1, max(lo, at - _LOCATION_LOOKBACK) - 1, -1):
+        ln = lines[j]
+        if ln.boundary:
+            return None
+        t = ln.text.strip()
+        if not t:
+            continue
+        return j if ln.cls >= 2 and not _BARE_LOCATION.match(t) else None
     return None
 
 

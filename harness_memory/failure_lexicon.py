@@ -45,6 +45,9 @@ __all__ = [
     "text_category",
     "os_reason",
     "http_category",
+    "failed_operation",
+    "may_state_operation",
+    "clause_category",
     "WRAPPERS",
 ]
 
@@ -330,3 +333,128 @@ def trailing_reason(text: str) -> str | None:
             if cat is not None:
                 return cat
     return None
+
+
+# -- the clause model of a failure line ------------------------------------------------------------------------------
+# A failure line states a failed OPERATION and, often after its last colon, the REASON the operating system or the
+# library gave (``psql: error: connection to server on socket "/run/x/.s.PGSQL.5432" failed: No such file or
+# directory``). They can name different categories. The reason (``os_reason``, ``trailing_reason``) is the more
+# specific statement and decides (``connect to host x port 22: Connection timed out`` is a timeout, ``open x:
+# Permission denied`` a permission), except when it is an absence (ENOENT, ``No such file or directory``): then what
+# was absent is the object of the operation, and the operation says what kind of object that was (a server's socket
+# that is not there is a server that does not run: network; a time limit's script path is where, not what was
+# missing). Measured over every split of the CI corpus (docs/signatures.md, "The clause model").
+#
+# Each operation: a category and the shapes that state it, in any tool's words (lower-cased text). An operation is a
+# clause that says what was being done and that it failed, not a word: ``connect`` alone is no failure, ``connection
+# to X failed`` is.
+_OPERATIONS = [
+    # a connection that could not be made, whatever the reason after it
+    (
+        "network",
+        r"\bconnection to (?:the )?(?:server|host|database|daemon|broker|peer|remote)\b[^\n]{0,240}?\bfailed\b|"
+        r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:connect|establish (?:a |the )?connection)\b|"
+        r"\bis the (?:server|daemon|docker daemon|service) running\b|"
+        # Go's net errors name the operation before the reason: ``dial unix /run/x.sock: connect: no such file``
+        r"\bdial (?:tcp|udp|unix)[46]?\b|(?<![\w-])connect: ",
+    ),
+    # a limit of time exceeded, in either order (PHP's ``Maximum execution time of 2 seconds exceeded``, ``time
+    # limit exceeded``, ``exceeded the time limit``, ``CPU time limit exceeded``)
+    (
+        "timeout",
+        r"\b(?:maximum |max\.? )?(?:execution|run(?:ning)?|wall(?:[- ]clock)?|cpu|elapsed|real) ?time\b[^\n.:;]{0,60}?"
+        r"\bexceeded\b|\btime ?limit\b[^\n.:;]{0,40}?\b(?:exceeded|reached|expired)\b|\bexceeded\b[^\n.:;]{0,40}?"
+        r"\btime ?(?:limit|budget|allowance)\b",
+    ),
+    # an operation on a value that is not there (a nil dereference in any runtime's words: Perl's ``Can't call method
+    # "x" on an undefined value``, ``cannot access member of null``, ``Cannot set property 'x' of undefined``)
+    (
+        "type_error",
+        r"\b(?:call|invoke|access|read|set|get|index|dereferenc)\w{0,4}\b[^\n]{0,120}?\b(?:on|of|from|through) "
+        r"(?:an? |the )?(?:undefined|undef|null|nil|none|unblessed)\b(?: (?:value|object|reference|pointer|ref))?",
+    ),
+    # a set of requirements no version choice satisfies: a resolver's failure (uv's ``No solution found when
+    # resolving dependencies``, ``requirements are unsatisfiable``, conda's ``UnsatisfiableError``, Composer's
+    # ``could not be resolved to an installable set of packages``, cargo's ``failed to select a version``)
+    (
+        "import_error",
+        r"\bno solution found when resolving\b|\b(?:requirements?|dependencies|constraints?) (?:are|is) "
+        r"unsatisfiable\b|\bunsatisfiable (?:requirements?|dependencies|constraints?)\b|\bunsatisfiableerror\b|"
+        r"\bsolverproblemerror\b|\bcould not be resolved to an installable set\b|\bfailed to select a version\b",
+    ),
+    # a text of a tool's own language that does not parse: a construct left open (sed's ``unterminated `s'
+    # command``, ``unterminated string literal``, ``unbalanced parenthesis``, ``unmatched [``)
+    (
+        "compile_error",
+        r"\bunterminated\b|\bunbalanced (?:paren|bracket|brace|quot|delimiter)|"
+        r"\bunmatched (?:[(\[{'\"`]|paren|bracket|brace|quot|delimiter)",
+    ),
+    # values whose shapes do not fit the operation (numpy's ``operands could not be broadcast together with
+    # shapes``, ``shapes (3,4) and (3,) not aligned``, ``Incompatible shapes``, ``shape mismatch``): a value of the
+    # wrong type for it, as a type error
+    (
+        "type_error",
+        r"\bcould not be broadcast\b|\bincompatible shapes?\b|\bshape mismatch\b|"
+        r"\bshapes? [^\n]{0,80}?\b(?:not aligned|do not match|are incompatible|mismatch)\b",
+    ),
+    # a file whose access mode is too wide for the tool to use it (ssh's ``Permissions 0644 for 'key' are too open``,
+    # ``unsafe permissions on homedir``, ``bad permissions``)
+    (
+        "permission",
+        r"\bpermissions? (?:\d{3,4} |of |on |for )[^\n]{0,200}?\bare too (?:open|permissive)\b|"
+        r"\b(?:unsafe|insecure|bad|wrong) (?:file |directory )?permissions\b",
+    ),
+]
+_OPERATION_RX = [(cat, re.compile(rx)) for cat, rx in _OPERATIONS]
+# a word each operation's shapes hold, for a cheap test before the patterns (one search of their trie)
+_OPERATION_HINT = re.compile(
+    literal_set_pattern(
+        {
+            "connect",
+            "running",
+            "dial ",
+            "exceeded",
+            "undef",
+            "null",
+            "nil",
+            "none",
+            "unblessed",
+            "solution",
+            "unsatisfiable",
+            "solverproblem",
+            "installable",
+            "select a version",
+            "untermin",
+            "unbalanced",
+            "unmatched",
+            "broadcast",
+            "shape",
+            "permission",
+        }
+    )
+)
+# the reasons that say something was absent: the operation's object, when the operation names its kind
+ABSENCE_REASONS = frozenset({"not_found"})
+
+
+def may_state_operation(low: str) -> bool:
+    """Whether a lower-cased text holds a word one of ``_OPERATIONS`` needs (a cheap test before them)."""
+    return _OPERATION_HINT.search(low) is not None
+
+
+def failed_operation(low: str) -> str | None:
+    """The category of the failed operation a lower-cased failure text states (``_OPERATIONS``), else None."""
+    if not may_state_operation(low):
+        return None
+    for cat, rx in _OPERATION_RX:
+        if rx.search(low):
+            return cat
+    return None
+
+
+def clause_category(reason: str | None, operation: str | None) -> str | None:
+    """The category of a failure line from its failed operation and its reason (see ``_OPERATIONS``): the reason,
+    unless it is an absence and the operation names a category; else the operation."""
+    if reason is not None and (operation is None or reason not in ABSENCE_REASONS):
+        return reason
+    return operation

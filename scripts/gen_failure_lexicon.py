@@ -67,6 +67,7 @@ ERRNO_CATEGORY = {
     "ENOMEM": "out_of_memory",
     "ENOSPC": "out_of_memory",
     "EDQUOT": "out_of_memory",
+    "EFBIG": "out_of_memory",  # a file larger than the size limit allows (RLIMIT_FSIZE, the file system's maximum)
     "EMFILE": "out_of_memory",
     "ENFILE": "out_of_memory",
     "ENOBUFS": "out_of_memory",
