@@ -543,9 +543,16 @@ _C1 = _Keyed(
         # a build stopped for the warnings it printed (mkdocs --strict's ``Aborted with 2 warnings in strict mode!``,
         # ESLint's ``ESLint found too many warnings (maximum: 0).``): a closing line, the warnings are what failed
         r"^Aborted with \d{1,9} warnings?\b|\bfound too many warnings\b|"
-        r"^\[\s{0,20}\d{1,9} (?:tests?|containers?) (?:failed|aborted)\s{0,20}\]$"  # JUnit console's count boxes
+        r"^\[\s{0,20}\d{1,9} (?:tests?|containers?) (?:failed|aborted)\s{0,20}\]$|"  # JUnit console's count boxes
+        # a tool giving up because of what it (or a program it ran) printed above: a status, the statement is above it
+        # (gcc's driver ``collect2: error: ld returned 1 exit status``, GNU tar's ``tar: Child returned status 1`` and
+        # ``tar: Error is not recoverable: exiting now`` / ``Exiting with failure status due to previous errors``,
+        # TAP::Harness's ``Failed 2/5 subtests``), and a runner's closing word alone on its line (``failed``: fly's)
+        r"\breturned (?:\d{1,3} exit status|status \d{1,3})$|"
+        r"^(?:[\w.+-]{1,40}: )?(?:Error is not recoverable: exiting now|Exiting with failure status due to previous "
+        r"errors)$|^Failed \d{1,6}/\d{1,6} subtests\b|^(?i:failed|failure)[.!]?$"
     ),
-    ("exit", "fail", "err", "compil", "ran ", "abort", "many warn"),
+    ("exit", "fail", "err", "compil", "ran ", "abort", "many warn", "returned"),
 )
 # a closing line that says the warnings above it failed the build: they are the failure it points back at
 _CLOSES_ON_WARNINGS = re.compile(
@@ -671,6 +678,7 @@ _ANY_WORDS = (
     ".psgi line ",
     "not permitted",
     "many warn",
+    "returned status",
 ) + tuple(w.lower() for w in _ERRNO_WORDS)
 _ANY_START = (
     "e ",
@@ -717,15 +725,26 @@ def _maybe(t: str) -> bool:
     return low.startswith(_ANY_START) or _DIGITISH.search(t) is not None or _ANY_RX.search(low) is not None
 
 
+# Test::More's diagnostic when a test script's plan and its run disagree (``# Looks like you planned 5 tests but ran
+# 3.``): the statement of the failure (a script that stopped early printed nothing else); its other end-of-test
+# lines (``# Looks like you failed 2 tests of 5.``, ``... exited with 255 just after 3.``) are counts or statuses
+_TAP_BAD_PLAN = re.compile(r"^# Looks like you planned \d{1,9} tests? but ran \d{1,9}\.?$")
+
+
 def _classify(ln: Line) -> None:
     t = ln.text.strip()
     if not t:
+        return
+    if t[:1] == "#" and _TAP_BAD_PLAN.match(t):
+        ln.cls = 3
         return
     if ln.annotation is None and ln.level != "error" and not _maybe(t):
         return
     if ln.annotation in _STEP_ANNOTATIONS or _ECHO.match(t) or _MARKUP.match(t):
         ln.boundary = True  # a step header, an echoed command, or a harness's wrapper tag (<output>)
         return
+    if t.startswith('Commit message: "'):
+        return  # a runner quoting the commit it checked out (Jenkins's git plugin): a person's words, not the build's
     if _USAGE.match(t):
         return  # a synopsis, even behind an error tag (pytest's ``ERROR: usage: ...``), is not a failure statement
     if t[-1:] in "0|" and _ZERO_COUNTS.match(t):
@@ -1228,7 +1247,9 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
         if said is not None:
             # the trailer (``make: *** [check] Error 66``) closes the report its command printed above it
             ex = Excerpt(message=_unframed(lines[said].text.strip()), kind="failure", level=lines[said].level)
-            ex.detail = _report_below(lines, said, i)
+            # (and what the trailer says of it, categorising only: ``collect2: error: ld returned 1 exit status``
+            # says the report above it is the linker's)
+            ex.detail = f"{_report_below(lines, said, i)}\n{lines[i].text.strip()}".strip()
             return _finish(_with_block(ex, lines, said, _detail_end(lines, said, i)), lines, lo, i + 1)
         ex = Excerpt(message=lines[i].text.strip(), kind="trailer", level=lines[i].level)
         return _finish(_with_block(ex, lines, i, i), lines, lo, i + 1)
@@ -1354,7 +1375,9 @@ def _report_above(lines: list[Line], lo: int, at: int, baseline: Baseline | None
         said += 1
         if near and said > _COMPLAINT_NEAR:
             break
-        if not quiet(lines[j]) and _complaint(t):
+        if not quiet(lines[j]) and (_complaint(t) or (said == 1 and lines[j].level == "log")):
+            # (a date-stamped log line, the last thing printed before the trailer: what the program logged as it gave
+            # up, Go's ``log.Fatal`` then ``exit status 1``)
             return j
     for j in range(start, at):
         ln = lines[j]

@@ -182,3 +182,21 @@ PY_EXCEPTIONS = {
     "UnicodeError": "type_error",
     "UnicodeTranslateError": "type_error",
 }
+# Ruby's core exception classes and the category of their nearest listed ancestor
+RUBY_EXCEPTIONS = {
+    "Encoding::CompatibilityError": "type_error",
+    "Encoding::ConverterNotFoundError": "type_error",
+    "Encoding::InvalidByteSequenceError": "type_error",
+    "Encoding::UndefinedConversionError": "type_error",
+    "EncodingError": "type_error",
+    "FrozenError": "type_error",
+    "KeyError": "not_found",
+    "LoadError": "import_error",
+    "NoMemoryError": "out_of_memory",
+    "NoMethodError": "type_error",
+    "SecurityError": "permission",
+    "SyntaxError": "compile_error",
+    "SystemStackError": "out_of_memory",
+    "Timeout::Error": "timeout",
+    "TypeError": "type_error",
+}

@@ -12,6 +12,8 @@ Written once, committed as data (nothing is computed at import time, so every pl
   their manuals.
 - ``PY_EXCEPTIONS``: every built-in Python exception class (``BaseException``'s subclasses, walked once) with the
   category of its nearest ancestor that has one (``ConnectionRefusedError`` under ``ConnectionError``: network).
+- ``RUBY_EXCEPTIONS``: Ruby's core exception classes (listed below as Ruby prints its hierarchy) with the category of
+  their nearest ancestor that has one (``Encoding::InvalidByteSequenceError`` under ``EncodingError``: type_error).
 """
 
 from __future__ import annotations
@@ -205,6 +207,83 @@ def py_exceptions() -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+# Ruby's core exception classes (``Exception`` and its subclasses in Ruby's core documentation; listed by hand as
+# ``ruby -e`` walking ``ObjectSpace`` printed them on Ruby 3.1.2, ``Timeout::Error`` with ``require "timeout"``; the
+# gem's, Ractor's and IO::Buffer's own classes left out): name -> superclass. ``Errno::E*`` are read by their errno
+# name already (``ERROR_CODES``).
+RUBY_CLASSES = {
+    "ArgumentError": "StandardError",
+    "ClosedQueueError": "StopIteration",
+    "EOFError": "IOError",
+    "Encoding::CompatibilityError": "EncodingError",
+    "Encoding::ConverterNotFoundError": "EncodingError",
+    "Encoding::InvalidByteSequenceError": "EncodingError",
+    "Encoding::UndefinedConversionError": "EncodingError",
+    "EncodingError": "StandardError",
+    "FiberError": "StandardError",
+    "FloatDomainError": "RangeError",
+    "FrozenError": "RuntimeError",
+    "IOError": "StandardError",
+    "IndexError": "StandardError",
+    "Interrupt": "SignalException",
+    "KeyError": "IndexError",
+    "LoadError": "ScriptError",
+    "LocalJumpError": "StandardError",
+    "Math::DomainError": "StandardError",
+    "NameError": "StandardError",
+    "NoMatchingPatternError": "StandardError",
+    "NoMatchingPatternKeyError": "NoMatchingPatternError",
+    "NoMemoryError": "Exception",
+    "NoMethodError": "NameError",
+    "NotImplementedError": "ScriptError",
+    "RangeError": "StandardError",
+    "RegexpError": "StandardError",
+    "RuntimeError": "StandardError",
+    "ScriptError": "Exception",
+    "SecurityError": "Exception",
+    "SignalException": "Exception",
+    "StandardError": "Exception",
+    "StopIteration": "IndexError",
+    "SyntaxError": "ScriptError",
+    "SystemCallError": "StandardError",
+    "SystemExit": "Exception",
+    "SystemStackError": "Exception",
+    "ThreadError": "StandardError",
+    "Timeout::Error": "RuntimeError",
+    "TypeError": "StandardError",
+    "UncaughtThrowError": "ArgumentError",
+    "ZeroDivisionError": "StandardError",
+}
+# the Ruby classes whose documented meaning has a category, as Python's (PY_ROOTS); FrozenError ("raised when there
+# is an attempt to modify a frozen object") is Python's TypeError for a change to an immutable value (``'tuple' object
+# does not support item assignment``): type_error
+RUBY_ROOTS = {
+    "NoMemoryError": "out_of_memory",
+    "SystemStackError": "out_of_memory",
+    "LoadError": "import_error",
+    "SyntaxError": "compile_error",
+    "SecurityError": "permission",
+    "TypeError": "type_error",
+    "NoMethodError": "type_error",
+    "EncodingError": "type_error",
+    "FrozenError": "type_error",
+    "KeyError": "not_found",
+    "Timeout::Error": "timeout",
+}
+
+
+def ruby_exceptions() -> dict[str, str]:
+    """Every class of ``RUBY_CLASSES`` with the category of its nearest listed ancestor (itself included)."""
+    out: dict[str, str] = {}
+    for name in RUBY_CLASSES:
+        cls: str | None = name
+        while cls is not None and cls not in RUBY_ROOTS:
+            cls = RUBY_CLASSES.get(cls)
+        if cls is not None:
+            out[name] = RUBY_ROOTS[cls]
+    return dict(sorted(out.items()))
+
+
 def render() -> str:
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         sys.exit("the glibc texts are read from os.strerror: run this on a glibc Linux")
@@ -240,6 +319,12 @@ def render() -> str:
         "PY_EXCEPTIONS = {",
     ]
     lines += [f"    {k!r}: {v!r}," for k, v in py_exceptions().items()]
+    lines += [
+        "}",
+        "# Ruby's core exception classes and the category of their nearest listed ancestor",
+        "RUBY_EXCEPTIONS = {",
+    ]
+    lines += [f"    {k!r}: {v!r}," for k, v in ruby_exceptions().items()]
     lines += ["}", ""]
     # formatted as the project formats its code (ruff format), so the committed module is the generator's output
     return subprocess.run(

@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from harness_memory import error_signatures as es, failure_lexicon as lex
 from harness_memory.failure_excerpt import extract
-from harness_memory.failure_lexicon_tables import ERROR_CODES, ERROR_TEXTS, PY_EXCEPTIONS
+from harness_memory.failure_lexicon_tables import ERROR_CODES, ERROR_TEXTS, PY_EXCEPTIONS, RUBY_EXCEPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "tests" / "fixtures" / "category_probes"
@@ -54,6 +54,20 @@ def test_an_operating_system_message_gives_its_category_whatever_the_tool(text, 
 @pytest.mark.parametrize("name", sorted(PY_EXCEPTIONS))
 def test_every_builtin_python_exception_has_its_ancestors_category(name):
     assert category(f"{name}: boom") == PY_EXCEPTIONS[name]
+
+
+@pytest.mark.parametrize("name", sorted(RUBY_EXCEPTIONS))
+def test_every_ruby_core_exception_with_a_listed_ancestor_has_its_category(name):
+    # a Ruby exception as minitest and Ruby's own top level print it: ``Name: message`` and ``file:line:in 'm':
+    # message (Name)``
+    assert lex.published_category(name) == RUBY_EXCEPTIONS[name]
+    if "::" not in name:
+        assert category(f"{name}: boom") == RUBY_EXCEPTIONS[name]
+
+
+def test_ruby_classes_outside_the_listed_roots_have_no_category():
+    for name in ("RuntimeError", "ArgumentError", "NameError", "ZeroDivisionError", "StandardError", "IOError"):
+        assert name not in RUBY_EXCEPTIONS
 
 
 THINGS = ["Widget", "Billing", "Report", "Cache", "Order", "Asset", "Tenant"]
