@@ -373,11 +373,52 @@ _OPTIONAL = re.compile(
 
 def mask_params(text: str) -> tuple[str, list[str]]:
     """``(masked, params)``: every variable part replaced by ``<*>``; a bracketed part that
-    holds only variables is dropped (its values stay in params); idempotent."""
-    params: list[str] = []
+    holds only variables is dropped (its values stay in params); idempotent. A mask whose match
+    holds parts an earlier mask took (a quoted value holding a hex number) gives one param, the
+    original text of its whole match, and the inner parts' params are dropped."""
+    params: list[str | None] = []
+    # each finished pass that masked something: its input and its masked spans (start, end, param index), so the
+    # param of each ``<*>`` of a later pass's input can be found (only when a match holds one: rare)
+    passes: list[tuple[str, list[tuple[re.Match[str], int]]]] = []
+    spans: list[tuple[re.Match[str], int]] = []
+    first: list[int | None] = []  # the param index of each ``<*>`` of the first pass's input
+
+    def slots() -> list[int | None]:
+        """The param index of each ``<*>`` of the current pass's input, in order (None: one the input held)."""
+        now = list(first)
+        for before, done in passes:
+            new: list[int | None] = []
+            i = end = 0
+            for m, k in done:
+                s, e = m.span()
+                n = before.count(WILDCARD, end, s)
+                new += now[i : i + n]
+                i += n + before.count(WILDCARD, s, e)
+                new.append(k)
+                end = e
+            new += now[i:]
+            now = new
+        return now
+
+    def value_at(m: re.Match[str], offset: int, v: str) -> str:
+        """``v`` (a match's text from ``offset``) with the parts earlier masks took put back (their params dropped)."""
+        at = m.string.count(WILDCARD, 0, offset)
+        inner = slots()[at : at + v.count(WILDCARD)]
+        pieces = v.split(WILDCARD)
+        out = [pieces[0]]
+        for k, piece in zip(inner, pieces[1:], strict=True):
+            if k is None:
+                out.append(WILDCARD)
+            else:
+                out.append(params[k] or WILDCARD)
+                params[k] = None
+            out.append(piece)
+        return "".join(out)
 
     def sub(m: re.Match[str]) -> str:
-        params.append(m.group(0))
+        v = m.group(0)
+        params.append(value_at(m, m.start(), v) if WILDCARD in v else v)
+        spans.append((m, len(params) - 1))
         return WILDCARD
 
     def sub_quoted(m: re.Match[str]) -> str:
@@ -386,7 +427,9 @@ def mask_params(text: str) -> tuple[str, list[str]]:
             return sub(m)
         if q[1:-1] == WILDCARD:  # (already masked: idempotent)
             return q
-        params.append(q[1:-1])
+        inside = q[1:-1]
+        params.append(value_at(m, m.start() + 1, inside) if WILDCARD in inside else inside)
+        spans.append((m, len(params) - 1))  # (its quotes hold no ``<*>``: the whole match's span serves)
         return q[0] + WILDCARD + q[-1]
 
     def sub_host(m: re.Match[str]) -> str:
@@ -395,11 +438,17 @@ def mask_params(text: str) -> tuple[str, list[str]]:
     def sub_host_port(m: re.Match[str]) -> str:
         return sub(m) if _is_host_port(m.group("name")) else m.group(0)
 
+    if WILDCARD in text:
+        first = [None] * text.count(WILDCARD)
     if "xpected" in text or "XPECTED" in text:
         m = _COMPARED.search(text)
         if m:
             params.append(text[m.end("e") : m.start("b")])
             params.append(text[m.end("b") : m.end()])
+            if WILDCARD in text:
+                first = [None] * text.count(WILDCARD, 0, m.end("e")) + [0] + [None] * m.group("b").count(WILDCARD) + [1]
+            else:
+                first = [0, 1]
             text = text[: m.end("e")] + WILDCARD + m.group("b") + WILDCARD
 
     for pattern, needs in _MASK_GUARDS:
@@ -418,11 +467,15 @@ def mask_params(text: str) -> tuple[str, list[str]]:
                     continue
         if pattern is _REPR:
             for _ in range(_REPR_ROUNDS):  # innermost first: a masked repr may sit inside another
-                text, n = _REPR.subn(sub, text)
+                out, n = _REPR.subn(sub, text)
+                if spans:
+                    passes.append((text, spans))
+                    spans = []
+                text = out
                 if not n:
                     break
             continue
-        text = pattern.sub(
+        out = pattern.sub(
             sub_host
             if pattern is _HOST
             else sub_host_port
@@ -432,9 +485,13 @@ def mask_params(text: str) -> tuple[str, list[str]]:
             else sub,
             text,
         )
+        if spans:
+            passes.append((text, spans))
+            spans = []
+        text = out
     if "(" in text or "[" in text:  # (every match of _OPTIONAL holds a bracket)
         text = _OPTIONAL.sub("", text)
-    return " ".join(text.split()), params
+    return " ".join(text.split()), [p for p in params if p is not None]
 
 
 _QUALIFIED_NAME = re.compile(r"^[A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30}:?$")
