@@ -1,0 +1,241 @@
+"""Review of signing methods 27 and 28 (issue 8) and mask_params' nested params for hostile-input cost and crashes.
+
+Every regex those changes added or changed runs on untrusted text of any size. Each is tried here on hostile lines
+built for it (long runs of the characters it repeats, almost-matching repeats) with a CPU bound far above a linear
+reading and far below a super-linear one, and the new functions are fuzzed with any unicode.
+
+One finding: ``_MARKER`` (the caret/tilde marker under a Python source line) backtracked over its two overlapping runs,
+``[~^]{1,400}`` then ``[~^ ]{0,400}``, on a run of carets ending in a letter: quadratic up to 400 characters, 7 ms a
+line of 800 (``_said`` reads every line of a block). Both runs are possessive now; the reading before is kept as the
+oracle below and compared with hypothesis.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from harness_memory import MemoryStore, error_signatures as es, failure_excerpt as fe, failure_lexicon as lex
+from harness_memory.errors import InvalidInputError
+from harness_memory.failure_excerpt import extract
+
+# the reading before the fix (8a18dbc): the oracle for the possessive one
+_MARKER_BEFORE = re.compile(r"^\s{0,200}[~^]{1,400}(?:[~^ ]{0,400})\s*$")
+
+
+def _cpu(f, *args) -> float:
+    t = time.process_time()
+    f(*args)
+    return time.process_time() - t
+
+
+def _cut(piece: str, n: int) -> str:
+    return (piece * (n // len(piece) + 1))[:n]
+
+
+# -- the finding: a caret marker's overlapping runs ------------------------------------------------------------------
+_MARKER_HOSTILE = {
+    "carets then a letter": "^" * 800 + "x",
+    "tildes then a letter": "~" * 800 + "x",
+    "a caret, spaces, a letter": "^" + " " * 800 + "x",
+    "indented carets then a letter": " " * 200 + "^" * 800 + "x",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_MARKER_HOSTILE))
+def test_a_long_caret_run_ending_in_a_letter_costs_linear_time(shape, tmp_path):
+    line = _MARKER_HOSTILE[shape]
+    # 200 such lines read linearly take about a millisecond (measured 3.6 us a line); the backtracking reading took
+    # 7 ms a line, 1.4 s for these 200: 0.2 s leaves room for a loaded machine and still fails the quadratic one
+    block = "ValueError: boom\n" + "\n".join([line] * 200)
+    assert _cpu(es._said, block) < 0.2
+    with MemoryStore(tmp_path / "m.db") as s:
+        text = "Traceback (most recent call last):\nValueError: boom\n" + "\n".join(["    " + line[:399]] * 5)
+        assert _cpu(s.error_signature, text) < 0.2
+
+
+@pytest.mark.parametrize("shape", sorted(_MARKER_HOSTILE))
+def test_the_possessive_marker_answers_the_hostile_lines_as_the_earlier_one(shape):
+    line = _MARKER_HOSTILE[shape]
+    for n in (1, 199, 200, 201, 399, 400, 401, 799, 800, 801):
+        for text in (line[:n], line[:n] + "\r", line[:n] + " \t", line[:n] + "\n", line[:n] + "x"):
+            assert bool(es._MARKER.match(text)) == bool(_MARKER_BEFORE.match(text)), (n, text[-3:])
+
+
+_MARKER_RUNS = st.lists(
+    st.tuples(st.sampled_from(["^", "~", " ", "\t", "\r", "\n", "x", "\u3000", "\x0b"]), st.integers(0, 450)),
+    max_size=5,
+).map(lambda runs: "".join(c * n for c, n in runs))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.one_of(_MARKER_RUNS, st.text(alphabet=" ^~\tx\r\n", max_size=60)))
+def test_the_possessive_marker_matches_what_the_earlier_one_matched(text):
+    assert bool(es._MARKER.match(text)) == bool(_MARKER_BEFORE.match(text))
+
+
+# -- every other new or changed regex: linear on hostile lines (guards; none was super-linear) -----------------------
+# (regex, how it is run, hostile shapes); the bound: 0.2 s of CPU for 16,000 characters (measured 0.02-8 ms)
+_SEARCHED = {
+    "_URL_PATH": (lambda s: es._URL_PATH.sub(r"\1/_p_", s), ["a://", "abcdefghijklmnop://x", "ab://" + "h" * 300]),
+    "_CATALOGUE_ID": (lambda s: list(es._CATALOGUE_ID.finditer(s)), ["ABCDEFGHIJKL-1-2-3", "A-1", "AB-1-", "UTF-8 "]),
+    "_RATING": (lambda s: es._RATING.search(s), ["  severity:    \n", "!!!!!!!!!!!!severity: "]),
+    "_by_words": (lambda s: es._by_words(s), ["AB-1 AC-22 ", "timeout a://b/404 ", "CWE-502 https://x/y "]),
+    "failed_operation": (
+        lex.failed_operation,
+        [
+            "get of ",
+            "read on an ",
+            "connection to server ",
+            "time exceeded ",
+            "exceeded ",
+            "time limit ",
+            "shape ",
+            "permissions 0644 ",
+            "permission of ",
+            "unmatched unbalanced ",
+        ],
+    ),
+    "_BY_TEXT statuses": (  # (the four patterns method 28 gave a status number in a location's role)
+        lambda s: [rx.search(s) for _cat, rx in es._BY_TEXT if "(?<!line )" in rx.pattern],
+        ["line 404 x.py:403: ", "a.js:401:7 ", ".py:429:1", "_p_:503 "],
+    ),
+}
+_ANCHORED = {  # matched line by line: a line's cost is bounded by the patterns' caps
+    "_STACK_FRAME": (
+        es._STACK_FRAME.match,
+        ["a.b(...", "a.(", "a.b(0x1", "x called at ", "at ", "created by ", "#1 a(1)"],
+    ),
+    "_PY_FRAME_LINE": (es._PY_FRAME_LINE.match, ['File "a", line 1, in x']),
+    "_BARE_LOCATION": (fe._BARE_LOCATION.match, ["a.b:1", "a/b.c:1:2"]),
+    "_TAP_BAD_PLAN": (fe._TAP_BAD_PLAN.match, ["# Looks like you planned 1 tests but ran 1"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SEARCHED))
+def test_a_searched_pattern_costs_linear_time_on_its_hostile_lines(name):
+    run, pieces = _SEARCHED[name]
+    for piece in pieces:
+        assert _cpu(run, _cut(piece, 16_000)) < 0.2, piece
+
+
+@pytest.mark.parametrize("name", sorted(_ANCHORED))
+def test_a_line_pattern_costs_little_on_its_hostile_lines(name):
+    run, pieces = _ANCHORED[name]
+    for piece in pieces:
+        for n in (400, 800, 1600, 16_000):
+            line = _cut(piece, n) + "\x01"
+            # 50 lines: measured at most 1.2 ms a line (_STACK_FRAME, 800 characters of ``a.b(0x1``)
+            assert _cpu(lambda line=line: [run(line) for _ in range(50)]) < 0.5, (piece, n)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["^" * 399 + "x", "a.b" + _cut("(0x1", 800), _cut("get of connection to server ", 800), _cut("AB-1 ", 800)],
+)
+def test_a_whole_log_of_hostile_lines_costs_linear_time(line, tmp_path):
+    text = "\n".join([line] * (4 * 2**20 // (len(line) + 1))) + "\nError: boom\n"
+    with MemoryStore(tmp_path / "m.db") as s:
+        # 4 MiB: measured 0.1-0.25 s of CPU
+        assert _cpu(s.error_signature, text) < 3.0
+
+
+# -- fuzz: the new functions, any unicode ---------------------------------------------------------------------------
+_TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(),  # any code point, lone surrogates included
+        st.sampled_from(["\r", "\n", "\x00", " ", ":", "/", "-", "^", "~", "(", ")", '"', "."]),
+    ),
+    max_size=300,
+)
+_WORDS = st.lists(
+    st.sampled_from(
+        [
+            "connection to server",
+            "failed",
+            "could not connect",
+            "dial tcp",
+            "connect: ",
+            "time limit exceeded",
+            "can't call method on an undefined value",
+            "no solution found when resolving",
+            "unterminated",
+            "shapes (3,4) not aligned",
+            "permissions 0644 for 'k' are too open",
+            "No such file or directory",
+            "ENOENT",
+            "CWE-502",
+            "https://x.dev/errors/404",
+            "Severity: High",
+            'File "x.py", line 429, in f',
+            "  ^^^^",
+            "collect2: error: ld returned 1 exit status",
+            "tar: Child returned status 2",
+            "Failed 2/5 subtests",
+            "# Looks like you planned 5 tests but ran 3.",
+            'Commit message: "fix 404"',
+            "x.S:5: Error: bad",
+            "FrozenError",
+            "Timeout::Error",
+            "'0x1'",
+            "<Foo <Bar 0x1>>",
+            "<*>",
+            "\r",
+            "\n",
+            "\x00",
+            "\ud800",
+        ]
+    ),
+    max_size=12,
+).map(" ".join)
+_ANY = st.one_of(_TEXT, _WORDS, st.tuples(_WORDS, _TEXT).map("\n".join))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ANY, st.sampled_from([None, *es.CATEGORIES]))
+def test_the_clause_model_takes_any_text(text, reason):
+    low = text.lower()
+    op = lex.failed_operation(low)
+    assert op is None or op in es.CATEGORIES
+    assert isinstance(lex.may_state_operation(low), bool)
+    clause = lex.clause_category(reason, op)
+    assert clause in (reason, op)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ANY)
+def test_the_category_readings_take_any_text(text):
+    for read in (es._by_text, es._by_text_head, es._by_words, lex.named_category):
+        cat = read(text)
+        assert cat is None or cat in es.CATEGORIES
+    assert isinstance(es._said(text), str)
+    excerpt = extract(text)
+    assert es.categorize(excerpt) in es.CATEGORIES
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ANY)
+def test_mask_params_takes_any_text(text):
+    masked, params = es.mask_params(text[:2000])
+    assert isinstance(masked, str)
+    assert all(isinstance(p, str) and es.WILDCARD not in p for p in params if es.WILDCARD not in text)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    with MemoryStore(tmp_path_factory.mktemp("review") / "m.db") as s:
+        yield s
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ANY)
+def test_the_public_path_signs_any_text(store, text):
+    try:
+        sig = store.error_signature(text)
+    except InvalidInputError:
+        assert not text.replace("\x00", "").strip()  # (only an empty text is refused)
+        return
+    assert sig.category in es.CATEGORIES
