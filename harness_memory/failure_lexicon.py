@@ -198,10 +198,11 @@ def _word_before(text: str, i: int) -> bool:
 # where a name of two words or more can start (``aB``, ``AB``, ``A_``): no name without one
 _NAME_START = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z_]")
 # a name in running text: a whole run of word characters shaped CamelCase (two or more words) or UPPER_SNAKE,
-# not in a path, not a setting's key. Each run is tried once and its shape checked whole (a pattern searched
-# with the shape and a lookahead was retried at every position of a long name-like run: quadratic, ~1 s of CPU
-# on 8,000 characters); what may not come before or after it is checked by hand.
-_WORD_RUN = re.compile(r"\w+")
+# not in a path, not a setting's key. Each run that opens with a capital is found once (the lookbehind refuses a
+# start inside a run, or after a path's, a variable's or an option's character) and its shape checked whole (a
+# pattern searched with the shape and a lookahead was retried at every position of a long name-like run:
+# quadratic, ~1 s of CPU on 8,000 characters); what may not come after it is checked by hand.
+_NAME_RUN = re.compile(r"(?<![\w/\\$-])[A-Z]\w*")
 _NAME_SHAPE = re.compile(r"[A-Z](?:[a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z0-9]*(?:_[A-Z0-9]+)+)")
 _NOT_BEFORE_NAME = frozenset("/\\$-_")
 
@@ -301,13 +302,11 @@ def text_category(text: str) -> str | None:
 def named_category(text: str) -> str | None:
     """``text_category`` without ``os_reason``: a name stating an outcome, else an HTTP status."""
     if _NAME_START.search(text) is not None:
-        for m in _WORD_RUN.finditer(text):
-            start, end = m.span()
-            if start and text[start - 1] in _NOT_BEFORE_NAME:
-                continue  # in a path, a variable or an option
+        for m in _NAME_RUN.finditer(text):
             token = m.group()
             if _NAME_SHAPE.fullmatch(token) is None:
                 continue
+            end = m.end()
             after = text[end : end + 1]
             if after and (after in "/\\-" or (after == "=" and text[end + 1 : end + 2] != "=")):
                 continue  # a path's directory, a hyphenated word, a setting's key
