@@ -77,6 +77,61 @@ def test_the_possessive_marker_matches_what_the_earlier_one_matched(text):
     assert bool(es._MARKER.match(text)) == bool(_MARKER_BEFORE.match(text))
 
 
+# -- the second finding: a Go call line's name and its opening ``(`` --------------------------------------------------
+# the reading before the fix (8a18dbc): the oracle for the atomic one
+_STACK_FRAME_BEFORE = re.compile(
+    r"^\s{0,12}(?:at \S{1,600}(?: \(.{0,600}\)| in \S.{0,400}:line \d{1,9})?|"
+    r"from \S{1,600}:\d{1,9}:in\b.{0,300}|#\d{1,4} (?:\S{1,600}\(\d{1,9}\)|\[internal function\]): .{0,400}|"
+    r"\S{1,600}\.go:\d{1,9}(?: \+0x[0-9a-f]{1,16})?|[\w/*()-]{0,200}\.[\w./*()-]{1,200}\((?:0x[0-9a-f]{1,16}|\.\.\.|\{|\))"
+    r"[^\n]{0,300}?\)?|created by \S{1,300}(?: in goroutine \d{1,9})?|\S.{0,300} called at \S{1,600} line \d{1,9}|"
+    r"\.{3} ?\d{1,6} more|\.{3} \d{1,6} (?:common )?frames? omitted)\s*$"
+)
+_GO_CALL_HOSTILE = {
+    "openings then a control character": "a.b" + _cut("(0x1", 800) + "\x01",
+    "ellipsis openings then a letter": "pkg.f" + _cut("(...", 800) + "x",
+    "brace openings, spaces": "m.f" + _cut("({ ", 900) + "\x02",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_GO_CALL_HOSTILE))
+def test_a_long_go_call_like_line_costs_linear_time(shape):
+    line = _GO_CALL_HOSTILE[shape]
+    # 800 such lines: 400 measured 14 ms read linearly, 270-460 ms by the backtracking reading (up to 1 ms a line)
+    assert _cpu(es._said, "boom\n" + "\n".join([line] * 800)) < 0.2
+    for n in (1, 150, 299, 300, 301, 302, 400, 600, len(line)):
+        for text in (line[:n], line[:n] + ")", line[:n] + ") ", line[:n] + "\n", "\t" + line[:n] + ")\n"):
+            assert bool(es._STACK_FRAME.match(text)) == bool(_STACK_FRAME_BEFORE.match(text)), (shape, n)
+
+
+_GO_PIECES = st.sampled_from(
+    ["a", "pkg", ".", "(", ")", "0x1f", "0x", "...", "{", "}", " ", "\t", "x", "\x01", ":", "/", "*", "-", ",", "\n"]
+)
+_GO_LINES = st.lists(st.tuples(_GO_PIECES, st.integers(1, 120)), max_size=6).map(lambda r: "".join(p * n for p, n in r))
+
+
+# a call line built near the pattern's caps: a name (up to 210 characters before its dot), a middle holding ``(``s,
+# an opening, a tail of 280-320 characters, a closing ``)`` or not, trailing whitespace or a letter
+_GO_CALLS = st.builds(
+    lambda pre, mid, op, tail, close, ws: pre + "." + mid + "(" + op + tail + close + ws,
+    st.text(alphabet="ab_/*()-", max_size=210),
+    st.text(alphabet="ab.(()-", max_size=210),
+    st.sampled_from(["0x1f", "0x" + "f" * 17, "...", "{", ")", "", "x"]),
+    st.integers(280, 320).flatmap(lambda n: st.sampled_from(["x" * n, ")" * n, " " * n, "(x" * (n // 2)])),
+    st.sampled_from(["", ")", "))"]),
+    st.sampled_from(["", " ", "\t\n", "x", " x"]),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(_GO_CALLS, _GO_LINES, st.lists(_GO_PIECES, max_size=40).map("".join)),
+    st.sampled_from(["", " ", ")", ")\n", "\x01"]),
+)
+def test_the_atomic_go_call_matches_what_the_earlier_one_matched(text, end):
+    text += end
+    assert bool(es._STACK_FRAME.match(text)) == bool(_STACK_FRAME_BEFORE.match(text))
+
+
 # -- every other new or changed regex: linear on hostile lines (guards; none was super-linear) -----------------------
 # (regex, how it is run, hostile shapes); the bound: 0.2 s of CPU for 16,000 characters (measured 0.02-8 ms)
 _SEARCHED = {
