@@ -137,7 +137,13 @@ def test_an_assemblers_located_error_is_a_compile_error(path, line, msg):
 
 
 # -- 4. a number in a location's role ---------------------------------------------------------------------------------------
-@given(code=st.sampled_from(["401", "403", "404", "429", "502", "503", "504"]), name=_NAME, col=st.integers(1, 200))
+# a name that is no category word of its own (``ssl`` is network, ``denied`` permission: hypothesis found ``in ssl``)
+_PLAIN_NAME = _NAME.filter(lambda n: _by_text(f"{n} in {n}.py") is None)
+
+
+@given(
+    code=st.sampled_from(["401", "403", "404", "429", "502", "503", "504"]), name=_PLAIN_NAME, col=st.integers(1, 200)
+)
 @settings(max_examples=60, deadline=None)
 def test_a_location_number_is_no_http_status(code, name, col):
     for loc in (
