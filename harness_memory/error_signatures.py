@@ -377,7 +377,8 @@ _WILDCARD_AT = re.compile(re.escape(WILDCARD))
 
 def mask_params(text: str) -> tuple[str, list[str]]:
     """``(masked, params)``: every variable part replaced by ``<*>``; a bracketed part that
-    holds only variables is dropped (its values stay in params); idempotent. A mask whose match
+    holds only variables is dropped (its values stay in params); idempotent on log-like text (not on every
+    string: docs/signatures.md). A mask whose match
     holds parts an earlier mask took (a quoted value holding a hex number) gives one param, the
     original text of its whole match, and the inner parts' params are dropped."""
     params: list[str | None] = []
