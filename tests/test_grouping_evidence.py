@@ -89,7 +89,8 @@ def test_a_generalisation_never_takes_the_last_constant_token(store):
 @given(st.text(alphabet=st.characters(blacklist_characters='"\n', blacklist_categories=["Cs"]), max_size=30))
 def test_a_quoted_value_is_masked_inside_its_quotes(value):
     masked, params = mask_params(f'key "{value}" missing')
-    assert masked == 'key "<*>" missing' and params == [value]
+    # (a value that is the wildcard itself is text already masked: masking again adds no param, as idempotency asks)
+    assert masked == 'key "<*>" missing' and params == ([] if value == WILDCARD else [value])
 
 
 @settings(max_examples=200, deadline=None)

@@ -59,7 +59,8 @@ def test_every_param_is_text_of_the_input_and_holds_no_wildcard_the_input_lacked
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_characters='"\n', blacklist_categories=["Cs"]), max_size=30))
 def test_a_quoted_value_is_one_param_whatever_it_holds(value):
-    assert mask_params(f'key "{value}" missing') == ('key "<*>" missing', [value])
+    # (a value that is the wildcard itself is text already masked: no param, as idempotency asks)
+    assert mask_params(f'key "{value}" missing') == ('key "<*>" missing', [] if value == WILDCARD else [value])
 
 
 @settings(max_examples=100, deadline=None)
