@@ -181,3 +181,29 @@ def test_a_traceback_frame_line_number_does_not_decide_the_category(tmp_path):
             assert store.error_signature(f"x.py, line {code}, in f").category not in ("permission", "rate_limit")
     finally:
         store.close()
+
+
+# the status-number pattern before the digit guard was put first (4874fdd): the oracle for the faster one
+_STATUS_NUMBER_BEFORE = (
+    r"(?<!line )(?<!lines )(?<!\.\w:)(?<!\.\w\w:)(?<!\.\w\w\w:)(?<!\.\w\w\w\w:)(?<!_p_:)\b{}\b(?!:\d)"
+)
+
+
+@given(
+    code=st.sampled_from(["429", "40[13]", "50[234]", "404"]),
+    text=st.lists(
+        st.sampled_from(
+            ["line ", "lines ", "a.py:", "x.sx:", "_p_:", "429", "401", "403", "404", "503", ":1", " ", "e", "4"]
+        ),
+        max_size=12,
+    ).map("".join),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_status_number_finds_what_it_found_before_the_digit_guard(code, text):
+    import re
+
+    from harness_memory.error_signatures import _STATUS_NUMBER
+
+    before = re.compile(_STATUS_NUMBER_BEFORE.format(code))
+    now = re.compile(_STATUS_NUMBER.format(code))
+    assert [m.span() for m in now.finditer(text)] == [m.span() for m in before.finditer(text)]
