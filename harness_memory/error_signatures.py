@@ -382,8 +382,8 @@ def mask_params(text: str) -> tuple[str, list[str]]:
     holds parts an earlier mask took (a quoted value holding a hex number) gives one param, the
     original text of its whole match, and the inner parts' params are dropped."""
     params: list[str | None] = []
-    # each finished pass that masked something: its input and its masked spans (start, end, param index), so the
-    # param of each ``<*>`` of a later pass's input can be found (only when a match holds one: rare)
+    # each finished pass that masked something: its input and its matches with the index of the param each gave, so
+    # the param of each ``<*>`` of a later pass's input can be found (only when a match holds one: rare)
     passes: list[tuple[str, list[tuple[re.Match[str], int]]]] = []
     spans: list[tuple[re.Match[str], int]] = []
     first: list[int | None] = []  # the param index of each ``<*>`` of the first pass's input
@@ -408,16 +408,17 @@ def mask_params(text: str) -> tuple[str, list[str]]:
     # slots() of the current pass and where its input's ``<*>`` start, each read once a pass, not once a match (a text
     # of many quoted values each holding a masked part was quadratic: 64 ms for 2,000 characters of ``"a 0x1" ``)
     memo: list[int | None] = []
-    memo_for: list[object] = [None, None]  # (len(passes), the input) that memo and memo_starts were read for
+    memo_passes = -1  # the len(passes) that memo was read for
     memo_starts: list[int] = []
+    memo_text: str | None = None  # the input memo_starts was read for
 
     def value_at(m: re.Match[str], offset: int, v: str) -> str:
         """``v`` (a match's text from ``offset``) with the parts earlier masks took put back (their params dropped)."""
-        nonlocal memo, memo_starts
-        if memo_for[0] != len(passes):
-            memo, memo_for[0] = slots(), len(passes)
-        if memo_for[1] is not m.string:
-            memo_starts, memo_for[1] = [x.start() for x in _WILDCARD_AT.finditer(m.string)], m.string
+        nonlocal memo, memo_passes, memo_starts, memo_text
+        if memo_passes != len(passes):
+            memo, memo_passes = slots(), len(passes)
+        if memo_text is not m.string:
+            memo_starts, memo_text = [x.start() for x in _WILDCARD_AT.finditer(m.string)], m.string
         # (as m.string.count(WILDCARD, 0, offset): the ``<*>`` wholly before offset; one never overlaps another)
         at = bisect.bisect_right(memo_starts, offset - len(WILDCARD))
         inner = memo[at : at + v.count(WILDCARD)]
