@@ -54,6 +54,7 @@ def test_a_long_caret_run_ending_in_a_letter_costs_linear_time(shape, tmp_path):
     assert _cpu(es._said, block) < 0.2
     with MemoryStore(tmp_path / "m.db") as s:
         text = "Traceback (most recent call last):\nValueError: boom\n" + "\n".join(["    " + line[:399]] * 5)
+        s.error_signature("Error: warm up 0x1")  # (the first signing loads the category model: ~0.1 s)
         assert _cpu(s.error_signature, text) < 0.2
 
 
@@ -280,6 +281,7 @@ def test_many_nested_params_cost_linear_time(shape, tmp_path):
     assert _cpu(lambda: [es.mask_params(text) for _ in range(5)]) < 0.15
     assert es.mask_params(text) == _mask_params_before(text)
     with MemoryStore(tmp_path / "m.db") as s:
+        s.error_signature("Error: warm up 0x1")  # (the first signing loads the category model: ~0.1 s)
         assert _cpu(s.error_signature, "Error: " + text) < 0.15  # (measured 2-8 ms; 34-67 ms replayed)
 
 
@@ -387,6 +389,7 @@ def test_a_whole_log_of_hostile_lines_costs_linear_time(line, tmp_path):
     text = "\n".join([line] * (4 * 2**20 // (len(line) + 1))) + "\nError: boom\n"
     with MemoryStore(tmp_path / "m.db") as s:
         # 4 MiB: measured 0.1-0.25 s of CPU
+        s.error_signature("Error: warm up 0x1")  # (the first signing loads the category model: ~0.1 s)
         assert _cpu(s.error_signature, text) < 3.0
 
 
