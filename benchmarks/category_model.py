@@ -56,6 +56,7 @@ SPLIT_COMMITS = {
     "heldout12": "f5d15b4",
     "heldout13": "bc226dc",
     "heldout14": "5940c44",
+    "heldout15": "cf5e6aa",
 }
 _DUMP = """
 import gzip, json, sys
