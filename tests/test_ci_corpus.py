@@ -140,6 +140,14 @@ RUNNER_OWN_LINES = {
     "act": re.compile(
         r"^\[[\w.-]+/[\w.-]+\] (?:🚀  Start|  🐳  docker|⭐ Run |  ✅  Success|  ❌  Failure|exitcode '|🏁  Job)"
     ),
+    # heldout15's README section (added after its one first run, which started no excerpt on one of them): GoCD's agent
+    # lines (`[go] Task: <cmd>`, `[go] Task status: failed, ...`, `[go] Current job status: failed`, ...) and
+    # Woodpecker's clone step, echoed commands, workflow header/closing lines and the CLI's closing `FTL` line
+    "gocd": re.compile(r"^\d\d:\d\d:\d\d\.\d{3} \[go\] "),
+    "woodpecker": re.compile(
+        r"^\[(?:[\w.-]+/)?clone:L\d+:\d+s\] |^\[(?:[\w.-]+/)?[\w.-]+:L\d+:\d+s\] \+ |^# [\w.-]+(?:: \w+)?$"
+        r"|^step [\w.-]+: exit code \d+$|^\d{1,2}:\d\d[AP]M FTL "
+    ),
 }
 
 
