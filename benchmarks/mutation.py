@@ -22,6 +22,15 @@ excluded from the score.
     nice -n 10 .venv/bin/python benchmarks/mutation.py --survivors ranking  # re-run last run's survivors
     .venv/bin/python benchmarks/mutation.py --list ranking                  # the sites, without running
     .venv/bin/python benchmarks/mutation.py --report                        # rewrite REPORT.md from results
+    nice -n 10 .venv/bin/python benchmarks/mutation.py error_signatures --since-commit ed93d6f --max 40
+    nice -n 10 .venv/bin/python benchmarks/mutation.py failure_lexicon --lines 336-462 --max 40
+
+Restricting the sample to new code: ``--since-commit REV`` keeps the sites on lines that ``git diff -U0 REV``
+marks as added or changed in the module's file (the working tree against REV), ``--lines FROM-TO`` (repeatable)
+the sites on those lines; a site counts when any line of its node is in range (a regex string of several lines
+with one new line counts). Both filter the sites before sampling (the seed then samples among them), and the
+result records the filter and how many sites it kept (``total_sites``) of all (``all_sites``). ``--survivors``
+re-runs the saved survivors whatever the filter.
 
 Results: ``benchmarks/mutation/<module>.json`` per module and ``benchmarks/mutation/REPORT.md``.
 Not in CI (a module takes minutes to tens of minutes); run it before resolving an issue that touches
@@ -114,6 +123,32 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_category_classes_heldout12.py",
             "tests/test_grouping_evidence.py",
             "tests/test_category_model.py",
+            # signing methods 27 and 28 and mask_params' nested params (2026-11-27)
+            "tests/test_category_clauses.py",
+            "tests/test_review_methods_27_28.py",
+            "tests/test_mask_params_nested.py",
+            "tests/test_excerpt_classes_heldout14.py",
+            "tests/test_lexicon_strength.py",
+            "tests/test_failure_lexicon.py",
+            "tests/test_error_text_strength.py",
+        ],
+        "",
+    ),
+    # the failure lexicon beneath the category rules (method 24) and the clause model (method 27): its own tests,
+    # then the category tests that read it through error_signatures
+    "failure_lexicon": (
+        "harness_memory/failure_lexicon.py",
+        [
+            "tests/test_category_clauses.py",
+            "tests/test_failure_lexicon.py",
+            "tests/test_lexicon_strength.py",
+            "tests/test_review_methods_27_28.py",
+            "tests/test_excerpt_classes_heldout14.py",
+            "tests/test_error_signatures_behaviour.py",
+            "tests/test_category_classes.py",
+            "tests/test_category_causes.py",
+            "tests/test_unseen_failure_rules.py",
+            "tests/test_ci_corpus.py",
         ],
         "",
     ),
@@ -265,6 +300,10 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_category_classes_heldout12.py",
             "tests/test_excerpt_classes_heldout11.py",
             "tests/test_excerpt_classes_heldout13.py",
+            # signing method 28's excerpt classes (2026-11-27)
+            "tests/test_excerpt_classes_heldout14.py",
+            "tests/test_category_clauses.py",
+            "tests/test_review_methods_27_28.py",
         ],
         "",
     ),
@@ -493,8 +532,11 @@ CORE = [
 ]
 # Deselected in every run: the PostgreSQL half (it needs the session's server and these modules'
 # SQL is exercised by the SQLite half; run it with --keyword "" to include it), and tests that
-# time the code, which fail at random under load and would count a mutant as killed.
-TIMED = "not time_grows_linearly and not redacted_quickly and not signing_speed_is_linear"
+# time the code (wall or CPU bounds), which fail at random under load and would count a mutant as killed.
+TIMED = (
+    "not time_grows_linearly and not redacted_quickly and not signing_speed_is_linear and not linear_time "
+    "and not costs_little"
+)
 KEYWORD = f"not postgres and {TIMED}"
 # Modules whose tests are the PostgreSQL half: their default keyword keeps it (the timed tests still go), and
 # the driver starts one server (tests/pgtestdb.py) before forking, handed to every mutant's tests through
@@ -585,6 +627,7 @@ class Mutant:
     desc: str
     source: str  # the original line, stripped
     scope: str  # enclosing qualname
+    end_line: int = 0  # the node's last line (a site is in a --lines / --since-commit range when any line is)
     fingerprint: str = ""
     status: str = ""  # killed | timeout | survived | equivalent | (empty: not run)
     killed_by: str = ""
@@ -705,6 +748,7 @@ def sites(source: str) -> list[Mutant]:
                 desc,
                 lines[line - 1].strip() if line else "",
                 scope.get(id(node), ""),
+                getattr(node, "end_lineno", None) or line,
             )
         )
 
@@ -752,6 +796,39 @@ def sites(source: str) -> list[Mutant]:
         seen[base] = k + 1
         m.fingerprint = hashlib.sha1(f"{base}|{k}".encode()).hexdigest()[:12]
     return out
+
+
+def changed_lines(rel: str, rev: str) -> set[int]:
+    """The lines of ``rel`` (in the working tree) that ``git diff -U0 rev`` marks as added or changed."""
+    diff = subprocess.run(
+        ["git", "diff", "-U0", "--no-color", "--no-ext-diff", rev, "--", rel],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    out: set[int] = set()
+    for ln in diff.splitlines():
+        if ln.startswith("@@"):
+            new = ln.split()[2]  # +start[,count]
+            start, _, count = new[1:].partition(",")
+            n = int(count) if count else 1
+            out.update(range(int(start), int(start) + n))
+    return out
+
+
+def parse_lines(spec: str) -> set[int]:
+    """``FROM-TO`` (inclusive, 1-based) or ``N`` as a set of line numbers."""
+    a, _, b = spec.partition("-")
+    lo, hi = int(a), int(b or a)
+    if lo < 1 or hi < lo:
+        raise ValueError(f"--lines {spec!r}: want FROM-TO with 1 <= FROM <= TO")
+    return set(range(lo, hi + 1))
+
+
+def in_lines(m: Mutant, wanted: set[int]) -> bool:
+    """Whether any line of the mutated node is in ``wanted``."""
+    return any(n in wanted for n in range(m.line, max(m.line, m.end_line) + 1))
 
 
 def _contexts(tree: ast.AST):
@@ -935,6 +1012,8 @@ def run_module(
     keyword: str = KEYWORD,
     skip_tests: tuple[str, ...] = (),
     old_first: bool = False,
+    lines: list[str] | None = None,
+    since: str | None = None,
 ) -> dict:
     rel, tests, narrow = MODULES[name]
     tests = [t for t in tests if t not in skip_tests]
@@ -955,17 +1034,27 @@ def run_module(
     for key, e in equivalent.items():
         if key.startswith(f"{name}:") and key not in current:
             print(f"{name}: equivalent.json entry matches no mutant of the source now: {e['desc']}", flush=True)
+    # the sites the sample is drawn from: all, or those on the lines asked for (--lines, --since-commit)
+    pool = everything
+    if lines or since:
+        wanted: set[int] = set()
+        for spec in lines or ():
+            wanted |= parse_lines(spec)
+        if since:
+            wanted |= changed_lines(rel, since)
+        pool = [m for m in everything if in_lines(m, wanted)]
     if only is not None:
         chosen = [m for m in everything if m.fingerprint in only]
     else:
         rng = random.Random(f"{seed}:{name}")
-        chosen = sorted(rng.sample(everything, min(max_mutants, len(everything))), key=lambda m: m.index)
+        chosen = sorted(rng.sample(pool, min(max_mutants, len(pool))), key=lambda m: m.index)
     log = work / f".mutation-{name}.log"
     status, base, first = run_tests(work, tests, 3600, log, keyword)
     if status != "pass":
         raise SystemExit(f"{name}: the unmutated tests fail ({first}); see {log}")
     timeout = base * factor + 10
-    print(f"{name}: {len(chosen)} of {len(everything)} mutants; tests {base:.1f}s, timeout {timeout:.0f}s", flush=True)
+    of = f"{len(pool)} (of {len(everything)})" if pool is not everything else f"{len(everything)}"
+    print(f"{name}: {len(chosen)} of {of} mutants; tests {base:.1f}s, timeout {timeout:.0f}s", flush=True)
     try:
         for n, m in enumerate(chosen, 1):
             eq = equivalent.get(f"{name}:{m.fingerprint}")
@@ -987,7 +1076,10 @@ def run_module(
         "tests": tests,
         "old_first": old_first,
         "keyword": keyword,
-        "total_sites": len(everything),
+        "total_sites": len(pool),
+        "all_sites": len(everything),
+        "lines": lines or [],
+        "since_commit": since or "",
         "seed": seed,
         "baseline_seconds": round(base, 2),
         "mutants": [asdict(m) for m in chosen],
@@ -1027,6 +1119,13 @@ def score(result: dict, *, before: bool = False) -> tuple[int, int, int, int, fl
     return killed, survived, eq, len(ms), (100.0 * killed / counted if counted else 100.0)
 
 
+def _filtered(r: dict) -> str:
+    """How a result's sites were restricted (--since-commit, --lines), for the report's sample column."""
+    how = [f"new since {r['since_commit']}"] if r.get("since_commit") else []
+    how += [f"lines {x}" for x in r.get("lines") or []]
+    return f" ({', '.join(how)}; {r['all_sites']} in all)" if how else ""
+
+
 def write_report() -> None:
     """REPORT.md from the saved results: the score per module now and, where measured, before this
     round's tests (the kills by the older test files of the same run)."""
@@ -1042,7 +1141,7 @@ def write_report() -> None:
         rows.append(
             f"| {name} | `{r['file']}` | {'' if issue is None else f'{issue}%'} | "
             f"{'n/m' if before is None else f'{before:.1f}%'} | **{pct:.1f}%** | "
-            f"{n} of {r['total_sites']} | {killed} | {survived} | {eq} | {r['baseline_seconds']:.1f} s |"
+            f"{n} of {r['total_sites']}{_filtered(r)} | {killed} | {survived} | {eq} | {r['baseline_seconds']:.1f} s |"
         )
         surv = [m for m in r["mutants"] if m["status"] == "survived"]
         eqs = [m for m in r["mutants"] if m["status"] == "equivalent"]
@@ -1108,6 +1207,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run the older test files before this round's (slower; measures the 'before' score too)",
     )
+    p.add_argument(
+        "--lines",
+        action="append",
+        default=[],
+        metavar="FROM-TO",
+        help="sample only sites on these lines of the module's file (repeatable)",
+    )
+    p.add_argument(
+        "--since-commit",
+        metavar="REV",
+        help="sample only sites on lines git diff -U0 REV marks as added or changed (the new code)",
+    )
     p.add_argument("--out", type=Path, default=OUT, help="where results go (default benchmarks/mutation)")
     p.add_argument("--no-save", action="store_true", help="do not write results (a trial run)")
     a = p.parse_args(argv)
@@ -1120,9 +1231,20 @@ def main(argv: list[str] | None = None) -> int:
     if a.report:
         write_report()
         return 0
+    for spec in a.lines:
+        try:
+            parse_lines(spec)
+        except ValueError as e:
+            p.error(str(e))
     if a.list:
         for n in names:
-            for m in sites((ROOT / MODULES[n][0]).read_text()):
+            listed = sites((ROOT / MODULES[n][0]).read_text())
+            if a.lines or a.since_commit:
+                wanted = set().union(*(parse_lines(x) for x in a.lines))
+                if a.since_commit:
+                    wanted |= changed_lines(MODULES[n][0], a.since_commit)
+                listed = [m for m in listed if in_lines(m, wanted)]
+            for m in listed:
                 print(f"{n} {m.fingerprint} L{m.line} {m.op:9} {m.desc:30} {m.source[:70]}")
         return 0
     work = a.work or Path(tempfile.mkdtemp(prefix="hm-mutation-"))
@@ -1151,6 +1273,8 @@ def main(argv: list[str] | None = None) -> int:
             keyword=a.keyword,
             skip_tests=tuple(a.skip_test),
             old_first=a.old_first,
+            lines=a.lines,
+            since=a.since_commit,
         )
         result["seconds"] = round(time.monotonic() - started, 1)
         if a.survivors:  # merge: the re-run decides the survivors' status, the rest stay as measured
