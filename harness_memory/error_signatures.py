@@ -185,7 +185,10 @@ DEFAULT_THRESHOLD = 0.7
 #    ``Commit message: "..."`` is a person's words; an assembly source (``.S``/``.s``/``.asm``) is a compiled
 #    language's; a number in a location's role (``line 429``, ``x.py:403:``) is no HTTP status; Ruby's core exception
 #    hierarchy joins the failure lexicon (``FrozenError`` type_error, ``Timeout::Error`` timeout, ...)
-SIGNATURE_METHOD = 28
+# 29 the exception hierarchies of Python's standard library and of the JDK join the failure lexicon, each class with
+#    its nearest rooted ancestor's category (``http.client.RemoteDisconnected`` network, ``IllegalAccessError``
+#    import_error, ``InterruptedByTimeoutException`` timeout): docs/signatures.md, "Method 29"
+SIGNATURE_METHOD = 29
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import builtins
 import errno
+import json
 import os
 import platform
 import subprocess
@@ -284,6 +285,133 @@ def ruby_exceptions() -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+# Python's standard library (scripts/data/python_stdlib_exceptions.json, listed by scripts/list_python_exceptions.py):
+# the classes whose documented meaning has a category, by qualified name, beyond the built-in ones (PY_ROOTS, which
+# also apply: ``http.client.RemoteDisconnected`` is a ``ConnectionResetError``). None: no category, whatever the
+# ancestors say (an ``HTTPError`` carries a status, which decides; it is no failure to connect).
+PY_STDLIB_ROOTS: dict[str, str | None] = {
+    "socket.gaierror": "network",  # getaddrinfo()/getnameinfo(): a name that does not resolve
+    "socket.herror": "network",  # gethostbyname() and friends
+    "ssl.SSLError": "network",  # the TLS layer of a connection (its handshake, a certificate, an EOF)
+    "urllib.error.URLError": "network",  # a URL that could not be fetched
+    "urllib.error.HTTPError": None,
+    "http.client.IncompleteRead": "network",  # the connection ended before the body did
+    "http.client.BadStatusLine": "network",  # no valid status line came back
+    "http.client.NotConnected": "network",
+    "http.client.ImproperConnectionState": "network",  # CannotSendRequest, CannotSendHeader, ResponseNotReady
+    "smtplib.SMTPServerDisconnected": "network",
+    "smtplib.SMTPConnectError": "network",
+    "smtplib.SMTPAuthenticationError": "permission",  # the server refused the user name and password
+    "multiprocessing.context.AuthenticationError": "permission",  # a connection's authentication key was refused
+    "multiprocessing.context.TimeoutError": "timeout",
+    "subprocess.TimeoutExpired": "timeout",  # a child process outlived its timeout
+    "asyncio.exceptions.IncompleteReadError": "network",  # a stream ended before the bytes asked for
+    "configparser.NoSectionError": "not_found",
+    "configparser.NoOptionError": "not_found",
+    "configparser.InterpolationMissingOptionError": "not_found",  # a value names an option that does not exist
+}
+
+# The JDK's public Throwable classes (scripts/data/java_throwables.txt, listed by scripts/ListJavaThrowables.java from
+# java.base, java.net.http, java.sql, java.naming, java.rmi and java.xml) whose documented meaning has a category;
+# a subclass takes its nearest listed ancestor's (``BindException`` and ``NoRouteToHostException`` are
+# ``SocketException``s: network). None: no category, whatever the ancestors say.
+JAVA_ROOTS: dict[str, str | None] = {
+    # network: a socket, a name, a protocol, TLS, a database or directory connection
+    "java.net.SocketException": "network",
+    "java.net.UnknownHostException": "network",
+    "java.net.ProtocolException": "network",
+    "java.rmi.ConnectException": "network",
+    "java.rmi.ConnectIOException": "network",
+    "java.rmi.UnknownHostException": "network",
+    "java.sql.SQLTransientConnectionException": "network",
+    "java.sql.SQLNonTransientConnectionException": "network",
+    "javax.naming.CommunicationException": "network",
+    "javax.net.ssl.SSLException": "network",
+    # timeout
+    "java.net.SocketTimeoutException": "timeout",
+    "java.net.http.HttpTimeoutException": "timeout",
+    "java.nio.channels.InterruptedByTimeoutException": "timeout",
+    "java.util.concurrent.TimeoutException": "timeout",
+    "java.sql.SQLTimeoutException": "timeout",
+    # not found: a file, a resource bundle, a directory entry
+    "java.io.FileNotFoundException": "not_found",
+    "java.nio.file.NoSuchFileException": "not_found",
+    "java.util.MissingResourceException": "not_found",
+    "javax.naming.NameNotFoundException": "not_found",
+    # permission
+    "java.nio.file.AccessDeniedException": "permission",
+    "java.lang.SecurityException": "permission",
+    "javax.naming.NamingSecurityException": "permission",
+    "java.sql.SQLInvalidAuthorizationSpecException": "permission",
+    # limits of memory's kind
+    "java.lang.OutOfMemoryError": "out_of_memory",
+    "java.lang.StackOverflowError": "out_of_memory",
+    # a class or library the runtime cannot load or link against (a dependency missing or of another version)
+    "java.lang.ClassNotFoundException": "import_error",
+    "java.lang.NoClassDefFoundError": "import_error",
+    "java.lang.UnsatisfiedLinkError": "import_error",
+    "java.lang.IncompatibleClassChangeError": "import_error",  # NoSuchMethodError, AbstractMethodError, ...
+    "java.lang.UnsupportedClassVersionError": "import_error",
+    "java.lang.module.FindException": "import_error",
+    "java.lang.module.ResolutionException": "import_error",
+    "java.lang.ExceptionInInitializerError": None,  # a LinkageError, but the failure is the initializer's own
+    # a value of the wrong type or encoding
+    "java.lang.ClassCastException": "type_error",
+    "java.nio.charset.CharacterCodingException": "type_error",
+    "java.lang.AssertionError": "assertion",
+}
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _nearest(chain: list[str], roots: dict[str, str | None], builtin_roots: dict[str, str]) -> str | None:
+    """The category of the first name of ``chain`` (a class, then its ancestors nearest first) that a root lists."""
+    for name in chain:
+        if name in roots:
+            return roots[name]
+        if name in builtin_roots:
+            return builtin_roots[name]
+    return None
+
+
+def _by_simple_name(qualified: dict[str, str | None], taken: dict[str, str]) -> dict[str, str]:
+    """``qualified`` (class -> category) keyed by the class's own name, the way the lexicon looks a name up (its last
+    dotted part): a name two classes share with different categories is left out, and so is a name ``taken``
+    already answers (Python's built-in ``TimeoutError`` before ``multiprocessing.TimeoutError``)."""
+    cats: dict[str, set[str | None]] = {}
+    for name, cat in qualified.items():
+        cats.setdefault(name.rsplit(".", 1)[-1], set()).add(cat)
+    return {
+        name: next(iter(c))  # type: ignore[misc]
+        for name, c in sorted(cats.items())
+        if len(c) == 1 and None not in c and name not in taken
+    }
+
+
+def py_stdlib_exceptions() -> dict[str, str]:
+    """The standard library's exception classes with a category (``PY_STDLIB_ROOTS``, then ``PY_ROOTS``), by name."""
+    listing = json.loads((DATA / "python_stdlib_exceptions.json").read_text(encoding="utf-8"))
+    qualified = {name: _nearest([name, *chain], PY_STDLIB_ROOTS, PY_ROOTS) for name, chain in listing.items()}
+    return _by_simple_name(qualified, py_exceptions())
+
+
+def java_exceptions() -> dict[str, str]:
+    """The JDK's Throwable classes with a category (``JAVA_ROOTS``), by name."""
+    parent: dict[str, str] = {}
+    for line in (DATA / "java_throwables.txt").read_text(encoding="utf-8").splitlines():
+        name, _, sup = line.strip().partition(" ")
+        if name:
+            parent[name] = sup
+    qualified: dict[str, str | None] = {}
+    for name in parent:
+        chain, cls = [], name
+        while cls and cls not in chain:
+            chain.append(cls)
+            cls = parent.get(cls, "")
+        qualified[name] = _nearest(chain, JAVA_ROOTS, {})
+    return _by_simple_name(qualified, {})
+
+
 def render() -> str:
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         sys.exit("the glibc texts are read from os.strerror: run this on a glibc Linux")
@@ -325,6 +453,18 @@ def render() -> str:
         "RUBY_EXCEPTIONS = {",
     ]
     lines += [f"    {k!r}: {v!r}," for k, v in ruby_exceptions().items()]
+    lines += [
+        "}",
+        "# Python's standard-library exception classes and the category of their nearest listed ancestor",
+        "PY_STDLIB_EXCEPTIONS = {",
+    ]
+    lines += [f"    {k!r}: {v!r}," for k, v in py_stdlib_exceptions().items()]
+    lines += [
+        "}",
+        "# the JDK's exception and error classes and the category of their nearest listed ancestor",
+        "JAVA_EXCEPTIONS = {",
+    ]
+    lines += [f"    {k!r}: {v!r}," for k, v in java_exceptions().items()]
     lines += ["}", ""]
     # formatted as the project formats its code (ruff format), so the committed module is the generator's output
     return subprocess.run(
