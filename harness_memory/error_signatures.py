@@ -1651,11 +1651,12 @@ def _categorize_block(excerpt: Excerpt) -> str:
             return cat
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
         m = _UNCAUGHT_GATED.search(excerpt.message)  # (_UNCAUGHT.search, skipped where it cannot match)
-        cat = (
-            _by_exception((m.group(1) or m.group(2) or m.group(3)).rsplit("\\", 1)[-1].rsplit(":", 1)[-1])
-            if m
-            else None
-        )
+        cat = None
+        if m:
+            named = (m.group(1) or m.group(2) or m.group(3)).rsplit("\\", 1)[-1]  # (a PHP namespace's last part)
+            # a Ruby class under a module is published whole (``Encoding::CompatibilityError``: its last part alone,
+            # ``CompatibilityError``, names nothing); else its last part
+            cat = (_by_exception(named) if "::" in named else None) or _by_exception(named.rsplit(":", 1)[-1])
         if cat is None:
             # a qualified exception with its message anywhere in the line (``[error] (Compile / packageBin)
             # java.nio.file.AccessDeniedException: ...``, ``error MSB4018: System.UnauthorizedAccessException: ...``):

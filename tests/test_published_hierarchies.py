@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from harness_memory import MemoryStore, error_signatures as es, failure_lexicon as lex
 from harness_memory.failure_excerpt import extract
-from harness_memory.failure_lexicon_tables import JAVA_EXCEPTIONS, PY_EXCEPTIONS, PY_STDLIB_EXCEPTIONS
+from harness_memory.failure_lexicon_tables import JAVA_EXCEPTIONS, PY_EXCEPTIONS, PY_STDLIB_EXCEPTIONS, RUBY_EXCEPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("gen_failure_lexicon", ROOT / "scripts" / "gen_failure_lexicon.py")
@@ -135,3 +135,10 @@ def test_the_data_listings_are_sorted_and_complete_enough():
     assert any(line.startswith("java.net.ConnectException ") for line in java)
     listing = json.loads((ROOT / "scripts" / "data" / "python_stdlib_exceptions.json").read_text(encoding="utf-8"))
     assert list(listing) == sorted(listing) and "socket.gaierror" in listing and "ssl.SSLError" in listing
+
+
+@pytest.mark.parametrize("name", sorted(RUBY_EXCEPTIONS))
+def test_a_ruby_class_closing_its_uncaught_line_gives_its_category_qualified_or_not(name):
+    # Ruby's top level prints ``file:line:in 'm': message (Class)``; a class under a module is published whole
+    # (``Encoding::CompatibilityError``), its last part alone names nothing (heldout15's Ruby log, after its run)
+    assert category(f"lib/digest_mail.rb:5:in `render': boom ({name})") == RUBY_EXCEPTIONS[name]
