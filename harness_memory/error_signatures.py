@@ -48,6 +48,7 @@ from .failure_excerpt import (
     extract as _extract,
     is_frame,
 )
+from .failure_lexicon_tables import RUNTIME_REPORTS
 from .regex_prefilter import Prefiltered, literal_set_pattern
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -188,7 +189,10 @@ DEFAULT_THRESHOLD = 0.7
 # 29 the exception hierarchies of Python's standard library and of the JDK join the failure lexicon, each class with
 #    its nearest rooted ancestor's category (``http.client.RemoteDisconnected`` network, ``IllegalAccessError``
 #    import_error, ``InterruptedByTimeoutException`` timeout): docs/signatures.md, "Method 29"
-SIGNATURE_METHOD = 29
+# 30 a runtime's report of corrupted or misused memory (glibc's ``free(): double free detected in tcache 2``, ``***
+#    stack smashing detected ***``, Valgrind's ``Mismatched free() / delete / delete []``) is the statement of a
+#    failed run (test_failure) that a signal or make line under it points back at: docs/signatures.md, "Method 30"
+SIGNATURE_METHOD = 30
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -970,7 +974,10 @@ _BY_TEXT = [
             # Python error: Segmentation fault`` and the crashing thread's stack; pytest-xdist's ``worker 'gw0'
             # crashed while running ...``); the shell's bare ``Segmentation fault`` says only that a program died
             r"\bfatal python error: (?:segmentation fault|bus error|aborted|floating point exception)\b|"
-            r"\bworker '?[\w-]{1,40}'? crashed\b|\bnode down: not properly terminated\b"
+            r"\bworker '?[\w-]{1,40}'? crashed\b|\bnode down: not properly terminated\b|"
+            # a runtime's report of corrupted or misused memory (glibc's allocator and stack protector, Valgrind
+            # Memcheck's records: failure_lexicon_tables.RUNTIME_REPORTS), the statement of a crashed run
+            + "|".join(re.escape(t) for t in RUNTIME_REPORTS)
         ),
     ),
 ]
@@ -1223,6 +1230,7 @@ _TEXT_KEYS = {
         " yielded ",
     ),
     "test_failure": (
+        *RUNTIME_REPORTS,
         "fail",
         "lost in loss record",
         "invalid read",
@@ -1332,7 +1340,9 @@ def _by_text_head(head: str) -> str | None:
     # the failed operation the line states (the clause model, failure_lexicon._OPERATIONS): with the reason, by the
     # documented precedence (the reason decides unless it is an absence the operation's kind explains)
     operation = None
-    if failure_lexicon.may_state_operation(low):  # (a file's path is where, not what: its words are not read)
+    if failure_lexicon.may_state_operation(low) and _RUNTIME_REPORT_RX.search(low) is None:
+        # (a file's path is where, not what: its words are not read; a runtime's memory report, Valgrind's ``Bad
+        # permissions for mapped region``, states no operation: it is a crash, whatever its words)
         operation = failure_lexicon.failed_operation(_PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low)
     clause = failure_lexicon.clause_category(reason, operation)
     if clause is not None and clause != reason:
@@ -1345,6 +1355,7 @@ def _by_text_head(head: str) -> str | None:
     return words or failure_lexicon.named_category(head)
 
 
+_RUNTIME_REPORT_RX = re.compile(literal_set_pattern(RUNTIME_REPORTS))  # (lower case, as ``low``)
 _BY_TEXT_CACHED = 1000  # the longest text whose verdict is cached (2,048 of them: at most 2 M characters held)
 _by_text_short = functools.lru_cache(maxsize=2048)(_by_text_head)
 

@@ -37,6 +37,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .failure_lexicon_tables import RUNTIME_REPORTS
 from .regex_prefilter import Prefiltered, literal_set_pattern
 
 __all__ = ["Baseline", "Excerpt", "Line", "WINDOW_CHARS", "WINDOW_LINES", "clean_lines", "extract"]
@@ -702,7 +703,11 @@ _DIGITISH = re.compile(r"[:(\[]\d")
 _NUMBERED_ERROR = re.compile(r"^[\w.+-]{1,40}: \([1-9]\d{0,3}\) \S")  # (0) is no error: ``status: (0) ok``
 
 
-_ANY_RX = re.compile(literal_set_pattern(_ANY_WORDS))  # (a trie of the words: faster; a test only)
+_ANY_RX = re.compile(literal_set_pattern(_ANY_WORDS + RUNTIME_REPORTS))  # (a trie of the words: faster; a test only)
+# what a runtime prints when it finds its memory corrupted or misused (glibc's ``free(): double free detected in tcache
+# 2``, ``*** stack smashing detected ***: terminated``; Valgrind's ``Mismatched free() / delete / delete []``): the
+# statement of a failed run, though it has no failure word (failure_lexicon_tables.RUNTIME_REPORTS, lower case)
+_RUNTIME_REPORT = re.compile(literal_set_pattern(RUNTIME_REPORTS))
 
 
 # the line of an exception group itself, in the box Python draws around a group's printout (``| ExceptionGroup:
@@ -753,6 +758,9 @@ def _classify(ln: Line) -> None:
         ln.cls = 1
         if _C3.match(t) and t.startswith("FAILED ") and "::" in t:  # pytest's FAILED path::test - reason
             ln.cls = 3
+        return
+    if _RUNTIME_REPORT.search(t.lower()):
+        ln.cls = 3  # a runtime's report of corrupted or misused memory (a signal line under it points back at it)
         return
     if _PY_TB_START.match(t) or _PYTEST_E.match(ln.text):
         ln.cls = 5

@@ -173,6 +173,70 @@ OTHER_TEXTS = {
     "cpu time limit exceeded": "timeout",
     "file size limit exceeded": "out_of_memory",
 }
+# What a program's runtime prints when it finds its own memory corrupted or misused, whatever the program: a crash
+# report with no failure word of its own (``free(): double free detected in tcache 2`` then the shell's ``Aborted``).
+# Each is the statement of a failed run (test_failure, as a segfault or a sanitizer's report is, docs/signatures.md
+# "Category"). Lower case, matched as text. Listed by hand from:
+# - glibc 2.36: malloc/malloc.c's ``malloc_printerr`` messages, and the ``*** %s ***: terminated`` of
+#   debug/stack_chk_fail.c (``stack smashing detected``) and debug/fortify_fail.c (``buffer overflow detected``);
+# - Valgrind's Memcheck manual, "Explanation of error messages from Memcheck" (the headings of its error records;
+#   the ``==PID==`` column is cleaned off before any line is read), checked against the format strings of the
+#   memcheck-amd64-linux binary of Valgrind 3.19.0, and its core's fatal-signal report.
+RUNTIME_REPORTS = (
+    # glibc: the allocator's consistency checks (each aborts the process)
+    "double free detected in tcache",
+    "double free or corruption",
+    "free(): invalid pointer",
+    "free(): invalid size",
+    "free(): invalid next size",
+    "free(): corrupted unsorted chunks",
+    "free(): too many chunks detected in tcache",
+    "free(): unaligned chunk detected in tcache",
+    "malloc(): corrupted top size",
+    "malloc(): corrupted unsorted chunks",
+    "malloc(): memory corruption",
+    "malloc(): invalid size (unsorted)",
+    "malloc(): invalid next size (unsorted)",
+    "malloc(): mismatching next->prev_size",
+    "malloc(): unaligned tcache chunk detected",
+    "malloc(): unaligned fastbin chunk detected",
+    "malloc(): smallbin double linked list corrupted",
+    "malloc(): largebin double linked list corrupted",
+    "malloc(): unsorted double linked list corrupted",
+    "malloc_consolidate(): invalid chunk size",
+    "munmap_chunk(): invalid pointer",
+    "realloc(): invalid pointer",
+    "realloc(): invalid old size",
+    "realloc(): invalid next size",
+    "corrupted size vs. prev_size",
+    "corrupted double-linked list",
+    # glibc: the stack protector and _FORTIFY_SOURCE
+    "*** stack smashing detected ***",
+    "*** buffer overflow detected ***",
+    # Valgrind Memcheck: the headings of its error records
+    "invalid read of size",
+    "invalid write of size",
+    "invalid free() / delete / delete[] / realloc()",
+    "mismatched free() / delete / delete []",
+    "conditional jump or move depends on uninitialised value",
+    "use of uninitialised value of size",
+    "points to uninitialised byte(s)",  # (the manual's wording; 3.19 prints "contains")
+    "contains uninitialised byte(s)",
+    "points to unaddressable byte(s)",
+    "contains unaddressable byte(s)",
+    "source and destination overlap in",
+    "has a fishy (possibly negative) value",
+    "invalid alignment value",  # (the manual's wording; 3.19 prints "bad alignment value")
+    "bad alignment value",
+    "are definitely lost in loss record",
+    "are indirectly lost in loss record",
+    "are possibly lost in loss record",
+    "jump to the invalid address stated on the next line",
+    "access not within mapped region",
+    "bad permissions for mapped region",
+    "process terminating with default action of signal",
+)
+
 # the category of a Python built-in exception, by its nearest ancestor listed here
 PY_ROOTS = {
     "ConnectionError": "network",
@@ -465,7 +529,14 @@ def render() -> str:
         "JAVA_EXCEPTIONS = {",
     ]
     lines += [f"    {k!r}: {v!r}," for k, v in java_exceptions().items()]
-    lines += ["}", ""]
+    lines += [
+        "}",
+        "# what a runtime prints when it finds its memory corrupted or misused (glibc's allocator and stack protector,",
+        "# Valgrind Memcheck's error records): the statement of a failed run, lower case",
+        "RUNTIME_REPORTS = (",
+    ]
+    lines += [f"    {t!r}," for t in sorted(RUNTIME_REPORTS)]
+    lines += [")", ""]
     # formatted as the project formats its code (ruff format), so the committed module is the generator's output
     return subprocess.run(
         [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(OUT), "-"],
