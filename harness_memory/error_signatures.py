@@ -977,7 +977,10 @@ _BY_TEXT = [
             r"\bworker '?[\w-]{1,40}'? crashed\b|\bnode down: not properly terminated\b|"
             # a runtime's report of corrupted or misused memory (glibc's allocator and stack protector, Valgrind
             # Memcheck's records: failure_lexicon_tables.RUNTIME_REPORTS), the statement of a crashed run
+            # (one alternative of the pattern, so its prefilter tests one group of literals)
+            + "(?:"
             + "|".join(re.escape(t) for t in RUNTIME_REPORTS)
+            + ")"
         ),
     ),
 ]
