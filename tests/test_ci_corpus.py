@@ -149,6 +149,20 @@ RUNNER_OWN_LINES = {
         r"^\[(?:[\w.-]+/)?clone:L\d+:\d+s\] |^\[(?:[\w.-]+/)?[\w.-]+:L\d+:\d+s\] \+ |^# [\w.-]+(?:: \w+)?$"
         r"|^step [\w.-]+: exit code \d+$|^\d{1,2}:\d\d[AP]M FTL "
     ),
+    # heldout16's README section (added after its one first run): Semaphore's agent events (`job_started`, `cmd_started`,
+    # `cmd_finished`) and the output of its own commands (`Exporting <VARIABLE>`, the checkout lines); Earthly's
+    # `buildkitd |`, `context |`, `internal |` and `+base |` lines, its `--> RUN <cmd>` echoes and the failed step's
+    # `Command /bin/sh -c ... failed` and `ERROR: Command exited` lines. Not listed: Semaphore's closing `job_finished`
+    # event and Earthly's closing `Error: solve side effects: ...` line, which were excerpts of that first run (class 1)
+    "semaphore": re.compile(
+        r'^\{"event":"(?:job_started|cmd_started|cmd_finished)"'
+        r'|^\{"event":"cmd_output","timestamp":\d+,"output":"(?:Exporting [A-Z_]+\\n|Performing shallow clone|'
+        r"Cloning into |HEAD is now at )"
+    ),
+    "earthly": re.compile(
+        r"^(?:buildkitd|context|internal|\+base) \| |^\+[\w-]+ \| (?:\*cached\* )?--> "
+        r"|^\+[\w-]+ \| Command /bin/sh -c |^\+[\w-]+ \| \+[\w-]+ \| ERROR: Command exited with non-zero code"
+    ),
 }
 
 
