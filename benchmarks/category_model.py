@@ -57,6 +57,7 @@ SPLIT_COMMITS = {
     "heldout13": "bc226dc",
     "heldout14": "5940c44",
     "heldout15": "cf5e6aa",
+    "heldout16": "89c2cb1",
 }
 _DUMP = """
 import gzip, json, sys
