@@ -192,7 +192,10 @@ DEFAULT_THRESHOLD = 0.7
 # 30 a runtime's report of corrupted or misused memory (glibc's ``free(): double free detected in tcache 2``, ``***
 #    stack smashing detected ***``, Valgrind's ``Mismatched free() / delete / delete []``) is the statement of a
 #    failed run (test_failure) that a signal or make line under it points back at: docs/signatures.md, "Method 30"
-SIGNATURE_METHOD = 30
+# 31 a status line that gives its exit code after a colon (BuildKit's ``did not complete successfully: exit code: 2``)
+#    or says only ``exited with non-zero code`` is a trailer; Valgrind's thread checkers' records (Helgrind's
+#    ``Possible data race during ...``, DRD's ``Conflicting store by thread ...``) are runtime reports
+SIGNATURE_METHOD = 31
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (

@@ -124,6 +124,9 @@ _PREFIXES = [
     # (Tekton's ``[build : compile] ``), a step with the line's number and seconds since it started (Drone's
     # ``[build:L14:5s] ``); a level tag (``[ERROR]``) has neither shape and stays evidence
     re.compile(r"^\[[A-Za-z][\w.-]{0,60} : [A-Za-z][\w.-]{0,60}\] |^\[[A-Za-z][\w.-]{0,60}:L\d{1,7}:\d{1,7}s\] "),
+    # a build target's column before every line its steps print (Earthly's ``+build | ...``, nested as ``+build |
+    # +build | ERROR: ...``); a shell's trace (``+ cmd``) has a space after its plus
+    re.compile(r"^\+[A-Za-z][\w.-]{0,60} \| ?"),
     # a build step's name column before every line it prints (Google Cloud Build's ``Step #1 - "test": ...``)
     re.compile(r'^Step #\d{1,4}(?: - "[^"\t]{0,100}")?: ?'),
     # ant's task column: every line a task prints, right-aligned under its name (``    [junit] ...``, ``  [javac]``)
@@ -171,10 +174,10 @@ def _clean(raw: str) -> tuple[str, str | None, str | None]:
     if _CONTROL.search(raw):
         raw = _CONTROL.sub("", raw)
     text = raw
-    for _ in range(3):  # prefixes start with a digit, "[", "=", a BOM, or are tab-separated columns
+    for _ in range(3):  # prefixes start with a digit, "[", "=", "+", a BOM, or are tab-separated columns
         if not text or not (
             text[0].isdigit()
-            or text[0] in "[=\ufeff"
+            or text[0] in "[=+\ufeff"
             or "\t" in text[:410]
             or (text[0] == " " and "] " in text[:45])
             or text.startswith("Step #")
@@ -527,8 +530,8 @@ _DIFF_HUNK = re.compile(
 )
 _C1 = _Keyed(
     re.compile(
-        r"^make(?:\[\d{1,4}\])?: \*\*\* .{0,400}\bError \d{1,4}|\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status) -?\d{1,4}\b|"
-        r"\breturned (?:a )?non-zero exit (?:code|status)\b|\bscript returned exit code\b|"
+        r"^make(?:\[\d{1,4}\])?: \*\*\* .{0,400}\bError \d{1,4}|\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status):? -?\d{1,4}\b|"
+        r"\b(?:returned|exited with) (?:a )?non-zero (?:exit )?(?:code|status)\b|\bscript returned exit code\b|"
         r"^(?:BUILD FAILURE|BUILD FAILED|FAILURE: Build failed with an exception|Finished: FAILURE)\b|"
         r"\bJob failed\b|\bcould not compile\b|^error: Recipe |\bCommand failed with exit code\b|"
         r"^error: (?:\d+ )?(?:tests?|build|command|process|script) failed\b|"

@@ -235,6 +235,17 @@ RUNTIME_REPORTS = (
     "access not within mapped region",
     "bad permissions for mapped region",
     "process terminating with default action of signal",
+    # Valgrind's thread checkers, Helgrind and DRD (their manuals, checked against the format strings of 3.19.0)
+    "possible data race during",
+    "unlocked a not-locked lock at",
+    "unlocked an invalid lock at",
+    "currently held by thread #",
+    'lock order "',
+    "attempt to re-lock a non-recursive lock",
+    "exiting thread still holds",
+    "conflicting load by thread",
+    "conflicting store by thread",
+    "probably a race condition: condition variable",
 )
 
 # the category of a Python built-in exception, by its nearest ancestor listed here

@@ -82,3 +82,60 @@ def test_a_report_text_inside_a_word_is_still_a_report_but_a_plain_line_is_not(s
     # the death report with nothing said before it stays the statement (as before method 30)
     signed = store.error_signature("./ring_test\nring ok 1\nAborted (core dumped)\n")
     assert signed.excerpt_lines == (3, 3)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    closer=st.sampled_from(
+        [
+            'ERROR: failed to solve: process "/bin/sh -c make test" did not complete successfully: exit code: 2',
+            "Error: solve side effects: executor failed running [/bin/sh -c make test]: exit code: 2",
+            "ERROR: Command exited with non-zero code: RUN make test",
+            "step failed: exit status: 1",
+        ]
+    ),
+    statement=st.sampled_from(
+        [
+            ("src/ring.c:14:5: error: 'slots' undeclared (first use in this function)", "compile_error"),
+            ("FAILED tests/test_ring.py::test_wrap - assert 3 == 4", None),
+            ("ModuleNotFoundError: No module named 'ringbuf'", "import_error"),
+        ]
+    ),
+    between=st.lists(st.sampled_from(["", "#12 DONE 0.4s", "make: Leaving directory '/src'"]), max_size=2),
+)
+def test_a_status_line_with_its_exit_code_after_a_colon_is_a_trailer(store, closer, statement, between):
+    # BuildKit's and Earthly's closing lines give the code after a colon (``exit code: 2``), a CLI may say only
+    # ``exited with non-zero code``: the statement above is signed, not the status (method 31)
+    text, cat = statement
+    lines = ["#11 [build 4/4] RUN make test", text, *between, closer]
+    signed = store.error_signature("\n".join(lines))
+    assert signed.excerpt_lines[0] == 2, (lines, signed.excerpt_lines)
+    if cat is not None:
+        assert signed.category == cat
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    target=st.from_regex(r"[A-Za-z][\w.-]{0,20}", fullmatch=True),
+    nested=st.booleans(),
+    line=st.sampled_from(
+        [
+            "src/ring.c:14:5: error: 'slots' undeclared",
+            "ERROR: Command exited with non-zero code: RUN make test",
+            "    throw er; // Unhandled 'error' event",
+            "",
+        ]
+    ),
+)
+def test_an_earthly_target_column_is_cleaned_like_other_runners_columns(target, nested, line):
+    from harness_memory.failure_excerpt import clean_lines
+
+    prefix = f"+{target} | " + (f"+{target} | " if nested else "")
+    assert clean_lines(prefix + line)[0].text == clean_lines(line)[0].text
+
+
+def test_a_shell_trace_keeps_its_plus():
+    from harness_memory.failure_excerpt import clean_lines
+
+    assert clean_lines("+ make test")[0].text == "+ make test"
+    assert clean_lines("++ echo | tee x")[0].text == "++ echo | tee x"
