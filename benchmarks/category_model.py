@@ -58,6 +58,7 @@ SPLIT_COMMITS = {
     "heldout14": "5940c44",
     "heldout15": "cf5e6aa",
     "heldout16": "89c2cb1",
+    "heldout17": "7175d11",
 }
 _DUMP = """
 import gzip, json, sys

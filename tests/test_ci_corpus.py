@@ -42,8 +42,9 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # 0.424 without, stays its held-out figure); its categories were left to the category rules' own round, so it is in
 # EXCERPT_EXACT_SPLITS below, not in EXACT_SPLITS. heldout14 entered it on 2026-11-27 with its logs, before its one
 # measured run. heldout15 entered it on 2026-11-27 with its logs, before its one measured run. heldout16 entered it on
-# 2026-11-27 with its logs, before its one measured run
-STILL_HELD_OUT: set[str] = {"heldout14", "heldout15", "heldout16"}
+# 2026-11-27 with its logs, before its one measured run. heldout17 entered it on 2026-11-27 with its logs, before its one
+# measured run
+STILL_HELD_OUT: set[str] = {"heldout14", "heldout15", "heldout16", "heldout17"}
 
 
 def _text(rel: str) -> str:
@@ -162,6 +163,18 @@ RUNNER_OWN_LINES = {
     "earthly": re.compile(
         r"^(?:buildkitd|context|internal|\+base) \| |^\+[\w-]+ \| (?:\*cached\* )?--> "
         r"|^\+[\w-]+ \| Command /bin/sh -c |^\+[\w-]+ \| \+[\w-]+ \| ERROR: Command exited with non-zero code"
+    ),
+    # heldout17's README section (added after its one first run): Argo Workflows' submit/`argo logs`/`argo get` command
+    # lines, `argo get`'s header fields and column heads, its succeeded (`✔`) step rows, the checkout pod's lines and the
+    # pods' `+ <cmd>` echoes; Cirrus CI's instruction names, clone lines, `$ <cmd>` echoes and closing `Exit status: N`.
+    # Not listed: `argo get`'s failed (`✖`) rows, whose top row was an excerpt of that first run (class 1)
+    "argo": re.compile(
+        r"^Workflow [\w-]+ submitted$|^argo (?:logs|get) [\w-]+ |^(?:Name|Namespace|ServiceAccount|Status|Message|Created"
+        r"|Started|Finished|Duration|Progress): |^STEP +TEMPLATE +PODNAME|^ [├└]─+✔ |^[\w-]+-checkout-\d+: |^[\w-]+-\d+: \+ "
+    ),
+    "cirrus": re.compile(
+        r"^(?:clone|\w+_script)$|^Using built-in Git\.\.\.$|^Limiting clone depth|^Cloning refs/"
+        r"|^(?:Enumerating|Counting|Compressing) objects: |^Total \d+ \(delta |^HEAD is at [0-9a-f]{40}\.$|^\$ |^Exit status: \d+$"
     ),
 }
 
