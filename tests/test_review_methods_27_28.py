@@ -12,6 +12,7 @@ oracle below and compared with hypothesis.
 
 from __future__ import annotations
 
+import gc
 import re
 import time
 
@@ -27,9 +28,16 @@ _MARKER_BEFORE = re.compile(r"^\s{0,200}[~^]{1,400}(?:[~^ ]{0,400})\s*$")
 
 
 def _cpu(f, *args) -> float:
-    t = time.process_time()
-    f(*args)
-    return time.process_time() - t
+    """CPU seconds of ``f(*args)`` alone: a garbage collection of what earlier tests in the same worker left (a full
+    pass over a large heap takes tenths of a second) is not the call's cost, so the collector waits."""
+    gc.collect()
+    gc.disable()
+    try:
+        t = time.process_time()
+        f(*args)
+        return time.process_time() - t
+    finally:
+        gc.enable()
 
 
 def _cut(piece: str, n: int) -> str:
