@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import gc
 import hashlib
 import inspect
 import multiprocessing as mp
+import time
 
 import numpy as np
 import pytest
@@ -225,3 +227,17 @@ def note_items(n: int, seed: int = 0) -> list[dict]:
         }
         for i in range(n)
     ]
+
+
+def cpu_seconds(f, *args) -> float:
+    """CPU seconds of ``f(*args)`` alone (for the linear-time bounds): a garbage collection of what earlier tests in the
+    same worker left (a full pass over a large heap takes tenths of a second) is not the call's cost, so the collector
+    waits."""
+    gc.collect()
+    gc.disable()
+    try:
+        t = time.process_time()
+        f(*args)
+        return time.process_time() - t
+    finally:
+        gc.enable()

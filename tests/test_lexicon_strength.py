@@ -10,14 +10,13 @@ change."""
 
 from __future__ import annotations
 
-import gc
 import re
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import cpu_seconds
 from harness_memory import MemoryStore, error_signatures as es, failure_lexicon as lex
 from harness_memory.failure_excerpt import extract
 
@@ -49,17 +48,7 @@ def _named_by_search(text: str) -> str | None:
     return lex.http_category(text)
 
 
-def _cpu(f, *args) -> float:
-    """CPU seconds of ``f(*args)`` alone: a garbage collection of what earlier tests in the same worker left (a full
-    pass over a large heap takes tenths of a second) is not the call's cost, so the collector waits."""
-    gc.collect()
-    gc.disable()
-    try:
-        t = time.process_time()
-        f(*args)
-        return time.process_time() - t
-    finally:
-        gc.enable()
+_cpu = cpu_seconds
 
 
 @pytest.mark.parametrize("shape", sorted(HOSTILE))

@@ -12,13 +12,12 @@ oracle below and compared with hypothesis.
 
 from __future__ import annotations
 
-import gc
 import re
-import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import cpu_seconds
 from harness_memory import MemoryStore, error_signatures as es, failure_excerpt as fe, failure_lexicon as lex
 from harness_memory.errors import InvalidInputError
 from harness_memory.failure_excerpt import extract
@@ -27,17 +26,7 @@ from harness_memory.failure_excerpt import extract
 _MARKER_BEFORE = re.compile(r"^\s{0,200}[~^]{1,400}(?:[~^ ]{0,400})\s*$")
 
 
-def _cpu(f, *args) -> float:
-    """CPU seconds of ``f(*args)`` alone: a garbage collection of what earlier tests in the same worker left (a full
-    pass over a large heap takes tenths of a second) is not the call's cost, so the collector waits."""
-    gc.collect()
-    gc.disable()
-    try:
-        t = time.process_time()
-        f(*args)
-        return time.process_time() - t
-    finally:
-        gc.enable()
+_cpu = cpu_seconds
 
 
 def _cut(piece: str, n: int) -> str:
