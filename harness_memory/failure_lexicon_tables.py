@@ -295,7 +295,7 @@ JAVA_EXCEPTIONS = {
     "UnsupportedClassVersionError": "import_error",
 }
 # what a runtime prints when it finds its memory corrupted or misused (glibc's allocator and stack protector,
-# Valgrind Memcheck's error records): the statement of a failed run, lower case
+# Valgrind's error records, Memcheck's and its thread checkers'): the statement of a failed run, lower case
 RUNTIME_REPORTS = (
     "*** buffer overflow detected ***",
     "*** stack smashing detected ***",
