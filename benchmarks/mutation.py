@@ -107,6 +107,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             # methods 27/28's edges and the clause model (written for the mutants of their new code, 2026-11-27)
             "tests/test_methods_27_28_strength.py",
             "tests/test_clause_model_strength.py",
+            "tests/test_mask_params_strength.py",
             "tests/test_error_signatures.py",
             "tests/test_whole_logs.py",
             "tests/test_error_signatures_behaviour.py",
