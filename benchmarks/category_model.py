@@ -59,6 +59,7 @@ SPLIT_COMMITS = {
     "heldout15": "cf5e6aa",
     "heldout16": "89c2cb1",
     "heldout17": "7175d11",
+    "heldout18": "4ba1eac",
 }
 _DUMP = """
 import gzip, json, sys
