@@ -176,6 +176,18 @@ RUNNER_OWN_LINES = {
         r"^(?:clone|\w+_script)$|^Using built-in Git\.\.\.$|^Limiting clone depth|^Cloning refs/"
         r"|^(?:Enumerating|Counting|Compressing) objects: |^Total \d+ \(delta |^HEAD is at [0-9a-f]{40}\.$|^\$ |^Exit status: \d+$"
     ),
+    # heldout18's README section (added after its one first run, on which no excerpt started on any of these): Harness
+    # CI's step lines (`Starting step: ...`, `Step completed|failed: ...`), the `+ <cmd>` echoes and its closing
+    # `1 error occurred:` / `\t* exit status N`; OneDev's `HH:MM:SS ` lines of its own (resource allocation, job and
+    # step status, the checkout, `+ <cmd>` echoes, `Command exited with code N`, `Job finished`)
+    "harness": re.compile(
+        r"^Starting step: |^Step (?:completed|failed): |^\+ |^1 error occurred:$|^\t\* exit status \d+$"
+    ),
+    "onedev": re.compile(
+        r"^\d\d:\d\d:\d\d (?:Pending resource allocation|Executing job |Running step \"|Step \"[^\"]+\" is (?:successful|failed)$"
+        r"|Retrieving source code|Initialized empty Git repository|Checking out [0-9a-f]{40}|\+ |Command exited with code \d+$"
+        r"|Job finished$)"
+    ),
 }
 
 
