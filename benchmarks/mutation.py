@@ -104,6 +104,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "error_signatures": (
         "harness_memory/error_signatures.py",
         [
+            "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
+            "tests/test_published_hierarchies.py",  # method 29
             # methods 27/28's edges and the clause model (written for the mutants of their new code, 2026-11-27)
             "tests/test_methods_27_28_strength.py",
             "tests/test_clause_model_strength.py",
@@ -143,6 +145,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_lexicon": (
         "harness_memory/failure_lexicon.py",
         [
+            "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
+            "tests/test_published_hierarchies.py",  # method 29
             "tests/test_clause_model_strength.py",
             "tests/test_category_clauses.py",
             "tests/test_failure_lexicon.py",
@@ -287,6 +291,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_excerpt": (
         "harness_memory/failure_excerpt.py",
         [
+            "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
+            "tests/test_published_hierarchies.py",  # method 29
             "tests/test_methods_27_28_strength.py",  # method 28's edges (2026-11-27)
             "tests/test_failure_excerpt_behaviour.py",
             "tests/test_category_causes.py",
