@@ -26,6 +26,7 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "harness_memory" / "failure_lexicon_tables.py"
@@ -350,14 +351,8 @@ RUBY_ROOTS = {
 
 def ruby_exceptions() -> dict[str, str]:
     """Every class of ``RUBY_CLASSES`` with the category of its nearest listed ancestor (itself included)."""
-    out: dict[str, str] = {}
-    for name in RUBY_CLASSES:
-        cls: str | None = name
-        while cls is not None and cls not in RUBY_ROOTS:
-            cls = RUBY_CLASSES.get(cls)
-        if cls is not None:
-            out[name] = RUBY_ROOTS[cls]
-    return dict(sorted(out.items()))
+    out = {name: _nearest(_ancestors(name, RUBY_CLASSES), RUBY_ROOTS, {}) for name in RUBY_CLASSES}
+    return {name: cat for name, cat in sorted(out.items()) if cat is not None}
 
 
 # Python's standard library (scripts/data/python_stdlib_exceptions.json, listed by scripts/list_python_exceptions.py):
@@ -439,7 +434,18 @@ JAVA_ROOTS: dict[str, str | None] = {
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _nearest(chain: list[str], roots: dict[str, str | None], builtin_roots: dict[str, str]) -> str | None:
+def _ancestors(name: str, parent: dict[str, str]) -> list[str]:
+    """``name`` and its ancestors, nearest first, by a class -> superclass listing (a class it does not list, or an
+    empty superclass, ends the chain; a cycle ends it too)."""
+    chain: list[str] = []
+    cls = name
+    while cls and cls not in chain:
+        chain.append(cls)
+        cls = parent.get(cls, "")
+    return chain
+
+
+def _nearest(chain: list[str], roots: Mapping[str, str | None], builtin_roots: Mapping[str, str]) -> str | None:
     """The category of the first name of ``chain`` (a class, then its ancestors nearest first) that a root lists."""
     for name in chain:
         if name in roots:
@@ -477,14 +483,7 @@ def java_exceptions() -> dict[str, str]:
         name, _, sup = line.strip().partition(" ")
         if name:
             parent[name] = sup
-    qualified: dict[str, str | None] = {}
-    for name in parent:
-        chain, cls = [], name
-        while cls and cls not in chain:
-            chain.append(cls)
-            cls = parent.get(cls, "")
-        qualified[name] = _nearest(chain, JAVA_ROOTS, {})
-    return _by_simple_name(qualified, {})
+    return _by_simple_name({name: _nearest(_ancestors(name, parent), JAVA_ROOTS, {}) for name in parent}, {})
 
 
 def render() -> str:
