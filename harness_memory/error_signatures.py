@@ -41,6 +41,7 @@ from .failure_excerpt import (
     _JAVA_FRAME,
     _PY_FRAME,
     _RULE_POINTER,
+    _RUNTIME_REPORT,
     _TESTISH,
     Baseline,
     Excerpt,
@@ -1347,7 +1348,7 @@ def _by_text_head(head: str) -> str | None:
     # the failed operation the line states (the clause model, failure_lexicon._OPERATIONS): with the reason, by the
     # documented precedence (the reason decides unless it is an absence the operation's kind explains)
     operation = None
-    if failure_lexicon.may_state_operation(low) and _RUNTIME_REPORT_RX.search(low) is None:
+    if failure_lexicon.may_state_operation(low) and _RUNTIME_REPORT.search(low) is None:
         # (a file's path is where, not what: its words are not read; a runtime's memory report, Valgrind's ``Bad
         # permissions for mapped region``, states no operation: it is a crash, whatever its words)
         operation = failure_lexicon.failed_operation(_PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low)
@@ -1362,7 +1363,6 @@ def _by_text_head(head: str) -> str | None:
     return words or failure_lexicon.named_category(head)
 
 
-_RUNTIME_REPORT_RX = re.compile(literal_set_pattern(RUNTIME_REPORTS))  # (lower case, as ``low``)
 _BY_TEXT_CACHED = 1000  # the longest text whose verdict is cached (2,048 of them: at most 2 M characters held)
 _by_text_short = functools.lru_cache(maxsize=2048)(_by_text_head)
 
