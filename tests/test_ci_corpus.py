@@ -43,8 +43,9 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # EXCERPT_EXACT_SPLITS below, not in EXACT_SPLITS. heldout14 entered it on 2026-11-27 with its logs, before its one
 # measured run. heldout15 entered it on 2026-11-27 with its logs, before its one measured run. heldout16 entered it on
 # 2026-11-27 with its logs, before its one measured run. heldout17 entered it on 2026-11-27 with its logs, before its one
-# measured run. heldout18 entered it on 2026-11-27 with its logs, before its one measured run
-STILL_HELD_OUT: set[str] = {"heldout14", "heldout15", "heldout16", "heldout17", "heldout18"}
+# measured run. heldout18 entered it on 2026-11-27 with its logs, before its one measured run. heldout19 entered it on
+# 2026-11-27 with its logs, before its one measured run
+STILL_HELD_OUT: set[str] = {"heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19"}
 
 
 def _text(rel: str) -> str:
