@@ -197,7 +197,12 @@ DEFAULT_THRESHOLD = 0.7
 #    or says only ``exited with non-zero code`` is a trailer; Valgrind's thread checkers' records (Helgrind's
 #    ``Possible data race during ...``, DRD's ``Conflicting store by thread ...``) are runtime reports
 # 32 the learned category fallback retrained on every split of the corpus (dev..heldout17, 564 logs): categories only
-SIGNATURE_METHOD = 32
+# 33 a word's role, two more cases (docs/signatures.md, "Method 33"): ``failed`` names a test's or check's failure only
+#    as a verdict (first or last on its line, or a count), not as an operation's outcome whose reason follows
+#    (``Automatic merge failed; fix conflicts``, ``UNIQUE constraint failed: t.c``); a variable's, field's or key's
+#    name (lower snake_case or camelCase: ``read_timeout``, ``connectTimeout``, ``oom_guard``) is what a failure is
+#    about, not its kind, unless the name itself states an outcome (``rate_limit_exceeded``, ``permission_denied``)
+SIGNATURE_METHOD = 33
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -969,7 +974,16 @@ _BY_TEXT = [
     (
         "test_failure",
         re.compile(
-            r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure|"
+            # ``failed`` as a check's verdict (method 33): first on its line (``FAILED tests/x.py::t``, ``[FAILED]
+            # ...``, ``Failed: DID NOT RAISE``), last on it (``black.....Failed``, ``RESULT: FAILED (minimum: 80%)``,
+            # ``x.tar.gz: FAILED``, ``... FAILED [ 42%]``), a count (``1 failed, 2 passed``) or said of a test or a
+            # check on the same line (``Recipe `test` failed on line 4``, ``Failed at the ... test script``); not an operation's
+            # outcome whose reason follows (``Automatic merge failed; fix conflicts``, ``UNIQUE constraint failed:
+            # t.c``, ``failed to open``, ``"command failed" err=...``): that reason, or nothing, decides
+            r"(?i)(?:^|\n)[^\w\n]{0,8}FAILED\b(?! (?:to|with|at|while|because|in|on|for|due|during|after|when|as)\b)|"
+            r"\bFAILED\b[^\w\n(\[]{0,80}(?:\([^\n)]{0,200}\)[^\w\n]{0,40}|\[ {0,2}\d{1,3}%\][^\w\n]{0,4})?(?=\n|$)|"
+            r"\b\d+ FAILED\b|\b(?:TESTS?|CHECKS?|SPECS?)\b[^\n]{0,60}\bFAILED\b|\bFAILED\b[^\n]{0,60}\b(?:TESTS?|CHECKS?|SPECS?)\b|"
+            r"\bFAIL:|failures?=|test failure|"
             r"are (?:definitely|indirectly) lost in loss record|invalid (?:read|write) of size|uninitialised value|"
             r"\bxpass\b|unexpected(?:ly)? (?:success|pass)|would reformat|would be reformatted|incorrectly sorted|"
             r"not (?:properly )?formatted|needs? (?:re)?formatting|code style issues|"
@@ -1338,17 +1352,68 @@ def _by_text(text: str) -> str | None:
     return _by_text_short(head) if len(head) <= _BY_TEXT_CACHED else _by_text_head(head)
 
 
+# A variable's, field's, key's or function's name in running text (method 33): a run of word characters that opens
+# with a lower-case letter and is snake_case or camelCase (``read_timeout``, ``connectTimeout``, ``oom_guard``,
+# ``ossl_store_handle_load_result``). It names what the failure is about, not what kind of failure it is: ``No
+# matching export for import "connectTimeout"`` is no timeout, ``NameError: name 'permission_check' is not defined``
+# no permission. Such a name is blanked before the words are read, unless it states an outcome itself (an error code
+# in lower case: ``rate_limit_exceeded``, ``context_length_exceeded``, ``permission_denied``, ``notFound``; OAuth's
+# ``invalid_grant``, OpenAI's ``insufficient_quota``; C++'s standard exceptions ``std::bad_alloc``, ``out_of_range``),
+# a last word ``timeout`` excepted (in a lower-case name it is a setting: ``read_timeout``). Class and exception names
+# (``ConnectTimeout``, ``SocketTimeoutException``) and upper-case codes (``ETIMEDOUT``) open with a capital: the
+# failure lexicon reads them as before.
+_LOWER_NAME = re.compile(r"(?<![\w$])[a-z][a-z0-9]*(?:_[a-zA-Z0-9]|[A-Z])\w*")
+_LOWER_NAME_OUTCOMES = frozenset({"failed", "error", "errors", "exception", "failure", "fault", "exceeded", "denied"})
+# the first word of a name that states a problem with what follows (``bad_alloc``, ``invalid_argument``,
+# ``unsupported_grant_type``, ``insufficient_quota``, ``no_such_key``, ``out_of_range``)
+_LOWER_NAME_PROBLEMS = frozenset(
+    "bad invalid illegal unsupported incompatible insufficient unknown unauthorized unauthorised unauthenticated "
+    "forbidden missing no not out too".split()
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_outcome_name(name: str) -> bool:
+    """Whether a lower-case-initial snake_case or camelCase name states an outcome (``_LOWER_NAME``)."""
+    words = failure_lexicon.split_name(name.replace("_", " "))
+    if len(words) < 2 or words[-1] == "timeout":
+        return False
+    return (
+        words[0] in _LOWER_NAME_PROBLEMS
+        or words[-1] in _LOWER_NAME_OUTCOMES
+        or failure_lexicon.states_outcome("_".join(w.upper() for w in words))
+    )
+
+
+def _blank_names(head: str) -> str:
+    """``head`` with the names ``_LOWER_NAME`` finds blanked (``_n_``), unless they state an outcome."""
+    if "_" not in head and not _MIXED_CASE.search(head):
+        return head
+    out = _LOWER_NAME.sub(lambda m: m.group() if _is_outcome_name(m.group()) else "_n_", head)
+    return head if out == head else out
+
+
+_MIXED_CASE = re.compile(r"[a-z][A-Z]")
+
+
 def _by_text_head(head: str) -> str | None:
     """``_by_text`` of ``text[:8000]``."""
+    low = _lower(head)
+    report = _RUNTIME_REPORT.search(low) is not None
+    if not report:
+        # a variable's or a field's name says what, never what kind (method 33): its words are not read (a runtime's
+        # report keeps its own words whole: glibc's ``corrupted size vs. prev_size``)
+        blanked = _blank_names(head)
+        if blanked is not head:
+            head, low = blanked, _lower(blanked)
     # the failure lexicon's exact evidence first: the error name a line ends with (``unable to create compilation:
     # AccessDenied``: the reason, not the activity), an operating system's error code or message (``Disk quota
     # exceeded`` is a full disk, not an API's quota; ``getaddrinfo ENOTFOUND`` a name that does not resolve)
-    low = _lower(head)
     reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head, low)
     # the failed operation the line states (the clause model, failure_lexicon._OPERATIONS): with the reason, by the
     # documented precedence (the reason decides unless it is an absence the operation's kind explains)
     operation = None
-    if failure_lexicon.may_state_operation(low) and _RUNTIME_REPORT.search(low) is None:
+    if failure_lexicon.may_state_operation(low) and not report:
         # (a file's path is where, not what: its words are not read; a runtime's memory report, Valgrind's ``Bad
         # permissions for mapped region``, states no operation: it is a crash, whatever its words)
         operation = failure_lexicon.failed_operation(_PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low)

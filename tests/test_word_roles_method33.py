@@ -1,0 +1,129 @@
+"""Signing method 33: a word's role decides whether it names a category (docs/signatures.md, "Method 33").
+
+- ``failed`` names a test's or a check's failure (test_failure) only as a verdict: first or last on its line, a count,
+  or said of a test or check on the same line; an operation's ``failed`` whose reason follows (``Automatic merge
+  failed; fix conflicts``, ``UNIQUE constraint failed: plans.slug``) is not a test;
+- a variable's, field's, key's or function's name (lower-case initial, snake_case or camelCase) is what a failure is
+  about, never its kind, unless the name itself states an outcome (an error code in lower case).
+
+The rules are checked alone (the learned fallback off), as ``categorize`` reads them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from harness_memory.error_signatures import categorize
+from harness_memory.failure_excerpt import extract
+
+
+def rules(text: str) -> str:
+    return categorize(extract(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Automatic merge failed; fix conflicts and then commit the result.",
+        "Runtime error near line 5: UNIQUE constraint failed: plans.slug (19)",
+        "sqlite3.IntegrityError: NOT NULL constraint failed: accounts.email",
+        'E1127 14:02:33.776373   24461 run.go:72] "command failed" err="accumulating resources: may not add resource"',
+        "error: failed to convert config.yaml to json",
+        "deploy: rollout failed because the image could not be pulled from the mirror",
+    ],
+)
+def test_an_operation_that_failed_is_no_test(text):
+    assert rules(text) != "test_failure", text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "downloads/helm-v3.16.3-linux-amd64.tar.gz: FAILED",
+        "black....................................................................Failed",
+        "---------------- RESULT: FAILED (minimum: 80.0%, actual: 37.5%) ----------------",
+        "commit validation: failed!",
+        "test tests::rejects_garbage - should panic ... FAILED",
+        "tests/test_parser.py::test_empty_input FAILED                                [ 50%]",
+        "FAILED tests/test_parser.py::test_empty_input",
+        "==== 1 failed, 2 passed in 0.12s ====",
+        "error: Recipe `test` failed on line 4 with exit code 1",
+        "npm ERR! Failed at the ledger@1.0.0 test script.",
+        "Tests failed",
+        "2 checks failed",
+    ],
+)
+def test_a_verdict_or_a_count_is_a_test_failure(text):
+    assert rules(text) == "test_failure", text
+
+
+@pytest.mark.parametrize(
+    "text, not_this",
+    [
+        ('✘ [ERROR] No matching export in "src/config.js" for import "connectTimeout"', "timeout"),
+        ("error: unknown field `read_timeout`, expected one of `name`, `version`", "timeout"),
+        ("ReferenceError: socketTimeout is not defined", "timeout"),
+        ("src/a.ts(3,5): error TS2339: Property 'retryTimeout' does not exist on type 'Options'.", "timeout"),
+        ("AttributeError: module 'app' has no attribute 'oom_guard'", "out_of_memory"),
+        ("NameError: name 'permission_check' is not defined", "permission"),
+        (
+            "40B70E732A7F0000:error:1608010C:STORE routines:ossl_store_handle_load_result:unsupported:"
+            "../crypto/store/store_result.c:151:",
+            "network",
+        ),
+    ],
+)
+def test_a_variable_s_name_is_not_the_failure_s_kind(text, not_this):
+    assert rules(text) != not_this, text
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"error":{"code":"rate_limit_exceeded","message":"slow down"}}', "rate_limit"),
+        ('{"error": {"errors": [{"reason": "rateLimitExceeded"}]}}', "rate_limit"),
+        ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc", "out_of_memory"),
+        # class and exception names and upper-case codes are read as before
+        (
+            "requests.exceptions.ConnectTimeout: HTTPSConnectionPool(host='x', port=443): Max retries exceeded",
+            "timeout",
+        ),
+        ("Error: connect ETIMEDOUT 10.0.0.1:443", "timeout"),
+        ("E   TimeoutError: timed out waiting for db_connection", "timeout"),
+        ("socket_timeout_exception: 30,000 milliseconds timeout on connection", "timeout"),
+    ],
+)
+def test_a_name_that_states_an_outcome_is_still_read(text, expected):
+    assert rules(text) == expected, text
+
+
+# words that the category rules know (alone they name a category) and words that name things
+_KEYED = ["timeout", "rate", "limit", "oom", "memory", "permission", "socket", "network", "connection", "ssl", "token",
+          "quota", "host", "proxy", "alloc", "stack", "throttle", "auth", "lock", "deadline"]  # fmt: skip
+_THINGS = ["guard", "check", "path", "value", "handler", "config", "setting", "count", "helper", "client", "pool",
+           "name", "key", "id", "holder", "table"]  # fmt: skip
+_TEMPLATES = [
+    "NameError: name '{}' is not defined",
+    "ReferenceError: {} is not defined",
+    'No matching export in "src/config.js" for import "{}"',
+    "src/app.ts(3,5): error TS2339: Property '{}' does not exist on type 'Options'.",
+    "error: unknown field `{}`, expected one of `name`, `version`",
+    "AttributeError: 'Settings' object has no attribute '{}'",
+    "KeyError: '{}'",
+]
+
+
+@st.composite
+def lower_names(draw):
+    """A lower-case-initial name of keyed words ending in a word that names a thing (so it states no outcome)."""
+    words = draw(st.lists(st.sampled_from(_KEYED + _THINGS), min_size=1, max_size=3)) + [draw(st.sampled_from(_THINGS))]
+    if draw(st.booleans()):
+        return "_".join(words)
+    return words[0] + "".join(w.capitalize() for w in words[1:])
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=lower_names(), template=st.sampled_from(_TEMPLATES))
+def test_a_variable_s_name_never_changes_the_category(name, template):
+    assert rules(template.format(name)) == rules(template.format("foo_bar")), (template, name)
