@@ -1385,12 +1385,39 @@ def _is_outcome_name(name: str) -> bool:
     )
 
 
-def _blank_names(head: str) -> str:
-    """``head`` with the names ``_LOWER_NAME`` finds blanked (``_n_``), unless they state an outcome."""
-    if "_" not in head and not _MIXED_CASE.search(head):
-        return head
-    out = _LOWER_NAME.sub(lambda m: m.group() if _is_outcome_name(m.group()) else "_n_", head)
+# The name a noun of names introduces (method 33): ``Unknown config option: timeout``, ``unknown flag: --memory``,
+# ``Invalid value for option 'timeout'``, ``Unknown key 'ExecStrat' in section [Service]``, ``Unknown column 'quota'``
+# name the option, flag, key or column, whatever their words; quoted, or bare at the end of its clause (``open key:
+# permission denied`` goes on, and is read)
+_NAME_NOUNS = (
+    r"(?i)\b(?:options?|arguments?|fields?|keys?|propert(?:y|ies)|attributes?|parameters?|settings?|variables?|flags?|"
+    r"columns?|directives?|keywords?|identifiers?|members?|symbols?)\b"
+)
+_NAMED_AFTER = re.compile(
+    _NAME_NOUNS + r"(?: (?:named|called))?:? {0,3}=? {0,3}(?:(['\"`])(-{0,2}[A-Za-z][\w.-]{0,80})\1|"
+    r"(-{0,2}[A-Za-z][\w.-]{0,80})(?=[ \t]*(?:$|\n|[,;)])))"
+)
+
+
+def _blank_name_after(m: re.Match[str]) -> str:
+    start = m.start(2) if m.group(2) is not None else m.start(3)
+    end = m.end(2) if m.group(2) is not None else m.end(3)
+    whole = m.group()
+    return whole[: start - m.start()] + "_n_" + whole[end - m.start() :]
+
+
+def _blank_names(head: str, low: str) -> str:
+    """``head`` with the names ``_LOWER_NAME`` finds blanked (``_n_``), unless they state an outcome, and the names
+    a noun of names introduces (``_NAMED_AFTER``); ``low``: ``_lower(head)``."""
+    out = head
+    if "_" in head or _MIXED_CASE.search(head):
+        out = _LOWER_NAME.sub(lambda m: m.group() if _is_outcome_name(m.group()) else "_n_", out)
+    if _NAME_NOUN_HINT.search(low) is not None:
+        out = _NAMED_AFTER.sub(_blank_name_after, out)
     return head if out == head else out
+
+
+_NAME_NOUN_HINT = re.compile(_NAME_NOUNS.replace("(?i)", ""))  # (over the lower-cased text: much faster)
 
 
 _MIXED_CASE = re.compile(r"[a-z][A-Z]")
@@ -1403,7 +1430,7 @@ def _by_text_head(head: str) -> str | None:
     if not report:
         # a variable's or a field's name says what, never what kind (method 33): its words are not read (a runtime's
         # report keeps its own words whole: glibc's ``corrupted size vs. prev_size``)
-        blanked = _blank_names(head)
+        blanked = _blank_names(head, low)
         if blanked is not head:
             head, low = blanked, _lower(blanked)
     # the failure lexicon's exact evidence first: the error name a line ends with (``unable to create compilation:

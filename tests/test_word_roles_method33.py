@@ -79,6 +79,20 @@ def test_a_variable_s_name_is_not_the_failure_s_kind(text, not_this):
 
 
 @pytest.mark.parametrize(
+    "text, not_this",
+    [
+        ("ERROR: Unknown config option: timeout", "timeout"),
+        ("error: unknown flag: --memory", "out_of_memory"),
+        ("Invalid value for option 'timeout': must be > 0", "timeout"),
+        ("ERROR 1054 (42S22): Unknown column 'quota' in 'field list'", "rate_limit"),
+        ("error: unexpected argument '--proxy' found", "network"),
+    ],
+)
+def test_the_name_a_noun_of_names_introduces_is_not_read(text, not_this):
+    assert rules(text) != not_this, text
+
+
+@pytest.mark.parametrize(
     "text, expected",
     [
         ('{"error":{"code":"rate_limit_exceeded","message":"slow down"}}', "rate_limit"),
@@ -92,6 +106,8 @@ def test_a_variable_s_name_is_not_the_failure_s_kind(text, not_this):
         ("Error: connect ETIMEDOUT 10.0.0.1:443", "timeout"),
         ("E   TimeoutError: timed out waiting for db_connection", "timeout"),
         ("socket_timeout_exception: 30,000 milliseconds timeout on connection", "timeout"),
+        # a noun of names followed by words that go on is a sentence, read as before
+        ("open key: permission denied", "permission"),
     ],
 )
 def test_a_name_that_states_an_outcome_is_still_read(text, expected):
