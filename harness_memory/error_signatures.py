@@ -197,7 +197,12 @@ DEFAULT_THRESHOLD = 0.7
 #    or says only ``exited with non-zero code`` is a trailer; Valgrind's thread checkers' records (Helgrind's
 #    ``Possible data race during ...``, DRD's ``Conflicting store by thread ...``) are runtime reports
 # 32 the learned category fallback retrained on every split of the corpus (dev..heldout17, 564 logs): categories only
-SIGNATURE_METHOD = 32
+# 33 a word's role, two more cases (docs/signatures.md, "Method 33"): ``failed`` names a test's or check's failure only
+#    as a verdict (first or last on its line, or a count), not as an operation's outcome whose reason follows
+#    (``Automatic merge failed; fix conflicts``, ``UNIQUE constraint failed: t.c``); a variable's, field's or key's
+#    name (lower snake_case or camelCase: ``read_timeout``, ``connectTimeout``, ``oom_guard``) is what a failure is
+#    about, not its kind, unless the name itself states an outcome (``rate_limit_exceeded``, ``permission_denied``)
+SIGNATURE_METHOD = 33
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -969,7 +974,19 @@ _BY_TEXT = [
     (
         "test_failure",
         re.compile(
-            r"(?i)\bFAILED\b|\bFAIL:|tests? failed|failures?=|test failure|"
+            # ``failed`` as a check's verdict (method 33): first on its line (``FAILED tests/x.py::t``, ``[FAILED]
+            # ...``, ``Failed: DID NOT RAISE``), last on it (``black.....Failed``, ``RESULT: FAILED (minimum: 80%)``,
+            # ``x.tar.gz: FAILED``, ``... FAILED [ 42%]``), a count (``1 failed, 2 passed``) or said of a test or a
+            # check on the same line (``Recipe `test` failed on line 4``, ``Failed at the ... test script``); not an operation's
+            # outcome whose reason follows (``Automatic merge failed; fix conflicts``, ``UNIQUE constraint failed:
+            # t.c``, ``failed to open``, ``"command failed" err=...``): that reason, or nothing, decides
+            r"(?i)(?:^|\n)[^\w\n]{0,8}FAILED\b(?! (?:to|with|at|while|because|in|on|for|due|during|after|when|as)\b)|"
+            r"\bFAILED\b[^\w\n(\[]{0,80}(?:\([^\n)]{0,200}\)[^\w\n]{0,40}|\[ {0,2}\d{1,3}%\][^\w\n]{0,4})?(?=\n|$)|"
+            r"(?:^|\n)[^\n]{0,40}?[\]|\s]FAILED (?!(?:to|with|at|while|because|in|on|for|due|during|after|when|as)\b)"
+            r"[^\s;:,(\-]|"  # (after a runner's prefix: ``[gw1] [ 50%] FAILED t.py::x``, ``app-1  | FAILED ...``)
+            r"\bFAILED\s{1,60}(?:in\s)?\d[\d.]*\s?(?:s|ms|sec|secs|seconds|m|min)\b|\bFAILED=\d|"  # a time, a count
+            r"\b\d+ FAILED\b|\b(?:TESTS?|CHECKS?|SPECS?)\b[^\n]{0,60}\bFAILED\b|\bFAILED\b[^\n]{0,60}\b(?:TESTS?|CHECKS?|SPECS?)\b|"
+            r"\bFAIL:|failures?=|test failure|"
             r"are (?:definitely|indirectly) lost in loss record|invalid (?:read|write) of size|uninitialised value|"
             r"\bxpass\b|unexpected(?:ly)? (?:success|pass)|would reformat|would be reformatted|incorrectly sorted|"
             r"not (?:properly )?formatted|needs? (?:re)?formatting|code style issues|"
@@ -1338,12 +1355,131 @@ def _by_text(text: str) -> str | None:
     return _by_text_short(head) if len(head) <= _BY_TEXT_CACHED else _by_text_head(head)
 
 
+# A variable's, field's, key's or function's name in running text (method 33): a run of word characters that opens
+# with a lower-case letter and is snake_case or camelCase (``read_timeout``, ``connectTimeout``, ``oom_guard``,
+# ``ossl_store_handle_load_result``). It names what the failure is about, not what kind of failure it is: ``No
+# matching export for import "connectTimeout"`` is no timeout, ``NameError: name 'permission_check' is not defined``
+# no permission. Such a name is blanked before the words are read, unless
+# - the rules' own patterns hold it (CMake's ``find_package``, RSpec's ``end_with``, glibc's ``prev_size``): it is
+#   their evidence;
+# - it states an outcome itself: an error code in lower case (``rate_limit_exceeded``, ``context_length_exceeded``,
+#   ``permission_denied``, ``notFound``, ``cudaErrorLaunchTimeout``, Elasticsearch's ``socket_timeout_exception``;
+#   a first word that states a problem: OAuth's ``invalid_grant``, OpenAI's ``insufficient_quota``, C++'s
+#   ``std::bad_alloc`` and ``out_of_range``), snake_case names ending in ``timeout`` included (hackney's
+#   ``:connect_timeout``, Envoy's ``upstream_response_timeout``, Stripe's ``lock_timeout``) but not camelCase ones,
+#   which are variables and fields (``connectTimeout``, ``socketTimeout``);
+# - it is a test's name (a word ``test``/``spec``: ``test_parser``, ``testDebugUnitTest``): it becomes the word
+#   ``test``, the evidence that a test ran, without its other words (``test_connection_refused`` is no network error).
+# Class and exception names (``ConnectTimeout``, ``SocketTimeoutException``) and upper-case codes (``ETIMEDOUT``) open
+# with a capital: the failure lexicon reads them as before.
+_LOWER_NAME = re.compile(r"(?<![\w$])[a-z][a-z0-9]*(?:_[a-zA-Z0-9]|[A-Z])\w*")
+_MIXED_CASE = re.compile(r"[a-z0-9][A-Z]")
+_LOWER_NAME_OUTCOMES = frozenset({"failed", "exceeded", "denied"})
+_LOWER_NAME_ERRORS = frozenset({"error", "errors", "exception", "failure", "fault"})  # anywhere in the name
+_LOWER_NAME_TESTS = frozenset({"test", "tests", "spec", "specs"})
+# the first word of a name that states a problem with what follows (``bad_alloc``, ``invalid_argument``,
+# ``unsupported_grant_type``, ``insufficient_quota``, ``no_such_key``, ``out_of_range``)
+_LOWER_NAME_PROBLEMS = frozenset(
+    "bad invalid illegal unsupported incompatible insufficient unknown unauthorized unauthorised unauthenticated "
+    "forbidden missing no not out too".split()
+)
+
+
+def _names_in(pattern: str) -> set[str]:
+    """The names ``_LOWER_NAME`` finds in a pattern's or a literal's text (its escapes apart)."""
+    return set(_LOWER_NAME.findall(re.sub(r"\\[A-Za-z]", " ", pattern)))
+
+
+# the names the rules' own patterns and keys hold, and those of a runtime's reports (method 30, read whole)
+_RULE_NAMES = frozenset(
+    set().union(
+        *(_names_in(rx.pattern) for _cat, rx in _BY_TEXT),
+        *(_names_in(k) for keys in _TEXT_KEYS.values() for k in keys),
+        *(_names_in(t) for t in RUNTIME_REPORTS),
+    )
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_as_read(name: str) -> str:
+    """What the words are read in place of a lower-case-initial snake_case or camelCase name (``_LOWER_NAME``): the
+    name itself, ``test``, or the blank ``_n_``."""
+    if name in _RULE_NAMES:
+        return name
+    words = failure_lexicon.split_name(name.replace("_", " "))
+    if any(w in _LOWER_NAME_TESTS for w in words):
+        return "test"
+    if len(words) < 2:
+        return "_n_"
+    if any(w in _LOWER_NAME_ERRORS for w in words):
+        return name  # an error's name (``cudaErrorLaunchTimeout``, ``socket_timeout_exception``)
+    if words[-1] == "timeout":
+        return name if "_" in name else "_n_"
+    if (
+        words[0] in _LOWER_NAME_PROBLEMS
+        or words[-1] in _LOWER_NAME_OUTCOMES
+        or failure_lexicon.states_outcome("_".join(w.upper() for w in words))
+    ):
+        return name
+    return "_n_"
+
+
+# The name a noun of names introduces (method 33): ``Invalid value for option 'timeout'``, ``Unknown key 'ExecStrat'
+# in section [Service]``, ``Unknown column 'quota'``, ``name 'permission_check' is not defined`` name an option, a key,
+# a column, a variable, whatever their words: a quoted name after such a noun, and a bare lower-case one that ends
+# its clause after a noun that a word of trouble comes before (``Unknown config option: timeout``, ``unknown flag:
+# --memory``). A bare word after a noun alone goes on being read (``failed to load settings: EACCES``, ``open key:
+# permission denied``).
+_NAME_NOUNS = (
+    r"\b(?:options?|arguments?|fields?|keys?|propert(?:y|ies)|attributes?|parameters?|settings?|variables?|flags?|"
+    r"columns?|tables?|directives?|keywords?|identifiers?|members?|symbols?|names?|imports?|exports?|methods?|"
+    r"functions?)\b"
+)
+_NAMED_QUOTED = re.compile(
+    r"(?i)" + _NAME_NOUNS + r"(?: (?:named|called))?:? {0,3}=? {0,3}(['\"`])(-{0,2}[A-Za-z][\w.-]{0,80})\1"
+)
+_NAMED_BARE = re.compile(
+    r"(?i)\b(?:unknown|invalid|unrecogni[sz]ed|unexpected|unsupported|undefined|no such|bad|illegal|duplicated?|"
+    r"deprecated|unused)\b(?: [\w-]{1,40}){0,3}? "
+    + _NAME_NOUNS
+    + r":? {0,3}=? {0,3}(-{0,2}[a-z][\w.-]{0,80})(?=[ \t]*(?:$|\n|[,;)]))"
+)
+# (the nouns' stems as a trie over the lower-cased text: a cheap test before the two patterns)
+_NAME_NOUN_HINT = re.compile(
+    literal_set_pattern(
+        "option argument field key propert attribute parameter setting variable flag column table directive keyword "
+        "identifier member symbol name import export method function".split()
+    )
+)
+
+
+def _blank_group(m: re.Match[str]) -> str:
+    """``m``'s text with its last group (the name) blanked."""
+    g = m.lastindex or 0
+    return m.group()[: m.start(g) - m.start()] + "_n_" + m.group()[m.end(g) - m.start() :]
+
+
+def _blank_names(head: str, low: str) -> str:
+    """``head`` with its names as ``_name_as_read`` reads them, and the names a noun of names introduces blanked
+    (``_NAMED_QUOTED``, ``_NAMED_BARE``); ``low``: ``_lower(head)``."""
+    out = head
+    if "_" in head or _MIXED_CASE.search(head):
+        out = _LOWER_NAME.sub(lambda m: _name_as_read(m.group()), out)
+    if _NAME_NOUN_HINT.search(low) is not None:
+        out = _NAMED_BARE.sub(_blank_group, _NAMED_QUOTED.sub(_blank_group, out))
+    return head if out == head else out
+
+
 def _by_text_head(head: str) -> str | None:
     """``_by_text`` of ``text[:8000]``."""
+    low = _lower(head)
+    # a variable's or a field's name says what, never what kind (method 33): its words are not read
+    blanked = _blank_names(head, low)
+    if blanked is not head:
+        head, low = blanked, _lower(blanked)
     # the failure lexicon's exact evidence first: the error name a line ends with (``unable to create compilation:
     # AccessDenied``: the reason, not the activity), an operating system's error code or message (``Disk quota
     # exceeded`` is a full disk, not an API's quota; ``getaddrinfo ENOTFOUND`` a name that does not resolve)
-    low = _lower(head)
     reason = failure_lexicon.trailing_reason(head) or failure_lexicon.os_reason(head, low)
     # the failed operation the line states (the clause model, failure_lexicon._OPERATIONS): with the reason, by the
     # documented precedence (the reason decides unless it is an absence the operation's kind explains)

@@ -51,6 +51,7 @@ __all__ = [
     "trailing_reason",
     "split_name",
     "name_category",
+    "states_outcome",
     "published_category",
     "text_category",
     "os_reason",
@@ -275,6 +276,12 @@ def _states_outcome(token: str) -> bool:
     # or an HTTP status's reason phrase as a name (``TooManyRequests``, ``ServiceUnavailable``)
     joined = " ".join(words)
     return words[-1] in _OUTCOMES or words[0] in _ABSENCE or "no such" in joined or joined.endswith(_PHRASE_ENDS)
+
+
+def states_outcome(name: str) -> bool:
+    """Whether an identifier states an outcome (``AccessDenied``, ``QUOTA_EXCEEDED``, ``NoSuchKey``, a published
+    error name) rather than naming a thing (``ConnectionPool``) or a test (``TestConnectionRefused``)."""
+    return _states_outcome(name)
 
 
 def os_reason(text: str, low: str | None = None) -> str | None:
