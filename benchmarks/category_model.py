@@ -60,6 +60,7 @@ SPLIT_COMMITS = {
     "heldout16": "89c2cb1",
     "heldout17": "7175d11",
     "heldout18": "4ba1eac",
+    "heldout19": "a9ba2b8",
 }
 _DUMP = """
 import gzip, json, sys
