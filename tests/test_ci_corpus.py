@@ -189,6 +189,22 @@ RUNNER_OWN_LINES = {
         r"|Retrieving source code|Initialized empty Git repository|Checking out [0-9a-f]{40}|\+ |Command exited with code \d+$"
         r"|Job finished$)"
     ),
+    # heldout19's README section (added after its one first run, on which no excerpt started on any of these): Zuul's
+    # job-output lines of its own (the executor's pre-run lines, `PRE-RUN`/`RUN`/`POST-RUN` START and END, `PLAY [...]`,
+    # `TASK [...]`, `PLAY RECAP` and its host rows, a task's `ok`/`changed` status, the failed command's `ERROR` and
+    # its JSON result); Bitrise's banner, `Version:`, `Running workflow:` / `Switching to workflow:`, its step boxes,
+    # result and summary rows, the `git-clone` step's output, `+ <cmd>` echoes, `▼` and `Bitrise build failed`
+    "zuul": re.compile(
+        r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6} \|(?:$| (?:Job console starting|Updating git repos|Cloning repos"
+        r"|Restoring repo states|Merging changes|Checking out repos|Preparing playbooks|Running Ansible setup"
+        r"|(?:PRE-|POST-)?RUN (?:START|END RESULT_\w+): |PLAY \[|TASK \[|PLAY RECAP$|[\w.-]+ \| (?:ok|changed|ERROR|\{|\})$"
+        r"|[\w.-]+ \| ok: \d+ changed: \d+ |[\w.-]+ \|   \"(?:delta|end|msg|rc|start)\": ))"
+    ),
+    "bitrise": re.compile(
+        r"^  [█╚]|^Version: \d|^INFO\[[\d:]+\] (?:Running|Switching to) workflow|^\+[-+]+\+$|^\|.*\|$|^ +▼$"
+        r"|^Git Clone Configs:$|^- [A-Za-z]+: |^Fetching repository\.\.\.$|^Checking out commit\.\.\.$|^\$ git |^Checked out "
+        r"|^\+ |^Bitrise build failed \(exit code: \d+\)$"
+    ),
 }
 
 
