@@ -104,6 +104,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "error_signatures": (
         "harness_memory/error_signatures.py",
         [
+            "tests/test_word_roles_method33.py",  # method 33 (2026-11-27)
             "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
             "tests/test_published_hierarchies.py",  # method 29
             # methods 27/28's edges and the clause model (written for the mutants of their new code, 2026-11-27)
@@ -145,6 +146,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_lexicon": (
         "harness_memory/failure_lexicon.py",
         [
+            "tests/test_word_roles_method33.py",  # method 33 (2026-11-27)
             "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
             "tests/test_published_hierarchies.py",  # method 29
             "tests/test_clause_model_strength.py",

@@ -71,6 +71,7 @@ def test_an_operation_that_failed_is_no_test(text, expected):
         "//foo/bar:parser_test                                                    FAILED in 0.5s",
         "1/3 Test #1: parser_test ..............................................***Failed    0.01 sec",
         "Execution failed for task ':app:testDebugUnitTest'.",
+        "Execution failed for task ':web:browserSpecs'.",  # a spec's name reads as a test too
     ],
 )
 def test_a_verdict_or_a_count_is_a_test_failure(text):
@@ -130,6 +131,7 @@ _CMAKE = (
         ("** (HTTPoison.Error) :connect_timeout", "timeout"),
         ('[2024-01-01T00:00:00.000Z] "GET /api HTTP/1.1" 504 UT upstream_response_timeout 0 24 15000', "timeout"),
         ('{"error":{"code":"lock_timeout","message":"x"}}', "timeout"),
+        ("error: rate_limit_failed", "rate_limit"),  # a code ending in failed states an outcome
         ("RuntimeError: cudaErrorLaunchTimeout", "timeout"),
         # the rules' own snake_case evidence (CMake's find_package, RSpec's end_with)
         (_CMAKE.format("Boost", "Boost_INCLUDE_DIR system filesystem"), "import_error"),
