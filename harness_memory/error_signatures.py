@@ -1103,7 +1103,8 @@ _TEXT_KEYS = {
         "find",
         "lib",
         "package requirements",
-        "lock",
+        "lockfile",  # (not ``lock``: it is inside every ``block``, and these patterns all need the lock file)
+        "lock file",
         "resolved",
         "downloaded",
         "no matching package",
@@ -1463,7 +1464,9 @@ def _blank_names(head: str, low: str) -> str:
     """``head`` with its names as ``_name_as_read`` reads them, and the names a noun of names introduces blanked
     (``_NAMED_QUOTED``, ``_NAMED_BARE``); ``low``: ``_lower(head)``."""
     out = head
-    if "_" in head or _MIXED_CASE.search(head):
+    if ("_" in head or _MIXED_CASE.search(head)) and _ANY_KEY.search(low) is not None:
+        # (a text without any category key reads the same with its lower-case names or without: they are not
+        # looked at then, the cost of a pass over every line of a log)
         out = _LOWER_NAME.sub(lambda m: _name_as_read(m.group()), out)
     if _NAME_NOUN_HINT.search(low) is not None:
         out = _NAMED_BARE.sub(_blank_group, _NAMED_QUOTED.sub(_blank_group, out))
