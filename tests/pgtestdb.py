@@ -5,28 +5,56 @@ dropped in milliseconds), named in the URL's ``search_path``."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import uuid
 from urllib.parse import quote
 
 _server = None
 _base: str | None = None
+_folders: list[str] = []  # the temporary folders this process made for its server, removed at its exit
+_owner = 0  # the process that started the server
 
-# pgserver asks platformdirs for a runtime folder, which warns unless a private one is set
-os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="hm-run-"))
+
+def _remove_folders() -> None:
+    """At the exit of the process that started the server: remove the folders it made for it (the runtime folder was
+    made at import before, in every test process, and never removed: 1,279 of them had gathered in /tmp here), after
+    stopping the server if pgserver's own exit handler did not (it stops and deletes only when no other process it saw
+    still holds the server). A process killed before its exit (a mutation run's timeout) still leaves its folders."""
+    if os.getpid() != _owner:
+        return  # (a forked child: the server and its folders are its parent's)
+    if _server is not None and os.path.isdir(str(_server.pgdata)):
+        import subprocess
+
+        import pgserver
+
+        try:
+            pgserver.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=_server.pgdata, user=_server.system_user)
+        except subprocess.CalledProcessError:
+            print("pgtestdb: the test server was already stopped")  # (pgserver's own handler stopped it)
+    for folder in _folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def base_url() -> str:
     """The server's URL (started on first use in this process)."""
-    global _server, _base
+    global _server, _base, _owner
     if _base is not None:
         return _base
     url = os.environ.get("HARNESS_MEMORY_TEST_PG_URL")
     if not url:
+        # pgserver asks platformdirs for a runtime folder, which warns unless a private one is set
+        if not os.environ.get("XDG_RUNTIME_DIR"):
+            _folders.append(tempfile.mkdtemp(prefix="hm-run-"))
+            os.environ["XDG_RUNTIME_DIR"] = _folders[-1]
         import pgserver
 
-        _server = pgserver.get_server(tempfile.mkdtemp(prefix="hm-pg-"), cleanup_mode="delete")
+        _folders.append(tempfile.mkdtemp(prefix="hm-pg-"))
+        _owner = os.getpid()
+        atexit.register(_remove_folders)  # (before pgserver's own handler: atexit runs it after that one)
+        _server = pgserver.get_server(_folders[-1], cleanup_mode="delete")
         url = _server.get_uri()
     import psycopg
 
