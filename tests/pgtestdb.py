@@ -21,8 +21,8 @@ _owner = 0  # the process that started the server
 def _remove_folders() -> None:
     """At the exit of the process that started the server: remove the runtime folder made for it (it was made at
     import before, in every test process, and never removed: 1,279 of them had gathered in /tmp here). The server's
-    data folder is pgserver's to stop and delete (``cleanup_mode="delete"``): stopping and deleting it here as well left
-    a half-deleted data folder after one CI run (not understood), which pgserver alone had not."""
+    data folder is pgserver's to stop and delete (``cleanup_mode="delete"``). Some runs leave it half-deleted, whether
+    this handler also stops and deletes it or not (seen once each way, not understood)."""
     if os.getpid() != _owner:
         return  # (a forked child: the folders are its parent's)
     for folder in _folders:
