@@ -1419,7 +1419,8 @@ def _name_as_read(name: str) -> str:
     if (
         words[0] in _LOWER_NAME_PROBLEMS
         or words[-1] in _LOWER_NAME_OUTCOMES
-        or failure_lexicon.states_outcome("_".join(w.upper() for w in words))
+        or failure_lexicon.is_published_name("_".join(w.upper() for w in words))  # (an upper-case code, in lower case)
+        or failure_lexicon.words_state_outcome(words)
     ):
         return name
     return "_n_"

@@ -51,7 +51,8 @@ __all__ = [
     "trailing_reason",
     "split_name",
     "name_category",
-    "states_outcome",
+    "is_published_name",
+    "words_state_outcome",
     "published_category",
     "text_category",
     "os_reason",
@@ -265,9 +266,19 @@ def name_category(name: str) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def _states_outcome(token: str) -> bool:
     """Whether a name in running text states an outcome (see the module docstring), not a thing."""
-    if token in _NAMED or token in ERROR_CODES or token in _PUBLISHED_CLASSES:
-        return True  # (a published exception class is an error's name, whatever its words: ``RemoteDisconnected``)
-    words = split_name(token)
+    return is_published_name(token) or words_state_outcome(split_name(token))
+
+
+def is_published_name(name: str) -> bool:
+    """Whether ``name`` is a published error name: ``_NAMED``, an error code, an exception class of a published
+    hierarchy (an error's name, whatever its words: ``RemoteDisconnected``)."""
+    return name in _NAMED or name in ERROR_CODES or name in _PUBLISHED_CLASSES
+
+
+def words_state_outcome(words: list[str]) -> bool:
+    """Whether a name of these lower-case words (``split_name``) states an outcome (``access denied``, ``quota
+    exceeded``, ``no such key``) rather than naming a thing (``connection pool``) or a test (``test connection
+    refused``)."""
     if len(words) < 2 or words[0] in _TEST_WORDS or words[-1] in _TEST_WORDS:
         return False  # (a test's name, ``TestConnectionRefused``, says what it tests, not what failed)
     if words[-1] in _SUFFIXES:
@@ -276,12 +287,6 @@ def _states_outcome(token: str) -> bool:
     # or an HTTP status's reason phrase as a name (``TooManyRequests``, ``ServiceUnavailable``)
     joined = " ".join(words)
     return words[-1] in _OUTCOMES or words[0] in _ABSENCE or "no such" in joined or joined.endswith(_PHRASE_ENDS)
-
-
-def states_outcome(name: str) -> bool:
-    """Whether an identifier states an outcome (``AccessDenied``, ``QUOTA_EXCEEDED``, ``NoSuchKey``, a published
-    error name) rather than naming a thing (``ConnectionPool``) or a test (``TestConnectionRefused``)."""
-    return _states_outcome(name)
 
 
 def os_reason(text: str, low: str | None = None) -> str | None:

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 _server = None
 _base: str | None = None
-_folders: list[str] = []  # the runtime folder this process made for its server, removed at its exit
+_runtime: str | None = None  # the runtime folder this process made for its server, removed at its exit
 _owner = 0  # the process that started the server
 
 
@@ -25,21 +25,21 @@ def _remove_folders() -> None:
     this handler also stops and deletes it or not (seen once each way, not understood)."""
     if os.getpid() != _owner:
         return  # (a forked child: the folders are its parent's)
-    for folder in _folders:
-        shutil.rmtree(folder, ignore_errors=True)
+    if _runtime is not None:
+        shutil.rmtree(_runtime, ignore_errors=True)
 
 
 def base_url() -> str:
     """The server's URL (started on first use in this process)."""
-    global _server, _base, _owner
+    global _server, _base, _owner, _runtime
     if _base is not None:
         return _base
     url = os.environ.get("HARNESS_MEMORY_TEST_PG_URL")
     if not url:
         # pgserver asks platformdirs for a runtime folder, which warns unless a private one is set
         if not os.environ.get("XDG_RUNTIME_DIR"):
-            _folders.append(tempfile.mkdtemp(prefix="hm-run-"))
-            os.environ["XDG_RUNTIME_DIR"] = _folders[-1]
+            _runtime = tempfile.mkdtemp(prefix="hm-run-")
+            os.environ["XDG_RUNTIME_DIR"] = _runtime
         import pgserver
 
         _owner = os.getpid()
