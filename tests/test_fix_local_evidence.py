@@ -1,0 +1,113 @@
+"""A credit is evidence where it was given (issue 19): a fix taught for a failure of one test class (the
+error's origin, where its run started) and offered for another test class's failure with the same message,
+then credited unhelpful there, is still that first test class's fix. Before, the one unhelpful credit put the
+fix under "what did not work" for every error of the signature, its own included: on Defects4J a bug's own
+patch stopped coming back for its later traces after another bug of the same message refuted it. Both
+backends (the ``store`` fixture); the hypothesis property on SQLite."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from harness_memory import MemoryStore
+
+AGENT = "coder"
+FIX = "patch Parser.parse: reject an empty string"
+
+
+def trace(test: str, line: int = 12) -> str:
+    """A JUnit failure of ``test`` thrown inside the code under test: one signature for every test class."""
+    return (
+        "java.lang.IllegalArgumentException: String must not be empty\n"
+        "\tat org.example.Validate.notEmpty(Validate.java:92)\n"
+        "\tat org.example.Parser.parse(Parser.java:40)\n"
+        f"\tat org.example.{test}.testEmpty({test}.java:{line})\n"
+        "\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
+        "\tat junit.framework.TestCase.runTest(TestCase.java:176)\n"
+    )
+
+
+def ask(store, test, task_id, line=30):
+    return store.on_task_error({"id": task_id, "title": f"run {test}", "agent_id": AGENT}, trace(test, line))
+
+
+def offered(advice) -> list[str]:
+    return [m.content for m in advice.fixes]
+
+
+def test_the_traces_share_one_signature_and_differ_in_origin(store):
+    foo, bar = store.error_signature(trace("FooTest")), store.error_signature(trace("BarTest", 30))
+    assert foo.id == bar.id
+    assert (foo.origin, bar.origin) == ("org.example.FooTest", "org.example.BarTest")
+
+
+def test_refuted_in_another_origin_the_fix_still_comes_back_in_its_own(store):
+    store.learn_success(AGENT, FIX, error=trace("FooTest"))
+    shown = ask(store, "BarTest", "T-1")
+    assert offered(shown) == [FIX]  # the signature's fix, offered for another test class's failure
+    store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id="T-1")  # it did not help there
+    own = ask(store, "FooTest", "T-2", line=14)
+    assert offered(own) == [FIX]
+    ev = own.fix_evidence[0]
+    assert (ev.worked, ev.unhelpful) == (1, 0)  # the credit from BarTest is not part of FooTest's evidence
+    refuting = ask(store, "BarTest", "T-3", line=31)
+    assert offered(refuting) == [] and [m.content for m in refuting.failures] == [FIX]
+    third = ask(store, "BazTest", "T-4")  # never taught there: every credit counts, as before
+    assert offered(third) == [] and [m.content for m in third.failures] == [FIX]
+
+
+def test_a_credit_given_in_the_fix_s_own_origin_counts_there(store):
+    store.learn_success(AGENT, FIX, error=trace("FooTest"))
+    shown = ask(store, "FooTest", "T-1", line=20)
+    store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id="T-1")
+    assert offered(ask(store, "FooTest", "T-2", line=21)) == []
+
+
+def test_helpful_credits_from_elsewhere_are_not_counted_in_the_fix_s_own_origin_either(store):
+    m = store.learn_success(AGENT, FIX, error=trace("FooTest"))
+    store.apply(m.id, helpful=True, agent_id=AGENT, error=trace("BarTest"))
+    here = ask(store, "FooTest", "T-1").fix_evidence[0]
+    there = ask(store, "BarTest", "T-2").fix_evidence[0]
+    assert (here.helpful, there.helpful) == (0, 1)
+    assert here.score < there.score
+
+
+def test_a_link_made_only_by_a_credit_elsewhere_does_not_refute_the_kind_in_its_own_origin(store):
+    """A fix credited for an error none of its links is of gets a link of its own (worked 0, unhelpful 1) with the
+    credit's origin; a variant of the same kind later taught for that error in another origin is not refuted
+    there by it."""
+    a = store.learn_success(AGENT, "git apply fixes/a/parser.patch", error="KeyError: 'parser'")
+    store.apply(a.id, helpful=False, agent_id=AGENT, error=trace("BarTest"))  # no link of a to this signature yet
+    store.learn_success(AGENT, "git apply fixes/b/parser.patch", error=trace("FooTest"))  # the same kind
+    assert offered(ask(store, "FooTest", "T-1")) == ["git apply fixes/b/parser.patch"]
+    assert offered(ask(store, "BarTest", "T-2")) == []
+
+
+def test_credits_logged_before_their_origin_was_count_everywhere(store):
+    m = store.learn_success(AGENT, FIX, error=trace("FooTest"))
+    store.apply(m.id, helpful=False, agent_id=AGENT, error=trace("BarTest"))
+    with store._core.backend.write() as c:  # a credit given before the access log kept its error's origin
+        c.execute("UPDATE memory_access_log SET error_origin = NULL WHERE access_type = 'applied'")
+    assert offered(ask(store, "FooTest", "T-1")) == []
+
+
+def test_an_error_without_an_origin_keeps_every_credit(store):
+    plain = "ValueError: String must not be empty"  # no stack trace: no origin
+    m = store.learn_success(AGENT, FIX, error=plain)
+    store.apply(m.id, helpful=False, agent_id=AGENT, error=plain)
+    assert store.error_signature(plain).origin is None
+    assert offered(store.on_task_error({"id": "T-1", "title": "x", "agent_id": AGENT}, plain)) == []
+
+
+@hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(credits=st.lists(st.tuples(st.sampled_from(["FooTest", "BarTest"]), st.booleans()), max_size=6))
+def test_offered_by_the_credits_of_its_own_origin_there_and_by_all_credits_elsewhere(tmp_path_factory, credits):
+    with MemoryStore(tmp_path_factory.mktemp("local") / "m.db") as s:
+        m = s.learn_success(AGENT, FIX, error=trace("FooTest"))
+        for k, (test, helpful) in enumerate(credits):
+            s.apply(m.id, helpful=helpful, agent_id=AGENT, error=trace(test, 40 + k))
+        net_here = sum(1 if h else -1 for t, h in credits if t == "FooTest")
+        net_all = sum(1 if h else -1 for _t, h in credits)
+        # taught once (+1); offered while the net evidence is at least 0.5
+        assert (offered(ask(s, "FooTest", "T-a")) == [FIX]) == (1 + net_here >= 0.5), credits
+        assert (offered(ask(s, "BarTest", "T-b")) == [FIX]) == (1 + net_all >= 0.5), credits
