@@ -50,6 +50,8 @@ _ACCESS = (
     "timestamp",
     "error_signature",
     "duration_ms",
+    "task_signature",  # since migration 0022: the task of an advice, or of the advice a credit followed
+    "error_origin",  # since migration 0023: where the advised (or credited) error's run started
 )
 _ACCESS_TYPES = ("query", "applied", "updated", "invalidated")
 _ATTEMPT = (
@@ -297,6 +299,8 @@ def check_record(core: Core, rec: dict[str, Any]) -> StateRecord:
             "timestamp": _time(rec, "timestamp"),
             "error_signature": _opt_text(rec, "error_signature", 200),
             "duration_ms": duration,
+            "task_signature": _opt_text(rec, "task_signature", 1000),
+            "error_origin": _opt_text(rec, "error_origin", 1000),
         }
     elif kind == "attempt":
         if rec["result"] not in _RESULTS:

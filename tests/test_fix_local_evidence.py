@@ -111,3 +111,21 @@ def test_offered_by_the_credits_of_its_own_origin_there_and_by_all_credits_elsew
         # taught once (+1); offered while the net evidence is at least 0.5
         assert (offered(ask(s, "FooTest", "T-a")) == [FIX]) == (1 + net_here >= 0.5), credits
         assert (offered(ask(s, "BarTest", "T-b")) == [FIX]) == (1 + net_all >= 0.5), credits
+
+
+def test_export_and_import_keep_where_each_credit_was_given(store, tmp_path):
+    """The access log travels with the credits' error, origin and task: the copy answers as the original."""
+    store.learn_success(AGENT, FIX, error=trace("FooTest"))
+    shown = ask(store, "BarTest", "T-1")
+    store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id="T-1")
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    with MemoryStore(tmp_path / "copy.db") as other:
+        other.import_jsonl(out)
+        other.import_jsonl(out)  # twice: nothing added
+        assert offered(ask(other, "FooTest", "T-2")) == [FIX]
+        assert offered(ask(other, "BarTest", "T-3")) == []
+        rows = other._core.backend.execute(
+            "SELECT error_origin, task_signature FROM memory_access_log WHERE access_type = 'applied'"
+        ).fetchall()
+        assert [tuple(r) for r in rows] == [("org.example.BarTest", store.task_signature("run BarTest"))]
