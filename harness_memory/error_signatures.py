@@ -202,7 +202,13 @@ DEFAULT_THRESHOLD = 0.7
 #    (``Automatic merge failed; fix conflicts``, ``UNIQUE constraint failed: t.c``); a variable's, field's or key's
 #    name (lower snake_case or camelCase: ``read_timeout``, ``connectTimeout``, ``oom_guard``) is what a failure is
 #    about, not its kind, unless the name itself states an outcome (``rate_limit_exceeded``, ``permission_denied``)
-SIGNATURE_METHOD = 33
+# 34 one failure kind, one category in every language (docs/signatures.md, "Method 34"): arithmetic on a value outside
+#    the operation's domain (division or modulo by zero: Python's ZeroDivisionError and ArithmeticError, Java's
+#    ArithmeticException, Ruby's ZeroDivisionError, .NET's DivideByZeroException, Go's, Rust's, Perl's, PHP's, bash's
+#    and SQL's words) is type_error, like any value an operation cannot take; an index outside its array, list or
+#    string (Python's LookupError, Java's IndexOutOfBoundsException, Ruby's IndexError, Go's, Rust's, .NET's and
+#    Swift's words) is not_found, like a key that is not there
+SIGNATURE_METHOD = 34
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -746,6 +752,8 @@ _BY_EXCEPTION = [
     ),
     ("network", re.compile(r"Connection|Socket|UnknownHost|SSL|Network|HTTPError|URLError|ProtocolError")),
 ]
+# the archive and compression formats whose tools' words say a file is not of the format or ends early (method 34)
+_ARCHIVE_FORMATS = r"gzip|zip|bzip2|xz|lzma|zstd|tar|7z|rar"
 # a built-in type's name in any language's words (``Swift.Int``, ``java.lang.String``, ``interface {}``), lower case
 _TYPE_NAME = (
     r"(?:[\w.]{0,40}[.:])?\b(?:string|str|integer|int(?:8|16|32|64)?|uint(?:8|16|32|64)?|float(?:32|64)?|double|"
@@ -758,7 +766,10 @@ _TYPE_NAME = (
 # (``(?=\d)`` first: every code begins with a digit, and the seven lookbehinds are then tried only before a digit,
 # not at every position of the text: the same matches, the patterns holding it ~45% faster on Loghub's lines)
 _STATUS_NUMBER = (
-    r"(?=\d)\b(?<!line )(?<!lines )(?<!\.\w:)(?<!\.\w\w:)(?<!\.\w\w\w:)(?<!\.\w\w\w\w:)(?<!_p_:){}\b(?!:\d)"
+    r"(?=\d)\b(?<!line )(?<!lines )(?<!\.\w:)(?<!\.\w\w:)(?<!\.\w\w\w:)(?<!\.\w\w\w\w:)(?<!_p_:)"
+    # a quantity a word names is no status (method 34: ``index out of range [502] with length 3``, ``Index 429 out of
+    # bounds for length 504``, Rust's ``the len is 3 but the index is 503``)
+    r"(?<!index )(?<!index is )(?<!length )(?<!len is )(?<!range \[)(?<!size )(?<!capacity ){}\b(?!:\d)"
 )
 _BY_TEXT = [
     (
@@ -836,6 +847,11 @@ _BY_TEXT = [
             # a package or module the resolver has no copy of and may not fetch (cargo --offline's ``no matching
             # package named `serde` found``, Go's ``module lookup disabled by GOPROXY=off``)
             r"\bno matching package (?:named|found)\b|\bmodule lookup disabled\b|"
+            # a version of a package that its registry does not have, in each package manager's words (method 34, as
+            # pip's ``No matching distribution found``: npm's and pnpm's ``No matching version found for is-odd@^42``
+            # and npm's code ``ETARGET``, Go's ``unknown revision v9.9.9`` of a module; git's ``unknown revision or
+            # path`` of a ref is not)
+            r"\bno matching version found for\b|\betarget\b|\bunknown revision v?\d[\w.+-]{0,40}(?! or path)(?=\s|$|:)|"
             # a class the runtime cannot find (PHP's ``Class "Monolog\Logger" not found``, as Java's
             # ClassNotFoundException): code from a library that is not installed or not on the path
             r"\bclass [\"'`]?[\w\\.$]{1,200}[\"'`]? (?:was )?not found\b|"
@@ -877,6 +893,11 @@ _BY_TEXT = [
             # expected 3)``); a decoded value of the wrong type (Go's ``json: cannot unmarshal string into Go struct
             # field Config.port of type int``); Tcl's ``expected integer but got "x"``
             r"\bwrong number of arguments\b|\bcannot unmarshal \w{1,40} into\b|"
+            # arithmetic on a value outside the operation's domain, in the words of runtimes that print no exception
+            # class (method 34: Go's ``integer divide by zero``, Rust's ``attempt to divide by zero`` and ``remainder
+            # with a divisor of zero``, Perl's ``Illegal division by zero``, PHP's ``Modulo by zero``, Ruby's ``divided
+            # by 0``, Java's ``/ by zero``, bash's ``division by 0``, SQL's ``division by zero``)
+            r"\b(?:divide|division|divided|modulo|modulus)\s(?:by\s)?(?:zero|0)\b|\bdivisor of zero\b|(?<![\w/])/ by zero\b|"
             r"\bexpected (?:integer|number|boolean|float|double|numeric value|list) but got\b|"
             r"\bbad argument in arithmetic expression\b|\bexception error: bad argument\b|\bbadarg\b|"
             # a value used as a type it is not, in more runtimes' words: Go's ``interface conversion: interface {} is
@@ -915,6 +936,28 @@ _BY_TEXT = [
             r"\bmapping values are not allowed\b|\bfound character that cannot start any token\b|"
             r"\b(?:malformed|invalid) json\b|"
             r"\binvalid '?[\w-]{1,20}'? expression\b|\bextra characters after\b|"
+            # a file that is not of the format it is read as, or that ends before its format says it should (method 34:
+            # a truncated or foreign archive or compressed stream does not parse, as a truncated JSON text does not):
+            # gzip's ``not in gzip format`` and ``unexpected end of file``, xz's ``File format not recognized``, bzip2's
+            # ``Compressed file ends unexpectedly``, zstd's ``premature end``, ``BadZipFile``, unzip's
+            # ``End-of-central-directory signature not found``, tar's ``does not look like a tar archive``, 7-Zip's
+            # ``Can not open the file as archive``
+            r"\bnot in (?:"
+            + _ARCHIVE_FORMATS
+            + r") format\b|\bis not an? (?:"
+            + _ARCHIVE_FORMATS
+            + r")(?: ?file| archive| stream)\b|\bfile format not recognized\b|"
+            r"\b(?:" + _ARCHIVE_FORMATS + r"|unzip|7-?zip)\b[^\n]{0,80}\bunsupported format\b|"
+            r"\bdoes not look like an? (?:"
+            + _ARCHIVE_FORMATS
+            + r") archive\b|\bcan ?not open (?:the )?file as (?:an? )?archive\b|"
+            # (not a stream's end: OkHttp's ``unexpected end of stream on Connection{...}``, Java's ``Unexpected end of
+            # file from server``, are a connection's)
+            r"\bunexpected (?:end of (?:file|input|archive|data)(?! from server)|eof in archive)\b|"
+            r"\bpremature end(?: of (?:file|input|archive|data))?(?=[ \t]*(?:\n|$))|"
+            r"\b(?:file|data|archive) ends unexpectedly\b|\binvalid compressed data\b|"
+            r"\b(?:invalid|bad|incorrect|unknown) (?:gzip|zip|zlib|deflate|tar) header\b|\bbadzipfile\b|\bnot a zip ?file\b|"
+            r"\bend-of-central-directory signature not found\b|\bzip end header not found\b|\bcannot find zipfile directory\b|"
             r"\bunbound (?:value|module|type constructor|constructor|record field|class|module type)\b"
         ),
     ),
@@ -948,6 +991,13 @@ _BY_TEXT = [
             r"[a-z]notfound(?:error|exception)?\b|"  # a name glued to NotFound (``InterpreterNotFound``, ``ResourceNotFoundException``)
             r"\bno such key\b|\b(?:could|can) ?not be found\b|\bcan't be found\b|\bcall to undefined (?:function|method)\b|"
             r"\bno such element\b|"
+            # an index outside its array, list or string (method 34: Python's ``list index out of range``, Go's ``index
+            # out of range [5] with length 3`` and ``slice bounds out of range``, Rust's ``index out of bounds: the len
+            # is 3``, Java's ``Index 5 out of bounds for length 3``, .NET's ``Index was outside the bounds of the array``,
+            # Ruby's ``index 5 outside of array bounds``); a value out of range without an index (``Numerical result out
+            # of range``) is not
+            r"\b(?:index|bounds)(?: \[?-?\d{1,20}\]?)?(?: is)? out of (?:range|bounds)\b|"
+            r"\bindex(?: \w{1,10}){0,2} outside (?:of )?(?:the )?bounds\b|\boutside of array bounds\b|"
             r"\bcan(?:'t|not) locate object method\b|\bcannot find source file\b|"
             r"\bno such (?:table|column|index|view|trigger|savepoint)\b|"
             r"\battempt to call a nil value \((?:global|method|field) "
@@ -1108,6 +1158,9 @@ _TEXT_KEYS = {
         "resolved",
         "downloaded",
         "no matching package",
+        "no matching version",
+        "etarget",
+        "unknown revision",
         "module lookup",
         "class ",
         ".sum entry",
@@ -1157,6 +1210,9 @@ _TEXT_KEYS = {
         "byte",
         "utf",
         "unicode",
+        "by zero",
+        "by 0",
+        "divisor of zero",
     ),
     "compile_error": (
         "syntax",
@@ -1186,6 +1242,26 @@ _TEXT_KEYS = {
         "did not find expected",
         "mapping values",
         "found character",
+        # (method 34: archives and compressed streams)
+        *(f"{f} format" for f in ("gzip", "zip", "bzip2", "xz", "lzma", "zstd", "tar", "7z", "rar")),
+        *(f"not a {f}" for f in ("gzip", "zip", "bzip2", "zstd", "tar", "7z", "rar")),
+        "not an xz",
+        "not an lzma",
+        "format not recognized",
+        "unsupported format",
+        "look like a",
+        "as archive",
+        "as an archive",
+        "unexpected end of",
+        "unexpected eof in",
+        "premature end",
+        "ends unexpectedly",
+        "invalid compressed data",
+        *(f"{f} header" for f in ("gzip", "zip", "zlib", "deflate", "tar")),
+        "end header",
+        "badzipfile",
+        "central-directory",
+        "zipfile directory",
     ),
     "network": (
         "connection",
@@ -1239,6 +1315,9 @@ _TEXT_KEYS = {
         "attempt to call",
         "undefined variable",
         "notfound",
+        "out of range",
+        "out of bounds",
+        "bounds",
     ),
     "assertion": (
         "assert",

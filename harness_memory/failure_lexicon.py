@@ -122,7 +122,11 @@ _MORPHEMES = [
         r"no class def|linkage|unsatisfied link|\bimport",
     ),
     ("network", r"(?:host|hostname|server|endpoint|dns|name resolution) not found|unknown host|no route"),
-    ("not_found", r"not found|no such|\bmissing\b|does not exist|not exists?\b|nonexistent|\bnotfound"),
+    (
+        "not_found",
+        r"not found|no such|\bmissing\b|does not exist|not exists?\b|nonexistent|\bnotfound|"
+        r"\bindex out of (?:range|bounds)\b",  # .NET's IndexOutOfRangeException, Kotlin's, Swift's (method 34)
+    ),
     ("timeout", r"timeout|timed out|time out|\bdeadline|timedout"),
     (
         "out_of_memory",
@@ -139,7 +143,11 @@ _MORPHEMES = [
         r"permission|\bdenied\b|forbidden|unauthori[sz]ed|unauthenticated|not authori[sz]ed|"
         r"\bsecurity\b|read only",
     ),
-    ("type_error", r"parse (?:int|float|bool|number|decimal|integer)|number format|input mismatch"),
+    (
+        "type_error",
+        r"parse (?:int|float|bool|number|decimal|integer)|number format|input mismatch|"
+        r"divide by zero|division by zero|zero division|\barithmetic\b",  # .NET's DivideByZeroException (method 34)
+    ),
     (
         "network",
         r"connection|\bconnect\b|socket|network|\bhost\b|\bdns\b|\bssl\b|\btls\b|\bhttps?\b|unreachable|"

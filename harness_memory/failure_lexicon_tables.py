@@ -159,6 +159,7 @@ ERROR_TEXTS = {
 }
 # Python's built-in exception classes and the category of their nearest listed ancestor
 PY_EXCEPTIONS = {
+    "ArithmeticError": "type_error",
     "AssertionError": "assertion",
     "BrokenPipeError": "network",
     "ConnectionAbortedError": "network",
@@ -166,11 +167,15 @@ PY_EXCEPTIONS = {
     "ConnectionRefusedError": "network",
     "ConnectionResetError": "network",
     "FileNotFoundError": "not_found",
+    "FloatingPointError": "type_error",
     "ImportError": "import_error",
     "IndentationError": "compile_error",
+    "IndexError": "not_found",
     "KeyError": "not_found",
+    "LookupError": "not_found",
     "MemoryError": "out_of_memory",
     "ModuleNotFoundError": "import_error",
+    "OverflowError": "type_error",
     "PermissionError": "permission",
     "RecursionError": "out_of_memory",
     "SyntaxError": "compile_error",
@@ -181,6 +186,7 @@ PY_EXCEPTIONS = {
     "UnicodeEncodeError": "type_error",
     "UnicodeError": "type_error",
     "UnicodeTranslateError": "type_error",
+    "ZeroDivisionError": "type_error",
 }
 # Ruby's core exception classes and the category of their nearest listed ancestor
 RUBY_EXCEPTIONS = {
@@ -189,9 +195,12 @@ RUBY_EXCEPTIONS = {
     "Encoding::InvalidByteSequenceError": "type_error",
     "Encoding::UndefinedConversionError": "type_error",
     "EncodingError": "type_error",
+    "FloatDomainError": "type_error",
     "FrozenError": "type_error",
+    "IndexError": "not_found",
     "KeyError": "not_found",
     "LoadError": "import_error",
+    "Math::DomainError": "type_error",
     "NoMemoryError": "out_of_memory",
     "NoMethodError": "type_error",
     "SecurityError": "permission",
@@ -199,6 +208,7 @@ RUBY_EXCEPTIONS = {
     "SystemStackError": "out_of_memory",
     "Timeout::Error": "timeout",
     "TypeError": "type_error",
+    "ZeroDivisionError": "type_error",
 }
 # Python's standard-library exception classes and the category of their nearest listed ancestor
 PY_STDLIB_EXCEPTIONS = {
@@ -206,6 +216,7 @@ PY_STDLIB_EXCEPTIONS = {
     "BadStatusLine": "network",
     "CannotSendHeader": "network",
     "CannotSendRequest": "network",
+    "CodecRegistryError": "not_found",
     "ContentTooShortError": "network",
     "FloatOperation": "type_error",
     "ImproperConnectionState": "network",
@@ -242,6 +253,8 @@ JAVA_EXCEPTIONS = {
     "AbstractMethodError": "import_error",
     "AccessControlException": "permission",
     "AccessDeniedException": "permission",
+    "ArithmeticException": "type_error",
+    "ArrayIndexOutOfBoundsException": "not_found",
     "AssertionError": "assertion",
     "AuthenticationException": "permission",
     "AuthenticationNotSupportedException": "permission",
@@ -258,6 +271,7 @@ JAVA_EXCEPTIONS = {
     "HttpTimeoutException": "timeout",
     "IllegalAccessError": "import_error",
     "IncompatibleClassChangeError": "import_error",
+    "IndexOutOfBoundsException": "not_found",
     "InstantiationError": "import_error",
     "InterruptedByTimeoutException": "timeout",
     "MalformedInputException": "type_error",
@@ -288,6 +302,7 @@ JAVA_EXCEPTIONS = {
     "SocketException": "network",
     "SocketTimeoutException": "timeout",
     "StackOverflowError": "out_of_memory",
+    "StringIndexOutOfBoundsException": "not_found",
     "TimeoutException": "timeout",
     "UnknownHostException": "network",
     "UnmappableCharacterException": "type_error",
