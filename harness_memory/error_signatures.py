@@ -208,7 +208,11 @@ DEFAULT_THRESHOLD = 0.7
 #    and SQL's words) is type_error, like any value an operation cannot take; an index outside its array, list or
 #    string (Python's LookupError, Java's IndexOutOfBoundsException, Ruby's IndexError, Go's, Rust's, .NET's and
 #    Swift's words) is not_found, like a key that is not there
-SIGNATURE_METHOD = 34
+# 35 three more kinds, one category everywhere: a name used that was never defined (Python's NameError, JavaScript's
+#    ReferenceError, Ruby's NameError and words, Perl's ``Undefined subroutine``) is not_found; a null unwrapped
+#    (Rust's ``Option::unwrap()`` on ``None``, Swift's ``found nil while unwrapping``) is type_error, as a null pointer
+#    dereference; Go's strconv parse errors are type_error, as NumberFormatException
+SIGNATURE_METHOD = 35
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -898,6 +902,12 @@ _BY_TEXT = [
             # with a divisor of zero``, Perl's ``Illegal division by zero``, PHP's ``Modulo by zero``, Ruby's ``divided
             # by 0``, Java's ``/ by zero``, bash's ``division by 0``, SQL's ``division by zero``)
             r"\b(?:divide|division|divided|modulo|modulus)\s(?:by\s)?(?:zero|0)\b|\bdivisor of zero\b|(?<![\w/])/ by zero\b|"
+            # a null unwrapped, in the words of runtimes whose null has no exception class (method 35, as a null pointer
+            # dereference: Rust's ``called `Option::unwrap()` on a `None` value``, Swift's ``Unexpectedly found nil while
+            # unwrapping an Optional value``); a string that is not a number in Go's strconv (``strconv.Atoi: parsing
+            # "abc": invalid syntax``, as Java's NumberFormatException)
+            r"\bcalled `?option::(?:unwrap|expect)\(\)`? on a `?none`? value\b|"
+            r"\bunexpectedly found nil while (?:implicitly )?unwrapping\b|\bstrconv\.\w{1,20}: parsing\b|"
             r"\bexpected (?:integer|number|boolean|float|double|numeric value|list) but got\b|"
             r"\bbad argument in arithmetic expression\b|\bexception error: bad argument\b|\bbadarg\b|"
             # a value used as a type it is not, in more runtimes' words: Go's ``interface conversion: interface {} is
@@ -997,6 +1007,11 @@ _BY_TEXT = [
             # Ruby's ``index 5 outside of array bounds``); a value out of range without an index (``Numerical result out
             # of range``) is not
             r"\b(?:index|bounds)(?: \[?-?\d{1,20}\]?)?(?: is)? out of (?:range|bounds)\b|"
+            # a name used that was never defined (method 35: Python's ``name 'foo' is not defined``, JavaScript's
+            # ReferenceError, Ruby's ``undefined local variable or method`` and ``uninitialized constant``, Perl's
+            # ``Undefined subroutine &main::foo called``, as PHP's ``Call to undefined function``)
+            r"\bname ['\"`]?[\w$.]{1,100}['\"`]? is not defined\b|\breferenceerror\b|\bundefined subroutine\b|"
+            r"\bundefined local variable or method\b|\buninitialized constant\b|"
             r"\bindex(?: \w{1,10}){0,2} outside (?:of )?(?:the )?bounds\b|\boutside of array bounds\b|"
             r"\bcan(?:'t|not) locate object method\b|\bcannot find source file\b|"
             r"\bno such (?:table|column|index|view|trigger|savepoint)\b|"
@@ -1213,6 +1228,9 @@ _TEXT_KEYS = {
         "by zero",
         "by 0",
         "divisor of zero",
+        "option::",
+        "found nil",
+        "strconv.",
     ),
     "compile_error": (
         "syntax",
@@ -1318,6 +1336,11 @@ _TEXT_KEYS = {
         "out of range",
         "out of bounds",
         "bounds",
+        "is not defined",
+        "referenceerror",
+        "undefined subroutine",
+        "undefined local variable",
+        "uninitialized constant",
     ),
     "assertion": (
         "assert",

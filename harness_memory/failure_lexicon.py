@@ -102,6 +102,8 @@ _NAMED = {
     "AddressAlreadyInUse": "network",
     "HostNotFound": "network",
     "FormatException": "type_error",
+    # JavaScript's: a name that is not defined (method 35; as Python's NameError)
+    "ReferenceError": "not_found",
     "InsufficientExecutionStackException": "out_of_memory",
     # Go's os package errors
     "ErrNotExist": "not_found",

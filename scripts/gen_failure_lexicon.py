@@ -269,6 +269,10 @@ PY_ROOTS = {
     # category in every language (signing method 34)
     "LookupError": "not_found",
     "ArithmeticError": "type_error",
+    # a name used that was never defined or bound (``NameError: name 'foo' is not defined``, ``UnboundLocalError``):
+    # not_found, as JavaScript's ReferenceError, Ruby's NameError, Perl's ``Undefined subroutine`` and PHP's ``Call to
+    # undefined function`` (method 35)
+    "NameError": "not_found",
 }
 
 
@@ -362,6 +366,9 @@ RUBY_ROOTS: dict[str, str | None] = {
     "ZeroDivisionError": "type_error",
     "Math::DomainError": "type_error",
     "FloatDomainError": "type_error",
+    # (method 35) a name that is not defined (``undefined local variable or method `foo'``, ``uninitialized constant
+    # Foo``); NoMethodError, a NameError, keeps its own root (a method called on a value that lacks it: type_error)
+    "NameError": "not_found",
 }
 
 
