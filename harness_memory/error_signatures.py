@@ -773,7 +773,8 @@ _STATUS_NUMBER = (
     r"(?=\d)\b(?<!line )(?<!lines )(?<!\.\w:)(?<!\.\w\w:)(?<!\.\w\w\w:)(?<!\.\w\w\w\w:)(?<!_p_:)"
     # a quantity a word names is no status (method 34: ``index out of range [502] with length 3``, ``Index 429 out of
     # bounds for length 504``, Rust's ``the len is 3 but the index is 503``)
-    r"(?<!index )(?<!index is )(?<!length )(?<!len is )(?<!range \[)(?<!size )(?<!capacity ){}\b(?!:\d)"
+    r"(?<!index )(?<!index is )(?<!length )(?<!len is )(?<!range \[)(?<!range \[:)(?<!range: )(?<!received )"
+    r"(?<!size )(?<!capacity ){}\b(?!:\d)"
 )
 _BY_TEXT = [
     (
@@ -855,7 +856,7 @@ _BY_TEXT = [
             # pip's ``No matching distribution found``: npm's and pnpm's ``No matching version found for is-odd@^42``
             # and npm's code ``ETARGET``, Go's ``unknown revision v9.9.9`` of a module; git's ``unknown revision or
             # path`` of a ref is not)
-            r"\bno matching version found for\b|\betarget\b|\bunknown revision v?\d[\w.+-]{0,40}(?! or path)(?=\s|$|:)|"
+            r"\bno matching version found for\b|\bcode etarget\b|\bunknown revision v?\d[\w.+-]{0,40}(?! or path)(?=\s|$|:)|"
             # a class the runtime cannot find (PHP's ``Class "Monolog\Logger" not found``, as Java's
             # ClassNotFoundException): code from a library that is not installed or not on the path
             r"\bclass [\"'`]?[\w\\.$]{1,200}[\"'`]? (?:was )?not found\b|"
@@ -901,7 +902,7 @@ _BY_TEXT = [
             # class (method 34: Go's ``integer divide by zero``, Rust's ``attempt to divide by zero`` and ``remainder
             # with a divisor of zero``, Perl's ``Illegal division by zero``, PHP's ``Modulo by zero``, Ruby's ``divided
             # by 0``, Java's ``/ by zero``, bash's ``division by 0``, SQL's ``division by zero``)
-            r"\b(?:divide|division|divided|modulo|modulus)\s(?:by\s)?(?:zero|0)\b|\bdivisor of zero\b|(?<![\w/])/ by zero\b|"
+            r"\b(?:divide|division|divided|modulo|modulus)\s(?:by\s)?(?:zero|0(?![.,]?\d))\b|\bdivisor of zero\b|(?<![\w/])/ by zero\b|"
             # a null unwrapped, in the words of runtimes whose null has no exception class (method 35, as a null pointer
             # dereference: Rust's ``called `Option::unwrap()` on a `None` value``, Swift's ``Unexpectedly found nil while
             # unwrapping an Optional value``); a string that is not a number in Go's strconv (``strconv.Atoi: parsing
@@ -963,7 +964,13 @@ _BY_TEXT = [
             + r") archive\b|\bcan ?not open (?:the )?file as (?:an? )?archive\b|"
             # (not a stream's end: OkHttp's ``unexpected end of stream on Connection{...}``, Java's ``Unexpected end of
             # file from server``, are a connection's)
-            r"\bunexpected (?:end of (?:file|input|archive|data)(?! from server)|eof in archive)\b|"
+            # (and only in an archive tool's own line: ``SSL_connect: unexpected end of file`` and ``curl 56 OpenSSL SSL_read:
+            # unexpected end of file`` are a connection's; a shell's or PHP's ``syntax error: unexpected end of file`` is
+            # read as a syntax error already)
+            r"\b(?:"
+            + _ARCHIVE_FORMATS
+            + r"|unzip|bsdtar)\b[^\n]{0,80}\bunexpected end of (?:file|input|archive|data)\b|"
+            r"\bunexpected eof in archive\b|"
             r"\bpremature end(?: of (?:file|input|archive|data))?(?=[ \t]*(?:\n|$))|"
             r"\b(?:file|data|archive) ends unexpectedly\b|\binvalid compressed data\b|"
             r"\b(?:invalid|bad|incorrect|unknown) (?:gzip|zip|zlib|deflate|tar) header\b|\bbadzipfile\b|\bnot a zip ?file\b|"
@@ -1006,7 +1013,7 @@ _BY_TEXT = [
             # is 3``, Java's ``Index 5 out of bounds for length 3``, .NET's ``Index was outside the bounds of the array``,
             # Ruby's ``index 5 outside of array bounds``); a value out of range without an index (``Numerical result out
             # of range``) is not
-            r"\b(?:index|bounds)(?: \[?-?\d{1,20}\]?)?(?: is)? out of (?:range|bounds)\b|"
+            r"\b(?:index|bounds)(?: \[?-?\d{1,20}\]?)?(?: is| was)? out of (?:range|bounds)\b|"
             # a name used that was never defined (method 35: Python's ``name 'foo' is not defined``, JavaScript's
             # ReferenceError, Ruby's ``undefined local variable or method`` and ``uninitialized constant``, Perl's
             # ``Undefined subroutine &main::foo called``, as PHP's ``Call to undefined function``)
@@ -1174,7 +1181,7 @@ _TEXT_KEYS = {
         "downloaded",
         "no matching package",
         "no matching version",
-        "etarget",
+        "code etarget",
         "unknown revision",
         "module lookup",
         "class ",
@@ -1679,8 +1686,25 @@ def _by_words(text: str, low: str | None = None) -> str | None:
     present = frozenset().union(*(_CATEGORIES_OF[k] for k in keys))
     for cat, _rx in _TEXT_LOWER:
         if cat in present and _TEXT_FOUND[cat].found(low):  # (keys and _rx.search(low), faster)
+            if cat in _QUOTABLE and _TEST_COMPARISON.search(low):
+                # a test's comparison names what it expected: the failure's words it quotes are data (``assertion `left
+                # == right` failed: division by zero must be an error``, ``expected ZeroDivisionError but nothing was
+                # raised``, ``want error "index out of range", got nil``), the failure is the assertion's
+                return "assertion"
             return cat
     return None
+
+
+# the categories of a failure's content, which a test's comparison may quote as what it expected (an environment's
+# failure, a timeout or a refused connection met by the test, stays the environment's)
+_QUOTABLE = frozenset({"type_error", "not_found", "import_error"})
+# a test's own comparison, in its frameworks' words (not a compiler's ``Couldn't match expected type 'Int' with actual
+# type`` or ``expected X to define such a function, but none are available``, which explain a compile error)
+_TEST_COMPARISON = re.compile(
+    r"\bassert(?:ion|ionerror)?\b|\bassert_?\w{0,20}\(|\bwant(?:ed)?\b[^\n]{0,200}\bgot\b|\bgot\b[^\n]{0,200}\bwant\b|, want\b|"
+    r"\bto (?:raise|throw)\b|\braise_error\b|\bnothing was raised\b|\bdid not (?:raise|throw)\b|\bexpect\(|"
+    r"\breceived function did not throw\b"
+)
 
 
 _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
@@ -1756,7 +1780,10 @@ _UNCAUGHT = re.compile(
     r"(?i:\b(?:uncaught|unhandled)\s{1,4}(?:exception[.:]?\s{1,4})?)([A-Z][\w$.\\]{0,200}(?:Error|Exception))\b|"
     r"^Fatal error: exception ([A-Z][\w.]{0,200})|"  # OCaml's runtime: ``Fatal error: exception Not_found``
     # Ruby's uncaught exception closes its line with the class: ``x.rb:8:in `+': no implicit conversion ... (TypeError)``
-    r"\(((?:[A-Z]\w{0,60}::){0,4}[A-Z]\w{0,60}(?:Error|Exception))\)\s{0,4}$"
+    r"\(((?:[A-Z]\w{0,60}::){0,4}[A-Z]\w{0,60}(?:Error|Exception))\)\s{0,4}$|"
+    # C++'s uncaught exception: ``terminate called after throwing an instance of 'std::out_of_range'`` (its last part is
+    # the name the failure lexicon knows: methods 34, 35)
+    r"\bterminate called after throwing an instance of '((?:\w{1,60}::){0,4}\w{1,60})'"
 )
 _UNCAUGHT_GATED = Prefiltered(_UNCAUGHT)
 _HTTP_ERROR = re.compile(r"HTTP|Http|ClientResponse|StatusCode")
@@ -1913,7 +1940,9 @@ def _categorize_block(excerpt: Excerpt) -> str:
         m = _UNCAUGHT_GATED.search(excerpt.message)  # (_UNCAUGHT.search, skipped where it cannot match)
         cat = None
         if m:
-            named = (m.group(1) or m.group(2) or m.group(3)).rsplit("\\", 1)[-1]  # (a PHP namespace's last part)
+            named = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).rsplit("\\", 1)[
+                -1
+            ]  # (a PHP namespace's last part)
             # a Ruby class under a module is published whole (``Encoding::CompatibilityError``: its last part alone,
             # ``CompatibilityError``, names nothing); else its last part
             cat = (_by_exception(named) if "::" in named else None) or _by_exception(named.rsplit(":", 1)[-1])

@@ -302,8 +302,9 @@ def _local_evidence(core: Core, rows: list[Any], origin: str | None, aliases: li
 
     A kind taught for an error of the asked error's origin (the same script or test class) keeps that evidence
     against what other origins said: the ``apply()`` credits given for errors of the signature whose runs started
-    elsewhere are left out of its links (both ways), and a link that only such a credit made (no worked / did not
-    work of its own) is dropped. A fix offered for another test class's failure of the same message and refuted
+    elsewhere are left out of all its links, every variant's (both ways), and a link that only such a credit made (no
+    worked / did not work of its own) is dropped. A link keeps the origin it was last taught in: a kind taught in two
+    origins is local to its links' latest ones. A fix offered for another test class's failure of the same message and refuted
     there is still the fix of its own test class's failure. Kinds never taught in the asked origin, and credits
     logged before their origin was (NULL), count as before."""
     if origin is None or not rows:
@@ -311,7 +312,7 @@ def _local_evidence(core: Core, rows: list[Any], origin: str | None, aliases: li
     local = {_kind_key(r) for r in rows if r[14] == origin and r[3] + r[4] > 0}
     if not local:
         return rows
-    mids = sorted({r[1] for r in rows if r[14] == origin and _kind_key(r) in local})
+    mids = sorted({r[1] for r in rows if _kind_key(r) in local})  # every variant of a local kind
     away: dict[int, tuple[int, int]] = {}
     for mid, helpful, unhelpful in core.backend.execute(
         "SELECT memory_id, SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END), "
@@ -327,7 +328,7 @@ def _local_evidence(core: Core, rows: list[Any], origin: str | None, aliases: li
         if _kind_key(r) in local:
             if r[14] != origin and r[3] + r[4] == 0 and r[14] is not None:
                 continue  # a link made by a credit given elsewhere
-            if r[14] == origin and r[1] in away:
+            if r[1] in away:  # (each credit counted on every link of its memory in the group: as credit() adds it)
                 h, u = away[r[1]]
                 r = (*r[:10], max(0, r[10] - h), max(0, r[11] - u), *r[12:])
         kept.append(r)

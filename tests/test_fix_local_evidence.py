@@ -129,3 +129,42 @@ def test_export_and_import_keep_where_each_credit_was_given(store, tmp_path):
             "SELECT error_origin, task_signature FROM memory_access_log WHERE access_type = 'applied'"
         ).fetchall()
         assert [tuple(r) for r in rows] == [("org.example.BarTest", store.task_signature("run BarTest"))]
+
+
+def test_credits_from_elsewhere_are_left_out_of_every_variant_of_a_local_kind(store):
+    """(review) Two variants of one kind, taught in two origins: the other origin's credits on its own variant do not
+    refute the kind in this one."""
+    store.learn_success(AGENT, "git apply fixes/a/parser.patch", error=trace("FooTest"))
+    b = store.learn_success(AGENT, "git apply fixes/b/parser.patch", error=trace("BarTest"))
+    for k in range(3):
+        store.apply(b.id, helpful=False, agent_id=AGENT, error=trace("BarTest", 50 + k))
+    here = ask(store, "FooTest", "T-1")  # the kind is offered (a variant of it stands for it)
+    assert len(here.fixes) == 1 and here.fixes[0].content.startswith("git apply fixes/")
+    assert here.fix_evidence[0].unhelpful == 0
+    assert offered(ask(store, "BarTest", "T-2")) == []
+
+
+def test_a_format_3_export_imported_again_adds_no_access_rows(store, tmp_path):
+    """(review) An export written before access records carried their task and origin (format 3) matches the store's
+    rows on the fields it has: importing it again adds nothing, and the header of a new export says format 4."""
+    import json
+
+    store.learn_success(AGENT, FIX, error=trace("FooTest"))
+    shown = ask(store, "BarTest", "T-1")
+    store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id="T-1")
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert lines[0]["version"] == 4
+    old = [dict(lines[0], version=3)]
+    for rec in lines[1:]:
+        if rec.get("record") == "access":
+            rec = {k: v for k, v in rec.items() if k not in ("task_signature", "error_origin")}
+        old.append(rec)
+    legacy = tmp_path / "v3.jsonl"
+    legacy.write_text("".join(json.dumps(x) + "\n" for x in old))
+    count = "SELECT COUNT(*) FROM memory_access_log"
+    before = store._core.backend.execute(count).fetchone()[0]
+    store.import_jsonl(legacy)
+    assert store._core.backend.execute(count).fetchone()[0] == before
+    assert offered(ask(store, "FooTest", "T-2")) == [FIX]  # the credit still counts where it was given only

@@ -222,3 +222,60 @@ def test_an_archive_that_is_truncated_or_of_another_format_does_not_parse_in_eve
 )
 def test_ends_that_are_not_an_archive_s_keep_their_category(text, expected):
     assert rules(text) == expected, text
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # (review) a test of error handling quotes the failure it expected: the test's comparison is the failure
+        (
+            "thread 'main' panicked at src/calc.rs:9:5:\nassertion `left == right` failed: division by zero must be an "
+            "error\n  left: Ok(0)\n right: Err(DivByZero)",
+            "assertion",
+        ),
+        (
+            '    list_test.go:12: Get(5): want error "index out of range", got nil\n--- FAIL: TestGet (0.00s)',
+            "assertion",
+        ),
+        (
+            '=== RUN   TestDiv\n    calc_test.go:20: Div(1, 0) = 0, want error "division by zero"\n--- FAIL: TestDiv (0.00s)\n'
+            "FAIL\nFAIL\texample.com/calc\t0.002s\n",
+            "assertion",
+        ),
+        (
+            "FAILED tests/test_archive.py::test_extract - AssertionError: assert 'unexpected end of file' in ''",
+            "assertion",
+        ),
+        # a compiler's explanation is no test's comparison (GHC's type error: a compiled source's, compile_error)
+        ("Config.hs:5:7: error:\n    • Couldn't match expected type ‘Int’ with actual type ‘[Char]’", "compile_error"),
+        (
+            "** (CompileError) lib/a.ex:9: undefined function replace_char/1 (expected A to define such a function, but none are available)",
+            "compile_error",
+        ),
+        # a connection's end, and numbers that are no division by zero or status
+        ("SSL_connect: unexpected end of file", "network"),
+        ("error: RPC failed; curl 56 OpenSSL SSL_read: unexpected end of file", "network"),
+        ("Error: divided by 0.5 exceeds the limit", "unknown"),
+        ("make: *** No rule to make target 'etarget'.  Stop.", "not_found"),
+        ("panic: runtime error: slice bounds out of range [:503] with capacity 3", "not_found"),
+        ("Error: Index out of range: 503", "not_found"),
+        (
+            "Unhandled exception. System.ArgumentOutOfRangeException: Index was out of range. Must be non-negative and "
+            "less than the size of the collection. (Parameter 'index')",
+            "not_found",
+        ),
+        # C++'s uncaught standard exceptions
+        (
+            "terminate called after throwing an instance of 'std::out_of_range'\n  what():  vector::_M_range_check: __n "
+            "(which is 5) >= this->size() (which is 3)\nAborted (core dumped)",
+            "not_found",
+        ),
+        (
+            "terminate called after throwing an instance of 'std::bad_optional_access'\n  what():  bad optional access",
+            "type_error",
+        ),
+        ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc", "out_of_memory"),
+    ],
+)
+def test_the_review_s_cases(text, expected):
+    assert rules(text) == expected, text
