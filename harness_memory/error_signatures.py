@@ -212,7 +212,9 @@ DEFAULT_THRESHOLD = 0.7
 #    ReferenceError, Ruby's NameError and words, Perl's ``Undefined subroutine``) is not_found; a null unwrapped
 #    (Rust's ``Option::unwrap()`` on ``None``, Swift's ``found nil while unwrapping``) is type_error, as a null pointer
 #    dereference; Go's strconv parse errors are type_error, as NumberFormatException
-SIGNATURE_METHOD = 35
+# 36 a review's mends of 34-35 (docs/signatures.md, "Method 34"): a test's comparison quoting those words is an
+#    assertion; ``unexpected end of file`` only in an archive tool's line; C++'s uncaught standard exceptions
+SIGNATURE_METHOD = 36
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
