@@ -1611,7 +1611,12 @@ def _by_text_head(head: str) -> str | None:
     words = _by_words(head, low)
     if reason is not None and words not in _REFINES.get(reason, ()):
         return reason
-    return words or failure_lexicon.named_category(head)
+    if words is None:
+        named = failure_lexicon.named_category(head)
+        if named in _QUOTABLE and _TEST_COMPARISON.search(low):
+            return "assertion"  # (an exception a test expected: ``.to raise_error(ZeroDivisionError)``, see _by_words)
+        return named
+    return words
 
 
 _BY_TEXT_CACHED = 1000  # the longest text whose verdict is cached (2,048 of them: at most 2 M characters held)
@@ -1941,6 +1946,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
         m = _UNCAUGHT_GATED.search(excerpt.message)  # (_UNCAUGHT.search, skipped where it cannot match)
         cat = None
+        if m and m.group(3) and _TEST_COMPARISON.search(_lower(excerpt.message[:8000])):
+            m = None  # ``.to raise_error(ZeroDivisionError)``: the exception a test expected, not one it raised
         if m:
             named = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).rsplit("\\", 1)[
                 -1

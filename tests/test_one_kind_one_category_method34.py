@@ -246,6 +246,15 @@ def test_ends_that_are_not_an_archive_s_keep_their_category(text, expected):
             "FAILED tests/test_archive.py::test_extract - AssertionError: assert 'unexpected end of file' in ''",
             "assertion",
         ),
+        # an exception a test expected (RSpec's matcher names the class at the line's end, as Ruby's uncaught exception
+        # line does)
+        (
+            "Failures:\n\n  1) Calc#div raises on zero\n     Failure/Error: expect { calc.div(1, 0) }.to "
+            "raise_error(ZeroDivisionError)\n       expected ZeroDivisionError but nothing was raised\n",
+            "assertion",
+        ),
+        ("Failure/Error: expect { h.fetch(:x) }.to raise_error(KeyError)", "assertion"),
+        ("calc.rb:2:in `/': divided by 0 (ZeroDivisionError)", "type_error"),  # raised, not expected
         # a compiler's explanation is no test's comparison (GHC's type error: a compiled source's, compile_error)
         ("Config.hs:5:7: error:\n    • Couldn't match expected type ‘Int’ with actual type ‘[Char]’", "compile_error"),
         (
