@@ -199,6 +199,13 @@ ARCHIVES = [
     "7z: ERROR: app.7z : Can not open the file as archive",
     "gzip: app.tar.gz: invalid compressed data--format violated",
     "/usr/bin/ld: build/libfoo.a: file format not recognized; treating as linker script",
+    # each format's words in the other shapes (a key per format: mutation testing found two untested)
+    *(
+        f"error: dist/app.{ext} is not a {f} file"
+        for f, ext in [("gzip", "gz"), ("zip", "zip"), ("zstd", "zst"), ("7z", "7z")]
+    ),
+    *(f"error: dist/app.{ext}: not in {f} format" for f, ext in [("zip", "zip"), ("bzip2", "bz2"), ("lzma", "lzma")]),
+    *(f"error: bad {f} header in dist/app.bin" for f in ("zip", "zlib", "deflate", "tar")),
 ]
 
 
