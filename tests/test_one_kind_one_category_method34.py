@@ -58,6 +58,7 @@ INDEX = [
     "Unhandled exception. System.IndexOutOfRangeException: Index was outside the bounds of the array.",
     "Fatal error: Index out of range",
     "a.rb:2:in `fetch': index 5 outside of array bounds: -4...4 (IndexError)",
+    "Error: Index was outside the bounds of the array.",  # the words alone, without .NET's class
 ]
 
 
