@@ -104,6 +104,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "error_signatures": (
         "harness_memory/error_signatures.py",
         [
+            "tests/test_one_kind_one_category_method35.py",  # method 35 (2026-11-27)
+            "tests/test_one_kind_one_category_method34.py",  # method 34 (2026-11-27)
             "tests/test_word_roles_method33.py",  # method 33 (2026-11-27)
             "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
             "tests/test_published_hierarchies.py",  # method 29
@@ -146,6 +148,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_lexicon": (
         "harness_memory/failure_lexicon.py",
         [
+            "tests/test_one_kind_one_category_method35.py",  # method 35 (2026-11-27)
+            "tests/test_one_kind_one_category_method34.py",  # method 34 (2026-11-27)
             "tests/test_word_roles_method33.py",  # method 33 (2026-11-27)
             "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
             "tests/test_published_hierarchies.py",  # method 29
@@ -252,6 +256,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_fix_distinct.py",
             "tests/test_fix_rank_edges.py",
             "tests/test_fix_refuted_in_task.py",
+            "tests/test_fix_local_evidence.py",  # a credit is evidence where it was given (2026-11-27)
             "tests/test_lifecycle.py",
         ],
         "",

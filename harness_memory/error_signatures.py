@@ -202,7 +202,19 @@ DEFAULT_THRESHOLD = 0.7
 #    (``Automatic merge failed; fix conflicts``, ``UNIQUE constraint failed: t.c``); a variable's, field's or key's
 #    name (lower snake_case or camelCase: ``read_timeout``, ``connectTimeout``, ``oom_guard``) is what a failure is
 #    about, not its kind, unless the name itself states an outcome (``rate_limit_exceeded``, ``permission_denied``)
-SIGNATURE_METHOD = 33
+# 34 one failure kind, one category in every language (docs/signatures.md, "Method 34"): arithmetic on a value outside
+#    the operation's domain (division or modulo by zero: Python's ZeroDivisionError and ArithmeticError, Java's
+#    ArithmeticException, Ruby's ZeroDivisionError, .NET's DivideByZeroException, Go's, Rust's, Perl's, PHP's, bash's
+#    and SQL's words) is type_error, like any value an operation cannot take; an index outside its array, list or
+#    string (Python's LookupError, Java's IndexOutOfBoundsException, Ruby's IndexError, Go's, Rust's, .NET's and
+#    Swift's words) is not_found, like a key that is not there
+# 35 three more kinds, one category everywhere: a name used that was never defined (Python's NameError, JavaScript's
+#    ReferenceError, Ruby's NameError and words, Perl's ``Undefined subroutine``) is not_found; a null unwrapped
+#    (Rust's ``Option::unwrap()`` on ``None``, Swift's ``found nil while unwrapping``) is type_error, as a null pointer
+#    dereference; Go's strconv parse errors are type_error, as NumberFormatException
+# 36 a review's mends of 34-35 (docs/signatures.md, "Method 34"): a test's comparison quoting those words is an
+#    assertion; ``unexpected end of file`` only in an archive tool's line; C++'s uncaught standard exceptions
+SIGNATURE_METHOD = 36
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -746,6 +758,8 @@ _BY_EXCEPTION = [
     ),
     ("network", re.compile(r"Connection|Socket|UnknownHost|SSL|Network|HTTPError|URLError|ProtocolError")),
 ]
+# the archive and compression formats whose tools' words say a file is not of the format or ends early (method 34)
+_ARCHIVE_FORMATS = r"gzip|zip|bzip2|xz|lzma|zstd|tar|7z|rar"
 # a built-in type's name in any language's words (``Swift.Int``, ``java.lang.String``, ``interface {}``), lower case
 _TYPE_NAME = (
     r"(?:[\w.]{0,40}[.:])?\b(?:string|str|integer|int(?:8|16|32|64)?|uint(?:8|16|32|64)?|float(?:32|64)?|double|"
@@ -758,7 +772,11 @@ _TYPE_NAME = (
 # (``(?=\d)`` first: every code begins with a digit, and the seven lookbehinds are then tried only before a digit,
 # not at every position of the text: the same matches, the patterns holding it ~45% faster on Loghub's lines)
 _STATUS_NUMBER = (
-    r"(?=\d)\b(?<!line )(?<!lines )(?<!\.\w:)(?<!\.\w\w:)(?<!\.\w\w\w:)(?<!\.\w\w\w\w:)(?<!_p_:){}\b(?!:\d)"
+    r"(?=\d)\b(?<!line )(?<!lines )(?<!\.\w:)(?<!\.\w\w:)(?<!\.\w\w\w:)(?<!\.\w\w\w\w:)(?<!_p_:)"
+    # a quantity a word names is no status (method 34: ``index out of range [502] with length 3``, ``Index 429 out of
+    # bounds for length 504``, Rust's ``the len is 3 but the index is 503``)
+    r"(?<!index )(?<!index is )(?<!length )(?<!len is )(?<!range \[)(?<!range \[:)(?<!range: )(?<!received )"
+    r"(?<!size )(?<!capacity ){}\b(?!:\d)"
 )
 _BY_TEXT = [
     (
@@ -836,6 +854,11 @@ _BY_TEXT = [
             # a package or module the resolver has no copy of and may not fetch (cargo --offline's ``no matching
             # package named `serde` found``, Go's ``module lookup disabled by GOPROXY=off``)
             r"\bno matching package (?:named|found)\b|\bmodule lookup disabled\b|"
+            # a version of a package that its registry does not have, in each package manager's words (method 34, as
+            # pip's ``No matching distribution found``: npm's and pnpm's ``No matching version found for is-odd@^42``
+            # and npm's code ``ETARGET``, Go's ``unknown revision v9.9.9`` of a module; git's ``unknown revision or
+            # path`` of a ref is not)
+            r"\bno matching version found for\b|\bcode etarget\b|\bunknown revision v?\d[\w.+-]{0,40}(?! or path)(?=\s|$|:)|"
             # a class the runtime cannot find (PHP's ``Class "Monolog\Logger" not found``, as Java's
             # ClassNotFoundException): code from a library that is not installed or not on the path
             r"\bclass [\"'`]?[\w\\.$]{1,200}[\"'`]? (?:was )?not found\b|"
@@ -877,6 +900,17 @@ _BY_TEXT = [
             # expected 3)``); a decoded value of the wrong type (Go's ``json: cannot unmarshal string into Go struct
             # field Config.port of type int``); Tcl's ``expected integer but got "x"``
             r"\bwrong number of arguments\b|\bcannot unmarshal \w{1,40} into\b|"
+            # arithmetic on a value outside the operation's domain, in the words of runtimes that print no exception
+            # class (method 34: Go's ``integer divide by zero``, Rust's ``attempt to divide by zero`` and ``remainder
+            # with a divisor of zero``, Perl's ``Illegal division by zero``, PHP's ``Modulo by zero``, Ruby's ``divided
+            # by 0``, Java's ``/ by zero``, bash's ``division by 0``, SQL's ``division by zero``)
+            r"\b(?:divide|division|divided|modulo|modulus)\s(?:by\s)?(?:zero|0(?![.,]?\d))\b|\bdivisor of zero\b|(?<![\w/])/ by zero\b|"
+            # a null unwrapped, in the words of runtimes whose null has no exception class (method 35, as a null pointer
+            # dereference: Rust's ``called `Option::unwrap()` on a `None` value``, Swift's ``Unexpectedly found nil while
+            # unwrapping an Optional value``); a string that is not a number in Go's strconv (``strconv.Atoi: parsing
+            # "abc": invalid syntax``, as Java's NumberFormatException)
+            r"\bcalled `?option::(?:unwrap|expect)\(\)`? on a `?none`? value\b|"
+            r"\bunexpectedly found nil while (?:implicitly )?unwrapping\b|\bstrconv\.\w{1,20}: parsing\b|"
             r"\bexpected (?:integer|number|boolean|float|double|numeric value|list) but got\b|"
             r"\bbad argument in arithmetic expression\b|\bexception error: bad argument\b|\bbadarg\b|"
             # a value used as a type it is not, in more runtimes' words: Go's ``interface conversion: interface {} is
@@ -915,6 +949,34 @@ _BY_TEXT = [
             r"\bmapping values are not allowed\b|\bfound character that cannot start any token\b|"
             r"\b(?:malformed|invalid) json\b|"
             r"\binvalid '?[\w-]{1,20}'? expression\b|\bextra characters after\b|"
+            # a file that is not of the format it is read as, or that ends before its format says it should (method 34:
+            # a truncated or foreign archive or compressed stream does not parse, as a truncated JSON text does not):
+            # gzip's ``not in gzip format`` and ``unexpected end of file``, xz's ``File format not recognized``, bzip2's
+            # ``Compressed file ends unexpectedly``, zstd's ``premature end``, ``BadZipFile``, unzip's
+            # ``End-of-central-directory signature not found``, tar's ``does not look like a tar archive``, 7-Zip's
+            # ``Can not open the file as archive``
+            r"\bnot in (?:"
+            + _ARCHIVE_FORMATS
+            + r") format\b|\bis not an? (?:"
+            + _ARCHIVE_FORMATS
+            + r")(?: ?file| archive| stream)\b|\bfile format not recognized\b|"
+            r"\b(?:" + _ARCHIVE_FORMATS + r"|unzip|7-?zip)\b[^\n]{0,80}\bunsupported format\b|"
+            r"\bdoes not look like an? (?:"
+            + _ARCHIVE_FORMATS
+            + r") archive\b|\bcan ?not open (?:the )?file as (?:an? )?archive\b|"
+            # (not a stream's end: OkHttp's ``unexpected end of stream on Connection{...}``, Java's ``Unexpected end of
+            # file from server``, are a connection's)
+            # (and only in an archive tool's own line: ``SSL_connect: unexpected end of file`` and ``curl 56 OpenSSL SSL_read:
+            # unexpected end of file`` are a connection's; a shell's or PHP's ``syntax error: unexpected end of file`` is
+            # read as a syntax error already)
+            r"\b(?:"
+            + _ARCHIVE_FORMATS
+            + r"|unzip|bsdtar)\b[^\n]{0,80}\bunexpected end of (?:file|input|archive|data)\b|"
+            r"\bunexpected eof in archive\b|"
+            r"\bpremature end(?: of (?:file|input|archive|data))?(?=[ \t]*(?:\n|$))|"
+            r"\b(?:file|data|archive) ends unexpectedly\b|\binvalid compressed data\b|"
+            r"\b(?:invalid|bad|incorrect|unknown) (?:gzip|zip|zlib|deflate|tar) header\b|\bbadzipfile\b|\bnot a zip ?file\b|"
+            r"\bend-of-central-directory signature not found\b|\bzip end header not found\b|\bcannot find zipfile directory\b|"
             r"\bunbound (?:value|module|type constructor|constructor|record field|class|module type)\b"
         ),
     ),
@@ -948,6 +1010,18 @@ _BY_TEXT = [
             r"[a-z]notfound(?:error|exception)?\b|"  # a name glued to NotFound (``InterpreterNotFound``, ``ResourceNotFoundException``)
             r"\bno such key\b|\b(?:could|can) ?not be found\b|\bcan't be found\b|\bcall to undefined (?:function|method)\b|"
             r"\bno such element\b|"
+            # an index outside its array, list or string (method 34: Python's ``list index out of range``, Go's ``index
+            # out of range [5] with length 3`` and ``slice bounds out of range``, Rust's ``index out of bounds: the len
+            # is 3``, Java's ``Index 5 out of bounds for length 3``, .NET's ``Index was outside the bounds of the array``,
+            # Ruby's ``index 5 outside of array bounds``); a value out of range without an index (``Numerical result out
+            # of range``) is not
+            r"\b(?:index|bounds)(?: \[?-?\d{1,20}\]?)?(?: is| was)? out of (?:range|bounds)\b|"
+            # a name used that was never defined (method 35: Python's ``name 'foo' is not defined``, JavaScript's
+            # ReferenceError, Ruby's ``undefined local variable or method`` and ``uninitialized constant``, Perl's
+            # ``Undefined subroutine &main::foo called``, as PHP's ``Call to undefined function``)
+            r"\bname ['\"`]?[\w$.]{1,100}['\"`]? is not defined\b|\breferenceerror\b|\bundefined subroutine\b|"
+            r"\bundefined local variable or method\b|\buninitialized constant\b|"
+            r"\bindex(?: \w{1,10}){0,2} outside (?:of )?(?:the )?bounds\b|\boutside of array bounds\b|"
             r"\bcan(?:'t|not) locate object method\b|\bcannot find source file\b|"
             r"\bno such (?:table|column|index|view|trigger|savepoint)\b|"
             r"\battempt to call a nil value \((?:global|method|field) "
@@ -1108,6 +1182,9 @@ _TEXT_KEYS = {
         "resolved",
         "downloaded",
         "no matching package",
+        "no matching version",
+        "code etarget",
+        "unknown revision",
         "module lookup",
         "class ",
         ".sum entry",
@@ -1157,6 +1234,12 @@ _TEXT_KEYS = {
         "byte",
         "utf",
         "unicode",
+        "by zero",
+        "by 0",
+        "divisor of zero",
+        "option::",
+        "found nil",
+        "strconv.",
     ),
     "compile_error": (
         "syntax",
@@ -1186,6 +1269,26 @@ _TEXT_KEYS = {
         "did not find expected",
         "mapping values",
         "found character",
+        # (method 34: archives and compressed streams)
+        *(f"{f} format" for f in ("gzip", "zip", "bzip2", "xz", "lzma", "zstd", "tar", "7z", "rar")),
+        *(f"not a {f}" for f in ("gzip", "zip", "bzip2", "zstd", "tar", "7z", "rar")),
+        "not an xz",
+        "not an lzma",
+        "format not recognized",
+        "unsupported format",
+        "look like a",
+        "as archive",
+        "as an archive",
+        "unexpected end of",
+        "unexpected eof in",
+        "premature end",
+        "ends unexpectedly",
+        "invalid compressed data",
+        *(f"{f} header" for f in ("gzip", "zip", "zlib", "deflate", "tar")),
+        "end header",
+        "badzipfile",
+        "central-directory",
+        "zipfile directory",
     ),
     "network": (
         "connection",
@@ -1239,6 +1342,14 @@ _TEXT_KEYS = {
         "attempt to call",
         "undefined variable",
         "notfound",
+        "out of range",
+        "out of bounds",
+        "bounds",
+        "is not defined",
+        "referenceerror",
+        "undefined subroutine",
+        "undefined local variable",
+        "uninitialized constant",
     ),
     "assertion": (
         "assert",
@@ -1500,7 +1611,12 @@ def _by_text_head(head: str) -> str | None:
     words = _by_words(head, low)
     if reason is not None and words not in _REFINES.get(reason, ()):
         return reason
-    return words or failure_lexicon.named_category(head)
+    if words is None:
+        named = failure_lexicon.named_category(head)
+        if named in _QUOTABLE and _TEST_COMPARISON.search(low):
+            return "assertion"  # (an exception a test expected: ``.to raise_error(ZeroDivisionError)``, see _by_words)
+        return named
+    return words
 
 
 _BY_TEXT_CACHED = 1000  # the longest text whose verdict is cached (2,048 of them: at most 2 M characters held)
@@ -1577,8 +1693,25 @@ def _by_words(text: str, low: str | None = None) -> str | None:
     present = frozenset().union(*(_CATEGORIES_OF[k] for k in keys))
     for cat, _rx in _TEXT_LOWER:
         if cat in present and _TEXT_FOUND[cat].found(low):  # (keys and _rx.search(low), faster)
+            if cat in _QUOTABLE and _TEST_COMPARISON.search(low):
+                # a test's comparison names what it expected: the failure's words it quotes are data (``assertion `left
+                # == right` failed: division by zero must be an error``, ``expected ZeroDivisionError but nothing was
+                # raised``, ``want error "index out of range", got nil``), the failure is the assertion's
+                return "assertion"
             return cat
     return None
+
+
+# the categories of a failure's content, which a test's comparison may quote as what it expected (an environment's
+# failure, a timeout or a refused connection met by the test, stays the environment's)
+_QUOTABLE = frozenset({"type_error", "not_found", "import_error"})
+# a test's own comparison, in its frameworks' words (not a compiler's ``Couldn't match expected type 'Int' with actual
+# type`` or ``expected X to define such a function, but none are available``, which explain a compile error)
+_TEST_COMPARISON = re.compile(
+    r"\bassert(?:ion|ionerror)?\b|\bassert_?\w{0,20}\(|\bwant(?:ed)?\b[^\n]{0,200}\bgot\b|\bgot\b[^\n]{0,200}\bwant\b|, want\b|"
+    r"\bto (?:raise|throw)\b|\braise_error\b|\bnothing was raised\b|\bdid not (?:raise|throw)\b|\bexpect\(|"
+    r"\breceived function did not throw\b"
+)
 
 
 _ENVIRONMENT = frozenset({"network", "rate_limit", "permission", "out_of_memory", "timeout"})
@@ -1654,7 +1787,10 @@ _UNCAUGHT = re.compile(
     r"(?i:\b(?:uncaught|unhandled)\s{1,4}(?:exception[.:]?\s{1,4})?)([A-Z][\w$.\\]{0,200}(?:Error|Exception))\b|"
     r"^Fatal error: exception ([A-Z][\w.]{0,200})|"  # OCaml's runtime: ``Fatal error: exception Not_found``
     # Ruby's uncaught exception closes its line with the class: ``x.rb:8:in `+': no implicit conversion ... (TypeError)``
-    r"\(((?:[A-Z]\w{0,60}::){0,4}[A-Z]\w{0,60}(?:Error|Exception))\)\s{0,4}$"
+    r"\(((?:[A-Z]\w{0,60}::){0,4}[A-Z]\w{0,60}(?:Error|Exception))\)\s{0,4}$|"
+    # C++'s uncaught exception: ``terminate called after throwing an instance of 'std::out_of_range'`` (its last part is
+    # the name the failure lexicon knows: methods 34, 35)
+    r"\bterminate called after throwing an instance of '((?:\w{1,60}::){0,4}\w{1,60})'"
 )
 _UNCAUGHT_GATED = Prefiltered(_UNCAUGHT)
 _HTTP_ERROR = re.compile(r"HTTP|Http|ClientResponse|StatusCode")
@@ -1810,8 +1946,12 @@ def _categorize_block(excerpt: Excerpt) -> str:
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
         m = _UNCAUGHT_GATED.search(excerpt.message)  # (_UNCAUGHT.search, skipped where it cannot match)
         cat = None
+        if m and m.group(3) and _TEST_COMPARISON.search(_lower(excerpt.message[:8000])):
+            m = None  # ``.to raise_error(ZeroDivisionError)``: the exception a test expected, not one it raised
         if m:
-            named = (m.group(1) or m.group(2) or m.group(3)).rsplit("\\", 1)[-1]  # (a PHP namespace's last part)
+            named = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).rsplit("\\", 1)[
+                -1
+            ]  # (a PHP namespace's last part)
             # a Ruby class under a module is published whole (``Encoding::CompatibilityError``: its last part alone,
             # ``CompatibilityError``, names nothing); else its last part
             cat = (_by_exception(named) if "::" in named else None) or _by_exception(named.rsplit(":", 1)[-1])

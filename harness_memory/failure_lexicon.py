@@ -102,6 +102,11 @@ _NAMED = {
     "AddressAlreadyInUse": "network",
     "HostNotFound": "network",
     "FormatException": "type_error",
+    # JavaScript's: a name that is not defined (method 35; as Python's NameError)
+    "ReferenceError": "not_found",
+    # Julia's: an index outside its array, a division by zero (methods 34, 35)
+    "BoundsError": "not_found",
+    "DivideError": "type_error",
     "InsufficientExecutionStackException": "out_of_memory",
     # Go's os package errors
     "ErrNotExist": "not_found",
@@ -110,6 +115,22 @@ _NAMED = {
     # Java names whose parts do not say it
     "BindException": "network",
     "NoRouteToHostException": "network",
+}
+# C++'s standard exceptions (<stdexcept>, <typeinfo>, <optional>, <variant>, <any>) whose meaning has a category, read
+# where a runtime names the exception (``terminate called after throwing an instance of 'std::out_of_range'``): an
+# index or key outside its container (``vector::_M_range_check``, ``map::at``), a value outside the function's domain or
+# its type's range, a cast or access of the wrong alternative, an empty optional (methods 34, 35). Lower-case names, so
+# not read in running text (``_NAMED``'s names are): there they are what a failure is about (method 33)
+CPP_STD_EXCEPTIONS = {
+    "out_of_range": "not_found",
+    "domain_error": "type_error",
+    "overflow_error": "type_error",
+    "underflow_error": "type_error",
+    "range_error": "type_error",
+    "bad_cast": "type_error",
+    "bad_any_cast": "type_error",
+    "bad_variant_access": "type_error",
+    "bad_optional_access": "type_error",
 }
 # The meaning of an error name's parts, in order: the first that occurs in the name decides. More specific meanings
 # come before the general ones they contain (a module not found is a missing dependency before a thing not found, a
@@ -122,7 +143,11 @@ _MORPHEMES = [
         r"no class def|linkage|unsatisfied link|\bimport",
     ),
     ("network", r"(?:host|hostname|server|endpoint|dns|name resolution) not found|unknown host|no route"),
-    ("not_found", r"not found|no such|\bmissing\b|does not exist|not exists?\b|nonexistent|\bnotfound"),
+    (
+        "not_found",
+        r"not found|no such|\bmissing\b|does not exist|not exists?\b|nonexistent|\bnotfound|"
+        r"\bindex out of (?:range|bounds)\b",  # .NET's IndexOutOfRangeException, Kotlin's, Swift's (method 34)
+    ),
     ("timeout", r"timeout|timed out|time out|\bdeadline|timedout"),
     (
         "out_of_memory",
@@ -139,7 +164,11 @@ _MORPHEMES = [
         r"permission|\bdenied\b|forbidden|unauthori[sz]ed|unauthenticated|not authori[sz]ed|"
         r"\bsecurity\b|read only",
     ),
-    ("type_error", r"parse (?:int|float|bool|number|decimal|integer)|number format|input mismatch"),
+    (
+        "type_error",
+        r"parse (?:int|float|bool|number|decimal|integer)|number format|input mismatch|"
+        r"divide by zero|division by zero|zero division|\barithmetic\b",  # .NET's DivideByZeroException (method 34)
+    ),
     (
         "network",
         r"connection|\bconnect\b|socket|network|\bhost\b|\bdns\b|\bssl\b|\btls\b|\bhttps?\b|unreachable|"
@@ -246,7 +275,15 @@ def published_category(name: str) -> str | None:
     if "::" in name and name.strip() in RUBY_EXCEPTIONS:
         return RUBY_EXCEPTIONS[name.strip()]  # (``Timeout::Error``: its last part alone names nothing)
     name = _last_part(name)
-    for table in (_NAMED, PY_EXCEPTIONS, RUBY_EXCEPTIONS, PY_STDLIB_EXCEPTIONS, JAVA_EXCEPTIONS, ERROR_CODES):
+    for table in (
+        _NAMED,
+        PY_EXCEPTIONS,
+        RUBY_EXCEPTIONS,
+        PY_STDLIB_EXCEPTIONS,
+        JAVA_EXCEPTIONS,
+        ERROR_CODES,
+        CPP_STD_EXCEPTIONS,
+    ):
         if name in table:
             return table[name]
     return None

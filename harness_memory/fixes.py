@@ -25,7 +25,9 @@ recency break ties. A credit reaches the link when ``apply()`` names the error o
 task an ``on_task_error`` advice was given for, so a fix that did not help an error stops being
 offered for it; and a kind whose credits in the asked task net negative (against the times it was
 taught as working for that task) is not offered to that task again, whatever it earned elsewhere
-(``_refuted_here``: the same useless retry is not advised twice). Two opt-in rules read the error's values
+(``_refuted_here``: the same useless retry is not advised twice). A credit is evidence where it was given
+(``_local_evidence``): asked from an origin where a kind was taught, that kind's links leave out the credits
+given for errors of other origins. Two opt-in rules read the error's values
 (off by default, measured in docs/fixes.md, "The same error again"): ``Settings.fix_recurrence`` offers a fix whose
 taught error had the asked decisive line and key frame word for word (values included) even where the signature's
 other evidence withholds it, and ``Settings.fix_once_same_values`` offers a fix backed only once for those values
@@ -295,6 +297,44 @@ def _refuted_here(core: Core, rows: list[Any], task_signature: str | None, taugh
     return {kind for kind, n in verdict.items() if n < 0}
 
 
+def _local_evidence(core: Core, rows: list[Any], origin: str | None, aliases: list[str]) -> list[Any]:
+    """The error's own links (``rank``'s rows) with their evidence as seen where the asked error's run started.
+
+    A kind taught for an error of the asked error's origin (the same script or test class) keeps that evidence
+    against what other origins said: the ``apply()`` credits given for errors of the signature whose runs started
+    elsewhere are left out of all its links, every variant's (both ways), and a link that only such a credit made (no
+    worked / did not work of its own) is dropped. A link keeps the origin it was last taught in: a kind taught in two
+    origins is local to its links' latest ones. A fix offered for another test class's failure of the same message and refuted
+    there is still the fix of its own test class's failure. Kinds never taught in the asked origin, and credits
+    logged before their origin was (NULL), count as before."""
+    if origin is None or not rows:
+        return rows
+    local = {_kind_key(r) for r in rows if r[14] == origin and r[3] + r[4] > 0}
+    if not local:
+        return rows
+    mids = sorted({r[1] for r in rows if _kind_key(r) in local})  # every variant of a local kind
+    away: dict[int, tuple[int, int]] = {}
+    for mid, helpful, unhelpful in core.backend.execute(
+        "SELECT memory_id, SUM(CASE WHEN was_helpful = 1 THEN 1 ELSE 0 END), "
+        "SUM(CASE WHEN was_helpful = 0 THEN 1 ELSE 0 END) FROM memory_access_log "
+        f"WHERE access_type = 'applied' AND memory_id IN ({','.join('?' * len(mids))}) "
+        f"AND error_signature IN ({','.join('?' * len(aliases))}) AND error_origin IS NOT NULL AND error_origin != ? "
+        "GROUP BY memory_id",
+        (*mids, *aliases, origin),
+    ).fetchall():
+        away[mid] = (int(helpful), int(unhelpful))
+    kept = []
+    for r in rows:
+        if _kind_key(r) in local:
+            if r[14] != origin and r[3] + r[4] == 0 and r[14] is not None:
+                continue  # a link made by a credit given elsewhere
+            if r[1] in away:  # (each credit counted on every link of its memory in the group: as credit() adds it)
+                h, u = away[r[1]]
+                r = (*r[:10], max(0, r[10] - h), max(0, r[11] - u), *r[12:])
+        kept.append(r)
+    return kept
+
+
 def rank(
     core: Core,
     signed: ErrorSignature,
@@ -318,7 +358,7 @@ def rank(
         "m.times_applied - m.times_successful - (SELECT COALESCE(SUM(x.unhelpful), 0) FROM fix_links x "
         "WHERE x.memory_id = m.id), "
         "m.times_successful - (SELECT COALESCE(SUM(x.helpful), 0) FROM fix_links x WHERE x.memory_id = m.id), "
-        "l.bound_params, l.helpful, l.unhelpful, l.error_message, l.task_signature"
+        "l.bound_params, l.helpful, l.unhelpful, l.error_message, l.task_signature, l.error_origin"
     )
     where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
     wparams = (namespace, *vparams, core.now())
@@ -350,6 +390,7 @@ def rank(
         if len(fixed_by) >= distinct and max(backing.values()) <= 1:
             unpredictive = {r[0] for r in rows if _kind_key(r) in fixed_by and r[0] not in recurs}
             rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
+    rows = _local_evidence(core, rows, signed.origin, aliases)
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
     # a new error also finds the fixes of linked errors whose excerpts are nearly the same text
@@ -446,7 +487,23 @@ def rank(
             "backing": 0,
         }
     )
-    for lid, mid, _sig, worked, failed, last_at, kind, m_unhelp, m_help, _bound, l_help, l_unhelp, msg, tsig in rows:
+    for (
+        lid,
+        mid,
+        _sig,
+        worked,
+        failed,
+        last_at,
+        kind,
+        m_unhelp,
+        m_help,
+        _bound,
+        l_help,
+        l_unhelp,
+        msg,
+        tsig,
+        _o,
+    ) in rows:
         k = kinds[kind or f"memory_{mid}"]
         # same error and same task before same error alone
         k["same_task"] = k["same_task"] or (task_signature is not None and tsig == task_signature)

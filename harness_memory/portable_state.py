@@ -50,7 +50,12 @@ _ACCESS = (
     "timestamp",
     "error_signature",
     "duration_ms",
+    "task_signature",  # since migration 0022: the task of an advice, or of the advice a credit followed
+    "error_origin",  # since migration 0023: where the advised (or credited) error's run started
 )
+# the fields an access record has had since format 3; the last two came with format 4 (an export writes them only where
+# they hold a value, and a record without them is matched on these alone: a format-3 file imported again adds nothing)
+_ACCESS_V3 = _ACCESS[:-2]
 _ACCESS_TYPES = ("query", "applied", "updated", "invalidated")
 _ATTEMPT = (
     "task_id",
@@ -174,6 +179,9 @@ def export_records(core: Core, memory_where: str, params: Sequence[Any], whole: 
         rec = {"record": "access", "memory": r[0], **dict(zip(_ACCESS, r[1:]))}
         if rec["was_helpful"] is not None:
             rec["was_helpful"] = bool(rec["was_helpful"])
+        for f in _ACCESS[len(_ACCESS_V3) :]:
+            if rec[f] is None:
+                del rec[f]
         yield rec
     if not whole:
         return
@@ -297,6 +305,9 @@ def check_record(core: Core, rec: dict[str, Any]) -> StateRecord:
             "timestamp": _time(rec, "timestamp"),
             "error_signature": _opt_text(rec, "error_signature", 200),
             "duration_ms": duration,
+            "task_signature": _opt_text(rec, "task_signature", 1000),
+            "error_origin": _opt_text(rec, "error_origin", 1000),
+            "v3": "task_signature" not in rec and "error_origin" not in rec,  # (matched on the format-3 fields)
         }
     elif kind == "attempt":
         if rec["result"] not in _RESULTS:
@@ -399,16 +410,22 @@ def import_records(core: Core, c, items: Sequence[StateRecord], memory_ids: dict
     for r in by["access"]:
         access[memory_ids[r["memory"]]].append(r)
     for mid, rows in access.items():
-        have = Counter(
+        stored = [
             tuple(x)
             for x in c.execute(
                 f"SELECT {', '.join(_ACCESS)} FROM memory_access_log WHERE memory_id = ?", (mid,)
             ).fetchall()
-        )
+        ]
+        have = Counter(stored)
+        have_v3 = Counter(x[: len(_ACCESS_V3)] for x in stored)
         new = []
         for r in rows:
             key = tuple(r[f] for f in _ACCESS)
-            if have[key] > 0:
+            if r.get("v3") and have_v3[key[: len(_ACCESS_V3)]] > 0:
+                have_v3[key[: len(_ACCESS_V3)]] -= (
+                    1  # a format-3 record: its row is there, with or without the new fields
+                )
+            elif not r.get("v3") and have[key] > 0:
                 have[key] -= 1
             else:
                 new.append((mid, *key))

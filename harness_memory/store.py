@@ -545,7 +545,7 @@ class MemoryStore:
         if task_id is not None:  # the advice that showed this memory for the task: its error, task and origin
             row = c.backend.execute(
                 "SELECT error_signature, task_signature, error_origin FROM memory_access_log WHERE task_id = ? "
-                "AND memory_id = ? AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1",
+                "AND memory_id = ? AND access_type = 'query' AND error_signature IS NOT NULL ORDER BY id DESC LIMIT 1",
                 (task_id, memory_id),
             ).fetchone()
             advised, advised_task, advised_origin = (row[0], row[1], row[2]) if row else (None, None, None)
@@ -556,6 +556,8 @@ class MemoryStore:
                     (task_id,),
                 ).fetchone()
                 advised_task = row[0] if row else None
+        sig = signed.id if signed is not None else advised
+        origin = signed.origin if signed is not None else advised_origin
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
             conn.execute(
@@ -574,8 +576,9 @@ class MemoryStore:
                 was_helpful=helpful,
                 outcome=outcome,
                 task_signature=advised_task,  # a credit in a task counts against offering the fix to it again
+                error_signature=sig,  # and the error it was given for, with where its run started: a credit
+                error_origin=origin,  # given elsewhere does not override a fix's evidence in its own origin
             )
-            sig = signed.id if signed is not None else advised
             if sig is not None:
                 fixes.credit(
                     c,
@@ -586,7 +589,7 @@ class MemoryStore:
                     helpful,
                     c.now(),
                     advised_task,
-                    signed.origin if signed is not None else advised_origin,
+                    origin,
                 )
         return c.get(memory_id)
 

@@ -263,6 +263,16 @@ PY_ROOTS = {
     "UnicodeError": "type_error",
     "AssertionError": "assertion",
     "KeyError": "not_found",
+    # a look-up outside what exists (``IndexError: list index out of range``; KeyError's base), and arithmetic on a
+    # value outside the operation's domain (``ZeroDivisionError``, ``OverflowError``): the same kinds as other
+    # runtimes' IndexOutOfBounds (not_found) and ArithmeticException (type_error), so one failure kind has one
+    # category in every language (signing method 34)
+    "LookupError": "not_found",
+    "ArithmeticError": "type_error",
+    # a name used that was never defined or bound (``NameError: name 'foo' is not defined``, ``UnboundLocalError``):
+    # not_found, as JavaScript's ReferenceError, Ruby's NameError, Perl's ``Undefined subroutine`` and PHP's ``Call to
+    # undefined function`` (method 35)
+    "NameError": "not_found",
 }
 
 
@@ -334,7 +344,7 @@ RUBY_CLASSES = {
 # the Ruby classes whose documented meaning has a category, as Python's (PY_ROOTS); FrozenError ("raised when there
 # is an attempt to modify a frozen object") is Python's TypeError for a change to an immutable value (``'tuple' object
 # does not support item assignment``): type_error
-RUBY_ROOTS = {
+RUBY_ROOTS: dict[str, str | None] = {
     "NoMemoryError": "out_of_memory",
     "SystemStackError": "out_of_memory",
     "LoadError": "import_error",
@@ -346,6 +356,19 @@ RUBY_ROOTS = {
     "FrozenError": "type_error",
     "KeyError": "not_found",
     "Timeout::Error": "timeout",
+    # (method 34) an index outside the array or string (``index 5 outside of array bounds``); StopIteration and
+    # ClosedQueueError are IndexErrors in Ruby's hierarchy but end an iteration or a queue, not a look-up
+    "IndexError": "not_found",
+    "StopIteration": None,
+    # arithmetic on a value outside the operation's domain (``divided by 0``, ``Math::DomainError``, a float with no
+    # integer value: ``FloatDomainError: Infinity``); not RangeError itself: the lexicon looks a name up by its last
+    # part, and JavaScript's RangeError is also its stack overflow (``Maximum call stack size exceeded``)
+    "ZeroDivisionError": "type_error",
+    "Math::DomainError": "type_error",
+    "FloatDomainError": "type_error",
+    # (method 35) a name that is not defined (``undefined local variable or method `foo'``, ``uninitialized constant
+    # Foo``); NoMethodError, a NameError, keeps its own root (a method called on a value that lacks it: type_error)
+    "NameError": "not_found",
 }
 
 
@@ -379,6 +402,10 @@ PY_STDLIB_ROOTS: dict[str, str | None] = {
     "configparser.NoSectionError": "not_found",
     "configparser.NoOptionError": "not_found",
     "configparser.InterpolationMissingOptionError": "not_found",  # a value names an option that does not exist
+    # decimal's signals are ArithmeticErrors, but most are conditions a context traps by choice (``Inexact``,
+    # ``Rounded``, ``Clamped``), and their short names would read as outcomes in running text: no category
+    "decimal.DecimalException": None,
+    "decimal.FloatOperation": "type_error",  # (a TypeError too: a float mixed into decimal arithmetic)
 }
 
 # The JDK's public Throwable classes (scripts/data/java_throwables.txt, listed by scripts/ListJavaThrowables.java from
@@ -428,6 +455,10 @@ JAVA_ROOTS: dict[str, str | None] = {
     # a value of the wrong type or encoding
     "java.lang.ClassCastException": "type_error",
     "java.nio.charset.CharacterCodingException": "type_error",
+    # (method 34) arithmetic on a value outside the operation's domain (``/ by zero``), and an index outside the
+    # array, list or string (``ArrayIndexOutOfBoundsException``, ``StringIndexOutOfBoundsException``)
+    "java.lang.ArithmeticException": "type_error",
+    "java.lang.IndexOutOfBoundsException": "not_found",
     "java.lang.AssertionError": "assertion",
 }
 

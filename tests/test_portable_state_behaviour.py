@@ -115,6 +115,9 @@ def test_secrets_are_redacted_again_on_the_way_in(core):
         ("access", {"duration_ms": 1e11 * 1.01}, "duration_ms"),
         ("access", {"outcome": "o" * 8193}, "outcome"),
         ("access", {"error_signature": "e" * 201}, "error_signature"),
+        ("access", {"task_signature": "t" * 1001}, "task_signature"),
+        ("access", {"error_origin": "o" * 1001}, "error_origin"),
+        ("access", {"error_origin": 7}, "error_origin"),
         ("access", {"session_id": "a\nb"}, "session_id"),
         ("attempt", {"result": "maybe"}, "result"),
         ("attempt", {"error_category": "c" * 201}, "error_category"),
@@ -154,6 +157,7 @@ def test_a_bad_field_is_named(core, kind, change, field):
     ("kind", "change"),
     [
         ("access", {"outcome": "o" * 8192, "error_signature": "e" * 200, "duration_ms": 1e11, "score": -1e9}),
+        ("access", {"task_signature": "t" * 1000, "error_origin": "o" * 1000}),
         ("attempt", {"error_category": "c" * 200, "agent_type": "t" * 200, "task_category": "t" * 200}),
         ("attempt", {"error_basis": {"message": "m", "excerpt": "e" * 8192, "frame": None}}),
         ("attempt", {"error_basis": {"message": "", "frame": "", "exception": ""}, "notes": "n" * 64 * 1024}),

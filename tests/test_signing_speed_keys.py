@@ -24,7 +24,10 @@ def _reference(text: str) -> str | None:
         low = es._PHASE_LABEL.sub("", low)
     if "." in low:
         low = es._PATH_WORDS.sub("_p_", low)
-    return next((cat for cat, rx in es._TEXT_LOWER if es._TEXT_KEYS_RX[cat].search(low) and rx.search(low)), None)
+    cat = next((cat for cat, rx in es._TEXT_LOWER if es._TEXT_KEYS_RX[cat].search(low) and rx.search(low)), None)
+    if cat in es._QUOTABLE and es._TEST_COMPARISON.search(low):
+        return "assertion"  # a test's comparison quoting the words (method 36)
+    return cat
 
 
 def test_a_keys_categories_are_those_of_its_prefixes():

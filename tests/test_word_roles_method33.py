@@ -83,11 +83,14 @@ def test_a_verdict_or_a_count_is_a_test_failure(text):
     [
         ('✘ [ERROR] No matching export in "src/config.js" for import "connectTimeout"', "unknown"),
         ("error: unknown field `read_timeout`, expected one of `name`, `version`", "unknown"),
-        ("ReferenceError: socketTimeout is not defined", "unknown"),
+        (
+            "ReferenceError: socketTimeout is not defined",
+            "not_found",
+        ),  # (an undefined name since method 35; no timeout)
         ("error: http2Timeout is not defined", "unknown"),  # a digit before the capital
         ("src/a.ts(3,5): error TS2339: Property 'retryTimeout' does not exist on type 'Options'.", "type_error"),
         ("AttributeError: module 'app' has no attribute 'oom_guard'", "type_error"),
-        ("NameError: name 'permission_check' is not defined", "unknown"),
+        ("NameError: name 'permission_check' is not defined", "not_found"),  # (method 35; no permission)
         (
             "40B70E732A7F0000:error:1608010C:STORE routines:ossl_store_handle_load_result:unsupported:"
             "../crypto/store/store_result.c:151:",
