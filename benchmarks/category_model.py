@@ -61,6 +61,7 @@ SPLIT_COMMITS = {
     "heldout17": "7175d11",
     "heldout18": "4ba1eac",
     "heldout19": "a9ba2b8",
+    "heldout20": "cc1bea6",
 }
 _DUMP = """
 import gzip, json, sys
