@@ -206,6 +206,15 @@ RUNNER_OWN_LINES = {
         r"|^Git Clone Configs:$|^- [A-Za-z]+: |^Fetching repository\.\.\.$|^Checking out commit\.\.\.$|^\$ git |^Checked out "
         r"|^\+ |^Bitrise build failed \(exit code: \d+\)$"
     ),
+    # heldout20's README section (added after its one first run, on which no excerpt started on any of these): AppVeyor's
+    # own lines (`Build started`, its clone and checkout, the build cache lines, `Command exited with code N`; the echoed
+    # commands have no prefix and are not listed); builds.sr.ht's job-log lines (`[#<id>] <date> <time> ...`: booting,
+    # settling, sending tasks, cloning, `Running task`, tearing down), the clone's output and the tasks' `+ <cmd>` echoes
+    "appveyor": re.compile(
+        r"^Build started$|^git clone -q --branch=\S+ https://|^git checkout -qf [0-9a-f]{40}$|^Restoring build cache$"
+        r"|^Cache '[^']+' - Restored$|^Command exited with code \d+$"
+    ),
+    "sourcehut": re.compile(r"^\[#\d+\] \d{4}/\d\d/\d\d \d\d:\d\d:\d\d |^Cloning into '[\w.-]+'\.\.\.$|^\+ "),
 }
 
 
