@@ -7,7 +7,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from .redact import redact
 from .settings import Settings
 from .vector_index import VectorIndex
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .access_writer import AccessWriter
+
 
 def content_hash(content: str) -> str:
     """Hash of the content with whitespace runs collapsed (the exact-duplicate key)."""
@@ -51,11 +54,8 @@ class Core:
     # process's reembed() changes the record, and this process must not mix vector spaces
     embedder_record: tuple[str, int] | None = None
 
-    # recall's access bookkeeping not yet written: (time, memory ids, log fields) per recall,
-    # and when the oldest was queued (time.monotonic); see recall.flush_access
-    pending_access: list = field(default_factory=list)
-    pending_since: float = 0.0
-    access_retry_at: float = 0.0  # (time.monotonic) no attempt before this after the lock was busy
+    # recall's access bookkeeping, written by a thread of the store (access_writer.AccessWriter)
+    access: AccessWriter | None = None
 
     _miner: TemplateMiner | None = None
     _signed: dict = field(default_factory=dict)
@@ -232,11 +232,12 @@ class Core:
         duration_ms: float | None = None,
         task_signature: str | None = None,
         error_origin: str | None = None,
+        at: float | None = None,
     ) -> None:
         """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only;
         ``task_signature`` and ``error_origin``: the task and the error's origin an advice was given for (a
-        later credit lands on links of that task and origin)."""
-        now = self.now()
+        later credit lands on links of that task and origin); ``at``: the rows' time (default: now)."""
+        now = self.now() if at is None else at
         rows = [
             (
                 mid,

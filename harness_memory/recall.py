@@ -17,7 +17,7 @@ from .sqlite_backend import query_terms
 if TYPE_CHECKING:
     from .sqlite_backend import SQLiteBackend
 
-__all__ = ["RecallQuery", "flush_access", "recall", "record_access"]
+__all__ = ["RecallQuery", "recall", "record_access", "write_access"]
 
 
 @dataclass
@@ -328,16 +328,6 @@ def _similarities(core: Core, ids: list[int], qv: Any) -> dict[int, float]:
     return {i: float(v @ q) for i, v in core.backend.get_vectors(ids).items()}
 
 
-# The access bookkeeping of a recall (counts, last access, the relevance boost, a 'query' log row
-# per hit) is written when the write lock is free at that moment, and otherwise kept in the
-# process and written by a later recall (not before ACCESS_RETRY_SECONDS) or by close(): concurrent recalls
-# never queue on the lock. It is also written, waiting for the lock, once this many rows are
-# pending or the oldest has waited this long. A process that crashes loses what was pending.
-ACCESS_FLUSH_ROWS = 512
-ACCESS_FLUSH_SECONDS = 2.0
-ACCESS_RETRY_SECONDS = 0.5  # after finding the lock busy, the next attempt without waiting
-
-
 def record_access(
     core: Core,
     hits: list[RecallHit],
@@ -348,36 +338,30 @@ def record_access(
     duration_ms: float | None = None,
 ) -> list[RecallHit]:
     """Count the access (count, last_accessed, a small relevance boost) and log a 'query' row per hit
-    (the first carries the recall's ``duration_ms``: v_recall_latency). The hits' memories are updated
-    in place to what was recorded (they are the recall's own), and the same list is returned."""
+    (the first carries the recall's ``duration_ms``: v_recall_latency), through the store's
+    :class:`~harness_memory.access_writer.AccessWriter` (written beside the recall, not by it). The
+    hits' memories are updated in place to what will be recorded (they are the recall's own), and the
+    same list is returned."""
     if not hits:
         return hits
     now = core.now()
     boost = core.settings.recall_boost
-    pending = core.pending_access
-    if not pending:
-        core.pending_since = time.monotonic()
-    pending.append(
-        (
-            now,
-            [h.memory.id for h in hits],
-            {
-                "agent_id": agent_id,
-                "session_id": session_id,
-                "task_id": task_id,
-                "scores": [h.score for h in hits],
-                "duration_ms": duration_ms,
-            },
-        )
+    entry = (
+        now,
+        [h.memory.id for h in hits],
+        {
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "task_id": task_id,
+            "scores": [h.score for h in hits],
+            "duration_ms": duration_ms,
+        },
     )
-    rows = sum(len(p[1]) for p in pending)
-    t = time.monotonic()
-    if rows >= ACCESS_FLUSH_ROWS or t - core.pending_since >= ACCESS_FLUSH_SECONDS:
-        flush_access(core, wait=True)
-    elif t >= core.access_retry_at and not flush_access(core, wait=False):
-        # the lock is contended: batch this process's bookkeeping for a while instead of taking the
-        # lock on every recall (8 recallers did: two writers then starved in SQLite's busy waits)
-        core.access_retry_at = t + ACCESS_RETRY_SECONDS
+    if core.access is not None:
+        core.access.add(entry)
+    else:  # a core without a store's writer: written now
+        with core.backend.write() as c:
+            write_access(core, c, [entry])
     ts = datetime.fromtimestamp(now, tz=UTC)
     for h in hits:
         # the hits are this recall's own (store.recall built them): updated in place, not copied
@@ -388,23 +372,8 @@ def record_access(
     return hits
 
 
-def flush_access(core: Core, *, wait: bool = True) -> bool:
-    """Write the pending access bookkeeping in one transaction. ``wait=False``: only if the write
-    lock is free now (``SQLiteBackend.try_write``). True when nothing is left pending."""
-    pending = core.pending_access
-    if not pending:
-        return True
-    b = core.backend
-    try_write = getattr(b, "try_write", None)
-    with b.write() if wait or try_write is None else try_write() as c:
-        if c is None:  # another process holds the lock: keep the rows for later
-            return False
-        _write_access(core, c, pending)
-    pending.clear()
-    return True
-
-
-def _write_access(core: Core, c: Any, pending: list) -> None:
+def write_access(core: Core, c: Any, pending: list) -> None:
+    """Write recalls' bookkeeping (``AccessWriter`` entries) in the caller's transaction on ``c``."""
     from .jobs.decay import current_relevance
 
     boost = core.settings.recall_boost
@@ -423,12 +392,13 @@ def _write_access(core: Core, c: Any, pending: list) -> None:
             [(now, *cur_params, now, boost, now, i) for i in ids if i in alive],
         )
         if all(i in alive for i in ids):
-            core.log(ids, "query", **log)
+            core.log(ids, "query", at=now, **log)
         elif any(i in alive for i in ids):
             keep = [k for k, i in enumerate(ids) if i in alive]
             core.log(
                 [ids[k] for k in keep],
                 "query",
+                at=now,
                 **{
                     **log,
                     "scores": [log["scores"][k] for k in keep],

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import recall as _recall, validation as v, writes
+from .access_writer import AccessWriter
 from .backend import open_backend, parse_target
 from .core import Core, error_text, signature_basis
 from .embedders import Embedder, embedder_from_name
@@ -152,6 +154,9 @@ class MemoryStore:
                 clock=clock or time.time,
             )
             self._bind_embedder(allow_embedder_change)
+            self._core.access = AccessWriter(self._core, _recall.write_access)
+            # a store left open at the interpreter's exit still writes its recalls' bookkeeping
+            self._at_exit = weakref.finalize(self, self._core.access.close)
             backend.check_writable()  # a read-only database opens fine and fails at the first write: tell now
         except (backend.DatabaseError, OSError) as exc:
             backend.close()
@@ -217,9 +222,17 @@ class MemoryStore:
         if not self._closed:
             self._closed = True
             try:
-                _recall.flush_access(self._core)  # access bookkeeping deferred while the lock was busy
+                if self._core.access is not None:
+                    self._at_exit.detach()
+                    self._core.access.close()  # the recalls' bookkeeping not written yet
             finally:
                 self._close_rest()
+
+    def _settle(self) -> None:
+        """Write this process's pending recall bookkeeping first (``AccessWriter.settle``: never waiting
+        for another writer), so a verb after a recall sees it as the recall left it."""
+        if self._core.access is not None:
+            self._core.access.settle()
 
     def _close_rest(self) -> None:
         if self._scheduler is not None:
@@ -234,6 +247,7 @@ class MemoryStore:
     def run_job(self, name: str, **kwargs: Any):
         """Run one maintenance job now (decay, expire, consolidate, compact, backfill), under a
         lease, recorded in ``job_runs``; returns the run with its counts."""
+        self._settle()
         from .jobs import JOBS, run_job
 
         if not isinstance(name, str) or name not in JOBS:
@@ -265,12 +279,14 @@ class MemoryStore:
         return run_job(self, name, **kwargs)
 
     def job_status(self) -> dict[str, Any]:
+        self._settle()
         from .jobs import job_status
 
         return job_status(self)
 
     def start_scheduler(self, *, only: list[str] | None = None):
         """Run the maintenance jobs on their schedules in a background thread until :meth:`close`."""
+        self._settle()
         from .jobs.scheduler import build_scheduler
 
         if self._scheduler is None:
@@ -284,6 +300,7 @@ class MemoryStore:
         stay, and :meth:`restore` brings it back. A pinned memory is refused (unpin it first); an
         archived one is returned unchanged. With ``agent_id``, only that agent's own memory.
         Recorded in the access log (``updated``, outcome ``archived``)."""
+        self._settle()
         memory_id = v.memory_id(memory_id)
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         c = self._core
@@ -309,6 +326,7 @@ class MemoryStore:
         """Bring an archived memory back (relevance at least 0.5, visible to recall again, decay
         resumes from now); a memory that is not archived is returned unchanged. With ``agent_id``,
         only that agent's own memory. Recorded in the access log (``updated``, outcome ``restored``)."""
+        self._settle()
         memory_id = v.memory_id(memory_id)
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         c = self._core
@@ -336,6 +354,7 @@ class MemoryStore:
     def pin(self, memory_id: int, pinned: bool = True) -> Memory:
         """Pinned memories are exempt from decay and archiving: pinning pauses decay, unpinning
         resumes it from that moment."""
+        self._settle()
         memory_id = v.memory_id(memory_id)
         c = self._core
         pinned_flag = int(v.boolean(pinned, "pinned"))
@@ -389,6 +408,7 @@ class MemoryStore:
 
         ``thread_id`` makes it an event of a thread (an ``episode``, typically: docs/episodes.md),
         kept as said: never merged into another memory as a duplicate."""
+        self._settle()
         item = writes.prepare(
             self._core,
             content,
@@ -414,6 +434,7 @@ class MemoryStore:
 
         Each item is a mapping of :meth:`remember`'s arguments. All are validated first: one
         bad item raises and nothing is written."""
+        self._settle()
         if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
             raise InvalidInputError("items must be a sequence of mappings")
         prepared = []
@@ -493,17 +514,19 @@ class MemoryStore:
             qv = None if embedded is None else embedded[0]
         with c.backend.lock:
             hits = _recall.recall(c, q, qv)
-            if min_confidence is not None:
-                hits = [h for h in hits if h.confidence is not None and h.confidence >= min_confidence]
-            if record:
-                hits = _recall.record_access(
-                    c,
-                    hits,
-                    agent_id=q.agent_id,
-                    session_id=session_id,
-                    task_id=task_id,
-                    duration_ms=(time.perf_counter() - started) * 1000,
-                )
+        if min_confidence is not None:
+            hits = [h for h in hits if h.confidence is not None and h.confidence >= min_confidence]
+        if record:
+            # outside the connection's lock: past its limit the access writer takes its own lock and
+            # then the connection's (AccessWriter.settle), the one order every caller keeps
+            hits = _recall.record_access(
+                c,
+                hits,
+                agent_id=q.agent_id,
+                session_id=session_id,
+                task_id=task_id,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
         return hits
 
     # -- outcomes ----------------------------------------------------------------------------
@@ -525,6 +548,7 @@ class MemoryStore:
         that showed it, it is also counted on that error's link: a fix that did not help an
         error stops being offered for it, and one whose credits in a task net negative is not
         offered to that task again (docs/fixes.md, "What did not help this task")."""
+        self._settle()
         from . import fixes
 
         memory_id = v.memory_id(memory_id)
@@ -596,6 +620,7 @@ class MemoryStore:
     # -- reads -------------------------------------------------------------------------------
     def get(self, memory_id: int, *, agent_id: str | None = None) -> Memory:
         """The memory with that id; with ``agent_id``, only if that agent may see it."""
+        self._settle()
         return self._core.get(v.memory_id(memory_id), v.ident(agent_id, "agent_id", optional=True))
 
     def get_by_type(
@@ -610,6 +635,7 @@ class MemoryStore:
     ) -> list[Memory]:
         """Memories of one type visible to ``agent_id``, newest first (expired and archived excluded);
         with ``thread_id``, only that thread's."""
+        self._settle()
         c = self._core
         mtype = c.types.check(type)
         agent_id = v.ident(agent_id, "agent_id", optional=True)
@@ -633,31 +659,39 @@ class MemoryStore:
 
     # Getters for harnesses that register these types (an unregistered one raises UnknownMemoryTypeError).
     def get_discoveries(self, **kw: Any) -> list[Memory]:
+        self._settle()
         return self.get_by_type("discovery", **kw)
 
     def get_insights(self, **kw: Any) -> list[Memory]:
+        self._settle()
         return self.get_by_type("insight", **kw)
 
     def get_deadends(self, **kw: Any) -> list[Memory]:
+        self._settle()
         return self.get_by_type("deadend", **kw)
 
     def get_warnings(self, **kw: Any) -> list[Memory]:
+        self._settle()
         return self.get_by_type("warning", **kw)
 
     def get_error_fixes(self, **kw: Any) -> list[Memory]:
+        self._settle()
         return self.get_by_type("error_fix", **kw)
 
     def get_plan(self, **kw: Any) -> Memory | None:
         """The most recent ``plan`` memory."""
+        self._settle()
         return self._latest("plan", **kw)
 
     def get_feedback(self, **kw: Any) -> Memory | None:
         """The most recent ``feedback`` memory (keep one per supervisor with ``key=``)."""
+        self._settle()
         return self._latest("feedback", **kw)
 
     # -- forgetting --------------------------------------------------------------------------
     def forget(self, memory_id: int, *, agent_id: str | None = None) -> None:
         """Delete one memory (its index rows, vector, history and log rows go with it)."""
+        self._settle()
         memory_id = v.memory_id(memory_id)
         agent_id = v.ident(agent_id, "agent_id", optional=True)
         c = self._core
@@ -669,6 +703,7 @@ class MemoryStore:
 
     def forget_all(self, agent_id: str, type: str | None = None, *, namespace: str | None = None) -> int:
         """Delete every memory of an agent (optionally one type, one namespace); return the count."""
+        self._settle()
         agent_id = v.ident(agent_id, "agent_id")
         conds, params = ["agent_id = ?"], [agent_id]
         if type is not None:
@@ -682,6 +717,7 @@ class MemoryStore:
     def clear(self, namespace: str) -> int:
         """Delete everything in a namespace (a harness run): its tool calls and documents, then its
         memories (document chunks included); return the count of memories."""
+        self._settle()
         from .jobs.batches import delete_rows
 
         namespace = v.ident(namespace, "namespace")
@@ -691,6 +727,7 @@ class MemoryStore:
 
     def cleanup_expired(self) -> int:
         """Delete TTL-expired memories with their index rows and vectors; return the count."""
+        self._settle()
         return self._delete_where("expires_at IS NOT NULL AND expires_at <= ?", [self._core.now()])
 
     def _delete_where(self, where: str, params: list[Any]) -> int:
@@ -710,6 +747,7 @@ class MemoryStore:
         namespace: str | None = None,
     ) -> Memory:
         """Short-term context for one task (type ``context``, one per agent and task, 24 h TTL)."""
+        self._settle()
         task_id = v.ident(task_id, "task_id")
         return self.remember(
             context,
@@ -723,6 +761,7 @@ class MemoryStore:
         )
 
     def get_task_context(self, agent_id: str, task_id: str, *, namespace: str | None = None) -> Memory | None:
+        self._settle()
         agent_id = v.ident(agent_id, "agent_id")
         task_id = v.ident(task_id, "task_id")
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
@@ -735,6 +774,7 @@ class MemoryStore:
 
     def learn_success(self, agent_id: str, pattern: str, details: str | None = None, **kw: Any) -> Memory:
         """Record what worked (a ``success`` memory, importance 0.7 unless given)."""
+        self._settle()
         pattern = v.text(pattern, "pattern", max_bytes=self.settings.max_content_bytes)
         if details is not None:
             details = v.text(details, "details", max_bytes=self.settings.max_content_bytes, allow_empty=True)
@@ -749,6 +789,7 @@ class MemoryStore:
         given, is what resolves it: the memory is then linked to the error as a fix that worked
         and ``on_task_error`` offers it among the fixes. Without ``details`` it is a record of
         the error only. To say what fixed an error, or what did not, prefer :meth:`learn_fix`."""
+        self._settle()
         pattern = v.text(pattern, "pattern", max_bytes=self.settings.max_content_bytes)
         if details is not None:
             details = v.text(details, "details", max_bytes=self.settings.max_content_bytes, allow_empty=True)
@@ -771,6 +812,7 @@ class MemoryStore:
         ``on_task_error``): the link keeps its signature, so the fix also comes back for the same
         task failing with another error (docs/fixes.md). ``kw`` takes :meth:`remember`'s other
         arguments (namespace, scope, tags, task_id, ...)."""
+        self._settle()
         worked = v.boolean(worked, "worked")
         if error is None:
             raise InvalidInputError("error must be the error text the fix was for")
@@ -803,6 +845,7 @@ class MemoryStore:
         those that fixed the same task for other errors, then those that fixed other errors whose runs
         started in the same place (``ErrorSignature.origin``); best evidence first, each with
         ``explain()``; an error and a task never seen get none."""
+        self._settle()
         from . import fixes
 
         tsig = None if task is None else self.task_signature(task if isinstance(task, str) else _task_model(task))
@@ -823,6 +866,7 @@ class MemoryStore:
     ) -> bool:
         """Whether a visible memory carries this error: same signature first (linked
         signatures included), then text similarity of the failure excerpt."""
+        self._settle()
         agent_id = v.ident(agent_id, "agent_id")
         error = error_text(error)
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
@@ -862,12 +906,14 @@ class MemoryStore:
         """Recall what matters for a task and render it as a prompt section (quoted as data,
         within ``prompt_budget_chars``); the returned context remembers what it injected.
         ``documents=N`` also preloads the top N document chunks."""
+        self._settle()
         from .lifecycle import on_task_start
 
         return on_task_start(self, task, **kw)
 
     def on_task_error(self, task: Any, error: str, **kw: Any):
         """Signature, seen before?, what fixed it, matching failures and the next technique."""
+        self._settle()
         from .lifecycle import on_task_error
 
         if kw.get("baseline") is not None:
@@ -876,6 +922,7 @@ class MemoryStore:
 
     def on_task_complete(self, task: Any, result: Any, *, context: Any = None) -> dict[str, Any]:
         """Credit every injected memory with the outcome, record it in the ledger, store what happened."""
+        self._settle()
         from .lifecycle import on_task_complete
 
         return on_task_complete(self, task, result, context=context)
@@ -896,6 +943,7 @@ class MemoryStore:
         seed: int | None = None,
     ) -> TechniqueDecision:
         """The next technique to try on a failing task (never one it already tried), or ``escalate``."""
+        self._settle()
         from . import ledger
 
         task_id = v.ident(task_id, "task_id")
@@ -941,6 +989,7 @@ class MemoryStore:
         (``scope="global"``), which then carries only the technique, the error's category and
         masked template, never the notes; ``scope="agent"`` keeps it private to ``agent_id``
         with the notes."""
+        self._settle()
         from . import ledger
 
         task_id = v.ident(task_id, "task_id")
@@ -1010,12 +1059,14 @@ class MemoryStore:
 
     def task_attempts(self, task_id: str) -> list[Attempt]:
         """Every attempt recorded for a task, oldest first."""
+        self._settle()
         from . import ledger
 
         return ledger.attempts_of(self._core, v.ident(task_id, "task_id"))
 
     def technique_stats(self, *, level: str = "global", error_key: str | None = None) -> list[dict[str, Any]]:
         """Rows of the technique-effectiveness ledger at one level (global, category or signature)."""
+        self._settle()
         if level not in ("global", "category", "signature"):
             raise InvalidInputError("level must be global, category or signature")
         cols = (
@@ -1048,6 +1099,7 @@ class MemoryStore:
         limit: int = 1000,
     ) -> list[Memory]:
         """Every memory of a thread (its episodes) visible to ``agent_id``, oldest first."""
+        self._settle()
         from . import episodes
 
         return episodes.thread_memories(
@@ -1072,6 +1124,7 @@ class MemoryStore:
         one transaction; running it again adds nothing. Extractive and offline without a
         ``summariser``; with one (:class:`~harness_memory.summarisers.Summariser`) it asks it and
         falls back to the extractive path with a warning when it fails."""
+        self._settle()
         from . import episodes
 
         return episodes.reflect(
@@ -1089,6 +1142,7 @@ class MemoryStore:
         content, a memory type and tags (:class:`~harness_memory.summarisers.Normaliser`). When the
         normaliser fails, the raw text is stored as ``fallback_type`` with a warning. ``kw`` takes
         :meth:`remember`'s other arguments."""
+        self._settle()
         import logging
 
         from .summarisers import Normaliser
@@ -1114,6 +1168,7 @@ class MemoryStore:
 
     def reflection_sources(self, memory_id: int, *, agent_id: str | None = None) -> list[Memory]:
         """The episodes a reflected memory came from, oldest first."""
+        self._settle()
         from . import episodes
 
         memory_id = v.memory_id(memory_id)
@@ -1135,6 +1190,7 @@ class MemoryStore:
         change (debounced, unchanged files skipped by hash); with ``write_back``, memories changed
         through the API are written back to the files. Returns the started
         :class:`~harness_memory.watch.MarkdownWatcher`; :meth:`close` stops it."""
+        self._settle()
         from .watch import MarkdownWatcher
 
         w = MarkdownWatcher(
@@ -1160,6 +1216,7 @@ class MemoryStore:
         on its structure (markdown headings and paragraphs, code definitions, text paragraphs) into
         bounded chunks stored as ``document`` memories linked to it. The same ``source`` added again
         re-indexes only the chunks that changed. Returns a :class:`~harness_memory.documents.DocumentReport`."""
+        self._settle()
         from . import documents
 
         return documents.add_document(
@@ -1176,6 +1233,7 @@ class MemoryStore:
 
     def documents(self, *, namespace: str | None = None, agent_id: str | None = None, limit: int = 100):
         """Stored documents (newest first); with ``agent_id``, its own and global ones."""
+        self._settle()
         from . import documents
 
         return documents.list_documents(
@@ -1187,6 +1245,7 @@ class MemoryStore:
 
     def forget_document(self, document_id: int, *, agent_id: str | None = None) -> int:
         """Delete a document and its chunks; return the number of chunks deleted."""
+        self._settle()
         from . import documents
 
         return documents.forget_document(
@@ -1212,6 +1271,7 @@ class MemoryStore:
         """Log one tool call. Parameters and result are redacted and bounded (the result kept as a
         head-and-tail summary of ``tool_result_max_bytes``, its full size recorded); a failed call's
         ``error`` is signed, so the advice for that error names this tool."""
+        self._settle()
         from . import tool_calls as _tool_calls
 
         item = _tool_calls.prepare(
@@ -1242,6 +1302,7 @@ class MemoryStore:
         limit: int = 100,
     ) -> list[_tool_calls.ToolCall]:
         """Logged tool calls matching every given filter, newest first (every namespace unless one is given)."""
+        self._settle()
         from . import tool_calls as _tool_calls
 
         return _tool_calls.query(
@@ -1259,6 +1320,7 @@ class MemoryStore:
         self, error: str, *, namespace: str | None = None, limit: int = 5
     ) -> list[_tool_calls.ToolFailure]:
         """Tools whose logged calls failed with this error's signature (or one linked to it), most failures first."""
+        self._settle()
         from . import tool_calls as _tool_calls
 
         ns = v.ident(namespace, "namespace", optional=True) or self.settings.namespace
@@ -1270,6 +1332,7 @@ class MemoryStore:
         self, *, namespace: str | None = None, agent_id: str | None = None
     ) -> list[_tool_calls.ToolMetrics]:
         """Per tool: calls, success rate, p50/p95 duration and the last failure (``v_tool_metrics``'s figures)."""
+        self._settle()
         from . import tool_calls as _tool_calls
 
         return _tool_calls.metrics(
@@ -1282,6 +1345,7 @@ class MemoryStore:
     def backfill_embeddings(self, *, batch_size: int = 256) -> int:
         """Embed memories stored keyword-only (the embedder was down, or they changed during a
         reembed), and finish a reembed's fill that was interrupted; return how many were embedded."""
+        self._settle()
         batch_size = _batch_size(batch_size)
         c = self._core
         if not c.vectors_enabled:
@@ -1318,6 +1382,7 @@ class MemoryStore:
         :meth:`backfill_embeddings` (the ``backfill`` job) finishes the fill. Other processes that
         have the store open get :class:`EmbedderMismatchError` (reopen) at their next embedding,
         never a vector from the old space."""
+        self._settle()
         from . import reembed as _reembed
 
         batch_size = _batch_size(batch_size)
@@ -1330,6 +1395,7 @@ class MemoryStore:
     # -- export / import ---------------------------------------------------------------------------
     def export_jsonl(self, path: str | Path, *, namespace: str | None = None, agent_id: str | None = None) -> int:
         """Write every memory (or one namespace's, one agent's) to a versioned JSONL file; return the count."""
+        self._settle()
         from . import portability
 
         return portability.export_jsonl(
@@ -1342,11 +1408,13 @@ class MemoryStore:
     def import_jsonl(self, path: str | Path) -> portability.ImportReport:
         """Import a JSONL export (matched by uid: idempotent). Every record is checked first: a bad
         record raises :class:`ImportFormatError` naming its line, and nothing is imported."""
+        self._settle()
         from . import portability
 
         return portability.import_jsonl(self._core, v.path(path))
 
     def export_markdown(self, agent_id: str, path: str | Path, *, namespace: str | None = None) -> int:
+        self._settle()
         from . import portability
 
         return portability.export_markdown(
@@ -1359,6 +1427,7 @@ class MemoryStore:
     def import_markdown(
         self, agent_id: str, path: str | Path, *, namespace: str | None = None
     ) -> portability.ImportReport:
+        self._settle()
         from . import portability
 
         return portability.import_markdown(
@@ -1370,6 +1439,7 @@ class MemoryStore:
 
     def sql_engine(self):
         """A SQLAlchemy/SQLModel engine on this database (same connection factory)."""
+        self._settle()
         return self._core.backend.sqlalchemy_engine()
 
     # -- statistics ----------------------------------------------------------------------------------
@@ -1379,6 +1449,7 @@ class MemoryStore:
         With ``agent_id``, only what that agent may see: its own memories (under its id) and
         global ones (other agents' global memories counted under ``agent_id: None``, so no
         other agent's id is revealed), and its own access-log rows."""
+        self._settle()
         from . import tool_calls as _tool_calls
 
         c = self._core

@@ -127,6 +127,7 @@ def test_a_recall_with_several_hits_is_one_latency_row_on_its_top_hit(db):
             s.remember(f"proxy settings for the {word} cluster", type="success", agent_id="a")
         hits = s.recall("proxy settings cluster", agent_id="a", limit=3)
         assert len(hits) == 3
+        assert s._core.access.wait_written()  # written by the store's access thread
         b = s._core.backend
         rows = b.execute("SELECT top_memory_id, duration_ms FROM v_recall_latency").fetchall()
         assert len(rows) == 1 and rows[0][0] == hits[0].memory.id and rows[0][1] >= 0

@@ -295,11 +295,12 @@ def test_a_freshly_opened_store_scores_the_same_cosines(tmp_path, clock):
         assert "mailer" in hits[0].memory.content and len({round(h.breakdown.vector, 6) for h in hits}) > 5
 
 
-def test_the_access_bookkeeping_is_written_at_once_when_the_lock_is_free(tmp_path, clock):
+def test_the_access_bookkeeping_reaches_other_connections_while_the_store_is_open(tmp_path, clock):
     path = tmp_path / "shared.db"
     with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
         m = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
         s.recall("gradle daemon heap", agent_id="a", task_id="t-9")
+        assert s._core.access.wait_written()  # the store's access thread, with no further call
         assert other.get(m.id).access_count == 1  # seen by another connection before this store closes
         rows = other._core.backend.execute(
             "SELECT access_type, task_id, duration_ms FROM memory_access_log WHERE memory_id = ?", (m.id,)
@@ -416,20 +417,12 @@ def test_a_recall_that_loaded_a_large_index_persists_its_snapshot(tmp_path, cloc
         assert s._core.index.last_load == "snapshot"
 
 
-def test_a_recall_after_finding_the_lock_busy_waits_before_trying_again(tmp_path, clock, monkeypatch):
-    from harness_memory import recall as recall_module
+@pytest.fixture
+def held_bookkeeping(monkeypatch):
+    """The store's access writer keeps a recall's rows pending until close (its thread asleep)."""
+    from harness_memory import access_writer
 
-    monkeypatch.setattr(recall_module, "ACCESS_RETRY_SECONDS", 3600.0)
-    monkeypatch.setattr(recall_module, "ACCESS_FLUSH_SECONDS", 3600.0)
-    path = tmp_path / "shared.db"
-    with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
-        m = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
-        with other._core.backend.write():
-            s.recall("gradle daemon heap", agent_id="a")
-        s.recall("gradle daemon heap", agent_id="a")  # the lock is free now, but the retry is not due
-        assert other.get(m.id).access_count == 0
-        s.close()
-        assert other.get(m.id).access_count == 2
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
 
 
 def _busy_recall(s, other, query):
@@ -443,7 +436,7 @@ def _delete(store, mid):
         c.execute("DELETE FROM memories WHERE id = ?", (mid,))
 
 
-def test_a_recall_whose_hits_were_all_deleted_before_its_bookkeeping_logs_nothing(tmp_path, clock):
+def test_a_recall_whose_hits_were_all_deleted_before_its_bookkeeping_logs_nothing(tmp_path, clock, held_bookkeeping):
     path = tmp_path / "shared.db"
     with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
         a = s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")
@@ -456,7 +449,9 @@ def test_a_recall_whose_hits_were_all_deleted_before_its_bookkeeping_logs_nothin
 
 
 @pytest.mark.parametrize("deleted", ["top", "second"])
-def test_the_recall_latency_stays_with_the_top_hit_when_another_hit_is_deleted(tmp_path, clock, deleted):
+def test_the_recall_latency_stays_with_the_top_hit_when_another_hit_is_deleted(
+    tmp_path, clock, deleted, held_bookkeeping
+):
     path = tmp_path / "shared.db"
     with MemoryStore(path, clock=clock) as s, MemoryStore(path, clock=clock) as other:
         s.remember("gradle daemon runs out of heap", type="failure", agent_id="a")

@@ -20,6 +20,7 @@ def test_a_recall_logs_its_duration_once(store):
         store.remember(f"the build cache on runner {k} needs pruning weekly", type="decision", agent_id="a")
     hits = store.recall("build cache pruning", agent_id="a", limit=3)
     assert len(hits) == 3
+    assert store._core.access.wait_written()  # written by the store's access thread
     b = store._core.backend
     rows = b.execute(
         "SELECT memory_id, duration_ms FROM memory_access_log WHERE access_type = 'query' ORDER BY id"
@@ -29,6 +30,7 @@ def test_a_recall_logs_its_duration_once(store):
     assert [r[1] for r in rows[1:]] == [None, None]
     store.recall("build cache pruning", agent_id="a", limit=3, record=False)  # not an access: nothing logged
     store.recall("nothing matches zzqx", agent_id="a", channels=["keyword"])  # no hits: no rows
+    assert store._core.access.wait_written()
     view = b.execute("SELECT top_memory_id, agent_id, duration_ms FROM v_recall_latency").fetchall()
     assert [tuple(r) for r in view] == [(hits[0].memory.id, "a", rows[0][1])]
     # other access rows carry no duration
@@ -45,6 +47,7 @@ def test_weekly_view_is_nearest_rank_over_each_weeks_recalls(db):
             for _ in range(7):
                 s.recall("flaky integration test", agent_id="a", limit=2)
             clock.advance(WEEK)
+        assert s._core.access.wait_written()  # (each row with its recall's time, whenever written)
         b = s._core.backend
         rows = b.execute("SELECT timestamp, duration_ms FROM v_recall_latency").fetchall()
         assert len(rows) == 21

@@ -194,7 +194,10 @@ def test_a_write_is_seen_at_once_by_a_long_lived_recalling_process(tmp_path, pat
     assert child.returncode == 0
 
 
-def test_recall_does_not_wait_for_a_busy_write_lock_and_close_writes_what_was_deferred(tmp_path):
+def test_recall_does_not_wait_for_a_busy_write_lock_and_close_writes_what_was_deferred(tmp_path, monkeypatch):
+    from harness_memory import access_writer
+
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # only close() writes the bookkeeping
     path = tmp_path / "m.db"
     with MemoryStore(path) as w:
         w.remember_many(_items(50))
@@ -208,7 +211,7 @@ def test_recall_does_not_wait_for_a_busy_write_lock_and_close_writes_what_was_de
         gone = hits[2].memory.id
         blocker.execute("DELETE FROM memories WHERE id = ?", (gone,))  # deleted before the bookkeeping lands
         blocker.execute("COMMIT")
-        assert s._core.pending_access
+        assert s._core.access.pending_rows == 3
     blocker.close()
     with MemoryStore(path) as r:  # close() wrote the deferred rows
         b = r._core.backend
@@ -222,10 +225,7 @@ def test_recall_does_not_wait_for_a_busy_write_lock_and_close_writes_what_was_de
         assert sorted(logged) == sorted([hits[0].memory.id, hits[1].memory.id])
 
 
-def test_deferred_bookkeeping_is_written_by_the_next_recall_once_the_lock_is_free(tmp_path, monkeypatch):
-    from harness_memory import recall as recall_module
-
-    monkeypatch.setattr(recall_module, "ACCESS_RETRY_SECONDS", 0.3)
+def test_deferred_bookkeeping_is_written_by_the_thread_once_the_lock_is_free(tmp_path):
     path = tmp_path / "m.db"
     with MemoryStore(path) as w:
         w.remember_many(_items(50))
@@ -233,13 +233,12 @@ def test_deferred_bookkeeping_is_written_by_the_next_recall_once_the_lock_is_fre
     with MemoryStore(path) as s:
         blocker.execute("BEGIN IMMEDIATE")
         s.recall("deploy cache retry", agent_id="a1", limit=2)
-        blocker.execute("COMMIT")
         s.recall("python rust compile", agent_id="a1", limit=2)
-        assert len(s._core.pending_access) == 2  # the lock was busy a moment ago: batched, no new attempt yet
-        time.sleep(0.35)
-        s.recall("flaky webhook queue", agent_id="a1", limit=2)
-        assert not s._core.pending_access
-        assert s._core.backend.execute("SELECT COUNT(*) FROM memory_access_log").fetchone()[0] == 6
+        time.sleep(0.3)
+        assert s._core.access.pending_rows == 4  # the lock is busy: kept for later
+        blocker.execute("COMMIT")
+        assert s._core.access.wait_written()  # no further call: the thread wrote them
+        assert blocker.execute("SELECT COUNT(*) FROM memory_access_log").fetchone()[0] == 4
     blocker.close()
 
 

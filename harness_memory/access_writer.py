@@ -1,0 +1,186 @@
+"""Recall's access bookkeeping, written beside the recall instead of inside it (issue 11).
+
+A recall counts its hits (``access_count``, ``last_accessed``, a small relevance boost) and logs a
+``'query'`` row per hit. Written by the recall itself, that made every recall a write: about a
+tenth of a recall's time at 100k memories, a commit (now and then a WAL checkpoint) in its tail,
+and concurrent recallers queueing on the one write lock. Instead a recall hands its rows to the
+store's :class:`AccessWriter` and returns; a background thread of the store writes what has
+gathered every :data:`FLUSH_INTERVAL` seconds, in one transaction on its own connection
+(``Backend.fork``), taking the write lock only when it is free at that moment (SQLite), so neither
+a recall nor the thread ever waits for another writer.
+
+What readers see:
+
+- **this process**: the store's other verbs first write what is pending (:meth:`AccessWriter.settle`,
+  without waiting for a busy lock), so ``get()``, ``stats()``, exports, jobs and ``apply()`` after a
+  recall see its bookkeeping as they did when the recall wrote it;
+- **other processes**: within about :data:`FLUSH_INTERVAL`, plus however long other writers hold
+  the lock.
+
+What can be lost: a process killed without closing its store loses the bookkeeping of its last
+recalls (those of the last :data:`FLUSH_INTERVAL`, more while another writer holds the lock); a
+clean ``close()`` writes everything, waiting for the lock, and so does the interpreter's exit with
+the store still open. Rows the thread could not write stay pending and are retried; past
+:data:`MAX_PENDING_ROWS` a recall writes them itself, waiting for the lock (back-pressure instead
+of unbounded memory).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from .errors import HarnessMemoryError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core import Core
+
+__all__ = ["FLUSH_INTERVAL", "MAX_PENDING_ROWS", "AccessWriter"]
+
+log = logging.getLogger("harness_memory.access")
+
+FLUSH_INTERVAL = 0.1  # seconds between the thread's writes while recalls keep coming
+MAX_PENDING_ROWS = 4096  # past this many rows a recall writes them itself, waiting for the lock
+ERROR_BACKOFF = 1.0  # seconds before the thread tries again after a write failed
+
+# one recall's bookkeeping: (time of the recall, memory ids, fields of its log rows)
+Entry = tuple[float, list[int], dict[str, Any]]
+
+
+class AccessWriter:
+    """The pending bookkeeping of one store's recalls and the thread that writes it."""
+
+    def __init__(self, core: Core, write: Any) -> None:
+        # ``write(core, connection, entries)`` writes entries in the caller's transaction
+        self._core = core
+        self._write_entries = write
+        self._reset()
+
+    def _reset(self) -> None:
+        self._pid = os.getpid()
+        self._mutex = threading.Lock()  # the pending list
+        self._writing = threading.Lock()  # one batch at a time: the thread's, or a settle's
+        self._wake = threading.Event()
+        self._pending: list[Entry] = []
+        self._rows = 0
+        self._thread: threading.Thread | None = None
+        self._own: Core | None = None  # the thread's view of the core: its own backend handle
+        self._closed = False
+        self.failures = 0  # writes that failed (kept pending and retried)
+
+    def _same_process(self) -> None:
+        # a forked child inherits the parent's pending rows (the parent writes them), its locks in
+        # whatever state the parent's threads held them, and no thread: start afresh
+        if self._pid != os.getpid():
+            self._reset()
+
+    @property
+    def pending_rows(self) -> int:
+        """Rows (one per hit) not written yet."""
+        return self._rows
+
+    def add(self, entry: Entry) -> None:
+        """Queue one recall's bookkeeping; the thread writes it within about ``FLUSH_INTERVAL``."""
+        self._same_process()
+        with self._mutex:
+            self._pending.append(entry)
+            self._rows += len(entry[1])
+            rows = self._rows
+        if rows >= MAX_PENDING_ROWS or self._closed:
+            self.settle(wait=True)
+            return
+        if self._thread is None:
+            t = threading.Thread(target=self._run, name="harness-memory-access", daemon=True)
+            self._thread = t
+            t.start()
+
+    def _take(self) -> list[Entry]:
+        with self._mutex:
+            batch, self._pending, self._rows = self._pending, [], 0
+        return batch
+
+    def _put_back(self, batch: list[Entry]) -> None:
+        with self._mutex:
+            self._pending[:0] = batch
+            self._rows += sum(len(e[1]) for e in batch)
+
+    def _write(self, core: Core, *, wait: bool) -> bool:
+        """Write everything pending through ``core``'s backend in one transaction (caller holds
+        ``_writing``). ``wait=False``: only if the write lock is free now. True when it was written."""
+        batch = self._take()
+        if not batch:
+            return True
+        b = core.backend
+        try_write = getattr(b, "try_write", None)
+        try:
+            with b.write() if wait or try_write is None else try_write() as c:
+                if c is None:  # another writer holds the lock: later
+                    self._put_back(batch)
+                    return False
+                self._write_entries(core, c, batch)
+        except BaseException:
+            self._put_back(batch)
+            raise
+        return True
+
+    def _run(self) -> None:
+        pause = FLUSH_INTERVAL
+        while True:
+            self._wake.wait(pause)
+            self._wake.clear()
+            if self._closed or self._pid != os.getpid():
+                return
+            pause = FLUSH_INTERVAL
+            with self._writing:
+                if self._closed:
+                    return
+                try:
+                    if self._own is None:
+                        self._own = dataclasses.replace(self._core, backend=self._core.backend.fork())
+                    self._write(self._own, wait=False)
+                except (HarnessMemoryError, OSError, self._core.backend.DatabaseError) as exc:
+                    # kept pending; no row content in the message (a recall's rows carry no text)
+                    self.failures += 1
+                    log.warning("access bookkeeping not written yet (%s); retrying", type(exc).__name__)
+                    pause = ERROR_BACKOFF
+
+    def settle(self, *, wait: bool = False) -> bool:
+        """Write what is pending now on the store's own handle, after any batch the thread is writing.
+        ``wait=False``: only if the write lock is free now (a read of this process never waits for
+        another writer). Inside a write transaction of the caller's it does nothing (the thread may be
+        waiting for that very transaction). True when nothing is left pending."""
+        self._same_process()
+        if not self._rows and not self._writing.locked():
+            return True
+        if self._core.backend.in_transaction:
+            return False
+        with self._writing:
+            return self._write(self._core, wait=wait)
+
+    def close(self) -> None:
+        """Stop the thread and write what is left, waiting for the lock (a clean close loses nothing)."""
+        self._same_process()
+        self._closed = True
+        self._wake.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=max(5.0, getattr(self._core.backend, "busy_timeout_ms", 30_000) / 1000 + 5.0))
+        try:
+            with self._writing:
+                self._write(self._core, wait=True)
+        finally:
+            own, self._own = self._own, None
+            if own is not None:
+                own.backend.close()
+
+    def wait_written(self, timeout: float = 5.0) -> bool:
+        """Wait (polling) until the thread has written everything pending, without writing it on the
+        caller's thread: for tests and benchmarks that look at the database from another process."""
+        deadline = time.monotonic() + timeout
+        while (self._rows or self._writing.locked()) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return not self._rows and not self._writing.locked()

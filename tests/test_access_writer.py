@@ -1,0 +1,292 @@
+"""Recall's access bookkeeping is written beside the recall by a thread of the store (issue 11,
+harness_memory/access_writer.py): a recall never writes nor waits for the write lock, the rows land
+within a bounded time without another call, the store's other verbs see them at once, a clean close
+or the interpreter's exit loses nothing, and a killed process loses at most what was pending.
+
+Real SQLite files with sqlite-vec, real second connections, real threads and real processes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from conftest import note_items as _items
+from harness_memory import MemoryStore, Settings, access_writer
+from harness_memory.errors import DatabaseLockedError
+from harness_memory.sqlite_backend import connect
+
+QUERY = "deploy cache retry"
+
+
+def _count(path, sql: str, params=()) -> int:
+    c = connect(path)
+    try:
+        return int(c.execute(sql, params).fetchone()[0])
+    finally:
+        c.close()
+
+
+def _logged(path) -> int:
+    return _count(path, "SELECT COUNT(*) FROM memory_access_log WHERE access_type = 'query'")
+
+
+def _wait(pred, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()
+
+
+@pytest.fixture
+def filled(tmp_path):
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as w:
+        w.remember_many(_items(60))
+    return path
+
+
+def test_a_recall_commits_nothing_itself(filled, monkeypatch):
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread stays asleep
+    observer = connect(filled)
+    try:
+        with MemoryStore(filled) as s:
+            version = observer.execute("PRAGMA data_version").fetchone()[0]
+            hits = s.recall(QUERY, agent_id="a1", limit=4)
+            assert len(hits) == 4
+            assert [h.memory.access_count for h in hits] == [1, 1, 1, 1]  # the hits say what will be recorded
+            # no other connection committed anything: the recall wrote nothing, took no write lock
+            assert observer.execute("PRAGMA data_version").fetchone()[0] == version
+            assert s._core.access.pending_rows == 4
+    finally:
+        observer.close()
+    assert _logged(filled) == 4  # close() wrote them
+
+
+def test_the_thread_writes_a_recalls_rows_without_another_call(filled):
+    with MemoryStore(filled) as s:
+        hits = s.recall(QUERY, agent_id="a1", limit=4)
+        # seen from another connection, with no further call in this process
+        assert _wait(lambda: _logged(filled) == 4)
+        ids = [h.memory.id for h in hits]
+        q = f"SELECT COUNT(*) FROM memories WHERE access_count = 1 AND id IN ({','.join('?' * len(ids))})"
+        assert _count(filled, q, ids) == 4
+        assert s._core.access.pending_rows == 0
+
+
+def test_the_stores_other_verbs_see_a_recalls_bookkeeping_at_once(filled, monkeypatch):
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread would not write it for an hour
+    with MemoryStore(filled) as s:
+        hits = s.recall(QUERY, agent_id="a1", limit=3)
+        assert s._core.access.pending_rows == 3
+        m = s.get(hits[0].memory.id)
+        assert m.access_count == 1 and m.last_accessed is not None
+        assert s._core.access.pending_rows == 0
+        s.recall(QUERY, agent_id="a1", limit=3)
+        assert s._core.access.pending_rows == 3
+        s.stats()
+        assert s._core.access.pending_rows == 0
+        assert _logged(filled) == 6  # stats() wrote the second recall's rows first
+
+
+def test_a_recall_never_waits_for_a_busy_lock_and_the_thread_writes_once_it_is_free(filled):
+    blocker = connect(filled)
+    with MemoryStore(filled, settings=Settings(busy_timeout_ms=20_000)) as s:
+        blocker.execute("BEGIN IMMEDIATE")  # another process's writer holds the lock
+        t0 = time.monotonic()
+        hits = s.recall(QUERY, agent_id="a1", limit=3)
+        s.recall("python rust compile", agent_id="a1", limit=2)
+        assert time.monotonic() - t0 < 5  # did not wait out the 20 s busy timeout
+        time.sleep(3 * access_writer.FLUSH_INTERVAL)
+        assert s._core.access.pending_rows == 5  # the thread found the lock busy: kept, not dropped
+        gone = hits[2].memory.id
+        blocker.execute("DELETE FROM memories WHERE id = ?", (gone,))  # deleted before the bookkeeping lands
+        blocker.execute("COMMIT")
+        assert s._core.access.wait_written()
+        assert _logged(filled) == 4  # the deleted memory's row is left out
+    blocker.close()
+
+
+def test_close_writes_everything_pending_waiting_for_the_lock(filled, monkeypatch):
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
+    s = MemoryStore(filled)
+    n = 0
+    for q in ("deploy cache retry", "python rust compile", "flaky webhook queue", "schema migrate index"):
+        n += len(s.recall(q, agent_id="a2", limit=5))
+    assert s._core.access.pending_rows == n > 0
+    s.close()
+    assert _logged(filled) == n
+
+
+def test_the_log_rows_carry_the_recalls_time_not_the_writes(filled, clock):
+    with MemoryStore(filled, clock=clock) as s:
+        t0 = clock()
+        hits = s.recall(QUERY, agent_id="a1", limit=2)
+        clock.advance(3600)
+        s.get(hits[0].memory.id)  # writes the pending rows an hour (of the store's clock) later
+        stamps = {r[0] for r in s._core.backend.execute("SELECT timestamp FROM memory_access_log")}
+        assert stamps == {t0}
+        assert s.get(hits[0].memory.id).last_accessed.timestamp() == pytest.approx(t0)
+
+
+def test_past_the_pending_limit_a_recall_writes_itself_and_says_when_it_cannot(filled, monkeypatch):
+    monkeypatch.setattr(access_writer, "MAX_PENDING_ROWS", 4)
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
+    blocker = connect(filled)
+    with MemoryStore(filled, settings=Settings(busy_timeout_ms=300)) as s:
+        s.recall(QUERY, agent_id="a1", limit=3)
+        blocker.execute("BEGIN IMMEDIATE")
+        with pytest.raises(DatabaseLockedError):
+            s.recall(QUERY, agent_id="a1", limit=3)  # 6 rows pending: it waits for the lock, 300 ms at most
+        assert s._core.access.pending_rows == 6  # kept
+        blocker.execute("COMMIT")
+        s.recall(QUERY, agent_id="a1", limit=3)  # over the limit again: written now, by the recall
+        assert s._core.access.pending_rows == 0
+        assert _logged(filled) == 9
+    blocker.close()
+
+
+def test_a_failed_write_of_the_thread_is_logged_without_content_kept_and_retried(filled, monkeypatch, caplog):
+    monkeypatch.setattr(access_writer, "ERROR_BACKOFF", 0.05)
+    with MemoryStore(filled) as s:
+        w = s._core.access
+        real = w._write_entries
+        calls = []
+
+        def flaky(core, c, batch):
+            calls.append(len(batch))
+            if len(calls) == 1:
+                raise OSError("disk I/O error while writing a secret-token-123 row")
+            return real(core, c, batch)
+
+        monkeypatch.setattr(w, "_write_entries", flaky)
+        with caplog.at_level(logging.WARNING, logger="harness_memory.access"):
+            hits = s.recall(QUERY, agent_id="a1", limit=3)
+            assert _wait(lambda: _logged(filled) == len(hits))
+        assert w.failures == 1 and len(calls) >= 2
+        text = caplog.text
+        assert "OSError" in text and "secret-token-123" not in text and QUERY not in text
+
+
+def test_a_store_left_open_at_the_interpreters_exit_writes_its_bookkeeping(filled):
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from harness_memory import MemoryStore, access_writer
+        access_writer.FLUSH_INTERVAL = 3600.0
+        s = MemoryStore({str(filled)!r})
+        n = len(s.recall({QUERY!r}, agent_id="a1", limit=5))
+        print(n, s._core.access.pending_rows, flush=True)
+        # no close(): the interpreter exits with the store open
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    n, pending = map(int, out.stdout.split())
+    assert n == pending == 5
+    assert _logged(filled) == 5
+
+
+def test_a_killed_process_loses_at_most_what_was_pending(filled):
+    code = textwrap.dedent(
+        f"""
+        import os, signal, sys, time
+        from harness_memory import MemoryStore, access_writer
+        s = MemoryStore({str(filled)!r})
+        written = sum(len(s.recall(q, agent_id="a1", limit=4)) for q in ("deploy cache", "python rust", "webhook"))
+        assert s._core.access.wait_written()
+        access_writer.FLUSH_INTERVAL = 3600.0
+        s._core.access._wake.set()  # the thread takes the hour-long pause from now on
+        time.sleep(0.3)
+        lost = len(s.recall("schema migrate index", agent_id="a1", limit=4))
+        print(written, lost, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == -signal.SIGKILL
+    written, lost = map(int, p.stdout.split())
+    assert written > 0 and lost > 0
+    assert _logged(filled) == written  # what was written survives; the last recall's rows are lost
+    c = connect(filled)
+    try:
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        c.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="os.fork")
+def test_a_forked_child_does_not_write_its_parents_pending_rows(filled, monkeypatch):
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
+    s = MemoryStore(filled)
+    try:
+        s.recall(QUERY, agent_id="a1", limit=3)
+        assert s._core.access.pending_rows == 3
+        pid = os.fork()
+        if pid == 0:  # the child: its writer starts afresh
+            code = 0 if s._core.access.settle() and s._core.access.pending_rows == 0 else 1
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert _logged(filled) == 0  # the child wrote nothing of the parent's
+        assert s._core.access.pending_rows == 3
+    finally:
+        s.close()
+    assert _logged(filled) == 3
+
+
+@hsettings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ops=st.lists(
+        st.one_of(
+            st.tuples(st.just("recall"), st.sampled_from(["deploy cache retry", "python rust", "webhook queue"])),
+            st.tuples(st.just("forget"), st.integers(0, 19)),
+            st.tuples(st.just("get"), st.integers(0, 19)),
+            st.tuples(st.just("pause"), st.sampled_from([0.0, 0.02, 0.15])),
+        ),
+        max_size=25,
+    )
+)
+def test_every_recall_is_counted_once_whatever_the_interleaving(tmp_path_factory, ops):
+    """Whenever the thread happens to write, and whatever the store's other verbs do in between:
+    after close, each surviving memory's access_count is the number of recalls that returned it."""
+    path = tmp_path_factory.mktemp("aw") / "m.db"
+    expected: dict[int, int] = {}
+    with MemoryStore(path) as s:
+        ids = [m.id for m in s.remember_many(_items(20))]
+        gone: set[int] = set()
+        for op, arg in ops:
+            if op == "recall":
+                for h in s.recall(arg, agent_id="a1", limit=5):
+                    expected[h.memory.id] = expected.get(h.memory.id, 0) + 1
+            elif op == "forget" and ids[arg] not in gone:
+                s.forget(ids[arg])
+                gone.add(ids[arg])
+            elif op == "get" and ids[arg] not in gone:
+                assert s.get(ids[arg]).access_count == expected.get(ids[arg], 0)
+            elif op == "pause":
+                time.sleep(arg)
+    c = connect(path)
+    try:
+        got = dict(c.execute("SELECT id, access_count FROM memories").fetchall())
+        logged = dict(
+            c.execute(
+                "SELECT memory_id, COUNT(*) FROM memory_access_log WHERE access_type = 'query' GROUP BY memory_id"
+            ).fetchall()
+        )
+    finally:
+        c.close()
+    for mid in ids:
+        if mid in gone:
+            assert mid not in got
+        else:
+            assert got[mid] == expected.get(mid, 0)
+            assert logged.get(mid, 0) == expected.get(mid, 0)
