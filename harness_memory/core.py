@@ -237,31 +237,69 @@ class Core:
         """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only;
         ``task_signature`` and ``error_origin``: the task and the error's origin an advice was given for (a
         later credit lands on links of that task and origin); ``at``: the rows' time (default: now)."""
-        now = self.now() if at is None else at
-        rows = [
-            (
-                mid,
-                agent_id,
-                session_id,
-                task_id,
+        self.insert_log(
+            log_rows(
+                memory_ids,
                 access_type,
-                None if was_helpful is None else int(was_helpful),
-                outcome,
-                None if scores is None else scores[k],
-                now,
-                error_signature,
-                duration_ms if k == 0 else None,
-                task_signature,
-                error_origin,
+                self.now() if at is None else at,
+                agent_id=agent_id,
+                session_id=session_id,
+                task_id=task_id,
+                was_helpful=was_helpful,
+                outcome=outcome,
+                scores=scores,
+                error_signature=error_signature,
+                duration_ms=duration_ms,
+                task_signature=task_signature,
+                error_origin=error_origin,
             )
-            for k, mid in enumerate(memory_ids)
-        ]
+        )
+
+    def insert_log(self, rows: list[tuple]) -> None:
+        """Insert :func:`log_rows` (of one call or several) in one statement."""
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
             "outcome, score, timestamp, error_signature, duration_ms, task_signature, error_origin) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+
+
+def log_rows(
+    memory_ids: Sequence[int],
+    access_type: str,
+    at: float,
+    *,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    task_id: str | None = None,
+    was_helpful: bool | None = None,
+    outcome: str | None = None,
+    scores: Sequence[float] | None = None,
+    error_signature: str | None = None,
+    duration_ms: float | None = None,
+    task_signature: str | None = None,
+    error_origin: str | None = None,
+) -> list[tuple]:
+    """The access-log rows :meth:`Core.log` writes, one per memory, at time ``at``."""
+    return [
+        (
+            mid,
+            agent_id,
+            session_id,
+            task_id,
+            access_type,
+            None if was_helpful is None else int(was_helpful),
+            outcome,
+            None if scores is None else scores[k],
+            at,
+            error_signature,
+            duration_ms if k == 0 else None,
+            task_signature,
+            error_origin,
+        )
+        for k, mid in enumerate(memory_ids)
+    ]
 
 
 def _origin(ex: Excerpt) -> str | None:

@@ -373,7 +373,10 @@ def record_access(
 
 
 def write_access(core: Core, c: Any, pending: list) -> None:
-    """Write recalls' bookkeeping (``AccessWriter`` entries) in the caller's transaction on ``c``."""
+    """Write recalls' bookkeeping (``AccessWriter`` entries, oldest first) in the caller's transaction
+    on ``c``: one statement for the counts and one for the log rows of all of them (the writer's
+    thread shares the interpreter with the recalls, so it makes few calls into SQLite)."""
+    from .core import log_rows
     from .jobs.decay import current_relevance
 
     boost = core.settings.recall_boost
@@ -385,26 +388,32 @@ def write_access(core: Core, c: Any, pending: list) -> None:
         alive.update(
             r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk)
         )
+    updates: list[tuple] = []
+    rows: list[tuple] = []
     for now, ids, log in pending:
-        c.executemany(
-            "UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
-            f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
-            [(now, *cur_params, now, boost, now, i) for i in ids if i in alive],
-        )
+        updates += [(now, *cur_params, now, boost, now, i) for i in ids if i in alive]
         if all(i in alive for i in ids):
-            core.log(ids, "query", at=now, **log)
+            rows += log_rows(ids, "query", now, **log)
         elif any(i in alive for i in ids):
             keep = [k for k, i in enumerate(ids) if i in alive]
-            core.log(
+            rows += log_rows(
                 [ids[k] for k in keep],
                 "query",
-                at=now,
+                now,
                 **{
                     **log,
                     "scores": [log["scores"][k] for k in keep],
                     "duration_ms": log["duration_ms"] if keep[0] == 0 else None,
                 },
             )
+    if updates:  # in the recalls' order: each boost on the relevance the one before it left
+        c.executemany(
+            "UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
+            f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
+            updates,
+        )
+    if rows:
+        core.insert_log(rows)
 
 
 def validate_channels(channels: Any) -> frozenset[str]:
