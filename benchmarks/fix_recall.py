@@ -4,6 +4,7 @@
                                     [--no-credit] [--online] [--sources agent-runs scripted defects4j]
                                     [--fix-similar-min X] [--fix-general-min N] [--fix-task-min N|off]
                                     [--fix-task-share X] [--fix-recurrence] [--fix-once-same-values]
+                                    [--fix-nearest-min X|off] [--fix-nearest-margin X] [--fix-once-similar-min X|off]
 
 A replay of real failure→repair streams through the public API, as a harness would use it.
 
@@ -635,6 +636,22 @@ def main(argv: list[str] | None = None) -> int:
         help="Settings.fix_once_same_values=True for the store under test",
     )
     ap.add_argument(
+        "--fix-nearest-min",
+        default=None,
+        help="Settings.fix_nearest_min of the store under test, or 'off' (default: the library's default)",
+    )
+    ap.add_argument(
+        "--fix-nearest-margin",
+        type=float,
+        default=None,
+        help="Settings.fix_nearest_margin of the store under test (default: the library's default)",
+    )
+    ap.add_argument(
+        "--fix-once-similar-min",
+        default=None,
+        help="Settings.fix_once_similar_min of the store under test, or 'off' (default: the library's default)",
+    )
+    ap.add_argument(
         "--fix-task-share",
         type=float,
         default=None,
@@ -663,6 +680,14 @@ def main(argv: list[str] | None = None) -> int:
         SETTINGS["fix_once_same_values"] = True
     if args.fix_task_share is not None:
         SETTINGS["fix_task_share"] = args.fix_task_share
+    if args.fix_nearest_min is not None:
+        SETTINGS["fix_nearest_min"] = None if args.fix_nearest_min == "off" else float(args.fix_nearest_min)
+    if args.fix_nearest_margin is not None:
+        SETTINGS["fix_nearest_margin"] = args.fix_nearest_margin
+    if args.fix_once_similar_min is not None:
+        SETTINGS["fix_once_similar_min"] = (
+            None if args.fix_once_similar_min == "off" else float(args.fix_once_similar_min)
+        )
     if args.fix_similar_min is not None:
         SETTINGS["fix_similar_min"] = args.fix_similar_min
     if args.fix_general_min is not None:

@@ -31,9 +31,12 @@ given for errors of other origins. Two opt-in rules read the error's values
 (off by default, measured in docs/fixes.md, "The same error again"): ``Settings.fix_recurrence`` offers a fix whose
 taught error had the asked decisive line and key frame word for word (values included) even where the signature's
 other evidence withholds it, and ``Settings.fix_once_same_values`` offers a fix backed only once for those values
-only. Text
+only. The nearest instance (docs/fixes.md, "The nearest instance"): a signature judged unpredictive still gives the
+fix whose taught error is clearly the nearest to the asked one (``Settings.fix_nearest_min``, ``fix_nearest_margin``:
+character trigrams of the decisive lines, ``line_grams``), and a fix backed once is offered only for an error whose
+decisive line is like the one it fixed (``Settings.fix_once_similar_min``). Text
 similarity between a fix and the error plays no part: words shared with the error are not
-evidence that the fix works.
+evidence that the fix works (the errors' lines are compared with each other, within a link's signature).
 """
 
 from __future__ import annotations
@@ -268,6 +271,18 @@ def words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text[:4000])}
 
 
+_AT_FRAME = re.compile(r" \(at [^\s()]+\)$")
+
+
+def line_grams(text: str) -> set[str]:
+    """The character trigrams of an error's decisive line (``link_text`` without the key frame it appends), whitespace
+    folded: how two instances of one signature are compared (``rank``: the nearest taught instance, the once-backed
+    fix). Characters, not words: the values a signature masks are mostly numbers, punctuation and short tokens (an
+    expected value, a quoted snippet of code), which a word set drops."""
+    t = _AT_FRAME.sub("", " ".join(text[:2000].split()))
+    return {t[i : i + 3] for i in range(len(t) - 2)}
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
@@ -335,6 +350,24 @@ def _local_evidence(core: Core, rows: list[Any], origin: str | None, aliases: li
     return kept
 
 
+def _nearest_kind(rows: list[Any], asked: set[str], least: float | None, margin: float) -> str | None:
+    """The kind among ``rows`` (``rank``'s columns) whose taught error (a link that worked) is the nearest to the asked
+    one (``line_grams`` Jaccard), when it is at least ``least`` and ahead of every other kind's nearest by ``margin``;
+    else None. A signature shared by unrelated failures (``fix_distinct_min``) says nothing about which fix comes next,
+    but an instance of it that is clearly one of the taught instances again is that instance's failure."""
+    if least is None or not asked:
+        return None
+    best: dict[str, float] = defaultdict(float)
+    for r in rows:
+        if r[3] > 0:
+            best[_kind_key(r)] = max(best[_kind_key(r)], _jaccard(asked, line_grams(r[12] or "")))
+    if not best:
+        return None
+    top = sorted(best.items(), key=lambda kv: -kv[1])
+    runner_up = top[1][1] if len(top) > 1 else 0.0
+    return top[0][0] if top[0][1] >= least and top[0][1] - runner_up >= margin else None
+
+
 def rank(
     core: Core,
     signed: ErrorSignature,
@@ -381,6 +414,7 @@ def rank(
     # twice, does not predict its next fix (a signature shared by unrelated failures): its own links stay out
     # (the tiers below, which need several errors of the same task or origin, may still answer)
     unpredictive: set[int] = set()
+    asked_grams = line_grams(link_text(signed))
     distinct = core.settings.fix_distinct_min
     if distinct is not None and rows:
         backing: dict[str, int] = defaultdict(int)  # per kind: links taught + helpful credits (here and unattributed)
@@ -389,6 +423,10 @@ def rank(
         fixed_by = {kind for kind, n in backing.items() if n > 0}
         if len(fixed_by) >= distinct and max(backing.values()) <= 1:
             unpredictive = {r[0] for r in rows if _kind_key(r) in fixed_by and r[0] not in recurs}
+            # ... unless the asked error is clearly one of the instances: the kind whose taught error is the nearest
+            # to it (fix_nearest_min), by fix_nearest_margin over every other kind's, is the instance's fix
+            nearest = _nearest_kind(rows, asked_grams, core.settings.fix_nearest_min, core.settings.fix_nearest_margin)
+            unpredictive -= {r[0] for r in rows if _kind_key(r) == nearest}
             rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
     rows = _local_evidence(core, rows, signed.origin, aliases)
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
@@ -466,6 +504,7 @@ def rank(
     if not rows:
         return [], []
     refuted = _refuted_here(core, rows, task_signature, taught_here)
+    once_min = core.settings.fix_once_similar_min
     order = {"exact": 5, "alias": 4, "task": 3, "origin": 2, "similar": 1, "general": 0}
     kinds: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
@@ -485,6 +524,7 @@ def rank(
             "recurs": False,
             "same_values": False,
             "backing": 0,
+            "instance": -1.0,  # the nearest taught instance (fix_once_similar_min); -1: none compared
         }
     )
     for (
@@ -516,6 +556,8 @@ def rank(
         k["sim"] = max(k["sim"], sims[lid])
         # the closest taught instance of the error breaks ties between equally backed fixes
         k["closest"] = max(k["closest"], _jaccard(query, words(msg or "")))
+        if once_min is not None and worked > 0 and levels[lid] in ("exact", "alias"):  # a taught instance of it
+            k["instance"] = max(k["instance"], _jaccard(asked_grams, line_grams(msg or "")))
         k["errors"] += max(1, worked)  # observations that back this kind
         k["helpful"] += l_help
         k["unhelpful"] += l_unhelp
@@ -555,6 +597,9 @@ def rank(
         backed = k["worked"] + k["helpful"] > 0 and kind not in refuted
         if once_same and k["level"] in ("exact", "alias") and k["backing"] <= 1 and not k["same_values"]:
             continue  # backed once, for other values: one instance, not the signature, is what it fixed
+        once = k["level"] in ("exact", "alias") and k["backing"] <= 1 and k["instance"] >= 0
+        if once and once_min is not None and k["instance"] < once_min:
+            continue  # backed once, by an instance unlike the asked one (fix_once_similar_min)
         # the same error again outweighs what other errors of its signature said about the fix
         (fixes if backed and (net >= min_score * k["sim"] or k["recurs"]) else failed).append(ev)
     fixes.sort(

@@ -280,6 +280,25 @@ class Settings(BaseSettings):
         "parts is offered only for the same values (the very same decisive line and key frame); off (default): for any values "
         "(docs/fixes.md)",
     )
+    fix_nearest_min: float | None = Field(
+        0.4,
+        gt=0,
+        le=1.0,
+        description="an error whose own links were judged unpredictive (fix_distinct_min) still gets the fix whose "
+        "taught error is the nearest to it (character-trigram Jaccard of the decisive lines) when that is at least this "
+        'and ahead of every other fix\'s by fix_nearest_margin; None: off (docs/fixes.md, "The nearest instance")',
+    )
+    fix_nearest_margin: float = Field(
+        0.1, ge=0, le=1.0, description="how far ahead of the other fixes' nearest the fix_nearest_min instance must be"
+    )
+    fix_once_similar_min: float | None = Field(
+        0.6,
+        gt=0,
+        le=1.0,
+        description="a fix backed once at the error's own signature (taught once, never credited helpful) is offered "
+        "only when its taught error's decisive line is at least this similar (character-trigram Jaccard) to the asked "
+        'one; None: for any instance of the signature (docs/fixes.md, "The nearest instance")',
+    )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(
         default_factory=dict, description="bearer token -> agent id (agent fixed by token)"
@@ -299,11 +318,13 @@ class Settings(BaseSettings):
     confidence: ConfidenceWeights = Field(default_factory=ConfidenceWeights)
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
 
-    @field_validator("fix_task_min", "fix_origin_min", "fix_distinct_min", mode="before")
+    @field_validator(
+        "fix_task_min", "fix_origin_min", "fix_distinct_min", "fix_nearest_min", "fix_once_similar_min", mode="before"
+    )
     @classmethod
     def _off(cls, v: Any) -> Any:
-        # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on); FIX_ORIGIN_MIN and
-        # FIX_DISTINCT_MIN too
+        # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on); FIX_ORIGIN_MIN,
+        # FIX_DISTINCT_MIN, FIX_NEAREST_MIN and FIX_ONCE_SIMILAR_MIN too
         return None if isinstance(v, str) and v.strip().lower() in ("off", "none") else v
 
     @field_validator("extra_types", "techniques", mode="before")
