@@ -524,7 +524,7 @@ def rank(
             "recurs": False,
             "same_values": False,
             "backing": 0,
-            "instance": -1.0,  # the nearest taught instance (fix_once_similar_min); -1: none compared
+            "taught_lines": [],  # the decisive lines it was taught for at exact / alias level (fix_once_similar_min)
         }
     )
     for (
@@ -557,7 +557,7 @@ def rank(
         # the closest taught instance of the error breaks ties between equally backed fixes
         k["closest"] = max(k["closest"], _jaccard(query, words(msg or "")))
         if once_min is not None and worked > 0 and levels[lid] in ("exact", "alias"):  # a taught instance of it
-            k["instance"] = max(k["instance"], _jaccard(asked_grams, line_grams(msg or "")))
+            k["taught_lines"].append(msg or "")
         k["errors"] += max(1, worked)  # observations that back this kind
         k["helpful"] += l_help
         k["unhelpful"] += l_unhelp
@@ -597,9 +597,10 @@ def rank(
         backed = k["worked"] + k["helpful"] > 0 and kind not in refuted
         if once_same and k["level"] in ("exact", "alias") and k["backing"] <= 1 and not k["same_values"]:
             continue  # backed once, for other values: one instance, not the signature, is what it fixed
-        once = k["level"] in ("exact", "alias") and k["backing"] <= 1 and k["instance"] >= 0
-        if once and once_min is not None and k["instance"] < once_min:
-            continue  # backed once, by an instance unlike the asked one (fix_once_similar_min)
+        once = k["level"] in ("exact", "alias") and k["backing"] <= 1 and k["taught_lines"]
+        if once and once_min is not None:  # (compared only here: a kind backed more than once needs no lines read)
+            if max(_jaccard(asked_grams, line_grams(t)) for t in k["taught_lines"]) < once_min:
+                continue  # backed once, by an instance unlike the asked one (fix_once_similar_min)
         # the same error again outweighs what other errors of its signature said about the fix
         (fixes if backed and (net >= min_score * k["sim"] or k["recurs"]) else failed).append(ev)
     fixes.sort(
