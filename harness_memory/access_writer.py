@@ -1,28 +1,28 @@
-"""Recall's access bookkeeping, written beside the recall instead of inside it (issue 11).
+"""Recall's access bookkeeping, and the thread that writes it when a recall could not (issue 11).
 
 A recall counts its hits (``access_count``, ``last_accessed``, a small relevance boost) and logs a
-``'query'`` row per hit. Written by the recall itself, that made every recall a write: about a
-tenth of a recall's time at 100k memories, a commit (now and then a WAL checkpoint) in its tail,
-and concurrent recallers queueing on the one write lock. Instead a recall hands its rows to the
-store's :class:`AccessWriter` and returns; a background thread of the store writes what has
-gathered every :data:`FLUSH_INTERVAL` seconds, in one transaction on its own connection
-(``Backend.fork``), taking the write lock only when it is free at that moment (SQLite), so neither
-a recall nor the thread ever waits for another writer.
+``'query'`` row per hit. It writes them at once when the write lock is free at that moment
+(``try_write``, no waiting), in its own short transaction, as before this module. When another
+writer holds the lock, the rows go to the store's :class:`AccessWriter` instead, and a background
+thread of the store writes that backlog as soon as the lock is free, trying every
+:data:`FLUSH_INTERVAL` seconds on its own connection (``Backend.fork``); while a backlog is
+pending, later recalls add to it without trying the lock themselves (eight recallers trying it on
+every call starved two writers in SQLite's busy waits). So a recall never waits for another
+writer, and the rows of a recall that met a busy lock land within about ``FLUSH_INTERVAL`` of the
+lock's release, without needing a later recall or ``close()``.
 
-What readers see:
+Why not always in the background: measured on 100k memories (docs/benchmarks.md, eleventh round),
+a thread writing every recall's rows made a tight loop of recalls slower (p95 16-19 ms against
+12-13 ms written inline, about 1 ms more CPU a recall): the thread's commits competed with the
+recalls for the interpreter and the cores. Paced recalls gained little (p99 better, p95 the same).
 
-- **this process**: the store's other verbs first write what is pending (:meth:`AccessWriter.settle`,
-  without waiting for a busy lock), so ``get()``, ``stats()``, exports, jobs and ``apply()`` after a
-  recall see its bookkeeping as they did when the recall wrote it;
-- **other processes**: within about :data:`FLUSH_INTERVAL`, plus however long other writers hold
-  the lock.
-
-What can be lost: a process killed without closing its store loses the bookkeeping of its last
-recalls (those of the last :data:`FLUSH_INTERVAL`, more while another writer holds the lock); a
+What readers see: the store's other verbs first write a backlog (:meth:`AccessWriter.settle`,
+without waiting for a busy lock), so ``get()``, ``stats()``, exports, jobs and ``apply()`` after a
+recall see its bookkeeping; other processes see it when it is written. What can be lost: a process
+killed without closing its store loses its backlog (only rows of recalls that met a busy lock); a
 clean ``close()`` writes everything, waiting for the lock, and so does the interpreter's exit with
-the store still open. Rows the thread could not write stay pending and are retried; past
-:data:`MAX_PENDING_ROWS` a recall writes them itself, waiting for the lock (back-pressure instead
-of unbounded memory).
+the store still open. Past :data:`MAX_PENDING_ROWS` of backlog a recall writes it itself, waiting
+for the lock (back-pressure instead of unbounded memory).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ __all__ = ["FLUSH_INTERVAL", "MAX_PENDING_ROWS", "AccessWriter"]
 
 log = logging.getLogger("harness_memory.access")
 
-FLUSH_INTERVAL = 0.1  # seconds between the thread's writes while recalls keep coming
+FLUSH_INTERVAL = 0.1  # seconds between the thread's attempts while a backlog waits for the lock
 MAX_PENDING_ROWS = 4096  # past this many rows a recall writes them itself, waiting for the lock
 ERROR_BACKOFF = 1.0  # seconds before the thread tries again after a write failed
 
@@ -70,6 +70,7 @@ class AccessWriter:
         self._thread: threading.Thread | None = None
         self._own: Core | None = None  # the thread's view of the core: its own backend handle
         self._closed = False
+        self._backlog = False  # rows wait for the lock: recalls leave them to the thread
         self.failures = 0  # writes that failed (kept pending and retried)
 
     def _same_process(self) -> None:
@@ -84,24 +85,40 @@ class AccessWriter:
         return self._rows
 
     def add(self, entry: Entry) -> None:
-        """Queue one recall's bookkeeping; the thread writes it within about ``FLUSH_INTERVAL``."""
+        """One recall's bookkeeping: written now if the write lock is free and no backlog waits;
+        otherwise added to the backlog, which the thread writes once the lock is free."""
         self._same_process()
         with self._mutex:
             self._pending.append(entry)
             self._rows += len(entry[1])
             rows = self._rows
+            backlog = self._backlog
         if rows >= MAX_PENDING_ROWS or self._closed:
             self.settle(wait=True)
             return
+        if not backlog and self._writing.acquire(blocking=False):
+            try:
+                if self._write(self._core, wait=False):
+                    return
+            finally:
+                self._writing.release()
+        with self._mutex:
+            self._backlog = bool(self._rows)
         if self._thread is None:
             t = threading.Thread(target=self._run, name="harness-memory-access", daemon=True)
             self._thread = t
             t.start()
+        elif not backlog:  # this call found the lock busy: the thread (asleep) starts trying
+            self._wake.set()
 
     def _take(self) -> list[Entry]:
         with self._mutex:
             batch, self._pending, self._rows = self._pending, [], 0
         return batch
+
+    def _done(self) -> None:
+        with self._mutex:  # everything written: the next recall tries the lock itself again
+            self._backlog = bool(self._rows)
 
     def _put_back(self, batch: list[Entry]) -> None:
         with self._mutex:
@@ -125,16 +142,20 @@ class AccessWriter:
         except BaseException:
             self._put_back(batch)
             raise
+        self._done()
         return True
 
     def _run(self) -> None:
-        pause = FLUSH_INTERVAL
+        pause: float | None = FLUSH_INTERVAL
         while True:
-            self._wake.wait(pause)
+            self._wake.wait(pause)  # (asleep without a backlog: add() wakes it when one forms)
             self._wake.clear()
             if self._closed or self._pid != os.getpid():
                 return
             pause = FLUSH_INTERVAL
+            if not self._rows:
+                pause = None
+                continue
             with self._writing:
                 if self._closed:
                     return

@@ -7,6 +7,7 @@ Real SQLite files with sqlite-vec, real second connections, real threads and rea
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import types
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
@@ -55,47 +57,20 @@ def filled(tmp_path):
     return path
 
 
-def test_a_recall_commits_nothing_itself(filled, monkeypatch):
-    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread stays asleep
+def test_a_recall_writes_its_bookkeeping_at_once_when_the_lock_is_free(filled):
     observer = connect(filled)
     try:
         with MemoryStore(filled) as s:
-            version = observer.execute("PRAGMA data_version").fetchone()[0]
             hits = s.recall(QUERY, agent_id="a1", limit=4)
-            assert len(hits) == 4
-            assert [h.memory.access_count for h in hits] == [1, 1, 1, 1]  # the hits say what will be recorded
-            # no other connection committed anything: the recall wrote nothing, took no write lock
-            assert observer.execute("PRAGMA data_version").fetchone()[0] == version
-            assert s._core.access.pending_rows == 4
+            assert [h.memory.access_count for h in hits] == [1, 1, 1, 1]
+            assert s._core.access.pending_rows == 0
+            assert s._core.access._thread is None  # no backlog ever formed: no thread
+            ids = [h.memory.id for h in hits]
+            q = f"SELECT COUNT(*) FROM memories WHERE access_count = 1 AND id IN ({','.join('?' * len(ids))})"
+            assert observer.execute(q, ids).fetchone()[0] == 4  # committed before the recall returned
+            assert _logged(filled) == 4
     finally:
         observer.close()
-    assert _logged(filled) == 4  # close() wrote them
-
-
-def test_the_thread_writes_a_recalls_rows_without_another_call(filled):
-    with MemoryStore(filled) as s:
-        hits = s.recall(QUERY, agent_id="a1", limit=4)
-        # seen from another connection, with no further call in this process
-        assert _wait(lambda: _logged(filled) == 4)
-        ids = [h.memory.id for h in hits]
-        q = f"SELECT COUNT(*) FROM memories WHERE access_count = 1 AND id IN ({','.join('?' * len(ids))})"
-        assert _count(filled, q, ids) == 4
-        assert s._core.access.pending_rows == 0
-
-
-def test_the_stores_other_verbs_see_a_recalls_bookkeeping_at_once(filled, monkeypatch):
-    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread would not write it for an hour
-    with MemoryStore(filled) as s:
-        hits = s.recall(QUERY, agent_id="a1", limit=3)
-        assert s._core.access.pending_rows == 3
-        m = s.get(hits[0].memory.id)
-        assert m.access_count == 1 and m.last_accessed is not None
-        assert s._core.access.pending_rows == 0
-        s.recall(QUERY, agent_id="a1", limit=3)
-        assert s._core.access.pending_rows == 3
-        s.stats()
-        assert s._core.access.pending_rows == 0
-        assert _logged(filled) == 6  # stats() wrote the second recall's rows first
 
 
 def test_a_recall_never_waits_for_a_busy_lock_and_the_thread_writes_once_it_is_free(filled):
@@ -111,26 +86,78 @@ def test_a_recall_never_waits_for_a_busy_lock_and_the_thread_writes_once_it_is_f
         gone = hits[2].memory.id
         blocker.execute("DELETE FROM memories WHERE id = ?", (gone,))  # deleted before the bookkeeping lands
         blocker.execute("COMMIT")
-        assert s._core.access.wait_written()
-        assert _logged(filled) == 4  # the deleted memory's row is left out
+        # no further call in this process: the thread writes the backlog once the lock is free
+        assert _wait(lambda: _logged(filled) == 4)  # the deleted memory's row is left out
+        assert s._core.access.pending_rows == 0
+        s.recall(QUERY, agent_id="a1", limit=2)  # the backlog is gone: written at once again
+        assert _logged(filled) == 6
     blocker.close()
 
 
-def test_close_writes_everything_pending_waiting_for_the_lock(filled, monkeypatch):
+def test_while_a_backlog_waits_recalls_leave_it_to_the_thread(filled, monkeypatch):
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread stays asleep
+    blocker = connect(filled)
+    with MemoryStore(filled) as s:
+        blocker.execute("BEGIN IMMEDIATE")
+        s.recall(QUERY, agent_id="a1", limit=2)
+        blocker.execute("COMMIT")
+        s.recall("python rust compile", agent_id="a1", limit=2)  # the lock is free, but a backlog waits
+        assert s._core.access.pending_rows == 4 and _logged(filled) == 0
+    blocker.close()
+    assert _logged(filled) == 4  # close() wrote them
+
+
+@pytest.fixture
+def backlog(filled, monkeypatch):
+    """``with backlog.busy(): store.recall(...)``: another writer holds the lock while the recall runs, so
+    its rows go to the backlog; the thread stays asleep."""
     monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
+    conn = connect(filled)
+
+    @contextlib.contextmanager
+    def busy():
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            conn.execute("COMMIT")
+
+    yield types.SimpleNamespace(busy=busy)
+    conn.close()
+
+
+def test_the_stores_other_verbs_see_a_recalls_bookkeeping_at_once(filled, backlog):
+    with MemoryStore(filled) as s:
+        with backlog.busy():
+            hits = s.recall(QUERY, agent_id="a1", limit=3)
+        assert s._core.access.pending_rows == 3
+        m = s.get(hits[0].memory.id)
+        assert m.access_count == 1 and m.last_accessed is not None
+        assert s._core.access.pending_rows == 0
+        with backlog.busy():
+            s.recall(QUERY, agent_id="a1", limit=3)
+        assert s._core.access.pending_rows == 3
+        s.stats()
+        assert s._core.access.pending_rows == 0
+        assert _logged(filled) == 6  # stats() wrote the second recall's rows first
+
+
+def test_close_writes_everything_pending_waiting_for_the_lock(filled, backlog):
     s = MemoryStore(filled)
     n = 0
-    for q in ("deploy cache retry", "python rust compile", "flaky webhook queue", "schema migrate index"):
-        n += len(s.recall(q, agent_id="a2", limit=5))
+    with backlog.busy():
+        for q in ("deploy cache retry", "python rust compile", "flaky webhook queue", "schema migrate index"):
+            n += len(s.recall(q, agent_id="a2", limit=5))
     assert s._core.access.pending_rows == n > 0
     s.close()
     assert _logged(filled) == n
 
 
-def test_the_log_rows_carry_the_recalls_time_not_the_writes(filled, clock):
+def test_the_log_rows_carry_the_recalls_time_not_the_writes(filled, clock, backlog):
     with MemoryStore(filled, clock=clock) as s:
         t0 = clock()
-        hits = s.recall(QUERY, agent_id="a1", limit=2)
+        with backlog.busy():
+            hits = s.recall(QUERY, agent_id="a1", limit=2)
         clock.advance(3600)
         s.get(hits[0].memory.id)  # writes the pending rows an hour (of the store's clock) later
         stamps = {r[0] for r in s._core.backend.execute("SELECT timestamp FROM memory_access_log")}
@@ -143,8 +170,8 @@ def test_past_the_pending_limit_a_recall_writes_itself_and_says_when_it_cannot(f
     monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
     blocker = connect(filled)
     with MemoryStore(filled, settings=Settings(busy_timeout_ms=300)) as s:
-        s.recall(QUERY, agent_id="a1", limit=3)
         blocker.execute("BEGIN IMMEDIATE")
+        s.recall(QUERY, agent_id="a1", limit=3)  # 3 rows of backlog
         with pytest.raises(DatabaseLockedError):
             s.recall(QUERY, agent_id="a1", limit=3)  # 6 rows pending: it waits for the lock, 300 ms at most
         assert s._core.access.pending_rows == 6  # kept
@@ -169,8 +196,12 @@ def test_a_failed_write_of_the_thread_is_logged_without_content_kept_and_retried
             return real(core, c, batch)
 
         monkeypatch.setattr(w, "_write_entries", flaky)
+        blocker = connect(filled)
         with caplog.at_level(logging.WARNING, logger="harness_memory.access"):
-            hits = s.recall(QUERY, agent_id="a1", limit=3)
+            blocker.execute("BEGIN IMMEDIATE")
+            hits = s.recall(QUERY, agent_id="a1", limit=3)  # the lock is busy: the rows go to the thread
+            blocker.execute("COMMIT")
+            blocker.close()
             assert _wait(lambda: _logged(filled) == len(hits))
         assert w.failures == 1 and len(calls) >= 2
         text = caplog.text
@@ -182,9 +213,13 @@ def test_a_store_left_open_at_the_interpreters_exit_writes_its_bookkeeping(fille
         f"""
         import sys
         from harness_memory import MemoryStore, access_writer
+        from harness_memory.sqlite_backend import connect
         access_writer.FLUSH_INTERVAL = 3600.0
         s = MemoryStore({str(filled)!r})
-        n = len(s.recall({QUERY!r}, agent_id="a1", limit=5))
+        blocker = connect({str(filled)!r})
+        blocker.execute("BEGIN IMMEDIATE")
+        n = len(s.recall({QUERY!r}, agent_id="a1", limit=5))  # the lock is busy: a backlog
+        blocker.execute("COMMIT")
         print(n, s._core.access.pending_rows, flush=True)
         # no close(): the interpreter exits with the store open
         """
@@ -198,15 +233,16 @@ def test_a_store_left_open_at_the_interpreters_exit_writes_its_bookkeeping(fille
 def test_a_killed_process_loses_at_most_what_was_pending(filled):
     code = textwrap.dedent(
         f"""
-        import os, signal, sys, time
+        import os, signal, sys
         from harness_memory import MemoryStore, access_writer
+        from harness_memory.sqlite_backend import connect
+        access_writer.FLUSH_INTERVAL = 3600.0
         s = MemoryStore({str(filled)!r})
         written = sum(len(s.recall(q, agent_id="a1", limit=4)) for q in ("deploy cache", "python rust", "webhook"))
-        assert s._core.access.wait_written()
-        access_writer.FLUSH_INTERVAL = 3600.0
-        s._core.access._wake.set()  # the thread takes the hour-long pause from now on
-        time.sleep(0.3)
-        lost = len(s.recall("schema migrate index", agent_id="a1", limit=4))
+        blocker = connect({str(filled)!r})
+        blocker.execute("BEGIN IMMEDIATE")
+        lost = len(s.recall("schema migrate index", agent_id="a1", limit=4))  # a backlog, never written
+        blocker.execute("COMMIT")
         print(written, lost, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
         """
@@ -227,8 +263,11 @@ def test_a_killed_process_loses_at_most_what_was_pending(filled):
 def test_a_forked_child_does_not_write_its_parents_pending_rows(filled, monkeypatch):
     monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
     s = MemoryStore(filled)
+    blocker = connect(filled)
     try:
+        blocker.execute("BEGIN IMMEDIATE")
         s.recall(QUERY, agent_id="a1", limit=3)
+        blocker.execute("COMMIT")
         assert s._core.access.pending_rows == 3
         pid = os.fork()
         if pid == 0:  # the child: its writer starts afresh
@@ -239,6 +278,7 @@ def test_a_forked_child_does_not_write_its_parents_pending_rows(filled, monkeypa
         assert _logged(filled) == 0  # the child wrote nothing of the parent's
         assert s._core.access.pending_rows == 3
     finally:
+        blocker.close()
         s.close()
     assert _logged(filled) == 3
 
@@ -247,7 +287,10 @@ def test_a_forked_child_does_not_write_its_parents_pending_rows(filled, monkeypa
 @given(
     ops=st.lists(
         st.one_of(
-            st.tuples(st.just("recall"), st.sampled_from(["deploy cache retry", "python rust", "webhook queue"])),
+            st.tuples(
+                st.sampled_from(["recall", "busy recall"]),
+                st.sampled_from(["deploy cache retry", "python rust", "webhook queue"]),
+            ),
             st.tuples(st.just("forget"), st.integers(0, 19)),
             st.tuples(st.just("get"), st.integers(0, 19)),
             st.tuples(st.just("pause"), st.sampled_from([0.0, 0.02, 0.15])),
@@ -256,17 +299,25 @@ def test_a_forked_child_does_not_write_its_parents_pending_rows(filled, monkeypa
     )
 )
 def test_every_recall_is_counted_once_whatever_the_interleaving(tmp_path_factory, ops):
-    """Whenever the thread happens to write, and whatever the store's other verbs do in between:
-    after close, each surviving memory's access_count is the number of recalls that returned it."""
+    """Written at once or by the thread after another writer held the lock ("busy recall"), whenever the
+    thread happens to write, and whatever the store's other verbs do in between: after close, each
+    surviving memory's access_count is the number of recalls that returned it."""
     path = tmp_path_factory.mktemp("aw") / "m.db"
     expected: dict[int, int] = {}
     with MemoryStore(path) as s:
+        blocker = connect(path)
         ids = [m.id for m in s.remember_many(_items(20))]
         gone: set[int] = set()
         for op, arg in ops:
-            if op == "recall":
-                for h in s.recall(arg, agent_id="a1", limit=5):
-                    expected[h.memory.id] = expected.get(h.memory.id, 0) + 1
+            if op in ("recall", "busy recall"):
+                if op == "busy recall":
+                    blocker.execute("BEGIN IMMEDIATE")
+                try:
+                    for h in s.recall(arg, agent_id="a1", limit=5):
+                        expected[h.memory.id] = expected.get(h.memory.id, 0) + 1
+                finally:
+                    if op == "busy recall":
+                        blocker.execute("COMMIT")
             elif op == "forget" and ids[arg] not in gone:
                 s.forget(ids[arg])
                 gone.add(ids[arg])
@@ -274,6 +325,7 @@ def test_every_recall_is_counted_once_whatever_the_interleaving(tmp_path_factory
                 assert s.get(ids[arg]).access_count == expected.get(ids[arg], 0)
             elif op == "pause":
                 time.sleep(arg)
+        blocker.close()
     c = connect(path)
     try:
         got = dict(c.execute("SELECT id, access_count FROM memories").fetchall())
