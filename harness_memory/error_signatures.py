@@ -214,7 +214,10 @@ DEFAULT_THRESHOLD = 0.7
 #    dereference; Go's strconv parse errors are type_error, as NumberFormatException
 # 36 a review's mends of 34-35 (docs/signatures.md, "Method 34"): a test's comparison quoting those words is an
 #    assertion; ``unexpected end of file`` only in an archive tool's line; C++'s uncaught standard exceptions
-SIGNATURE_METHOD = 36
+# 37 the function a stack frame names is where the failure passed, not what it is (docs/signatures.md, "Method 37"):
+#    ``File "x.py", line 3, in retry_on_timeout``, ``x.py:3: in test_failed``, ``at Pool.connectTimeout(Pool.java:4)``
+#    and Ruby's and JavaScript's frames name no category by their function's words
+SIGNATURE_METHOD = 37
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -1430,6 +1433,22 @@ _PATH_WORDS = re.compile(
 
 _PATH_WORDS_SPLIT = Prefiltered(_PATH_WORDS)
 
+# The function a stack frame names, beside its file (paths already ``_p_``): Python's ``File "_p_", line 12, in
+# NAME``, pytest's ``_p_:12: in NAME``, Ruby's ``_p_:12:in `NAME'``, a JavaScript ``at NAME (_p_:12:5)`` and a JVM or
+# .NET ``at pkg.Class.NAME(_p_:12)``: where the failure passed, as the file is, not what it is (``in
+# retry_on_timeout``, ``in test_failed_login``, ``at Pool.connectTimeout(Pool.java:40)`` name no timeout and no
+# verdict). The message of the frame's exception, on its own line, is read as before.
+_FRAME_NAME = re.compile(
+    r'(_p_"?, line \d+, in )[^\s,()]+|'
+    r"(_p_:\d+: in )\S+|(_p_:\d+:in [`'])[^'`\s]+|"
+    r"(\bat (?:async |new )?)[\w.$<>\[\]]+(?= \(_p_:\d)|(\bat )[\w.$<>]+(?=\(_p_:\d)"
+)
+
+
+def _unnamed_frame(m: re.Match[str]) -> str:
+    return next(g for g in m.groups() if g is not None) + "_f_"
+
+
 # the path of a URL (``https://cwe.mitre.org/data/definitions/502.html``, ``https://x.dev/errors/404``): where a
 # reference is, as a file's path is (its numbers are no status, its words no failure); the scheme and host stay
 _URL_PATH = re.compile(r"(\b[a-z][a-z0-9+.-]{1,15}://[^\s/\"'<>`]{1,255})/[^\s\"'<>`]{0,2000}")
@@ -1674,6 +1693,8 @@ def _by_words(text: str, low: str | None = None) -> str | None:
         if "." in low:
             # a placeholder: patterns that expect a name there (``can't locate X in @INC``) still do
             low = _PATH_WORDS_SPLIT.subn("_p_", low)[0]  # (_PATH_WORDS.subn, faster)
+            if "_p_" in low:
+                low = _FRAME_NAME.sub(_unnamed_frame, low)
         if "-" in low:
             ids = {m.group().lower() for m in _CATALOGUE_ID.finditer(text[:8000])}
             if ids:
