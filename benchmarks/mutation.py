@@ -177,6 +177,11 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
         ["tests/test_recall.py", "tests/test_recall_channels.py", "tests/test_keyword_prefilter.py"],
         "",
     ),
+    "access_writer": (
+        "harness_memory/access_writer.py",
+        ["tests/test_access_writer.py", "tests/test_recall_scale.py", "tests/test_recall_channels.py"],
+        "",
+    ),
     "validation": (
         "harness_memory/validation.py",
         [

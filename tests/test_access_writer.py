@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import types
 
@@ -91,6 +92,33 @@ def test_a_recall_never_waits_for_a_busy_lock_and_the_thread_writes_once_it_is_f
         assert s._core.access.pending_rows == 0
         s.recall(QUERY, agent_id="a1", limit=2)  # the backlog is gone: written at once again
         assert _logged(filled) == 6
+    blocker.close()
+
+
+def test_a_verb_never_waits_for_a_busy_lock_to_write_a_backlog(filled, backlog):
+    with MemoryStore(filled, settings=Settings(busy_timeout_ms=20_000)) as s:
+        with backlog.busy():
+            hits = s.recall(QUERY, agent_id="a1", limit=3)
+            t0 = time.monotonic()
+            assert s.get(hits[0].memory.id).id == hits[0].memory.id  # the lock is still busy: read, not waited
+            assert time.monotonic() - t0 < 5
+            assert s._core.access.pending_rows == 3
+        s.stats()
+        assert s._core.access.pending_rows == 0
+
+
+def test_one_thread_drains_every_backlog_of_a_store(filled):
+    blocker = connect(filled)
+    before = set(threading.enumerate())  # (threads of other tests' stores left open are not this store's)
+    with MemoryStore(filled) as s:
+        for q in ("deploy cache retry", "python rust compile", "flaky webhook queue"):
+            blocker.execute("BEGIN IMMEDIATE")
+            s.recall(q, agent_id="a1", limit=2)
+            s.recall(q, agent_id="a2", limit=2)
+            blocker.execute("COMMIT")
+            assert s._core.access.wait_written()
+        named = [t for t in threading.enumerate() if t not in before and t.name == "harness-memory-access"]
+        assert named == [s._core.access._thread]
     blocker.close()
 
 
@@ -206,6 +234,7 @@ def test_a_failed_write_of_the_thread_is_logged_without_content_kept_and_retried
         assert w.failures == 1 and len(calls) >= 2
         text = caplog.text
         assert "OSError" in text and "secret-token-123" not in text and QUERY not in text
+        assert {r.name for r in caplog.records if "access bookkeeping" in r.getMessage()} == {"harness_memory.access"}
 
 
 def test_a_store_left_open_at_the_interpreters_exit_writes_its_bookkeeping(filled):
