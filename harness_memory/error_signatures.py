@@ -1434,14 +1434,17 @@ _PATH_WORDS = re.compile(
 _PATH_WORDS_SPLIT = Prefiltered(_PATH_WORDS)
 
 # The function a stack frame names, beside its file (paths already ``_p_``): Python's ``File "_p_", line 12, in
-# NAME``, pytest's ``_p_:12: in NAME``, Ruby's ``_p_:12:in `NAME'``, a JavaScript ``at NAME (_p_:12:5)`` and a JVM or
-# .NET ``at pkg.Class.NAME(_p_:12)``: where the failure passed, as the file is, not what it is (``in
-# retry_on_timeout``, ``in test_failed_login``, ``at Pool.connectTimeout(Pool.java:40)`` name no timeout and no
-# verdict). The message of the frame's exception, on its own line, is read as before.
+# NAME``, pytest's ``_p_:12: in NAME``, Ruby's ``_p_:12:in `NAME'``, a JavaScript ``at NAME (_p_:12:5)``, a JVM or .NET
+# ``at pkg.Class.NAME(_p_:12)`` and a Rust backtrace's ``3: crate::NAME`` over its ``at _p_:12:5``: where the failure
+# passed, as the file is, not what it is (``in retry_on_timeout``, ``in test_failed_login``, ``at
+# Pool.connectTimeout(Pool.java:40)`` name no timeout and no verdict). The message of the frame's exception, on its
+# own line, is read as before.
 _FRAME_NAME = re.compile(
-    r'(_p_"?, line \d+, in )[^\s,()]+|'
+    r'(?m)(_p_"?, line \d+, in )[^\s,()]+|'
     r"(_p_:\d+: in )\S+|(_p_:\d+:in [`'])[^'`\s]+|"
-    r"(\bat (?:async |new )?)[\w.$<>\[\]]+(?= \(_p_:\d)|(\bat )[\w.$<>]+(?=\(_p_:\d)"
+    r"(\bat (?:async |new )?)[\w.$<>\[\]]+(?= \(_p_:\d)|(\bat )[\w.$<>]+(?=\(_p_:\d)|"
+    # Rust's backtrace: ``  3: crate::NAME`` over its ``at _p_:12:5``
+    r"(^[ \t]*\d+: )[\w:<>$.{}]+(?=\n[ \t]*at _p_:\d)"
 )
 
 

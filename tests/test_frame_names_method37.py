@@ -24,6 +24,7 @@ def frames(name: str) -> list[str]:
         f"    at {name} (/app/src/worker.js:41:7)",
         f"    at async {name} (/app/src/worker.js:41:7)",
         f"\tat com.acme.Worker.{name}(Worker.java:41)",
+        f"   3: worker::{name}\n             at ./src/worker.rs:41:7",
     ]
 
 
