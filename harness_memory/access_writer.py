@@ -70,7 +70,6 @@ class AccessWriter:
         self._thread: threading.Thread | None = None
         self._own: Core | None = None  # the thread's view of the core: its own backend handle
         self._closed = False
-        self._backlog = False  # rows wait for the lock: recalls leave them to the thread
         self.failures = 0  # writes that failed (kept pending and retried)
 
     def _same_process(self) -> None:
@@ -89,10 +88,11 @@ class AccessWriter:
         otherwise added to the backlog, which the thread writes once the lock is free."""
         self._same_process()
         with self._mutex:
+            # rows already pending are a backlog (a recall that found the lock free wrote its own): the thread's
+            backlog = self._rows > 0
             self._pending.append(entry)
             self._rows += len(entry[1])
             rows = self._rows
-            backlog = self._backlog
         if rows >= MAX_PENDING_ROWS or self._closed:
             self.settle(wait=True)
             return
@@ -102,8 +102,6 @@ class AccessWriter:
                     return
             finally:
                 self._writing.release()
-        with self._mutex:
-            self._backlog = bool(self._rows)
         if self._thread is None:
             t = threading.Thread(target=self._run, name="harness-memory-access", daemon=True)
             self._thread = t
@@ -115,10 +113,6 @@ class AccessWriter:
         with self._mutex:
             batch, self._pending, self._rows = self._pending, [], 0
         return batch
-
-    def _done(self) -> None:
-        with self._mutex:  # everything written: the next recall tries the lock itself again
-            self._backlog = bool(self._rows)
 
     def _put_back(self, batch: list[Entry]) -> None:
         with self._mutex:
@@ -142,7 +136,6 @@ class AccessWriter:
         except BaseException:
             self._put_back(batch)
             raise
-        self._done()
         return True
 
     def _run(self) -> None:

@@ -404,8 +404,9 @@ def rank(
     # the same error again: an exact or alias link whose taught error had the asked decisive line and key frame, values
     # included (Settings.fix_recurrence, fix_once_same_values); only where the template has variable parts, so the
     # line says more than the signature does
-    query = words(link_text(signed))
-    asked_line = " ".join(link_text(signed)[:2000].split())  # as links keep it
+    asked_text = link_text(signed)
+    query = words(asked_text)
+    asked_line = " ".join(asked_text[:2000].split())  # as links keep it
     by_values = signed.params and (core.settings.fix_recurrence or core.settings.fix_once_same_values)
     same_values = {r[0] for r in rows if by_values and " ".join((r[12] or "").split()) == asked_line}
     recurs = {r[0] for r in rows if r[0] in same_values and r[3] > r[4]} if core.settings.fix_recurrence else set()
@@ -414,7 +415,7 @@ def rank(
     # twice, does not predict its next fix (a signature shared by unrelated failures): its own links stay out
     # (the tiers below, which need several errors of the same task or origin, may still answer)
     unpredictive: set[int] = set()
-    asked_grams = line_grams(link_text(signed))
+    asked_grams = line_grams(asked_text)
     distinct = core.settings.fix_distinct_min
     if distinct is not None and rows:
         backing: dict[str, int] = defaultdict(int)  # per kind: links taught + helpful credits (here and unattributed)
