@@ -41,6 +41,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 
@@ -205,7 +206,7 @@ def _variants():
     import harness_memory.error_signatures as es
 
     miner = es.TemplateMiner
-    flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS")
+    flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED")
 
     def make(threshold, drop=None, optional=True, varlen=True, evidence=4, min_constant=1, **off):
         def apply():
@@ -216,7 +217,7 @@ def _variants():
                 miner._neighbour,
                 miner.EVIDENCE,
                 miner.MIN_CONSTANT,
-                {f: getattr(es, f) for f in flags},
+                {f: getattr(es, f) for f in flags if hasattr(es, f)},  # (an older checkout may lack one)
             )
             es.DEFAULT_THRESHOLD = threshold
             miner.EVIDENCE, miner.MIN_CONSTANT = evidence, min_constant
@@ -257,6 +258,7 @@ def _variants():
     out.append((f"t={t} no-quotes-kept", make(t, _KEEP_QUOTES=False)))
     out.append((f"t={t} no-scoped-names", make(t, _SCOPED_NAMES=False)))
     out.append((f"t={t} no-reprs", make(t, _REPR_ROUNDS=0)))
+    out.append((f"t={t} no-structured", make(t, _STRUCTURED=False)))  # method 38's structured values
     return out
 
 
@@ -276,17 +278,19 @@ def _ga_of(folder: Path, tmp: Path) -> float:
     return grouping_accuracy(ids, [r["EventId"] for r in recs])
 
 
-def loo_pool(data: Path, extra: Path | None) -> dict[str, Path]:
-    """The systems of a leave-one-system-out: the 8 of loghub-2k, plus every system folder under ``extra``."""
+def loo_pool(data: Path, extra: Path | Sequence[Path] | None) -> dict[str, Path]:
+    """The systems of a leave-one-system-out: the 8 of loghub-2k, plus every system folder under ``extra`` (one
+    folder or several)."""
     pool = {system: data / "loghub-2k" / system for system in SYSTEMS}
-    if extra is not None:
-        for folder in sorted(extra.iterdir()):
+    extras = [] if extra is None else [extra] if isinstance(extra, Path) else list(extra)
+    for parent in extras:
+        for folder in sorted(parent.iterdir()):
             if folder.is_dir() and any(folder.glob("*_2k.log_structured.csv*")):
                 pool[folder.name] = folder
     return pool
 
 
-def leave_one_system_out(data: Path, tmp: Path, extra: Path | None = None):
+def leave_one_system_out(data: Path, tmp: Path, extra: Path | Sequence[Path] | None = None):
     """For each system: the variant with the best mean GA on all the others (ties: the shipped one), scored on it;
     beside the shipped configuration's GA on it (in-sample) and the best variant for it alone."""
     pool = loo_pool(data, extra)
@@ -597,8 +601,9 @@ def main() -> None:
     ap.add_argument(
         "--loo-systems",
         default=None,
-        help="with --loo: also hold out each system folder under this one (e.g. tests/fixtures/system_logs), "
-        "choosing on all the others",
+        nargs="+",
+        help="with --loo: also hold out each system folder under these (e.g. tests/fixtures/system_logs "
+        "tests/fixtures/system_logs_sealed), choosing on all the others",
     )
     ap.add_argument("--d4j-only", action="store_true", help="only the Defects4J tables (no loghub)")
     ap.add_argument("--d4j-analysis", action="store_true", help="also: the error analysis of the Defects4J figures")
@@ -630,7 +635,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         if args.loo:
-            extra = Path(args.loo_systems) if args.loo_systems else None
+            extra = [Path(p) for p in args.loo_systems] if args.loo_systems else None
             loo_rows, top = leave_one_system_out(data, tmp, extra)
             n = len(loo_pool(data, extra))
             print(

@@ -28,7 +28,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -217,7 +217,11 @@ DEFAULT_THRESHOLD = 0.7
 # 37 the function a stack frame names is where the failure passed, not what it is (docs/signatures.md, "Method 37"):
 #    ``File "x.py", line 3, in retry_on_timeout``, ``x.py:3: in test_failed``, ``at Pool.connectTimeout(Pool.java:4)``
 #    and Ruby's and JavaScript's frames name no category by their function's words
-SIGNATURE_METHOD = 37
+# 38 a structured value is one variable (issue 8; docs/signatures.md, "Method 38"): a bracketed collection, a JSON
+#    object or array or a Python dict, list or set repr (``{'using': 'css selector'}``, ``{"value":{...}}``, ``[1, 2]``,
+#    ``{}``), is masked whole, however many keys and items it holds; a bracketed word (``[preauth]``) and a record of
+#    named fields (``Intent { act=X flg=0x1 }``) are not; a collection the 2,000-character bound cut runs to the end
+SIGNATURE_METHOD = 38
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -319,13 +323,134 @@ _DATE_WORDS = re.compile(
     r"(?:\s{1,3}\d{4}\b)?"
 )
 
+# method 38: a structured value, a bracketed collection (``{'using': 'css selector', 'value': '#q'}``,
+# ``{"value":{"error":"no such element"}}``, ``[1, 2, 3]``, ``{}``), is one variable: its length and shape vary with
+# the data, so its words are no words of the format. Structured = empty, or holding a separator (``,`` ``:``
+# ``;``) or another bracket at its top level, outside quoted strings, or one literal alone (``[0]``, ``['a']``,
+# ``[null]``; not a subscript ``x[0]``), and no ``=``: a bracketed word (``[preauth]``,
+# ``{main}``) is kept, and so is a record of named fields (``Intent { act=X flg=0x1 }``: the names present are the
+# format's). Read by one linear scan (``_structured_spans``), the outermost such group masked whole.
+_STRUCTURED = True
+_OPENERS = {"{": "}", "[": "]"}
+_CLOSERS = {"}": "{", "]": "[", ")": "("}
+_SEPARATORS = frozenset(",:;")
+_SIGNED_CHARS = 2000  # how much of a message is signed (Core.sign_message): a text this long may have been cut
+
+
+class _Span:
+    """A found span in the shape of the ``re.Match`` that mask_params's substitutions read."""
+
+    __slots__ = ("string", "_s", "_e")
+
+    def __init__(self, string: str, s: int, e: int) -> None:
+        self.string, self._s, self._e = string, s, e
+
+    def group(self, _k: int = 0) -> str:
+        return self.string[self._s : self._e]
+
+    def span(self) -> tuple[int, int]:
+        return self._s, self._e
+
+    def start(self) -> int:
+        return self._s
+
+
+_LITERAL = re.compile(r"\s*(?:[-+]?\d[\d.eE+-]*|\"[^\"]*\"|'[^']*'|true|false|null|True|False|None)\s*")
+
+
+def _one_literal(text: str, start: int, end: int) -> bool:
+    """A group ``text[start:end + 1]`` of one literal, a number, a quoted string, JSON's or Python's constants
+    (``[0]``, ``['a']``, ``[null]``), not a subscript
+    (``x[0]``: right after a name)."""
+    return (start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_")) and bool(
+        _LITERAL.fullmatch(text, start + 1, end)
+    )
+
+
+def _structured_spans(text: str) -> list[tuple[int, int]]:
+    """The outermost structured bracket groups of ``text`` (see ``_STRUCTURED``), in order; one pass, a stack of
+    open brackets (``(`` too, so a group's parentheses nest), quoted strings inside a group skipped (a quote opens
+    one only after a separator, a bracket or a space, and a backslash escapes), a mismatched closer dropping the
+    groups it would close; in a text of ``_SIGNED_CHARS`` or more (cut there), a structured group still open at the
+    end runs to the end."""
+    out: list[tuple[int, int]] = []
+    stack: list[list[Any]] = []  # [opener, start, structured, a record of named fields]
+    quote = ""
+    prev = " "
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'" and stack and prev in " ,:=[{(":
+            quote = ch
+        elif ch in _OPENERS or ch == "(":
+            if stack:
+                stack[-1][2] = True  # a group inside a group: structured
+            stack.append([ch, i, False, False])
+        elif ch in _CLOSERS:
+            if stack and stack[-1][0] == _CLOSERS[ch]:
+                opener, start, structured, record = stack.pop()
+                if (
+                    opener != "("
+                    and not record
+                    and not any(g[0] != "(" for g in stack)
+                    and (structured or i == start + 1 or _one_literal(text, start, i))
+                ):
+                    while out and out[-1][0] > start:  # (a group inside this one, taken before it closed)
+                        out.pop()
+                    out.append((start, i + 1))
+            else:
+                stack.clear()
+        elif ch in _SEPARATORS and stack:
+            stack[-1][2] = True
+        elif ch == "=" and stack:
+            stack[-1][3] = True
+        prev = ch
+        i += 1
+    if n >= _SIGNED_CHARS and stack:  # a value the bound of the signed text cut: from its outermost bracket to the end
+        g = next((g for g in stack if g[0] != "("), None)
+        if g is not None and g[2] and not g[3]:
+            while out and out[-1][0] > g[1]:
+                out.pop()
+            out.append((g[1], n))
+    return out
+
+
+class _StructuredMask:
+    """``_structured_spans`` with the ``sub`` of a compiled pattern, for mask_params's passes."""
+
+    pattern = "structured bracket groups (method 38)"
+
+    @staticmethod
+    def sub(repl: Callable[[Any], str], text: str) -> str:  # (repl reads an re.Match or a _Span alike)
+        if not _STRUCTURED:
+            return text
+        spans = _structured_spans(text)
+        if not spans:
+            return text
+        out, end = [], 0
+        for s, e in spans:
+            out += [text[end:s], repl(_Span(text, s, e))]
+            end = e
+        out.append(text[end:])
+        return "".join(out)
+
+
+_STRUCTURED_MASK = _StructuredMask()
+
 _UNITS = re.compile(
     r"(?<![\w.])<?[-+]?\d{1,40}(?:[.,:]\d{1,40}){0,3}\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|"
     r"minutes?|h|hrs?|hours?|days?|[kKMGTP]i?B|[kKMGT]B?/s|bytes?|B|%)(?![\w])"
 )  # durations, sizes
 
-_MASKS: list[re.Pattern[str]] = [
+_MASKS: list[re.Pattern[str] | _StructuredMask] = [
     _REPR,  # object reprs (see _REPR)
+    _STRUCTURED_MASK,  # structured values: bracketed collections (method 38)
     re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),  # uuid
     re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s'\"<>]{1,2000}"),  # url
     re.compile(r"\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\b"),  # e-mail
@@ -374,11 +499,12 @@ def _holding(pattern: str, *literals: str) -> Callable[[str], bool]:
 
 # what a text must hold for a mask to apply at all (cheap checks before each regex: one of these substrings, a
 # digit, or a predicate)
-_MASK_GUARDS: list[tuple[re.Pattern[str], tuple[str, ...] | Callable[[str], bool] | None]] = list(
+_MASK_GUARDS: list[tuple[re.Pattern[str] | _StructuredMask, tuple[str, ...] | Callable[[str], bool] | None]] = list(
     zip(
         _MASKS,
         [
             _holding(r"<[A-Za-z_][\w.]{0,100} ", "<"),  # a repr: an angle bracket, a name, a space
+            ("{", "["),  # a structured value: an opening bracket
             _at_least("-", 4),  # a uuid has four dashes
             ("://",),
             ("@",),

@@ -1,0 +1,129 @@
+"""Signing method 38: a structured value, a bracketed collection (a JSON object or array, a Python dict, list or set
+repr), is one variable whatever its size and shape (docs/signatures.md, "Method 38"). A bracketed word and a record
+of named fields keep their words; a collection cut by the 2,000-character bound runs to the end."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from harness_memory import MemoryStore
+from harness_memory.error_signatures import SIGNATURE_METHOD, WILDCARD, _structured_spans, mask_params
+
+
+def test_the_method_is_38_or_later():
+    assert SIGNATURE_METHOD >= 38
+
+
+# real shapes: Selenium's command log line (a verb, a URL, a JSON body), a remote response with a JSON body and a
+# headers dict, an Engine.IO-style packet with a JSON payload
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (
+            "POST http://localhost:35825/session/d15c/element {'using': 'css selector', 'value': '#q'}",
+            "POST http://localhost:41001/session/77aa/element/f.AA0C/value {'text': 'hello', 'value': ['h', 'e', 'l']}",
+        ),
+        (
+            'Remote response: status=200 | data={"value":{"capabilities":{"acceptInsecureCerts":false}}}'
+            " | headers=HTTPHeaderDict({'Content-Length': '51', 'Content-Type': 'application/json'})",
+            'Remote response: status=404 | data={"value":{"error":"no such element","message":"Unable to locate"}}'
+            " | headers=HTTPHeaderDict({'Content-Length': '977'})",
+        ),
+        ('job 7 sent payload {"n": 3, "tags": ["a", "b"]} to worker', "job 12 sent payload [1, 2, 3, 4, 5] to worker"),
+        ("job 7 sent payload {} to worker", 'job 9 sent payload {"n": 1} to worker'),
+    ],
+)
+def test_a_collection_of_any_size_is_one_variable(tmp_path, a, b):
+    assert mask_params(a)[0] == mask_params(b)[0]
+    with MemoryStore(tmp_path / "m.db") as s:
+        assert s.error_signature(a).id == s.error_signature(b).id
+
+
+def test_the_collection_is_the_param():
+    masked, params = mask_params("sent {'a': [1, 2], 'b': 'x]y'} now")
+    assert masked == f"sent {WILDCARD} now"
+    assert params == ["{'a': [1, 2], 'b': 'x]y'}"]  # the bracket inside a quoted string closes nothing
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Received disconnect from 10.0.0.1: 11: Bye Bye [preauth]",  # a bracketed word
+        "worker {main} stopped",
+        "Skipping, withExcluded: false, tr.intent:Intent { act=android.intent.action.MAIN flg=0x10840000 }",  # a record
+    ],
+)
+def test_a_bracketed_word_or_a_record_of_named_fields_keeps_its_words(text):
+    assert _structured_spans(text) == []
+
+
+def test_records_with_other_fields_present_stay_apart(tmp_path):
+    a = "Skipping, withExcluded: false, tr.intent:Intent { act=android.intent.action.MAIN flg=0x10840000 cmp=x/.A }"
+    b = "Skipping, withExcluded: false, tr.intent:Intent { flg=0x10804000 cmp=com.android.systemui/.R bnds=[0,0][1,1] }"
+    with MemoryStore(tmp_path / "m.db") as s:
+        assert s.error_signature(a).id != s.error_signature(b).id
+
+
+def test_a_collection_cut_by_the_bound_runs_to_the_end():
+    head = 'Remote response: status=200 | data={"value":"'
+    text = head + "iVBORw0KGgo" * 400  # a screenshot's base64, cut at 2,000 characters before it closes
+    masked, _ = mask_params(text[:2000])
+    assert masked == f"Remote response: status={WILDCARD} | data={WILDCARD}"
+    # a short text is not cut: an unclosed bracket there is no value
+    assert _structured_spans('data={"value": "abc') == []
+
+
+def test_unbalanced_and_mismatched_brackets_mask_nothing_wrongly():
+    assert _structured_spans("expected ] got [a, b") == []
+    assert _structured_spans("a {b, c] d") == []
+    assert _structured_spans("(see [1, 2]) then") == [(5, 11)]  # inside parentheses: still a value
+
+
+def test_the_scan_is_linear():
+    text = "[" * 1999 + "x"  # every bracket open, none closed
+    start = time.process_time()
+    for _ in range(50):
+        mask_params(text)
+    assert time.process_time() - start < 1.0
+
+
+_scalars = st.one_of(
+    st.integers(-(10**6), 10**6), st.booleans(), st.none(), st.text("abcxyz _-./:", min_size=0, max_size=12)
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text("abcdef_", min_size=1, max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    value=st.one_of(
+        st.lists(_values, max_size=5), st.dictionaries(st.text("abcdef_", min_size=1, max_size=6), _values, max_size=5)
+    )
+)
+def test_any_json_or_repr_collection_is_one_variable(value):
+    for shown in (json.dumps(value), json.dumps(value, separators=(",", ":")), repr(value)):
+        masked, params = mask_params(f"worker sent {shown} to queue")
+        assert masked == f"worker sent {WILDCARD} to queue", shown
+        assert params == [shown]
+        assert mask_params(masked)[0] == masked  # idempotent
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab {}[]()'\":,=;\\x", max_size=80))
+def test_spans_are_ordered_disjoint_and_bracketed(text):
+    spans = _structured_spans(text)
+    end = -1
+    for s, e in spans:
+        assert end <= s < e <= len(text)
+        assert text[s] in "{[" and text[e - 1] in "}]"
+        end = e
+    mask_params(text)  # never raises
