@@ -219,8 +219,9 @@ DEFAULT_THRESHOLD = 0.7
 #    and Ruby's and JavaScript's frames name no category by their function's words
 # 38 a structured value is one variable (issue 8; docs/signatures.md, "Method 38"): a bracketed collection, a JSON
 #    object or array or a Python dict, list or set repr (``{'using': 'css selector'}``, ``{"value":{...}}``, ``[1, 2]``,
-#    ``{}``), is masked whole, however many keys and items it holds; a bracketed word (``[preauth]``) and a record of
-#    named fields (``Intent { act=X flg=0x1 }``) are not; a collection the 2,000-character bound cut runs to the end
+#    ``{}``, ``keep_alives=[kBrowserWindow (1)]``), is masked whole, however many keys and items it holds; a bracketed
+#    word (``[preauth]``) and a record of named fields (``Intent { act=X flg=0x1 }``) are not; a collection the
+#    2,000-character bound cut runs to the end
 SIGNATURE_METHOD = 38
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
@@ -327,9 +328,10 @@ _DATE_WORDS = re.compile(
 # ``{"value":{"error":"no such element"}}``, ``[1, 2, 3]``, ``{}``), is one variable: its length and shape vary with
 # the data, so its words are no words of the format. Structured = empty, or holding a separator (``,`` ``:``
 # ``;``) or another bracket at its top level, outside quoted strings, or one literal alone (``[0]``, ``['a']``,
-# ``[null]``; not a subscript ``x[0]``), and no ``=``: a bracketed word (``[preauth]``,
-# ``{main}``) is kept, and so is a record of named fields (``Intent { act=X flg=0x1 }``: the names present are the
-# format's). Read by one linear scan (``_structured_spans``), the outermost such group masked whole.
+# ``[null]``; not a subscript ``x[0]``), or the value of a name (``keep_alives=[kBrowserWindow (1)]``); and no
+# ``=`` at its top level: a bracketed word (``[preauth]``, ``{main}``) is kept, and so is a record of named fields
+# (``Intent { act=X flg=0x1 }``: the names present are the format's). Read by one linear scan
+# (``_structured_spans``), the outermost such group masked whole.
 _STRUCTURED = True
 _OPENERS = {"{": "}", "[": "]"}
 _CLOSERS = {"}": "{", "]": "[", ")": "("}
@@ -399,7 +401,7 @@ def _structured_spans(text: str) -> list[tuple[int, int]]:
                     opener != "("
                     and not record
                     and not any(g[0] != "(" for g in stack)
-                    and (structured or i == start + 1 or _one_literal(text, start, i))
+                    and (structured or i == start + 1 or text[start - 1 : start] == "=" or _one_literal(text, start, i))
                 ):
                     while out and out[-1][0] > start:  # (a group inside this one, taken before it closed)
                         out.pop()

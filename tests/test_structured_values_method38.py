@@ -43,6 +43,16 @@ def test_a_collection_of_any_size_is_one_variable(tmp_path, a, b):
         assert s.error_signature(a).id == s.error_signature(b).id
 
 
+def test_a_bracketed_value_of_a_name_is_one_variable_whatever_it_holds():
+    # Chromium's keep-alive list: one item or three, the value of ``keep_alives=``
+    one = "AddKeepAlive(Default, kBrowserWindow). keep_alives=[kBrowserWindow (1)]"
+    three = "AddKeepAlive(Default, kBrowserWindow). keep_alives=[kBrowserWindow (1), kSessionDataDeleter (1), kX (1)]"
+    assert (
+        mask_params(one)[0] == mask_params(three)[0] == f"AddKeepAlive(Default, kBrowserWindow). keep_alives={WILDCARD}"
+    )
+    assert _structured_spans("x[0] and y [word]") == []  # a subscript, a bracketed word
+
+
 def test_the_collection_is_the_param():
     masked, params = mask_params("sent {'a': [1, 2], 'b': 'x]y'} now")
     assert masked == f"sent {WILDCARD} now"
