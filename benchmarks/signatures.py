@@ -208,7 +208,7 @@ def _variants():
     miner = es.TemplateMiner
     flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED")
 
-    def make(threshold, drop=None, optional=True, varlen=True, evidence=4, min_constant=1, **off):
+    def make(threshold, drop=None, optional=True, varlen=True, evidence=4, min_constant=1, varlen_words=1, **off):
         def apply():
             saved = (
                 es.DEFAULT_THRESHOLD,
@@ -218,9 +218,12 @@ def _variants():
                 miner.EVIDENCE,
                 miner.MIN_CONSTANT,
                 {f: getattr(es, f) for f in flags if hasattr(es, f)},  # (an older checkout may lack one)
+                getattr(miner, "VARLEN_WORDS", None),
             )
             es.DEFAULT_THRESHOLD = threshold
             miner.EVIDENCE, miner.MIN_CONSTANT = evidence, min_constant
+            if saved[-1] is not None:  # (method 38 on)
+                miner.VARLEN_WORDS = varlen_words
             for f, v in off.items():
                 setattr(es, f, v)
             if drop is not None:
@@ -231,8 +234,10 @@ def _variants():
                 miner._neighbour = lambda self, tokens, frame: None
 
             def undo():
-                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl = saved
+                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl, vw = saved
                 miner.EVIDENCE, miner.MIN_CONSTANT = ev, mc
+                if vw is not None:
+                    miner.VARLEN_WORDS = vw
                 for f, v in fl.items():
                     setattr(es, f, v)
                 es._MASK_GUARDS[:] = guards
@@ -255,6 +260,7 @@ def _variants():
     out.append((f"t={t} no-dates", make(t, drop=dates)))
     out.append((f"t={t} no-optional", make(t, optional=False)))
     out.append((f"t={t} no-varlen", make(t, varlen=False)))
+    out.append((f"t={t} varlen-words=0", make(t, varlen_words=0)))  # method 38's word a variable-length join needs
     out.append((f"t={t} no-quotes-kept", make(t, _KEEP_QUOTES=False)))
     out.append((f"t={t} no-scoped-names", make(t, _SCOPED_NAMES=False)))
     out.append((f"t={t} no-reprs", make(t, _REPR_ROUNDS=0)))

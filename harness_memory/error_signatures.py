@@ -221,7 +221,8 @@ DEFAULT_THRESHOLD = 0.7
 #    object or array or a Python dict, list or set repr (``{'using': 'css selector'}``, ``{"value":{...}}``, ``[1, 2]``,
 #    ``{}``, ``keep_alives=[kBrowserWindow (1)]``), is masked whole, however many keys and items it holds; a bracketed
 #    word (``[preauth]``) and a record of named fields (``Intent { act=X flg=0x1 }``) are not; a collection the
-#    2,000-character bound cut runs to the end
+#    2,000-character bound cut runs to the end; a variable-length join (a template one ``<*>`` longer or shorter) needs
+#    a constant word in the template (TemplateMiner.VARLEN_WORDS): one of variables and punctuation only joined none
 SIGNATURE_METHOD = 38
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
@@ -2298,13 +2299,26 @@ class TemplateMiner:
                 return True
         return False
 
+    # method 38: a variable-length join needs this many constant words (tokens holding a letter outside their
+    # masked parts) in the template: one of variables and punctuation only (``<*> "<*>" <*> <*>``) says nothing of
+    # which statement printed it, so it would take in any format one token longer or shorter (MIN_CONSTANT's
+    # reason, for neighbouring lengths)
+    VARLEN_WORDS = 1
+
+    @staticmethod
+    def _words(tpl: list[str]) -> int:
+        return sum(1 for t in tpl if t != WILDCARD and any(c.isalpha() for c in t.replace(WILDCARD, "")))
+
     def _neighbour(self, tokens: list[str], frame: str | None) -> tuple[str, list[str]] | None:
-        """A template of the neighbouring lengths whose group this message joins (variable-length groups)."""
+        """A template of the neighbouring lengths whose group this message joins (variable-length groups), one
+        holding ``VARLEN_WORDS`` constant words."""
         if len(tokens) < 3:
             return None
         first = tokens[0]
         for m in (len(tokens) - 1, len(tokens) + 1):
             for sig, tpl in self._clusters(f"{m}|{first}|{frame or ''}"):
+                if self.VARLEN_WORDS and self._words(tpl) < self.VARLEN_WORDS:
+                    continue
                 if m > len(tokens):
                     if self._covers_with_gap(tpl, tokens, True):
                         return sig, tpl

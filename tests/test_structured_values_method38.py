@@ -137,3 +137,38 @@ def test_spans_are_ordered_disjoint_and_bracketed(text):
         assert text[s] in "{[" and text[e - 1] in "}]"
         end = e
     mask_params(text)  # never raises
+
+
+def test_a_template_of_variables_and_punctuation_joins_no_message_of_another_length(tmp_path):
+    # urllib3's request line and http.server's request log, both all variables but their punctuation: one token
+    # apart, and two statements (before method 38 the second joined the first's group)
+    with MemoryStore(tmp_path / "m.db") as s:
+        urllib3 = s.error_signature('http://localhost:35825 "POST /session HTTP/1.1" 200 0')
+        assert urllib3.template == '<*> "<*>" <*> <*>'
+        server = s.error_signature('127.0.0.1 - "GET /index.html HTTP/1.1" 200 -')
+        assert server.id != urllib3.id
+
+
+def test_a_template_with_a_word_still_joins_one_more_variable(tmp_path):
+    # websockets' frame of 4 bytes and of 5 bytes: one variable token apart, the word BINARY in the template
+    with MemoryStore(tmp_path / "m.db") as s:
+        four = s.error_signature("> BINARY 00 10 00 20 [4 bytes]")
+        five = s.error_signature("> BINARY 00 10 00 20 70 [5 bytes]")
+        assert five.id == four.id
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    punct=st.lists(st.sampled_from(['"<*>"', "-", "|", "->", "'<*>'", "::"]), min_size=1, max_size=3),
+    extra=st.sampled_from(["-", "|", "=>"]),
+)
+def test_no_variable_length_join_without_a_constant_word(tmp_path_factory, punct, extra):
+    from harness_memory.error_signatures import TemplateMiner
+
+    tpl = ["<*>", *punct, "<*>"]
+    assert TemplateMiner._words(tpl) == 0
+    with MemoryStore(tmp_path_factory.mktemp("m") / "m.db") as s:
+        miner = s._core.miner
+        first = miner.sign(tpl, None, "unknown", None)[0]
+        longer = [*tpl[:-1], extra, "<*>"]  # one more token: a template of the neighbouring length
+        assert miner.sign(longer, None, "unknown", None)[0] != first
