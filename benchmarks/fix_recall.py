@@ -652,6 +652,12 @@ def main(argv: list[str] | None = None) -> int:
         help="Settings.fix_once_similar_min of the store under test, or 'off' (default: the library's default)",
     )
     ap.add_argument(
+        "--fix-instance-credits",
+        choices=["on", "off"],
+        default=None,
+        help="Settings.fix_instance_credits of the store under test (default: the library's default)",
+    )
+    ap.add_argument(
         "--fix-task-share",
         type=float,
         default=None,
@@ -688,6 +694,8 @@ def main(argv: list[str] | None = None) -> int:
         SETTINGS["fix_once_similar_min"] = (
             None if args.fix_once_similar_min == "off" else float(args.fix_once_similar_min)
         )
+    if args.fix_instance_credits is not None:
+        SETTINGS["fix_instance_credits"] = args.fix_instance_credits == "on"
     if args.fix_similar_min is not None:
         SETTINGS["fix_similar_min"] = args.fix_similar_min
     if args.fix_general_min is not None:

@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .core import Core
     from .error_signatures import ErrorSignature
 
-__all__ = ["FixEvidence", "fix_kind", "link_text", "link", "credit", "rank"]
+__all__ = ["FixEvidence", "fix_kind", "link_text", "instance_line", "link", "credit", "rank"]
 
 
 _TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$|[\\/]|://|^[\"'`]")
@@ -274,13 +274,23 @@ def words(text: str) -> set[str]:
 _AT_FRAME = re.compile(r" \(at [^\s()]+\)$")
 
 
-def line_grams(text: str) -> set[str]:
+def line_grams(text: str, chars: int = 2000) -> set[str]:
     """The character trigrams of an error's decisive line (``link_text`` without the key frame it appends), whitespace
     folded: how two instances of one signature are compared (``rank``: the nearest taught instance, the once-backed
     fix). Characters, not words: the values a signature masks are mostly numbers, punctuation and short tokens (an
     expected value, a quoted snippet of code), which a word set drops."""
-    t = _AT_FRAME.sub("", " ".join(text[:2000].split()))
+    t = _AT_FRAME.sub("", " ".join(text[:2000].split()))[:chars]
     return {t[i : i + 3] for i in range(len(t) - 2)}
+
+
+INSTANCE_CHARS = 500  # what an advice's and a credit's access-log rows keep of the error's decisive line
+
+
+def instance_line(signed: ErrorSignature) -> str:
+    """Which instance of its signature an error is, as the access log keeps it beside an advice and the credits given
+    after it: the decisive line (``link_text`` without the key frame), whitespace folded, its first
+    ``INSTANCE_CHARS`` characters."""
+    return _AT_FRAME.sub("", " ".join((signed.message or signed.excerpt)[:2000].split()))[:INSTANCE_CHARS]
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -312,6 +322,51 @@ def _refuted_here(core: Core, rows: list[Any], task_signature: str | None, taugh
     return {kind for kind, n in verdict.items() if n < 0}
 
 
+def _local_kinds(rows: list[Any], origin: str | None) -> set[str]:
+    """The kinds among ``rows`` taught (worked or did not work) for an error of the asked error's origin."""
+    return {_kind_key(r) for r in rows if origin is not None and r[14] == origin and r[3] + r[4] > 0}
+
+
+def _instance_evidence(
+    core: Core, rows: list[Any], asked: set[str], origin: str | None, aliases: list[str], margin: float
+) -> list[Any]:
+    """The error's own links (``rank``'s rows) without the unhelpful credits given for another instance of the signature.
+
+    One signature is shared by unrelated failures (an assertion whose values are masked, a message whose subject
+    differs). A fix shown for one of them and credited as unhelpful was refuted for errors like that one: when the
+    asked error's decisive line is nearer (``line_grams`` Jaccard), by more than ``margin``
+    (``Settings.fix_nearest_margin``), to the line the fix was taught as working for than to the line of the error
+    it was refuted for, that credit is left out of all the fix memory's links here
+    (credits count on every link of their memory in the group, as ``credit()`` adds them). Credits logged without
+    the line (before migration 0026, or given with no error), and credits ``_local_evidence`` already left out (given
+    in another origin to a kind taught in the asked one), count as before."""
+    if not asked:
+        return rows
+    taught: dict[int, float] = defaultdict(float)  # per fix memory: the nearest line it worked for
+    for r in rows:
+        if r[3] > 0 and r[12]:
+            taught[r[1]] = max(taught[r[1]], _jaccard(asked, line_grams(r[12], INSTANCE_CHARS)))
+    mids = sorted(mid for mid in taught if any(r[1] == mid and r[11] > 0 for r in rows))
+    if not mids:
+        return rows
+    local = _local_kinds(rows, origin)
+    kind_of = {r[1]: _kind_key(r) for r in rows}
+    away: dict[int, int] = defaultdict(int)
+    for mid, line, credit_origin in core.backend.execute(
+        "SELECT memory_id, error_line, error_origin FROM memory_access_log WHERE access_type = 'applied' "
+        f"AND was_helpful = 0 AND memory_id IN ({','.join('?' * len(mids))}) "
+        f"AND error_signature IN ({','.join('?' * len(aliases))}) AND error_line IS NOT NULL",
+        (*mids, *aliases),
+    ).fetchall():
+        if kind_of[mid] in local and credit_origin is not None and credit_origin != origin:
+            continue  # left out by _local_evidence already
+        if taught[mid] - _jaccard(asked, line_grams(line, INSTANCE_CHARS)) > margin:
+            away[mid] += 1
+    if not away:
+        return rows
+    return [(*r[:11], max(0, r[11] - away[r[1]]), *r[12:]) if r[1] in away else r for r in rows]
+
+
 def _local_evidence(core: Core, rows: list[Any], origin: str | None, aliases: list[str]) -> list[Any]:
     """The error's own links (``rank``'s rows) with their evidence as seen where the asked error's run started.
 
@@ -324,7 +379,7 @@ def _local_evidence(core: Core, rows: list[Any], origin: str | None, aliases: li
     logged before their origin was (NULL), count as before."""
     if origin is None or not rows:
         return rows
-    local = {_kind_key(r) for r in rows if r[14] == origin and r[3] + r[4] > 0}
+    local = _local_kinds(rows, origin)
     if not local:
         return rows
     mids = sorted({r[1] for r in rows if _kind_key(r) in local})  # every variant of a local kind
@@ -430,6 +485,9 @@ def rank(
             unpredictive -= {r[0] for r in rows if _kind_key(r) == nearest}
             rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
     rows = _local_evidence(core, rows, signed.origin, aliases)
+    if core.settings.fix_instance_credits:
+        asked_instance = line_grams(asked_text, INSTANCE_CHARS)
+        rows = _instance_evidence(core, rows, asked_instance, signed.origin, aliases, core.settings.fix_nearest_margin)
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
     # a new error also finds the fixes of linked errors whose excerpts are nearly the same text

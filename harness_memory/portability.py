@@ -22,9 +22,10 @@ __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "i
 log = logging.getLogger("harness_memory.portability")
 
 FORMAT = "harness-memory"
-VERSION = 4  # 2: tool-call and document records ({"record": "tool_call" | "document", ...}) after the memories;
+VERSION = 5  # 2: tool-call and document records ({"record": "tool_call" | "document", ...}) after the memories;
 # 3: history, access-log, ledger and template-miner records (portable_state.py); 4: access-log records may carry the
-# task and the error's origin of an advice or a credit (task_signature, error_origin)
+# task and the error's origin of an advice or a credit (task_signature, error_origin); 5: and the error's decisive
+# line (error_line)
 
 
 @dataclass
@@ -272,7 +273,7 @@ def export_jsonl(core: Core, path: Path, *, namespace: str | None, agent_id: str
                     dumps(
                         {
                             "format": FORMAT,
-                            "version": 4 if state else 2 if calls else 1,
+                            "version": VERSION if state else 2 if calls else 1,
                             "embedder": emb[0] if emb else None,
                             "exported_at": core.now(),
                         }

@@ -52,10 +52,13 @@ _ACCESS = (
     "duration_ms",
     "task_signature",  # since migration 0022: the task of an advice, or of the advice a credit followed
     "error_origin",  # since migration 0023: where the advised (or credited) error's run started
+    "error_line",  # since migration 0026: that error's decisive line (which instance of its signature it was)
 )
-# the fields an access record has had since format 3; the last two came with format 4 (an export writes them only where
-# they hold a value, and a record without them is matched on these alone: a format-3 file imported again adds nothing)
-_ACCESS_V3 = _ACCESS[:-2]
+# the fields an access record has had since format 3; task_signature and error_origin came with format 4, error_line
+# with format 5 (an export writes them only where they hold a value, and a record without them is matched on the
+# fields it has: a file of an older format imported again adds nothing)
+_ACCESS_V3 = _ACCESS[:-3]
+_ACCESS_V4 = _ACCESS[:-1]
 _ACCESS_TYPES = ("query", "applied", "updated", "invalidated")
 _ATTEMPT = (
     "task_id",
@@ -307,7 +310,13 @@ def check_record(core: Core, rec: dict[str, Any]) -> StateRecord:
             "duration_ms": duration,
             "task_signature": _opt_text(rec, "task_signature", 1000),
             "error_origin": _opt_text(rec, "error_origin", 1000),
-            "v3": "task_signature" not in rec and "error_origin" not in rec,  # (matched on the format-3 fields)
+            "error_line": _redacted(core, _opt_text(rec, "error_line", 4000)),
+            # matched on the fields of the format it was written in: 3, 4 (no line) or 5
+            "match": len(_ACCESS_V3)
+            if not {"task_signature", "error_origin", "error_line"} & set(rec)
+            else len(_ACCESS_V4)
+            if "error_line" not in rec
+            else len(_ACCESS),
         }
     elif kind == "attempt":
         if rec["result"] not in _RESULTS:
@@ -416,17 +425,13 @@ def import_records(core: Core, c, items: Sequence[StateRecord], memory_ids: dict
                 f"SELECT {', '.join(_ACCESS)} FROM memory_access_log WHERE memory_id = ?", (mid,)
             ).fetchall()
         ]
-        have = Counter(stored)
-        have_v3 = Counter(x[: len(_ACCESS_V3)] for x in stored)
+        present = {n: Counter(x[:n] for x in stored) for n in (len(_ACCESS_V3), len(_ACCESS_V4), len(_ACCESS))}
         new = []
         for r in rows:
             key = tuple(r[f] for f in _ACCESS)
-            if r.get("v3") and have_v3[key[: len(_ACCESS_V3)]] > 0:
-                have_v3[key[: len(_ACCESS_V3)]] -= (
-                    1  # a format-3 record: its row is there, with or without the new fields
-                )
-            elif not r.get("v3") and have[key] > 0:
-                have[key] -= 1
+            n = r["match"]  # an older format's record: its row is there, with or without the newer fields
+            if present[n][key[:n]] > 0:
+                present[n][key[:n]] -= 1
             else:
                 new.append((mid, *key))
         if new:

@@ -299,6 +299,12 @@ class Settings(BaseSettings):
         "only when its taught error's decisive line is at least this similar (character-trigram Jaccard) to the asked "
         'one; None: for any instance of the signature (docs/fixes.md, "The nearest instance")',
     )
+    fix_instance_credits: bool = Field(
+        True,
+        description="an unhelpful apply() credit counts against a fix only for errors at least as like the one it was "
+        "given for as the one the fix was taught for (character-trigram Jaccard of the decisive lines); False: for "
+        'every error of the signature (docs/fixes.md, "Refuted for another instance")',
+    )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(
         default_factory=dict, description="bearer token -> agent id (agent fixed by token)"

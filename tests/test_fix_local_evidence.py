@@ -146,7 +146,7 @@ def test_credits_from_elsewhere_are_left_out_of_every_variant_of_a_local_kind(st
 
 def test_a_format_3_export_imported_again_adds_no_access_rows(store, tmp_path):
     """(review) An export written before access records carried their task and origin (format 3) matches the store's
-    rows on the fields it has: importing it again adds nothing, and the header of a new export says format 4."""
+    rows on the fields it has: importing it again adds nothing, and the header of a new export says format 5."""
     import json
 
     store.learn_success(AGENT, FIX, error=trace("FooTest"))
@@ -155,11 +155,11 @@ def test_a_format_3_export_imported_again_adds_no_access_rows(store, tmp_path):
     out = tmp_path / "export.jsonl"
     store.export_jsonl(out)
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert lines[0]["version"] == 4
+    assert lines[0]["version"] == 5
     old = [dict(lines[0], version=3)]
     for rec in lines[1:]:
         if rec.get("record") == "access":
-            rec = {k: v for k, v in rec.items() if k not in ("task_signature", "error_origin")}
+            rec = {k: v for k, v in rec.items() if k not in ("task_signature", "error_origin", "error_line")}
         old.append(rec)
     legacy = tmp_path / "v3.jsonl"
     legacy.write_text("".join(json.dumps(x) + "\n" for x in old))

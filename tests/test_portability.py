@@ -48,7 +48,7 @@ def test_jsonl_round_trip_and_idempotent_reimport(tmp_path, store):
     assert store.export_jsonl(path) == 4
     header = json.loads(path.read_text().splitlines()[0])
     assert (
-        header["format"] == "harness-memory" and header["version"] == 4
+        header["format"] == "harness-memory" and header["version"] == 5
     )  # with its access log and the miner's templates
     with MemoryStore(tmp_path / "copy.db") as other:
         r1 = other.import_jsonl(path)

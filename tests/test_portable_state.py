@@ -108,7 +108,7 @@ def test_a_move_keeps_history_access_log_ledger_and_templates(tmp_path, db):
     assert all(len(v) > 0 for k, v in want.items() if k != "links")
     assert len(want["history"]) == 3 and any(r[4] == "updated" and r[6] == "archived" for r in want["access"])
     lines = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
-    assert lines[0]["version"] == 4
+    assert lines[0]["version"] == 5
     kinds = {x.get("record") for x in lines[1:]}
     assert {"history", "access", "attempt", "technique", "error_template"} <= kinds
 

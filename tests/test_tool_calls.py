@@ -234,7 +234,7 @@ def test_export_import_round_trip_and_idempotent(store, tmp_path, settings):
     path = tmp_path / "out.jsonl"
     store.export_jsonl(path)
     lines = [json.loads(x) for x in path.read_text().splitlines()]
-    assert lines[0]["version"] == 4  # the failed call's error left a template of the miner: a state record (format 4)
+    assert lines[0]["version"] == 5  # the failed call's error left a template of the miner: a state record (format 5)
     assert sum(1 for x in lines if x.get("record") == "tool_call") == 2
     with MemoryStore(tmp_path / "copy.db", settings=settings) as copy:
         first = copy.import_jsonl(path)

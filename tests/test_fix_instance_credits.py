@@ -1,0 +1,209 @@
+"""Refuted for another instance (issue 19): one signature is shared by unrelated failures (a comparison whose values
+the signature masks), and a fix refuted for one of them was refuted for errors like that one, not for every error
+of the signature. Before, two unhelpful credits given where a bug's patch was shown for another bug's failure of the
+same signature put the patch under "what did not work" for its own bug's later failures too (Defects4J: Time-26's
+five later traces). The access log keeps the decisive line of the error each advice and credit was for (migration
+0026), and ``fixes.rank`` leaves out an unhelpful credit when the asked error is nearer the line the fix worked for
+than the line it was refuted for, by more than ``Settings.fix_nearest_margin``. Both backends (the ``store``
+fixture) where the fixture's settings suffice; a hypothesis property on SQLite."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from harness_memory import MemoryStore, Settings
+from harness_memory.fixes import INSTANCE_CHARS, instance_line
+
+AGENT = "coder"
+FIX = "patch DateTimeZone: keep the offset across the DST overlap"
+# two kinds of failure of one test (one signature: the compared values are masked): the fix's own, DST offsets ...
+OWN = [
+    "expected:<...10-31T02:00:10.123+0[2]:00> but was:<...10-31T02:00:10.123+0[1]:00>",
+    "expected:<...10-31T02:30:10.000+0[2]:00> but was:<...10-31T02:30:10.000+0[1]:00>",
+    "expected:<...10-31T02:30:10.123+0[2]:00> but was:<...10-31T02:30:10.123+0[1]:00>",
+    "expected:<...10-31T01:30:10.000+0[2]:00> but was:<...10-31T01:30:10.000+0[1]:00>",
+]
+# ... and another bug's, periods
+OTHER = [
+    "expected:<[P1Y2M]> but was:<[P14M]>",
+    "expected:<[P2Y3M]> but was:<[P27M]>",
+    "expected:<[P3Y1M]> but was:<[P37M]>",
+    "expected:<[P4Y5M]> but was:<[P53M]>",
+]
+_task = itertools.count()
+
+
+def trace(message: str, line: int = 12) -> str:
+    return (
+        f"junit.framework.ComparisonFailure: {message}\n"
+        "\tat junit.framework.Assert.assertEquals(Assert.java:81)\n"
+        f"\tat org.joda.time.TestDateTimeZoneCutover.testOverlap(TestDateTimeZoneCutover.java:{line})\n"
+        "\tat junit.framework.TestCase.runTest(TestCase.java:176)\n"
+    )
+
+
+def ask(store, message: str, line: int = 30):
+    """An advice for a task of its own (a credit in one task keeps the fix from that task: not what is tested)."""
+    n = next(_task)
+    return f"T-{n}", store.on_task_error({"id": f"T-{n}", "title": f"job {n}", "agent_id": AGENT}, trace(message, line))
+
+
+def offered(advice) -> list[str]:
+    return [m.content for m in advice.fixes]
+
+
+def refute(store, messages) -> None:
+    """The fix is shown for each of ``messages``'s failures and credited unhelpful there."""
+    for k, msg in enumerate(messages):
+        task, shown = ask(store, msg, 20 + k)
+        assert offered(shown) == [FIX], msg
+        store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id=task)
+
+
+def teach(store, n: int = 2):
+    """The fix taught for the first ``n`` DST failures (one memory: the same text); returns it."""
+    return [store.learn_success(AGENT, FIX, error=trace(OWN[k], 12 + k)) for k in range(n)][-1]
+
+
+def test_the_failures_share_one_signature(store):
+    assert len({store.error_signature(trace(m)).id for m in OWN + OTHER}) == 1
+
+
+def test_refuted_for_another_instance_the_fix_still_comes_back_for_its_own(store):
+    teach(store)
+    refute(store, OTHER[:2])
+    _, own = ask(store, OWN[2])
+    assert offered(own) == [FIX]
+    assert (own.fix_evidence[0].worked, own.fix_evidence[0].unhelpful) == (2, 0)
+    _, other = ask(store, OTHER[2])  # an instance like the refuted ones: still what did not work
+    assert offered(other) == [] and [m.content for m in other.failures] == [FIX]
+
+
+def test_every_credit_counts_when_the_setting_is_off(tmp_path):
+    with MemoryStore(tmp_path / "m.db", settings=Settings(fix_instance_credits=False)) as s:
+        teach(s)
+        refute(s, OTHER[:2])
+        _, own = ask(s, OWN[2])
+        assert offered(own) == [] and [m.content for m in own.failures] == [FIX]
+
+
+def test_a_credit_given_for_an_instance_like_the_asked_one_counts(store):
+    """Refuted for a failure whose line is the asked one's: the refutation stands. (One refuted for a DST failure
+    farther from the asked one than the fix's own taught failure, by more than the margin, does not: see
+    ``test_offered_for_its_own_kind_by_the_credits_given_there``.)"""
+    teach(store)
+    refute(store, [OWN[2], OWN[2]])
+    _, again = ask(store, OWN[2], 40)
+    assert offered(again) == []
+
+
+def test_the_access_log_keeps_the_instance_of_each_advice_and_credit(store):
+    teach(store)
+    refute(store, OTHER[:1])
+    rows = store._core.backend.execute(
+        "SELECT access_type, error_line FROM memory_access_log WHERE access_type IN ('query', 'applied') "
+        "AND error_signature IS NOT NULL ORDER BY id"
+    ).fetchall()
+    line = instance_line(store.error_signature(trace(OTHER[0], 20)))
+    assert [tuple(r) for r in rows] == [("query", line), ("applied", line)]
+    assert line.startswith("junit.framework.ComparisonFailure: expected:<[P1Y2M]>") and "(at " not in line
+
+
+def test_a_credit_given_with_the_error_keeps_that_error_s_line(store):
+    m = store.learn_success(AGENT, FIX, error=trace(OWN[0]))
+    store.apply(m.id, helpful=False, agent_id=AGENT, error=trace(OTHER[3]))
+    (line,) = store._core.backend.execute(
+        "SELECT error_line FROM memory_access_log WHERE access_type = 'applied'"
+    ).fetchone()
+    assert line == instance_line(store.error_signature(trace(OTHER[3])))
+
+
+def test_a_long_line_is_kept_to_its_first_characters(store):
+    sig = store.error_signature(trace("expected:<[" + "x" * 3000 + "]> but was:<[y]>"))
+    assert len(instance_line(sig)) == INSTANCE_CHARS
+
+
+def test_export_and_import_keep_each_credit_s_instance(store, tmp_path):
+    teach(store)
+    refute(store, OTHER[:2])
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    assert records[0]["version"] == 5
+    assert sum(1 for r in records if r.get("record") == "access" and "error_line" in r) == 4  # 2 advices, 2 credits
+    with MemoryStore(tmp_path / "copy.db") as other:
+        other.import_jsonl(out)
+        other.import_jsonl(out)  # twice: nothing added
+        assert offered(ask(other, OWN[2])[1]) == [FIX]
+        assert offered(ask(other, OTHER[2])[1]) == []
+
+
+def test_a_format_4_export_imported_again_adds_no_access_rows(store, tmp_path):
+    """An export written before access records carried the error's line matches the store's rows on the fields it
+    has; the credits it brings, if new, count as before (everywhere)."""
+    teach(store)
+    refute(store, OTHER[:2])
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    old = [dict(lines[0], version=4)] + [{k: v for k, v in r.items() if k != "error_line"} for r in lines[1:]]
+    legacy = tmp_path / "v4.jsonl"
+    legacy.write_text("".join(json.dumps(x) + "\n" for x in old))
+    count = "SELECT COUNT(*) FROM memory_access_log"
+    before = store._core.backend.execute(count).fetchone()[0]
+    store.import_jsonl(legacy)
+    assert store._core.backend.execute(count).fetchone()[0] == before
+    with MemoryStore(tmp_path / "fresh.db") as fresh:  # into a new store: the credits carry no line
+        fresh.import_jsonl(legacy)
+        assert (
+            fresh._core.backend.execute(
+                "SELECT COUNT(*) FROM memory_access_log WHERE error_line IS NOT NULL"
+            ).fetchone()[0]
+            == 0
+        )
+        assert offered(ask(fresh, OWN[2])[1]) == []  # ... and so count for every instance, as before
+
+
+@pytest.mark.parametrize("bad", [7, ["x"], "x" * 4001])
+def test_an_access_record_with_a_bad_line_is_refused_and_changes_nothing(store, tmp_path, bad):
+    teach(store, 1)
+    refute(store, [])
+    _, shown = ask(store, OWN[1])
+    store.apply(shown.fixes[0].id, helpful=True, agent_id=AGENT, task_id="T-x")
+    out = tmp_path / "export.jsonl"
+    store.export_jsonl(out)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    for r in lines:
+        if r.get("record") == "access":
+            r["error_line"] = bad
+            break
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    from harness_memory.errors import ImportFormatError
+
+    with MemoryStore(tmp_path / "other.db") as other:
+        with pytest.raises(ImportFormatError, match="error_line"):
+            other.import_jsonl(broken)
+        assert other.stats()["memories"] == 0
+
+
+@hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(credits=st.lists(st.tuples(st.sampled_from(["own", "other"]), st.booleans()), max_size=5))
+def test_offered_for_its_own_kind_by_the_credits_given_there(tmp_path_factory, credits):
+    """Taught twice for DST failures; credits given for the asked DST failure's very line or for period failures: the
+    asked DST failure is offered the fix exactly when the teaching, the helpful credits and the unhelpful credits
+    given for its line net at least 0.5 (the unhelpful credits given for period failures are another instance's); a
+    period failure counts them all."""
+    with MemoryStore(tmp_path_factory.mktemp("inst") / "m.db") as s:
+        m = teach(s)
+        for k, (kind, helpful) in enumerate(credits):
+            msg = OWN[2] if kind == "own" else OTHER[2 + k % 2]
+            s.apply(m.id, helpful=helpful, agent_id=AGENT, error=trace(msg, 40 + k))
+        here = 2 + sum(1 if h else -1 for kind, h in credits if kind == "own" or h)
+        everywhere = 2 + sum(1 if h else -1 for _kind, h in credits)
+        assert (offered(ask(s, OWN[2], 60)[1]) == [FIX]) == (here >= 0.5), credits
+        assert (offered(ask(s, OTHER[1], 61)[1]) == [FIX]) == (everywhere >= 0.5), credits
