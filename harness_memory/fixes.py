@@ -34,7 +34,9 @@ other evidence withholds it, and ``Settings.fix_once_same_values`` offers a fix 
 only. The nearest instance (docs/fixes.md, "The nearest instance"): a signature judged unpredictive still gives the
 fix whose taught error is clearly the nearest to the asked one (``Settings.fix_nearest_min``, ``fix_nearest_margin``:
 character trigrams of the decisive lines, ``line_grams``), and a fix backed once is offered only for an error whose
-decisive line is like the one it fixed (``Settings.fix_once_similar_min``). Text
+decisive line is like the one it fixed (``Settings.fix_once_similar_min``). An unhelpful credit is evidence about the
+instance it was given for (``_instance_evidence``, ``Settings.fix_instance_credits``): asked from an error clearly
+nearer the line the fix worked for than the refuted one's, the credit is left out. Text
 similarity between a fix and the error plays no part: words shared with the error are not
 evidence that the fix works (the errors' lines are compared with each other, within a link's signature).
 """
