@@ -406,10 +406,13 @@ def write_access(core: Core, c: Any, pending: list) -> None:
                     "duration_ms": log["duration_ms"] if keep[0] == 0 else None,
                 },
             )
-    if updates:  # in the recalls' order: each boost on the relevance the one before it left
+    # in the recalls' order: each boost on the relevance the one before it left; a row written after the decay job
+    # decayed the memory past the recall's time keeps the job's time (the relevance is already decayed to it)
+    if updates:
         c.executemany(
             "UPDATE memories SET access_count = access_count + 1, last_accessed = ?, "
-            f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, decayed_at = ? WHERE id = ?",
+            f"relevance_score = {core.backend.least('1.0', f'{cur} + ?')}, "
+            f"decayed_at = {core.backend.greatest('COALESCE(decayed_at, created_at)', '?')} WHERE id = ?",
             updates,
         )
     if rows:

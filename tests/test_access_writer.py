@@ -371,3 +371,35 @@ def test_every_recall_is_counted_once_whatever_the_interleaving(tmp_path_factory
         else:
             assert got[mid] == expected.get(mid, 0)
             assert logged.get(mid, 0) == expected.get(mid, 0)
+
+
+def test_a_backlog_written_after_a_decay_does_not_wind_its_clock_back(tmp_path, clock, monkeypatch):
+    """A recall's rows wait behind another writer; meanwhile the decay job (another store on the file) decays the
+    recalled memory to its own, later time. Writing the rows then boosts that relevance and leaves the decay time where
+    the job put it: winding it back to the recall's time would decay the interval between the two twice."""
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread stays asleep
+    day = 86400.0
+    path = tmp_path / "m.db"
+    with MemoryStore(path, clock=clock) as s:
+        s.remember_many(_items(20, seed=5))
+        clock.advance(2 * day)
+        blocker = connect(path)
+        blocker.execute("BEGIN IMMEDIATE")
+        hit = s.recall(QUERY, agent_id="a1", limit=1)[0].memory
+        blocker.execute("COMMIT")
+        blocker.close()
+        assert s._core.access.pending_rows == 1
+        clock.advance(30 * day)
+        with MemoryStore(path, clock=clock) as job:
+            job.run_job("decay")
+            decayed, at = job._core.backend.execute(
+                "SELECT relevance_score, decayed_at FROM memories WHERE id = ?", (hit.id,)
+            ).fetchone()
+        assert decayed < hit.relevance_score and at == pytest.approx(clock())
+        s.get(hit.id)  # writes the recall's rows
+        score, after_at, count = s._core.backend.execute(
+            "SELECT relevance_score, decayed_at, access_count FROM memories WHERE id = ?", (hit.id,)
+        ).fetchone()
+        assert count == hit.access_count == 1  # (the recall counted its hit in the object it returned)
+        assert after_at == pytest.approx(clock())  # not the recall's time, 30 days earlier
+        assert score == pytest.approx(min(1.0, decayed + s.settings.recall_boost))
