@@ -404,9 +404,7 @@ def _structured_spans(text: str) -> list[tuple[int, int]]:
                     and not any(g[0] != "(" for g in stack)
                     and (structured or i == start + 1 or text[start - 1 : start] == "=" or _one_literal(text, start, i))
                 ):
-                    while out and out[-1][0] > start:  # (a group inside this one, taken before it closed)
-                        out.pop()
-                    out.append((start, i + 1))
+                    out.append((start, i + 1))  # (none inside it was taken: it was open then)
             else:
                 stack.clear()
         elif ch in _SEPARATORS and stack:
@@ -418,8 +416,6 @@ def _structured_spans(text: str) -> list[tuple[int, int]]:
     if n >= _SIGNED_CHARS and stack:  # a value the bound of the signed text cut: from its outermost bracket to the end
         g = next((g for g in stack if g[0] != "("), None)
         if g is not None and g[2] and not g[3]:
-            while out and out[-1][0] > g[1]:
-                out.pop()
             out.append((g[1], n))
     return out
 

@@ -65,6 +65,9 @@ def test_the_collection_is_the_param():
         "Received disconnect from 10.0.0.1: 11: Bye Bye [preauth]",  # a bracketed word
         "worker {main} stopped",
         "Skipping, withExcluded: false, tr.intent:Intent { act=android.intent.action.MAIN flg=0x10840000 }",  # a record
+        # a record with separators and brackets inside (Android's MotionEvent): its field names are the format's
+        "onInterceptTouchEvent MotionEvent { action=ACTION_UP, actionButton=0, id[0]=0, x[0]=317.0, y[0]=419.0 }",
+        "[EXIT] worker stopped",
     ],
 )
 def test_a_bracketed_word_or_a_record_of_named_fields_keeps_its_words(text):
@@ -90,7 +93,17 @@ def test_a_collection_cut_by_the_bound_runs_to_the_end():
 def test_unbalanced_and_mismatched_brackets_mask_nothing_wrongly():
     assert _structured_spans("expected ] got [a, b") == []
     assert _structured_spans("a {b, c] d") == []
+    assert _structured_spans("a {b, c] then [1, 2]") == [(14, 20)]  # the mismatch dropped the open brace
     assert _structured_spans("(see [1, 2]) then") == [(5, 11)]  # inside parentheses: still a value
+
+
+def test_the_mask_is_a_pass_like_the_others_and_can_be_switched_off(monkeypatch):
+    from harness_memory import error_signatures as es
+
+    # benchmarks/signatures.py's variants read each mask's ``pattern`` and switch method 38 off by ``_STRUCTURED``
+    assert all(isinstance(getattr(g[0], "pattern", None), str) for g in es._MASK_GUARDS)
+    monkeypatch.setattr(es, "_STRUCTURED", False)
+    assert mask_params("sent {'a': 'b', 'c': 'd'} now")[0] == "sent {'<*>': '<*>', '<*>': '<*>'} now"
 
 
 def test_the_scan_is_linear():
