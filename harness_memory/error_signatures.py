@@ -426,6 +426,12 @@ class _StructuredMask:
     pattern = "structured bracket groups (method 38)"
 
     @staticmethod
+    def search(text: str) -> _Span | None:
+        """The first structured value in ``text``, as ``re.Pattern.search`` finds a pattern's first match."""
+        spans = _structured_spans(text) if _STRUCTURED else []
+        return _Span(text, *spans[0]) if spans else None
+
+    @staticmethod
     def sub(repl: Callable[[Any], str], text: str) -> str:  # (repl reads an re.Match or a _Span alike)
         if not _STRUCTURED:
             return text
