@@ -35,8 +35,8 @@ only. The nearest instance (docs/fixes.md, "The nearest instance"): a signature 
 fix whose taught error is clearly the nearest to the asked one (``Settings.fix_nearest_min``, ``fix_nearest_margin``:
 character trigrams of the decisive lines, ``line_grams``), and a fix backed once is offered only for an error whose
 decisive line is like the one it fixed (``Settings.fix_once_similar_min``). An unhelpful credit is evidence about the
-instance it was given for (``_instance_evidence``, ``Settings.fix_instance_credits``): asked from an error clearly
-nearer the line the fix worked for than the refuted one's, the credit is left out. Text
+instance it was given for (``_instance_evidence``, ``Settings.fix_instance_credits``): asked from an error whose failure
+block is clearly nearer the one the fix worked for than the refuted one's, the credit is left out. Text
 similarity between a fix and the error plays no part: words shared with the error are not
 evidence that the fix works (the errors' lines are compared with each other, within a link's signature).
 """
@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .core import Core
     from .error_signatures import ErrorSignature
 
-__all__ = ["FixEvidence", "fix_kind", "link_text", "instance_line", "link", "credit", "rank"]
+__all__ = ["FixEvidence", "fix_kind", "link_text", "instance_text", "link", "credit", "rank"]
 
 
 _TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$|[\\/]|://|^[\"'`]")
@@ -200,19 +200,22 @@ def link(
     bound: list[str] | None = None,
     task_signature: str | None = None,
     origin: str | None = None,
+    instance: str | None = None,
 ) -> None:
     """Add one worked / did-not-work observation to a link (caller holds the write transaction);
     ``task_signature``: the task the fix was taught for, ``origin``: where its error's run started
-    (``ErrorSignature.origin``; the latest ones given stay on the link)."""
+    (``ErrorSignature.origin``; the latest ones given stay on the link), ``instance``: the error's failure block
+    (``instance_text``; the first one given stays, as the decisive line does)."""
     core.backend.conn.execute(
         "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, first_at, "
-        "last_at, bound_params, task_signature, error_origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "last_at, bound_params, task_signature, error_origin, error_instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(memory_id, error_signature) DO UPDATE "
         "SET worked = fix_links.worked + excluded.worked, failed = fix_links.failed + excluded.failed, "
         "last_at = excluded.last_at, error_category = COALESCE(fix_links.error_category, excluded.error_category), "
         "bound_params = COALESCE(excluded.bound_params, fix_links.bound_params), "
         "task_signature = COALESCE(excluded.task_signature, fix_links.task_signature), "
-        "error_origin = COALESCE(excluded.error_origin, fix_links.error_origin)",
+        "error_origin = COALESCE(excluded.error_origin, fix_links.error_origin), "
+        "error_instance = COALESCE(fix_links.error_instance, excluded.error_instance)",
         (
             memory_id,
             signature,
@@ -225,6 +228,7 @@ def link(
             json.dumps(bound) if bound else None,
             task_signature,
             origin,
+            instance,
         ),
     )
 
@@ -276,23 +280,30 @@ def words(text: str) -> set[str]:
 _AT_FRAME = re.compile(r" \(at [^\s()]+\)$")
 
 
-def line_grams(text: str, chars: int = 2000) -> set[str]:
+def line_grams(text: str) -> set[str]:
     """The character trigrams of an error's decisive line (``link_text`` without the key frame it appends), whitespace
     folded: how two instances of one signature are compared (``rank``: the nearest taught instance, the once-backed
     fix). Characters, not words: the values a signature masks are mostly numbers, punctuation and short tokens (an
     expected value, a quoted snippet of code), which a word set drops."""
-    t = _AT_FRAME.sub("", " ".join(text[:2000].split()))[:chars]
+    t = _AT_FRAME.sub("", " ".join(text[:2000].split()))
     return {t[i : i + 3] for i in range(len(t) - 2)}
 
 
-INSTANCE_CHARS = 500  # what an advice's and a credit's access-log rows keep of the error's decisive line
+INSTANCE_CHARS = 500  # what a link, an advice and a credit keep of their error's failure block
 
 
-def instance_line(signed: ErrorSignature) -> str:
-    """Which instance of its signature an error is, as the access log keeps it beside an advice and the credits given
-    after it: the decisive line (``link_text`` without the key frame), whitespace folded, its first
-    ``INSTANCE_CHARS`` characters."""
-    return _AT_FRAME.sub("", " ".join((signed.message or signed.excerpt)[:2000].split()))[:INSTANCE_CHARS]
+def instance_text(signed: ErrorSignature) -> str:
+    """Which instance of its signature an error is, as a fix's link, an advice and the credits given after it keep it:
+    its failure block (``ErrorSignature.excerpt``: the decisive line with its few lines of detail, a stack trace's
+    frames), whitespace folded, its first ``INSTANCE_CHARS`` characters. Two failures of one signature differ there
+    in their values and in where they happened (the frames' methods and line numbers); the same failure again does
+    not."""
+    return " ".join(signed.excerpt[:2000].split())[:INSTANCE_CHARS]
+
+
+def instance_grams(text: str) -> set[str]:
+    """The character trigrams of an ``instance_text``."""
+    return {text[i : i + 3] for i in range(len(text) - 2)}
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -334,35 +345,35 @@ def _instance_evidence(
 ) -> list[Any]:
     """The error's own links (``rank``'s rows) without the unhelpful credits given for another instance of the signature.
 
-    One signature is shared by unrelated failures (an assertion whose values are masked, a message whose subject
-    differs). A fix shown for one of them and credited as unhelpful was refuted for errors like that one: when the
-    asked error's decisive line is nearer (``line_grams`` Jaccard), by more than ``margin``
-    (``Settings.fix_nearest_margin``), to the line the fix was taught as working for than to the line of the error
-    it was refuted for, that credit is left out of all the fix memory's links here
-    (credits count on every link of their memory in the group, as ``credit()`` adds them). Credits logged without
-    the line (before migration 0026, or given with no error), and credits ``_local_evidence`` already left out (given
-    in another origin to a kind taught in the asked one), count as before."""
+    One signature is shared by unrelated failures (an assertion whose values are masked, a message raised in several
+    places). A fix shown for one of them and credited as unhelpful was refuted for errors like that one: when the
+    asked error's failure block (``instance_grams``, Jaccard) is nearer, by more than ``margin``
+    (``Settings.fix_nearest_margin``), to the block of an error the fix was taught as working for than to the block of
+    the error it was refuted for, that credit is left out of all the fix memory's links here (credits count on every
+    link of their memory in the group, as ``credit()`` adds them). Credits and links written without a block (before
+    migration 0026, or a credit given with no error), and credits ``_local_evidence`` already left out (given in
+    another origin to a kind taught in the asked one), count as before."""
     if not asked:
         return rows
-    taught: dict[int, float] = defaultdict(float)  # per fix memory: the nearest line it worked for
+    taught: dict[int, float] = {}  # per fix memory: the nearest block it worked for
     for r in rows:
-        if r[3] > 0 and r[12]:
-            taught[r[1]] = max(taught[r[1]], _jaccard(asked, line_grams(r[12], INSTANCE_CHARS)))
+        if r[3] > 0 and r[15]:
+            taught[r[1]] = max(taught.get(r[1], 0.0), _jaccard(asked, instance_grams(r[15])))
     mids = sorted(mid for mid in taught if any(r[1] == mid and r[11] > 0 for r in rows))
     if not mids:
         return rows
     local = _local_kinds(rows, origin)
     kind_of = {r[1]: _kind_key(r) for r in rows}
     away: dict[int, int] = defaultdict(int)
-    for mid, line, credit_origin in core.backend.execute(
-        "SELECT memory_id, error_line, error_origin FROM memory_access_log WHERE access_type = 'applied' "
+    for mid, instance, credit_origin in core.backend.execute(
+        "SELECT memory_id, error_instance, error_origin FROM memory_access_log WHERE access_type = 'applied' "
         f"AND was_helpful = 0 AND memory_id IN ({','.join('?' * len(mids))}) "
-        f"AND error_signature IN ({','.join('?' * len(aliases))}) AND error_line IS NOT NULL",
+        f"AND error_signature IN ({','.join('?' * len(aliases))}) AND error_instance IS NOT NULL",
         (*mids, *aliases),
     ).fetchall():
         if kind_of[mid] in local and credit_origin is not None and credit_origin != origin:
             continue  # left out by _local_evidence already
-        if taught[mid] - _jaccard(asked, line_grams(line, INSTANCE_CHARS)) > margin:
+        if taught[mid] - _jaccard(asked, instance_grams(instance)) > margin:
             away[mid] += 1
     if not away:
         return rows
@@ -448,7 +459,7 @@ def rank(
         "m.times_applied - m.times_successful - (SELECT COALESCE(SUM(x.unhelpful), 0) FROM fix_links x "
         "WHERE x.memory_id = m.id), "
         "m.times_successful - (SELECT COALESCE(SUM(x.helpful), 0) FROM fix_links x WHERE x.memory_id = m.id), "
-        "l.bound_params, l.helpful, l.unhelpful, l.error_message, l.task_signature, l.error_origin"
+        "l.bound_params, l.helpful, l.unhelpful, l.error_message, l.task_signature, l.error_origin, l.error_instance"
     )
     where = f"m.namespace = ? AND {vis} AND m.archived = 0 AND (m.expires_at IS NULL OR m.expires_at > ?)"
     wparams = (namespace, *vparams, core.now())
@@ -488,7 +499,7 @@ def rank(
             rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
     rows = _local_evidence(core, rows, signed.origin, aliases)
     if core.settings.fix_instance_credits:
-        asked_instance = line_grams(asked_text, INSTANCE_CHARS)
+        asked_instance = instance_grams(instance_text(signed))
         rows = _instance_evidence(core, rows, asked_instance, signed.origin, aliases, core.settings.fix_nearest_margin)
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}
@@ -604,6 +615,7 @@ def rank(
         msg,
         tsig,
         _o,
+        _instance,
     ) in rows:
         k = kinds[kind or f"memory_{mid}"]
         # same error and same task before same error alone

@@ -24,8 +24,8 @@ log = logging.getLogger("harness_memory.portability")
 FORMAT = "harness-memory"
 VERSION = 5  # 2: tool-call and document records ({"record": "tool_call" | "document", ...}) after the memories;
 # 3: history, access-log, ledger and template-miner records (portable_state.py); 4: access-log records may carry the
-# task and the error's origin of an advice or a credit (task_signature, error_origin); 5: and the error's decisive
-# line (error_line)
+# task and the error's origin of an advice or a credit (task_signature, error_origin); 5: those records and the
+# error->fix links may carry the error's failure block (error_instance)
 
 
 @dataclass
@@ -90,6 +90,7 @@ _LINK_FIELDS = (
     "bound_params",
     "task_signature",  # since migration 0022: the task the fix was taught for (optional)
     "error_origin",  # since migration 0023: where the error's run started (optional)
+    "error_instance",  # since migration 0026: the failure block of the error it was first taught for (optional)
 )
 
 
@@ -189,7 +190,10 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
         origin = ln.get("error_origin")
         if origin is not None:
             origin = v.text(origin, f"fix_links[{k}].error_origin", max_bytes=1000)
-        out.append((sig, cat, msg, *counts, *times, bound, task, origin))
+        instance = ln.get("error_instance")
+        if instance is not None:
+            instance = v.text(instance, f"fix_links[{k}].error_instance", max_bytes=4000, allow_empty=True)
+        out.append((sig, cat, msg, *counts, *times, bound, task, origin, instance))
     return basis, kind, out
 
 
@@ -198,18 +202,19 @@ def _apply_links(c, mid: int, r: dict[str, Any]) -> None:
         "UPDATE memories SET error_basis = COALESCE(?, error_basis), fix_kind = COALESCE(?, fix_kind) WHERE id = ?",
         (r["error_basis"], r["fix_kind"], mid),
     )
-    for sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task, origin in r["fix_links"]:
+    for sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task, origin, instance in r["fix_links"]:
         # the exported link is the state of that memory's link: set, not add (idempotent)
         c.execute(
             "INSERT INTO fix_links(memory_id, error_signature, error_category, error_message, worked, failed, "
-            "helpful, unhelpful, first_at, last_at, bound_params, task_signature, error_origin) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "helpful, unhelpful, first_at, last_at, bound_params, task_signature, error_origin, error_instance) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(memory_id, error_signature) DO UPDATE SET worked = excluded.worked, "
             "failed = excluded.failed, helpful = excluded.helpful, unhelpful = excluded.unhelpful, "
             "first_at = excluded.first_at, last_at = excluded.last_at, bound_params = excluded.bound_params, "
             "task_signature = COALESCE(excluded.task_signature, fix_links.task_signature), "
-            "error_origin = COALESCE(excluded.error_origin, fix_links.error_origin)",
-            (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task, origin),
+            "error_origin = COALESCE(excluded.error_origin, fix_links.error_origin), "
+            "error_instance = COALESCE(fix_links.error_instance, excluded.error_instance)",
+            (mid, sig, cat, msg, worked, failed, helpful, unhelpful, first, last, bound, task, origin, instance),
         )
 
 

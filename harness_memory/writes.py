@@ -45,6 +45,7 @@ class MemoryInput:
     fix_link: tuple[str, str | None, bool, list[str]] | None = None  # (signature, category, worked, bound params)
     error_message: str | None = None  # the decisive line that was signed (links index it for similar errors)
     error_origin: str | None = None  # where the failing run started (ErrorSignature.origin), on the link
+    error_instance: str | None = None  # the error's failure block (fixes.instance_text), on the link
     thread_id: str | None = None  # an event of a thread (an episode): never merged into another memory
 
 
@@ -110,12 +111,13 @@ def prepare(
             meta["redacted"] = sorted(
                 set(found) | set(meta.get("redacted", []) if isinstance(meta.get("redacted"), list) else [])
             )
-    esig = etpl = excerpt = message = link = kind = origin = None
+    esig = etpl = excerpt = message = link = kind = origin = instance = None
     if error is not None and error.strip():
         signed = core.sign(error)
         esig, etpl = signed.id, signed.template
         message = fixes.link_text(signed)
         origin = signed.origin
+        instance = fixes.instance_text(signed)
         excerpt = signature_basis(signed)
         meta.setdefault("error_category", signed.category)
         worked = fix_worked if fix_worked is not None else (True if mtype == "success" else None)
@@ -150,6 +152,7 @@ def prepare(
         fix_link=link,
         error_message=message,
         error_origin=origin,
+        error_instance=instance,
         thread_id=thread_id,
     )
 
@@ -267,6 +270,7 @@ def _link_fix(core: Core, mid: int, it: MemoryInput) -> None:
         bound=it.fix_link[3],
         task_signature=it.task_signature,
         origin=it.error_origin,
+        instance=it.error_instance,
     )
     if it.fix_kind is not None:
         core.backend.conn.execute(

@@ -115,19 +115,19 @@ def _merge_ledger(c, old: str, new: str) -> None:
 
 
 def _move_links(c, old: str, new: str) -> None:
-    for mid, worked, failed, helpful, unhelpful, first, last, task, origin in c.execute(
-        "SELECT memory_id, worked, failed, helpful, unhelpful, first_at, last_at, task_signature, error_origin "
-        "FROM fix_links WHERE error_signature = ?",
+    for mid, worked, failed, helpful, unhelpful, first, last, task, origin, instance in c.execute(
+        "SELECT memory_id, worked, failed, helpful, unhelpful, first_at, last_at, task_signature, error_origin, "
+        "error_instance FROM fix_links WHERE error_signature = ?",
         (old,),
     ).fetchall():
-        # merged: the counts add up, and the task and origin the kept link lacks come from the old one
+        # merged: the counts add up, and the task, origin and failure block the kept link lacks come from the old one
         hit = c.execute(
             "UPDATE fix_links SET worked = worked + ?, failed = failed + ?, helpful = helpful + ?, "
             "unhelpful = unhelpful + ?, first_at = CASE WHEN first_at <= ? THEN first_at ELSE ? END, "
             "last_at = CASE WHEN last_at >= ? THEN last_at ELSE ? END, "
-            "task_signature = COALESCE(task_signature, ?), error_origin = COALESCE(error_origin, ?) "
-            "WHERE memory_id = ? AND error_signature = ?",
-            (worked, failed, helpful, unhelpful, first, first, last, last, task, origin, mid, new),
+            "task_signature = COALESCE(task_signature, ?), error_origin = COALESCE(error_origin, ?), "
+            "error_instance = COALESCE(error_instance, ?) WHERE memory_id = ? AND error_signature = ?",
+            (worked, failed, helpful, unhelpful, first, first, last, last, task, origin, instance, mid, new),
         ).rowcount
         if hit:
             c.execute("DELETE FROM fix_links WHERE memory_id = ? AND error_signature = ?", (mid, old))

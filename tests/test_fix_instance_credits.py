@@ -1,11 +1,12 @@
 """Refuted for another instance (issue 19): one signature is shared by unrelated failures (a comparison whose values
-the signature masks), and a fix refuted for one of them was refuted for errors like that one, not for every error
-of the signature. Before, two unhelpful credits given where a bug's patch was shown for another bug's failure of the
+the signature masks), and a fix refuted for one of them was refuted for errors like that one, not for every error of
+the signature. Before, two unhelpful credits given where a bug's patch was shown for another bug's failure of the
 same signature put the patch under "what did not work" for its own bug's later failures too (Defects4J: Time-26's
-five later traces). The access log keeps the decisive line of the error each advice and credit was for (migration
-0026), and ``fixes.rank`` leaves out an unhelpful credit when the asked error is nearer the line the fix worked for
-than the line it was refuted for, by more than ``Settings.fix_nearest_margin``. Both backends (the ``store``
-fixture) where the fixture's settings suffice; a hypothesis property on SQLite."""
+five later traces). A fix's link keeps the failure block of the error it was taught for, and the access log the block
+of the error each advice and credit was for (migration 0026); ``fixes.rank`` leaves out an unhelpful credit when the
+asked error's block is nearer the block the fix worked for than the one it was refuted for, by more than
+``Settings.fix_nearest_margin``. Both backends (the ``store`` fixture) where the fixture's settings suffice; a
+hypothesis property on SQLite."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import MemoryStore, Settings
-from harness_memory.fixes import INSTANCE_CHARS, instance_line
+from harness_memory.fixes import INSTANCE_CHARS, instance_text
 
 AGENT = "coder"
 FIX = "patch DateTimeZone: keep the offset across the DST overlap"
@@ -92,7 +93,7 @@ def test_every_credit_counts_when_the_setting_is_off(tmp_path):
 
 
 def test_a_credit_given_for_an_instance_like_the_asked_one_counts(store):
-    """Refuted for a failure whose line is the asked one's: the refutation stands. (One refuted for a DST failure
+    """Refuted for a failure whose message is the asked one's: the refutation stands. (One refuted for a DST failure
     farther from the asked one than the fix's own taught failure, by more than the margin, does not: see
     ``test_offered_for_its_own_kind_by_the_credits_given_there``.)"""
     teach(store)
@@ -101,30 +102,33 @@ def test_a_credit_given_for_an_instance_like_the_asked_one_counts(store):
     assert offered(again) == []
 
 
-def test_the_access_log_keeps_the_instance_of_each_advice_and_credit(store):
+def test_the_links_and_the_access_log_keep_the_instance_of_each_error(store):
     teach(store)
     refute(store, OTHER[:1])
     rows = store._core.backend.execute(
-        "SELECT access_type, error_line FROM memory_access_log WHERE access_type IN ('query', 'applied') "
+        "SELECT access_type, error_instance FROM memory_access_log WHERE access_type IN ('query', 'applied') "
         "AND error_signature IS NOT NULL ORDER BY id"
     ).fetchall()
-    line = instance_line(store.error_signature(trace(OTHER[0], 20)))
-    assert [tuple(r) for r in rows] == [("query", line), ("applied", line)]
-    assert line.startswith("junit.framework.ComparisonFailure: expected:<[P1Y2M]>") and "(at " not in line
+    block = instance_text(store.error_signature(trace(OTHER[0], 20)))
+    assert [tuple(r) for r in rows] == [("query", block), ("applied", block)]
+    assert block.startswith("junit.framework.ComparisonFailure: expected:<[P1Y2M]>")
+    assert "TestDateTimeZoneCutover.java:20)" in block  # the frames, with their line numbers
+    (link,) = store._core.backend.execute("SELECT error_instance FROM fix_links").fetchone()
+    assert link == instance_text(store.error_signature(trace(OWN[0], 12)))  # the first error it was taught for
 
 
-def test_a_credit_given_with_the_error_keeps_that_error_s_line(store):
+def test_a_credit_given_with_the_error_keeps_that_error_s_block(store):
     m = store.learn_success(AGENT, FIX, error=trace(OWN[0]))
     store.apply(m.id, helpful=False, agent_id=AGENT, error=trace(OTHER[3]))
-    (line,) = store._core.backend.execute(
-        "SELECT error_line FROM memory_access_log WHERE access_type = 'applied'"
+    (instance,) = store._core.backend.execute(
+        "SELECT error_instance FROM memory_access_log WHERE access_type = 'applied'"
     ).fetchone()
-    assert line == instance_line(store.error_signature(trace(OTHER[3])))
+    assert instance == instance_text(store.error_signature(trace(OTHER[3])))
 
 
-def test_a_long_line_is_kept_to_its_first_characters(store):
+def test_a_long_block_is_kept_to_its_first_characters(store):
     sig = store.error_signature(trace("expected:<[" + "x" * 3000 + "]> but was:<[y]>"))
-    assert len(instance_line(sig)) == INSTANCE_CHARS
+    assert len(instance_text(sig)) == INSTANCE_CHARS
 
 
 def test_export_and_import_keep_each_credit_s_instance(store, tmp_path):
@@ -134,7 +138,8 @@ def test_export_and_import_keep_each_credit_s_instance(store, tmp_path):
     store.export_jsonl(out)
     records = [json.loads(x) for x in out.read_text().splitlines()]
     assert records[0]["version"] == 5
-    assert sum(1 for r in records if r.get("record") == "access" and "error_line" in r) == 4  # 2 advices, 2 credits
+    assert sum(1 for r in records if r.get("record") == "access" and "error_instance" in r) == 4  # 2 advices, 2 credits
+    assert [ln["error_instance"] is not None for r in records for ln in r.get("fix_links", [])] == [True]
     with MemoryStore(tmp_path / "copy.db") as other:
         other.import_jsonl(out)
         other.import_jsonl(out)  # twice: nothing added
@@ -143,33 +148,38 @@ def test_export_and_import_keep_each_credit_s_instance(store, tmp_path):
 
 
 def test_a_format_4_export_imported_again_adds_no_access_rows(store, tmp_path):
-    """An export written before access records carried the error's line matches the store's rows on the fields it
+    """An export written before access records and links carried the error's block matches the store's rows on the fields it
     has; the credits it brings, if new, count as before (everywhere)."""
     teach(store)
     refute(store, OTHER[:2])
     out = tmp_path / "export.jsonl"
     store.export_jsonl(out)
     lines = [json.loads(x) for x in out.read_text().splitlines()]
-    old = [dict(lines[0], version=4)] + [{k: v for k, v in r.items() if k != "error_line"} for r in lines[1:]]
+    old = [dict(lines[0], version=4)]
+    for r in lines[1:]:  # a format-4 file: no failure blocks on access records or on links
+        r = {k: v for k, v in r.items() if k != "error_instance"}
+        if "fix_links" in r:
+            r["fix_links"] = [{k: v for k, v in ln.items() if k != "error_instance"} for ln in r["fix_links"]]
+        old.append(r)
     legacy = tmp_path / "v4.jsonl"
     legacy.write_text("".join(json.dumps(x) + "\n" for x in old))
     count = "SELECT COUNT(*) FROM memory_access_log"
     before = store._core.backend.execute(count).fetchone()[0]
     store.import_jsonl(legacy)
     assert store._core.backend.execute(count).fetchone()[0] == before
-    with MemoryStore(tmp_path / "fresh.db") as fresh:  # into a new store: the credits carry no line
+    with MemoryStore(tmp_path / "fresh.db") as fresh:  # into a new store: the credits carry no block
         fresh.import_jsonl(legacy)
         assert (
             fresh._core.backend.execute(
-                "SELECT COUNT(*) FROM memory_access_log WHERE error_line IS NOT NULL"
+                "SELECT COUNT(*) FROM memory_access_log WHERE error_instance IS NOT NULL"
             ).fetchone()[0]
             == 0
         )
-        assert offered(ask(fresh, OWN[2])[1]) == []  # ... and so count for every instance, as before
+        assert offered(ask(fresh, OWN[2])[1]) == []  # ... nor its links: every credit counts, as before
 
 
 @pytest.mark.parametrize("bad", [7, ["x"], "x" * 4001])
-def test_an_access_record_with_a_bad_line_is_refused_and_changes_nothing(store, tmp_path, bad):
+def test_an_access_record_with_a_bad_block_is_refused_and_changes_nothing(store, tmp_path, bad):
     teach(store, 1)
     refute(store, [])
     _, shown = ask(store, OWN[1])
@@ -179,14 +189,14 @@ def test_an_access_record_with_a_bad_line_is_refused_and_changes_nothing(store, 
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     for r in lines:
         if r.get("record") == "access":
-            r["error_line"] = bad
+            r["error_instance"] = bad
             break
     broken = tmp_path / "broken.jsonl"
     broken.write_text("".join(json.dumps(x) + "\n" for x in lines))
     from harness_memory.errors import ImportFormatError
 
     with MemoryStore(tmp_path / "other.db") as other:
-        with pytest.raises(ImportFormatError, match="error_line"):
+        with pytest.raises(ImportFormatError, match="error_instance"):
             other.import_jsonl(broken)
         assert other.stats()["memories"] == 0
 
@@ -194,9 +204,9 @@ def test_an_access_record_with_a_bad_line_is_refused_and_changes_nothing(store, 
 @hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(credits=st.lists(st.tuples(st.sampled_from(["own", "other"]), st.booleans()), max_size=5))
 def test_offered_for_its_own_kind_by_the_credits_given_there(tmp_path_factory, credits):
-    """Taught twice for DST failures; credits given for the asked DST failure's very line or for period failures: the
+    """Taught twice for DST failures; credits given for the asked DST failure's very message or for period failures: the
     asked DST failure is offered the fix exactly when the teaching, the helpful credits and the unhelpful credits
-    given for its line net at least 0.5 (the unhelpful credits given for period failures are another instance's); a
+    given for its message net at least 0.5 (the unhelpful credits given for period failures are another instance's); a
     period failure counts them all."""
     with MemoryStore(tmp_path_factory.mktemp("inst") / "m.db") as s:
         m = teach(s)
@@ -210,7 +220,7 @@ def test_offered_for_its_own_kind_by_the_credits_given_there(tmp_path_factory, c
 
 
 def test_each_credit_of_another_instance_is_left_out_once_and_the_others_stay(store):
-    """Three unhelpful credits, one given for a period failure and two for the asked DST failure's own line: only the
+    """Three unhelpful credits, one given for a period failure and two for the asked DST failure's own message: only the
     first is left out (net 2 - 2: under what did not work); a count of two for it would offer the fix."""
     teach(store)
     refute(store, [OTHER[0]])
@@ -240,9 +250,9 @@ def test_two_refuted_fixes_of_one_signature_are_judged_together(store):
 
 
 def test_a_credit_the_origin_rule_left_out_is_not_left_out_twice(store):
-    """A fix taught in one test class, refuted there for the asked failure's own line and refuted in another test class
+    """A fix taught in one test class, refuted there for the asked failure's own message and refuted in another test class
     for another instance: asked from its own class, the other class's credit is the origin rule's to leave out, once;
-    the refutation given in its own class for this very line stands (net 2 - 2)."""
+    the refutation given in its own class for this very message stands (net 2 - 2)."""
     teach(store)
     m = store.recall(FIX, agent_id=AGENT, limit=1, record=False)[0].memory
     elsewhere = trace(OTHER[0], 70).replace("TestDateTimeZoneCutover", "TestPeriodFormat")
