@@ -232,13 +232,15 @@ class Core:
         duration_ms: float | None = None,
         task_signature: str | None = None,
         error_origin: str | None = None,
+        error_line: str | None = None,
         error_instance: str | None = None,
         at: float | None = None,
     ) -> None:
         """Access-log rows, one per memory; ``duration_ms`` (a recall's wall time) goes on the first row only;
         ``task_signature`` and ``error_origin``: the task and the error's origin an advice was given for (a
-        later credit lands on links of that task and origin); ``error_instance``: the failure block of that error
-        (``fixes.instance_text``: which instance of a shared signature a credit was given for); ``at``: the
+        later credit lands on links of that task and origin); ``error_line`` and ``error_instance``: the decisive line and the
+        failure block of that error (``fixes.instance_line``, ``fixes.instance_text``: which instance of a shared
+        signature a credit was given for); ``at``: the
         rows' time (default: now)."""
         self.insert_log(
             log_rows(
@@ -255,6 +257,7 @@ class Core:
                 duration_ms=duration_ms,
                 task_signature=task_signature,
                 error_origin=error_origin,
+                error_line=error_line,
                 error_instance=error_instance,
             )
         )
@@ -263,8 +266,8 @@ class Core:
         """Insert :func:`log_rows` (of one call or several) in one statement."""
         self.backend.conn.executemany(
             "INSERT INTO memory_access_log(memory_id, agent_id, session_id, task_id, access_type, was_helpful, "
-            "outcome, score, timestamp, error_signature, duration_ms, task_signature, error_origin, error_instance) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "outcome, score, timestamp, error_signature, duration_ms, task_signature, error_origin, error_line, "
+            "error_instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 
@@ -284,6 +287,7 @@ def log_rows(
     duration_ms: float | None = None,
     task_signature: str | None = None,
     error_origin: str | None = None,
+    error_line: str | None = None,
     error_instance: str | None = None,
 ) -> list[tuple]:
     """The access-log rows :meth:`Core.log` writes, one per memory, at time ``at``."""
@@ -302,6 +306,7 @@ def log_rows(
             duration_ms if k == 0 else None,
             task_signature,
             error_origin,
+            error_line,
             error_instance,
         )
         for k, mid in enumerate(memory_ids)

@@ -35,8 +35,9 @@ only. The nearest instance (docs/fixes.md, "The nearest instance"): a signature 
 fix whose taught error is clearly the nearest to the asked one (``Settings.fix_nearest_min``, ``fix_nearest_margin``:
 character trigrams of the decisive lines, ``line_grams``), and a fix backed once is offered only for an error whose
 decisive line is like the one it fixed (``Settings.fix_once_similar_min``). An unhelpful credit is evidence about the
-instance it was given for (``_instance_evidence``, ``Settings.fix_instance_credits``): asked from an error whose failure
-block is clearly nearer the one the fix worked for than the refuted one's, the credit is left out. Text
+instance it was given for (``_instance_evidence``, ``Settings.fix_instance_credits``): asked from an error whose decisive
+line (or, where the lines are alike, failure block) is clearly nearer the one the fix worked for than the refuted one's,
+the credit is left out. Text
 similarity between a fix and the error plays no part: words shared with the error are not
 evidence that the fix works (the errors' lines are compared with each other, within a link's signature).
 """
@@ -58,7 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .core import Core
     from .error_signatures import ErrorSignature
 
-__all__ = ["FixEvidence", "fix_kind", "link_text", "instance_text", "link", "credit", "rank"]
+__all__ = ["FixEvidence", "fix_kind", "link_text", "instance_line", "instance_text", "link", "credit", "rank"]
 
 
 _TARGET = re.compile(r"^[\w@.+~-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}$|^[a-z_][\w]*(?:\.[a-z_]\w*){1,}$|[\\/]|://|^[\"'`]")
@@ -292,6 +293,12 @@ def line_grams(text: str) -> set[str]:
 INSTANCE_CHARS = 500  # what a link, an advice and a credit keep of their error's failure block
 
 
+def instance_line(signed: ErrorSignature) -> str:
+    """An error's decisive line as a link compares it (``link_text`` without the key frame), whitespace folded, its
+    first ``INSTANCE_CHARS`` characters."""
+    return _AT_FRAME.sub("", " ".join((signed.message or signed.excerpt)[:2000].split()))[:INSTANCE_CHARS]
+
+
 def instance_text(signed: ErrorSignature) -> str:
     """Which instance of its signature an error is, as a fix's link, an advice and the credits given after it keep it:
     its failure block (``ErrorSignature.excerpt``: the decisive line with its few lines of detail, a stack trace's
@@ -341,39 +348,59 @@ def _local_kinds(rows: list[Any], origin: str | None) -> set[str]:
 
 
 def _instance_evidence(
-    core: Core, rows: list[Any], asked: set[str], origin: str | None, aliases: list[str], margin: float
+    core: Core,
+    rows: list[Any],
+    asked: tuple[set[str], set[str]],
+    origin: str | None,
+    aliases: list[str],
+    margin: float,
 ) -> list[Any]:
     """The error's own links (``rank``'s rows) without the unhelpful credits given for another instance of the signature.
 
     One signature is shared by unrelated failures (an assertion whose values are masked, a message raised in several
-    places). A fix shown for one of them and credited as unhelpful was refuted for errors like that one: when the
-    asked error's failure block (``instance_grams``, Jaccard) is nearer, by more than ``margin``
-    (``Settings.fix_nearest_margin``), to the block of an error the fix was taught as working for than to the block of
-    the error it was refuted for, that credit is left out of all the fix memory's links here (credits count on every
-    link of their memory in the group, as ``credit()`` adds them). Credits and links written without a block (before
-    migration 0026, or a credit given with no error), and credits ``_local_evidence`` already left out (given in
-    another origin to a kind taught in the asked one), count as before."""
-    if not asked:
+    places). A fix shown for one of them and credited as unhelpful was refuted for errors like that one. ``asked``: the
+    asked error's decisive line and failure block as trigram sets (``instance_grams`` of ``instance_line`` and
+    ``instance_text``). A credit is left out of all the fix memory's links here (credits count on every link of their
+    memory in the group, as ``credit()`` adds them) when the asked line is nearer (Jaccard) to a line the fix was
+    taught as working for than to the line the credit was given for, by more than ``margin``
+    (``Settings.fix_nearest_margin``); and when the lines say nothing (within ``margin`` of each other: the same
+    message, as often), when the asked block is that much nearer to the block the fix was taught for than to the
+    credit's (the frames' methods and line numbers tell the same failure again from another one of the same message).
+    Credits and links written without them (before migration 0026, or a credit given with no error), and credits
+    ``_local_evidence`` already left out (given in another origin to a kind taught in the asked one), count as before."""
+    asked_line, asked_block = asked
+    if not asked_line:
         return rows
-    taught: dict[int, float] = {}  # per fix memory: the nearest block it worked for
+    taught: dict[int, tuple[float, float]] = {}  # per fix memory: the nearest line and block it worked for
     for r in rows:
-        if r[3] > 0 and r[15]:
-            taught[r[1]] = max(taught.get(r[1], 0.0), _jaccard(asked, instance_grams(r[15])))
+        if r[3] > 0 and r[12]:
+            line = _jaccard(
+                asked_line, instance_grams(_AT_FRAME.sub("", " ".join(r[12][:2000].split()))[:INSTANCE_CHARS])
+            )
+            block = _jaccard(asked_block, instance_grams(r[15])) if r[15] else -1.0
+            had = taught.get(r[1], (0.0, -1.0))
+            taught[r[1]] = (max(had[0], line), max(had[1], block))
     mids = sorted(mid for mid in taught if any(r[1] == mid and r[11] > 0 for r in rows))
     if not mids:
         return rows
     local = _local_kinds(rows, origin)
     kind_of = {r[1]: _kind_key(r) for r in rows}
     away: dict[int, int] = defaultdict(int)
-    for mid, instance, credit_origin in core.backend.execute(
-        "SELECT memory_id, error_instance, error_origin FROM memory_access_log WHERE access_type = 'applied' "
+    for mid, line, block, credit_origin in core.backend.execute(
+        "SELECT memory_id, error_line, error_instance, error_origin FROM memory_access_log WHERE access_type = 'applied' "
         f"AND was_helpful = 0 AND memory_id IN ({','.join('?' * len(mids))}) "
-        f"AND error_signature IN ({','.join('?' * len(aliases))}) AND error_instance IS NOT NULL",
+        f"AND error_signature IN ({','.join('?' * len(aliases))}) AND error_line IS NOT NULL",
         (*mids, *aliases),
     ).fetchall():
         if kind_of[mid] in local and credit_origin is not None and credit_origin != origin:
             continue  # left out by _local_evidence already
-        if taught[mid] - _jaccard(asked, instance_grams(instance)) > margin:
+        by_line = taught[mid][0] - _jaccard(asked_line, instance_grams(line))
+        if by_line > margin or (
+            abs(by_line) <= margin
+            and block
+            and taught[mid][1] >= 0
+            and taught[mid][1] - _jaccard(asked_block, instance_grams(block)) > margin
+        ):
             away[mid] += 1
     if not away:
         return rows
@@ -499,7 +526,7 @@ def rank(
             rows = [r for r in rows if r[0] not in unpredictive]  # what did not work is still listed
     rows = _local_evidence(core, rows, signed.origin, aliases)
     if core.settings.fix_instance_credits:
-        asked_instance = instance_grams(instance_text(signed))
+        asked_instance = (instance_grams(instance_line(signed)), instance_grams(instance_text(signed)))
         rows = _instance_evidence(core, rows, asked_instance, signed.origin, aliases, core.settings.fix_nearest_margin)
     sims: dict[int, float] = {r[0]: 1.0 for r in rows}
     levels: dict[int, str] = {r[0]: ("exact" if r[2] in exact else "alias") for r in rows}

@@ -271,6 +271,7 @@ def on_task_error(
                 error_signature=sig.id,
                 task_signature=tsig,
                 error_origin=sig.origin,
+                error_line=fixes.instance_line(sig),
                 error_instance=fixes.instance_text(sig),  # which instance of the signature it was (a credit's, later)
             )
     hits = store.recall(

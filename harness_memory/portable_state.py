@@ -52,13 +52,14 @@ _ACCESS = (
     "duration_ms",
     "task_signature",  # since migration 0022: the task of an advice, or of the advice a credit followed
     "error_origin",  # since migration 0023: where the advised (or credited) error's run started
-    "error_instance",  # since migration 0026: that error's failure block (which instance of its signature it was)
+    "error_line",  # since migration 0026: that error's decisive line and failure block (which instance of its
+    "error_instance",  # signature it was)
 )
-# the fields an access record has had since format 3; task_signature and error_origin came with format 4, error_instance
-# with format 5 (an export writes them only where they hold a value, and a record without them is matched on the
-# fields it has: a file of an older format imported again adds nothing)
-_ACCESS_V3 = _ACCESS[:-3]
-_ACCESS_V4 = _ACCESS[:-1]
+# the fields an access record has had since format 3; task_signature and error_origin came with format 4, error_line
+# and error_instance with format 5 (an export writes them only where they hold a value, and a record without them is
+# matched on the fields it has: a file of an older format imported again adds nothing)
+_ACCESS_V3 = _ACCESS[:-4]
+_ACCESS_V4 = _ACCESS[:-2]
 _ACCESS_TYPES = ("query", "applied", "updated", "invalidated")
 _ATTEMPT = (
     "task_id",
@@ -310,12 +311,13 @@ def check_record(core: Core, rec: dict[str, Any]) -> StateRecord:
             "duration_ms": duration,
             "task_signature": _opt_text(rec, "task_signature", 1000),
             "error_origin": _opt_text(rec, "error_origin", 1000),
+            "error_line": _redacted(core, _opt_text(rec, "error_line", 4000)),
             "error_instance": _redacted(core, _opt_text(rec, "error_instance", 4000)),
             # matched on the fields of the format it was written in: 3, 4 (no line) or 5
             "match": len(_ACCESS_V3)
-            if not {"task_signature", "error_origin", "error_instance"} & set(rec)
+            if not {"task_signature", "error_origin", "error_line", "error_instance"} & set(rec)
             else len(_ACCESS_V4)
-            if "error_instance" not in rec
+            if not {"error_line", "error_instance"} & set(rec)
             else len(_ACCESS),
         }
     elif kind == "attempt":

@@ -565,15 +565,15 @@ class MemoryStore:
         c = self._core
         c.get(memory_id, agent_id)
         signed = c.sign(error) if error is not None else None  # may learn a template: after validation
-        advised = advised_task = advised_origin = advised_instance = None
+        advised = advised_task = advised_origin = advised_line = advised_instance = None
         if task_id is not None:  # the advice that showed this memory for the task: its error (signature, origin, block)
             row = c.backend.execute(
-                "SELECT error_signature, task_signature, error_origin, error_instance FROM memory_access_log "
+                "SELECT error_signature, task_signature, error_origin, error_line, error_instance FROM memory_access_log "
                 "WHERE task_id = ? AND memory_id = ? AND access_type = 'query' AND error_signature IS NOT NULL "
                 "ORDER BY id DESC LIMIT 1",
                 (task_id, memory_id),
             ).fetchone()
-            advised, advised_task, advised_origin, advised_instance = row if row else (None, None, None, None)
+            advised, advised_task, advised_origin, advised_line, advised_instance = row if row else (None,) * 5
             if advised_task is None:  # applied without being advised: the task of any advice given for it
                 row = c.backend.execute(
                     "SELECT task_signature FROM memory_access_log WHERE task_id = ? AND task_signature IS NOT NULL "
@@ -583,6 +583,7 @@ class MemoryStore:
                 advised_task = row[0] if row else None
         sig = signed.id if signed is not None else advised
         origin = signed.origin if signed is not None else advised_origin
+        line = fixes.instance_line(signed) if signed is not None else advised_line
         instance = fixes.instance_text(signed) if signed is not None else advised_instance
         with c.backend.write() as conn:
             c.get(memory_id, agent_id)
@@ -604,7 +605,8 @@ class MemoryStore:
                 task_signature=advised_task,  # a credit in a task counts against offering the fix to it again
                 error_signature=sig,  # and the error it was given for, with where its run started: a credit
                 error_origin=origin,  # given elsewhere does not override a fix's evidence in its own origin
-                error_instance=instance,  # and which instance of the signature it was: refuted for errors like it
+                error_line=line,  # and which instance of the signature it was: refuted for errors like it
+                error_instance=instance,
             )
             if sig is not None:
                 fixes.credit(

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from harness_memory import MemoryStore, Settings
-from harness_memory.fixes import INSTANCE_CHARS, instance_text
+from harness_memory.fixes import INSTANCE_CHARS, instance_line, instance_text
 
 AGENT = "coder"
 FIX = "patch DateTimeZone: keep the offset across the DST overlap"
@@ -106,12 +106,14 @@ def test_the_links_and_the_access_log_keep_the_instance_of_each_error(store):
     teach(store)
     refute(store, OTHER[:1])
     rows = store._core.backend.execute(
-        "SELECT access_type, error_instance FROM memory_access_log WHERE access_type IN ('query', 'applied') "
-        "AND error_signature IS NOT NULL ORDER BY id"
+        "SELECT access_type, error_line, error_instance FROM memory_access_log "
+        "WHERE access_type IN ('query', 'applied') AND error_signature IS NOT NULL ORDER BY id"
     ).fetchall()
-    block = instance_text(store.error_signature(trace(OTHER[0], 20)))
-    assert [tuple(r) for r in rows] == [("query", block), ("applied", block)]
-    assert block.startswith("junit.framework.ComparisonFailure: expected:<[P1Y2M]>")
+    sig = store.error_signature(trace(OTHER[0], 20))
+    line, block = instance_line(sig), instance_text(sig)
+    assert [tuple(r) for r in rows] == [("query", line, block), ("applied", line, block)]
+    assert line == "junit.framework.ComparisonFailure: expected:<[P1Y2M]> but was:<[P14M]>"
+    assert block.startswith(line)
     assert "TestDateTimeZoneCutover.java:20)" in block  # the frames, with their line numbers
     (link,) = store._core.backend.execute("SELECT error_instance FROM fix_links").fetchone()
     assert link == instance_text(store.error_signature(trace(OWN[0], 12)))  # the first error it was taught for
@@ -120,15 +122,16 @@ def test_the_links_and_the_access_log_keep_the_instance_of_each_error(store):
 def test_a_credit_given_with_the_error_keeps_that_error_s_block(store):
     m = store.learn_success(AGENT, FIX, error=trace(OWN[0]))
     store.apply(m.id, helpful=False, agent_id=AGENT, error=trace(OTHER[3]))
-    (instance,) = store._core.backend.execute(
-        "SELECT error_instance FROM memory_access_log WHERE access_type = 'applied'"
+    line, instance = store._core.backend.execute(
+        "SELECT error_line, error_instance FROM memory_access_log WHERE access_type = 'applied'"
     ).fetchone()
-    assert instance == instance_text(store.error_signature(trace(OTHER[3])))
+    sig = store.error_signature(trace(OTHER[3]))
+    assert (line, instance) == (instance_line(sig), instance_text(sig))
 
 
 def test_a_long_block_is_kept_to_its_first_characters(store):
     sig = store.error_signature(trace("expected:<[" + "x" * 3000 + "]> but was:<[y]>"))
-    assert len(instance_text(sig)) == INSTANCE_CHARS
+    assert len(instance_text(sig)) == len(instance_line(sig)) == INSTANCE_CHARS
 
 
 def test_export_and_import_keep_each_credit_s_instance(store, tmp_path):
@@ -138,7 +141,7 @@ def test_export_and_import_keep_each_credit_s_instance(store, tmp_path):
     store.export_jsonl(out)
     records = [json.loads(x) for x in out.read_text().splitlines()]
     assert records[0]["version"] == 5
-    assert sum(1 for r in records if r.get("record") == "access" and "error_instance" in r) == 4  # 2 advices, 2 credits
+    assert sum(1 for r in records if r.get("record") == "access" and {"error_line", "error_instance"} <= set(r)) == 4
     assert [ln["error_instance"] is not None for r in records for ln in r.get("fix_links", [])] == [True]
     with MemoryStore(tmp_path / "copy.db") as other:
         other.import_jsonl(out)
@@ -157,7 +160,7 @@ def test_a_format_4_export_imported_again_adds_no_access_rows(store, tmp_path):
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     old = [dict(lines[0], version=4)]
     for r in lines[1:]:  # a format-4 file: no failure blocks on access records or on links
-        r = {k: v for k, v in r.items() if k != "error_instance"}
+        r = {k: v for k, v in r.items() if k not in ("error_line", "error_instance")}
         if "fix_links" in r:
             r["fix_links"] = [{k: v for k, v in ln.items() if k != "error_instance"} for ln in r["fix_links"]]
         old.append(r)
@@ -171,15 +174,16 @@ def test_a_format_4_export_imported_again_adds_no_access_rows(store, tmp_path):
         fresh.import_jsonl(legacy)
         assert (
             fresh._core.backend.execute(
-                "SELECT COUNT(*) FROM memory_access_log WHERE error_instance IS NOT NULL"
+                "SELECT COUNT(*) FROM memory_access_log WHERE error_line IS NOT NULL OR error_instance IS NOT NULL"
             ).fetchone()[0]
             == 0
         )
         assert offered(ask(fresh, OWN[2])[1]) == []  # ... nor its links: every credit counts, as before
 
 
+@pytest.mark.parametrize("field", ["error_line", "error_instance"])
 @pytest.mark.parametrize("bad", [7, ["x"], "x" * 4001])
-def test_an_access_record_with_a_bad_block_is_refused_and_changes_nothing(store, tmp_path, bad):
+def test_an_access_record_with_a_bad_line_or_block_is_refused_and_changes_nothing(store, tmp_path, bad, field):
     teach(store, 1)
     refute(store, [])
     _, shown = ask(store, OWN[1])
@@ -189,14 +193,14 @@ def test_an_access_record_with_a_bad_block_is_refused_and_changes_nothing(store,
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     for r in lines:
         if r.get("record") == "access":
-            r["error_instance"] = bad
+            r[field] = bad
             break
     broken = tmp_path / "broken.jsonl"
     broken.write_text("".join(json.dumps(x) + "\n" for x in lines))
     from harness_memory.errors import ImportFormatError
 
     with MemoryStore(tmp_path / "other.db") as other:
-        with pytest.raises(ImportFormatError, match="error_instance"):
+        with pytest.raises(ImportFormatError, match=field):
             other.import_jsonl(broken)
         assert other.stats()["memories"] == 0
 
@@ -261,3 +265,36 @@ def test_a_credit_the_origin_rule_left_out_is_not_left_out_twice(store):
         store.apply(m.id, helpful=False, agent_id=AGENT, error=trace(OWN[2], 40 + k))
     _, own = ask(store, OWN[2])
     assert offered(own) == [] and [x.content for x in own.failures] == [FIX]
+
+
+def frames(message: str, helper_lines: tuple[int, int], test: str, line: int) -> str:
+    """A JUnit failure raised through the test class's helper: the helper's line numbers say which version of the test
+    class failed (one checkout, one set of numbers), the test method which test."""
+    a, b = helper_lines
+    return (
+        f"junit.framework.AssertionFailedError: {message}\n"
+        "\tat junit.framework.Assert.fail(Assert.java:57)\n"
+        f"\tat com.example.TypeCheckTest.testTypes(TypeCheckTest.java:{a})\n"
+        f"\tat com.example.TypeCheckTest.testTypes(TypeCheckTest.java:{b})\n"
+        f"\tat com.example.TypeCheckTest.{test}(TypeCheckTest.java:{line})\n"
+    )
+
+
+def test_when_the_lines_are_alike_the_blocks_tell_the_instances_apart(store):
+    """The same message ('expected a warning') from two versions of one test class: a fix taught twice for failures of
+    one version, refuted twice for failures of the other; a later failure of the first version gets it back (its
+    frames are the taught ones'), a later failure of the second does not."""
+    mine, theirs = (8977, 8957), (7294, 7274)
+    for k in range(2):
+        store.learn_success(AGENT, FIX, error=frames("expected a warning", mine, f"testThisType{k}", 4553 + 8 * k))
+    for k in range(2):
+        task, shown = ask_text(store, frames("expected a warning", theirs, f"testArguments{k}", 1362 + 9 * k))
+        assert offered(shown) == [FIX]
+        store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id=task)
+    assert offered(ask_text(store, frames("expected a warning", mine, "testThisType7", 4609))[1]) == [FIX]
+    assert offered(ask_text(store, frames("expected a warning", theirs, "testArguments7", 1430))[1]) == []
+
+
+def ask_text(store, text: str):
+    n = next(_task)
+    return f"T-{n}", store.on_task_error({"id": f"T-{n}", "title": f"job {n}", "agent_id": AGENT}, text)

@@ -159,7 +159,7 @@ def test_a_format_3_export_imported_again_adds_no_access_rows(store, tmp_path):
     old = [dict(lines[0], version=3)]
     for rec in lines[1:]:
         if rec.get("record") == "access":
-            rec = {k: v for k, v in rec.items() if k not in ("task_signature", "error_origin", "error_instance")}
+            rec = {k: v for k, v in rec.items() if k not in ("task_signature", "error_origin", "error_line", "error_instance")}
         old.append(rec)
     legacy = tmp_path / "v3.jsonl"
     legacy.write_text("".join(json.dumps(x) + "\n" for x in old))
