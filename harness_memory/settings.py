@@ -300,10 +300,11 @@ class Settings(BaseSettings):
         'one; None: for any instance of the signature (docs/fixes.md, "The nearest instance")',
     )
     fix_instance_credits: bool = Field(
-        True,
-        description="an unhelpful apply() credit counts against a fix only for errors at least as like the one it was "
-        "given for as the one the fix was taught for (character-trigram Jaccard of the decisive lines); False: for "
-        'every error of the signature (docs/fixes.md, "Refuted for another instance")',
+        False,
+        description="opt-in: an unhelpful apply() credit is left out for an error clearly nearer the instance the fix "
+        "was taught for than the one the credit was given for (character-trigram Jaccard of the decisive lines, and "
+        "of the failure blocks where the lines are alike); off: it counts for every error of the signature "
+        '(docs/fixes.md, "Refuted for another instance")',
     )
     api_token: str | None = Field(None, description="one bearer token for the REST API (agent from X-Agent-Id)")
     api_tokens: dict[str, str] = Field(

@@ -38,6 +38,15 @@ OTHER = [
 _task = itertools.count()
 
 
+@pytest.fixture
+def settings():
+    """The contract suite's store (both backends) with the opt-in rule on."""
+    return Settings(fix_instance_credits=True)
+
+
+ON = Settings(fix_instance_credits=True)
+
+
 def trace(message: str, line: int = 12) -> str:
     return (
         f"junit.framework.ComparisonFailure: {message}\n"
@@ -84,8 +93,9 @@ def test_refuted_for_another_instance_the_fix_still_comes_back_for_its_own(store
     assert offered(other) == [] and [m.content for m in other.failures] == [FIX]
 
 
-def test_every_credit_counts_when_the_setting_is_off(tmp_path):
-    with MemoryStore(tmp_path / "m.db", settings=Settings(fix_instance_credits=False)) as s:
+def test_every_credit_counts_when_the_setting_is_off_as_by_default(tmp_path):
+    assert Settings().fix_instance_credits is False
+    with MemoryStore(tmp_path / "m.db") as s:
         teach(s)
         refute(s, OTHER[:2])
         _, own = ask(s, OWN[2])
@@ -143,7 +153,7 @@ def test_export_and_import_keep_each_credit_s_instance(store, tmp_path):
     assert records[0]["version"] == 5
     assert sum(1 for r in records if r.get("record") == "access" and {"error_line", "error_instance"} <= set(r)) == 4
     assert [ln["error_instance"] is not None for r in records for ln in r.get("fix_links", [])] == [True]
-    with MemoryStore(tmp_path / "copy.db") as other:
+    with MemoryStore(tmp_path / "copy.db", settings=ON) as other:
         other.import_jsonl(out)
         other.import_jsonl(out)  # twice: nothing added
         assert offered(ask(other, OWN[2])[1]) == [FIX]
@@ -170,7 +180,7 @@ def test_a_format_4_export_imported_again_adds_no_access_rows(store, tmp_path):
     before = store._core.backend.execute(count).fetchone()[0]
     store.import_jsonl(legacy)
     assert store._core.backend.execute(count).fetchone()[0] == before
-    with MemoryStore(tmp_path / "fresh.db") as fresh:  # into a new store: the credits carry no block
+    with MemoryStore(tmp_path / "fresh.db", settings=ON) as fresh:  # into a new store: the credits carry no block
         fresh.import_jsonl(legacy)
         assert (
             fresh._core.backend.execute(
@@ -212,7 +222,7 @@ def test_offered_for_its_own_kind_by_the_credits_given_there(tmp_path_factory, c
     asked DST failure is offered the fix exactly when the teaching, the helpful credits and the unhelpful credits
     given for its message net at least 0.5 (the unhelpful credits given for period failures are another instance's); a
     period failure counts them all."""
-    with MemoryStore(tmp_path_factory.mktemp("inst") / "m.db") as s:
+    with MemoryStore(tmp_path_factory.mktemp("inst") / "m.db", settings=ON) as s:
         m = teach(s)
         for k, (kind, helpful) in enumerate(credits):
             msg = OWN[2] if kind == "own" else OTHER[2 + k % 2]
