@@ -147,6 +147,7 @@ def test_a_prefiltered_pattern_with_a_local_case_insensitive_group_is_not_filter
 @given(TEXTS)
 @example("a \u212aey: permission \u0130s denied in /tmp/x.py")
 @example("lock f\u0131le\x00deadline exceeded")
+@example("missing assert")  # (found by the full suite: the quoted-expectation rule was not in the reference)
 def test_the_category_words_answer_as_the_plain_patterns_on_folded_text(text):
     """``_by_words`` (``_by_text``'s words; keys looked for in windows around the trie's matches, prefiltered patterns) against the plain
     patterns over the whole lower-cased text (folded as ``(?i)`` folds: ``es._lower``)."""
@@ -158,6 +159,8 @@ def test_the_category_words_answer_as_the_plain_patterns_on_folded_text(text):
         if "." in low:
             low = es._PATH_WORDS.sub("_p_", low)
         want = next((cat for cat, rx in es._TEXT_LOWER if es._TEXT_KEYS_RX[cat].search(low) and rx.search(low)), None)
+        if want in es._QUOTABLE and es._TEST_COMPARISON.search(low):
+            want = "assertion"  # a test's comparison quotes what it expected: the failure is the assertion's
     assert es._by_words(text) == want
 
 
