@@ -293,10 +293,16 @@ def line_grams(text: str) -> set[str]:
 INSTANCE_CHARS = 500  # what a link, an advice and a credit keep of their error's failure block
 
 
+def _folded_line(text: str) -> str:
+    """A decisive line (or a link's ``link_text``: its key frame dropped), whitespace folded, its first
+    ``INSTANCE_CHARS`` characters."""
+    return _AT_FRAME.sub("", " ".join(text[:2000].split()))[:INSTANCE_CHARS]
+
+
 def instance_line(signed: ErrorSignature) -> str:
     """An error's decisive line as a link compares it (``link_text`` without the key frame), whitespace folded, its
     first ``INSTANCE_CHARS`` characters."""
-    return _AT_FRAME.sub("", " ".join((signed.message or signed.excerpt)[:2000].split()))[:INSTANCE_CHARS]
+    return _folded_line(signed.message or signed.excerpt)
 
 
 def instance_text(signed: ErrorSignature) -> str:
@@ -374,9 +380,7 @@ def _instance_evidence(
     taught: dict[int, tuple[float, float]] = {}  # per fix memory: the nearest line and block it worked for
     for r in rows:
         if r[3] > 0 and r[12]:
-            line = _jaccard(
-                asked_line, instance_grams(_AT_FRAME.sub("", " ".join(r[12][:2000].split()))[:INSTANCE_CHARS])
-            )
+            line = _jaccard(asked_line, instance_grams(_folded_line(r[12])))
             block = _jaccard(asked_block, instance_grams(r[15])) if r[15] else -1.0
             had = taught.get(r[1], (0.0, -1.0))
             taught[r[1]] = (max(had[0], line), max(had[1], block))
