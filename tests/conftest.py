@@ -3,8 +3,10 @@ from __future__ import annotations
 import gc
 import hashlib
 import inspect
+import json
 import multiprocessing as mp
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -241,3 +243,17 @@ def cpu_seconds(f, *args) -> float:
         return time.process_time() - t
     finally:
         gc.enable()
+
+
+def older_export(src, dst, version: int, *, access: tuple[str, ...] = (), links: tuple[str, ...] = ()) -> None:
+    """Write ``src``'s JSONL export to ``dst`` as an export of an older ``version`` would have it: without the access
+    records' fields ``access`` and the error->fix links' fields ``links``, which that version did not write."""
+    lines = [json.loads(x) for x in Path(src).read_text().splitlines()]
+    out = [dict(lines[0], version=version)]
+    for rec in lines[1:]:
+        if rec.get("record") == "access":
+            rec = {k: v for k, v in rec.items() if k not in access}
+        if "fix_links" in rec:
+            rec = dict(rec, fix_links=[{k: v for k, v in ln.items() if k not in links} for ln in rec["fix_links"]])
+        out.append(rec)
+    Path(dst).write_text("".join(json.dumps(x) + "\n" for x in out))

@@ -16,6 +16,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from conftest import older_export
 from harness_memory import MemoryStore, Settings
 from harness_memory.fixes import INSTANCE_CHARS, instance_line, instance_text
 
@@ -167,15 +168,8 @@ def test_a_format_4_export_imported_again_adds_no_access_rows(store, tmp_path):
     refute(store, OTHER[:2])
     out = tmp_path / "export.jsonl"
     store.export_jsonl(out)
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
-    old = [dict(lines[0], version=4)]
-    for r in lines[1:]:  # a format-4 file: no failure blocks on access records or on links
-        r = {k: v for k, v in r.items() if k not in ("error_line", "error_instance")}
-        if "fix_links" in r:
-            r["fix_links"] = [{k: v for k, v in ln.items() if k != "error_instance"} for ln in r["fix_links"]]
-        old.append(r)
-    legacy = tmp_path / "v4.jsonl"
-    legacy.write_text("".join(json.dumps(x) + "\n" for x in old))
+    legacy = tmp_path / "v4.jsonl"  # a format-4 file: no lines or blocks on access records or on links
+    older_export(out, legacy, 4, access=("error_line", "error_instance"), links=("error_instance",))
     count = "SELECT COUNT(*) FROM memory_access_log"
     before = store._core.backend.execute(count).fetchone()[0]
     store.import_jsonl(legacy)

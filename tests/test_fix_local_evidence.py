@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from conftest import older_export
 from harness_memory import MemoryStore
 
 AGENT = "coder"
@@ -154,15 +155,15 @@ def test_a_format_3_export_imported_again_adds_no_access_rows(store, tmp_path):
     store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id="T-1")
     out = tmp_path / "export.jsonl"
     store.export_jsonl(out)
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
-    assert lines[0]["version"] == 5
-    old = [dict(lines[0], version=3)]
-    for rec in lines[1:]:
-        if rec.get("record") == "access":
-            rec = {k: v for k, v in rec.items() if k not in ("task_signature", "error_origin", "error_line", "error_instance")}
-        old.append(rec)
+    assert json.loads(out.read_text().splitlines()[0])["version"] == 5
     legacy = tmp_path / "v3.jsonl"
-    legacy.write_text("".join(json.dumps(x) + "\n" for x in old))
+    older_export(
+        out,
+        legacy,
+        3,
+        access=("task_signature", "error_origin", "error_line", "error_instance"),
+        links=("task_signature", "error_origin", "error_instance"),
+    )
     count = "SELECT COUNT(*) FROM memory_access_log"
     before = store._core.backend.execute(count).fetchone()[0]
     store.import_jsonl(legacy)
