@@ -302,3 +302,28 @@ def test_when_the_lines_are_alike_the_blocks_tell_the_instances_apart(store):
 def ask_text(store, text: str):
     n = next(_task)
     return f"T-{n}", store.on_task_error({"id": f"T-{n}", "title": f"job {n}", "agent_id": AGENT}, text)
+
+
+def test_a_link_s_line_compares_as_the_asked_error_s(store):
+    """A link keeps its error's line with the key frame appended (``link_text``); compared as an instance, the frame is
+    dropped, so the same error's line is the same instance."""
+    from harness_memory.fixes import _folded_line, link_text
+
+    for message in (OWN[0], OTHER[1]):
+        sig = store.error_signature(trace(message))
+        assert sig.frame and link_text(sig).endswith(f"(at {sig.frame})")
+        assert _folded_line(link_text(sig)) == instance_line(sig)
+
+
+def test_a_link_without_a_block_leaves_the_tie_to_the_credits(store):
+    """A link written before the blocks were kept (its error_instance NULL): where the lines are alike, nothing says
+    which instance is nearer, and every credit counts."""
+    mine, theirs = (8977, 8957), (7294, 7274)
+    for k in range(2):
+        store.learn_success(AGENT, FIX, error=frames("expected a warning", mine, f"testThisType{k}", 4553 + 8 * k))
+    with store._core.backend.write() as c:
+        c.execute("UPDATE fix_links SET error_instance = NULL")
+    for k in range(2):
+        task, shown = ask_text(store, frames("expected a warning", theirs, f"testArguments{k}", 1362 + 9 * k))
+        store.apply(shown.fixes[0].id, helpful=False, agent_id=AGENT, task_id=task)
+    assert offered(ask_text(store, frames("expected a warning", mine, "testThisType7", 4609))[1]) == []
