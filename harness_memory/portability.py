@@ -137,8 +137,13 @@ def _with_links(core: Core, memory_id: int, rec: dict[str, Any]) -> dict[str, An
     return rec
 
 
-def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tuple]]:
-    """The optional 0006 fields of a record, validated (raises InvalidInputError)."""
+def _check_links(rec: dict[str, Any], redacting: bool) -> tuple[str | None, str | None, list[tuple]]:
+    """The optional 0006 fields of a record, validated (raises InvalidInputError); with ``redacting``
+    (``Settings.redact_secrets``) their error texts redacted, as everything else an import stores."""
+
+    def text(value: str | None) -> str | None:
+        return redact_text(value) if redacting and value is not None else value
+
     basis = rec.get("error_basis")
     if basis is not None:
         if (
@@ -150,7 +155,7 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
         for f in ("message", "frame", "exception", "category", "excerpt"):
             if basis.get(f) is not None:
                 v.text(basis[f], f"error_basis.{f}", max_bytes=8192, allow_empty=True)
-        basis = dumps(basis)
+        basis = dumps({f: text(x) if f in ("message", "excerpt") else x for f, x in basis.items()})
     kind = rec.get("fix_kind")
     if kind is not None and (not isinstance(kind, str) or not re.fullmatch(r"fix_[0-9a-f]{16}", kind)):
         raise InvalidInputError("fix_kind must look like fix_<16 hex digits>")
@@ -193,7 +198,7 @@ def _check_links(rec: dict[str, Any]) -> tuple[str | None, str | None, list[tupl
         instance = ln.get("error_instance")
         if instance is not None:
             instance = v.text(instance, f"fix_links[{k}].error_instance", max_bytes=4000, allow_empty=True)
-        out.append((sig, cat, msg, *counts, *times, bound, task, origin, instance))
+        out.append((sig, cat, text(msg), *counts, *times, bound, task, origin, text(instance)))
     return basis, kind, out
 
 
@@ -447,7 +452,7 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             if x not in (True, False, 0, 1) or isinstance(x, float):
                 raise InvalidInputError(f"{f} must be true or false")
             flags[f] = bool(x)
-        basis, kind, links = _check_links(rec)
+        basis, kind, links = _check_links(rec, core.settings.redact_secrets)
         thread = v.ident(rec.get("thread_id"), "thread_id", optional=True)
         reflected = v.timestamp(rec.get("reflected_at"), "reflected_at")
         sources = rec.get("sources") or []

@@ -384,3 +384,23 @@ def test_an_export_is_utf8_text_with_every_character_as_written(store, tmp_path)
         copy.import_jsonl(path)
         (back,) = [copy.get(i) for (i,) in copy._core.backend.execute("SELECT id FROM memories")]
         assert (back.uid, back.content, back.tags, back.metadata) == (m.uid, m.content, m.tags, m.metadata)
+
+
+def test_imported_error_texts_are_redacted_like_everything_else_stored(store, tmp_path):
+    """An export from a store that kept secrets (redaction off) imported into one that redacts: the error texts a
+    memory's record carries (its signed basis, its links' decisive lines and failure blocks) are stored redacted, as
+    its content, history and access records are."""
+    secret = "AKIAABCDEFGHIJKLMNOP"
+    said = f"ValueError: login refused for key {secret}"
+    rec = {
+        **FIX,
+        "error_basis": {"message": said, "category": "value", "excerpt": said + "\n  at app.py:3"},
+        "fix_links": [{**LINK, "error_message": said, "error_instance": said + " at app.py:3"}],
+    }
+    store.import_jsonl(_file(tmp_path, rec))
+    b = store._core.backend
+    stored = [
+        *b.execute("SELECT error_basis FROM memories").fetchone(),
+        *b.execute("SELECT error_message, error_instance FROM fix_links").fetchone(),
+    ]
+    assert all(secret not in text and "REDACTED" in text.upper() for text in stored), stored
