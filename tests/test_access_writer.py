@@ -50,6 +50,14 @@ def _wait(pred, timeout: float = 10.0) -> bool:
     return pred()
 
 
+def _thread_stays_out(monkeypatch) -> None:
+    """The store's access thread never writes: it exits at once (only the verbs, the pending limit and close() write a
+    backlog). A recall that meets a busy lock wakes the thread, which would otherwise write the rows the moment the
+    other writer lets go: before the test's next line reads what is pending."""
+    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
+    monkeypatch.setattr(access_writer.AccessWriter, "_run", lambda self: None)
+
+
 @pytest.fixture
 def filled(tmp_path):
     path = tmp_path / "m.db"
@@ -123,7 +131,7 @@ def test_one_thread_drains_every_backlog_of_a_store(filled):
 
 
 def test_while_a_backlog_waits_recalls_leave_it_to_the_thread(filled, monkeypatch):
-    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread stays asleep
+    _thread_stays_out(monkeypatch)
     blocker = connect(filled)
     with MemoryStore(filled) as s:
         blocker.execute("BEGIN IMMEDIATE")
@@ -138,8 +146,8 @@ def test_while_a_backlog_waits_recalls_leave_it_to_the_thread(filled, monkeypatc
 @pytest.fixture
 def backlog(filled, monkeypatch):
     """``with backlog.busy(): store.recall(...)``: another writer holds the lock while the recall runs, so
-    its rows go to the backlog; the thread stays asleep."""
-    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
+    its rows go to the backlog; the thread stays out."""
+    _thread_stays_out(monkeypatch)
     conn = connect(filled)
 
     @contextlib.contextmanager
@@ -290,7 +298,7 @@ def test_a_killed_process_loses_at_most_what_was_pending(filled):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="os.fork")
 def test_a_forked_child_does_not_write_its_parents_pending_rows(filled, monkeypatch):
-    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)
+    _thread_stays_out(monkeypatch)
     s = MemoryStore(filled)
     blocker = connect(filled)
     try:
@@ -377,7 +385,7 @@ def test_a_backlog_written_after_a_decay_does_not_wind_its_clock_back(tmp_path, 
     """A recall's rows wait behind another writer; meanwhile the decay job (another store on the file) decays the
     recalled memory to its own, later time. Writing the rows then boosts that relevance and leaves the decay time where
     the job put it: winding it back to the recall's time would decay the interval between the two twice."""
-    monkeypatch.setattr(access_writer, "FLUSH_INTERVAL", 3600.0)  # the thread stays asleep
+    _thread_stays_out(monkeypatch)
     day = 86400.0
     path = tmp_path / "m.db"
     with MemoryStore(path, clock=clock) as s:
