@@ -286,17 +286,21 @@ def line_grams(text: str) -> set[str]:
     folded: how two instances of one signature are compared (``rank``: the nearest taught instance, the once-backed
     fix). Characters, not words: the values a signature masks are mostly numbers, punctuation and short tokens (an
     expected value, a quoted snippet of code), which a word set drops."""
-    t = _AT_FRAME.sub("", " ".join(text[:2000].split()))
-    return {t[i : i + 3] for i in range(len(t) - 2)}
+    return instance_grams(_fold_line(text))
+
+
+def _fold_line(text: str) -> str:
+    """A decisive line (or a link's ``link_text``: its key frame dropped), whitespace folded, of its first 2,000
+    characters."""
+    return _AT_FRAME.sub("", " ".join(text[:2000].split()))
 
 
 INSTANCE_CHARS = 500  # what a link, an advice and a credit keep of their error's failure block
 
 
 def _folded_line(text: str) -> str:
-    """A decisive line (or a link's ``link_text``: its key frame dropped), whitespace folded, its first
-    ``INSTANCE_CHARS`` characters."""
-    return _AT_FRAME.sub("", " ".join(text[:2000].split()))[:INSTANCE_CHARS]
+    """``_fold_line``, its first ``INSTANCE_CHARS`` characters (as instances keep it)."""
+    return _fold_line(text)[:INSTANCE_CHARS]
 
 
 def instance_line(signed: ErrorSignature) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -15,7 +16,6 @@ from . import documents as _documents, portable_state as _state, tool_calls as _
 from .core import Core, content_hash, dumps
 from .errors import FileAccessError, ImportFormatError, InvalidInputError
 from .models import MEMORY_COLUMNS, Memory, row_to_memory
-from .redact import redact_text
 
 __all__ = ["ImportReport", "export_jsonl", "import_jsonl", "export_markdown", "import_markdown", "FORMAT", "VERSION"]
 
@@ -24,8 +24,8 @@ log = logging.getLogger("harness_memory.portability")
 FORMAT = "harness-memory"
 VERSION = 5  # 2: tool-call and document records ({"record": "tool_call" | "document", ...}) after the memories;
 # 3: history, access-log, ledger and template-miner records (portable_state.py); 4: access-log records may carry the
-# task and the error's origin of an advice or a credit (task_signature, error_origin); 5: those records and the
-# error->fix links may carry the error's failure block (error_instance)
+# task and the error's origin of an advice or a credit (task_signature, error_origin); 5: those records may carry the
+# error's decisive line and failure block (error_line, error_instance), and the error->fix links the failure block
 
 
 @dataclass
@@ -137,12 +137,10 @@ def _with_links(core: Core, memory_id: int, rec: dict[str, Any]) -> dict[str, An
     return rec
 
 
-def _check_links(rec: dict[str, Any], redacting: bool) -> tuple[str | None, str | None, list[tuple]]:
-    """The optional 0006 fields of a record, validated (raises InvalidInputError); with ``redacting``
-    (``Settings.redact_secrets``) their error texts redacted, as everything else an import stores."""
-
-    def text(value: str | None) -> str | None:
-        return redact_text(value) if redacting and value is not None else value
+def _check_links(core: Core, rec: dict[str, Any]) -> tuple[str | None, str | None, list[tuple]]:
+    """The optional 0006 fields of a record, validated (raises InvalidInputError); their error texts redacted
+    (``Settings.redact_secrets``), as everything else an import stores."""
+    text = functools.partial(_state._redacted, core)
 
     basis = rec.get("error_basis")
     if basis is not None:
@@ -452,7 +450,7 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             if x not in (True, False, 0, 1) or isinstance(x, float):
                 raise InvalidInputError(f"{f} must be true or false")
             flags[f] = bool(x)
-        basis, kind, links = _check_links(rec, core.settings.redact_secrets)
+        basis, kind, links = _check_links(core, rec)
         thread = v.ident(rec.get("thread_id"), "thread_id", optional=True)
         reflected = v.timestamp(rec.get("reflected_at"), "reflected_at")
         sources = rec.get("sources") or []
@@ -464,9 +462,7 @@ def _check_record(core: Core, rec: dict[str, Any], where: str) -> dict[str, Any]
             raise InvalidInputError("sources must be a list of uids")
     except InvalidInputError as exc:
         raise ImportFormatError(f"{where}: {exc}") from exc
-    template = rec.get("error_template")
-    if template is not None and core.settings.redact_secrets:
-        template = redact_text(template)  # stored as text: redacted like everything else that is stored
+    template = _state._redacted(core, rec.get("error_template"))  # stored as text: redacted like everything else
     return {
         "item": item,
         "uid": rec["uid"],
