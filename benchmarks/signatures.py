@@ -206,9 +206,11 @@ def _variants():
     import harness_memory.error_signatures as es
 
     miner = es.TemplateMiner
-    flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED")
+    flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED", "_RANDOM_IDS")
 
-    def make(threshold, drop=None, optional=True, varlen=True, evidence=4, min_constant=1, varlen_words=1, **off):
+    def make(
+        threshold, drop=None, optional=True, varlen=True, evidence=4, min_constant=1, varlen_words=1, values=None, **off
+    ):
         def apply():
             saved = (
                 es.DEFAULT_THRESHOLD,
@@ -219,11 +221,14 @@ def _variants():
                 miner.MIN_CONSTANT,
                 {f: getattr(es, f) for f in flags if hasattr(es, f)},  # (an older checkout may lack one)
                 getattr(miner, "VARLEN_WORDS", None),
+                getattr(miner, "VALUE_WORDS", None),
             )
             es.DEFAULT_THRESHOLD = threshold
             miner.EVIDENCE, miner.MIN_CONSTANT = evidence, min_constant
-            if saved[-1] is not None:  # (method 38 on)
+            if saved[-2] is not None:  # (method 38 on)
                 miner.VARLEN_WORDS = varlen_words
+            if saved[-1] is not None and values is not None:  # (method 39 on)
+                miner.VALUE_WORDS = frozenset(values)
             for f, v in off.items():
                 setattr(es, f, v)
             if drop is not None:
@@ -234,10 +239,12 @@ def _variants():
                 miner._neighbour = lambda self, tokens, frame: None
 
             def undo():
-                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl, vw = saved
+                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl, vw, vv = saved
                 miner.EVIDENCE, miner.MIN_CONSTANT = ev, mc
                 if vw is not None:
                     miner.VARLEN_WORDS = vw
+                if vv is not None:
+                    miner.VALUE_WORDS = vv
                 for f, v in fl.items():
                     setattr(es, f, v)
                 es._MASK_GUARDS[:] = guards
@@ -265,6 +272,9 @@ def _variants():
     out.append((f"t={t} no-scoped-names", make(t, _SCOPED_NAMES=False)))
     out.append((f"t={t} no-reprs", make(t, _REPR_ROUNDS=0)))
     out.append((f"t={t} no-structured", make(t, _STRUCTURED=False)))  # method 38's structured values
+    out.append((f"t={t} no-random-ids", make(t, _RANDOM_IDS=False)))  # method 39's identifiers of letters
+    for kind in ("slash", "plural"):  # method 39's words that are values by their form, each kind left out
+        out.append((f"t={t} no-{kind}-words", make(t, values={"slash", "plural"} - {kind})))
     return out
 
 

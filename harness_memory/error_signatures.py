@@ -223,7 +223,13 @@ DEFAULT_THRESHOLD = 0.7
 #    word (``[preauth]``) and a record of named fields (``Intent { act=X flg=0x1 }``) are not; a collection the
 #    2,000-character bound cut runs to the end; a variable-length join (a template one ``<*>`` longer or shorter) needs
 #    a constant word in the template (TemplateMiner.VARLEN_WORDS): one of variables and punctuation only joined none
-SIGNATURE_METHOD = 38
+# 39 a value known by its shape alone (issue 8; docs/signatures.md, "Method 39"): a random identifier of letters (a
+#    session id that holds no digit: ``HrbKheaNMhIbvPzRAAAt``) is a variable, as a token holding a digit is, and so is
+#    a token of masked parts only (``<*><*>``); two names led by a slash (``/`` and ``/chat``) or a noun and its
+#    plural after a variable (``1 change`` / ``4 changes``) at one position of a template are evidence of a variable
+#    there by themselves (TemplateMiner.VALUE_WORDS), as a masked part is; a relative file's name may hold dots
+#    (``ensurepip/_bundled/setuptools-65.5.0-py3-none-any.whl``) and a host name is no path's segment
+SIGNATURE_METHOD = 39
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -279,7 +285,8 @@ _TLD = (
     r"in|br|es|it|ch|se|no|kr|tw|local|internal|lan|localdomain|example|test|invalid)"
 )
 _TLDS = frozenset(_TLD[3:-1].split("|"))
-_HOST = re.compile(r"\b(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b(?![.\w-])")
+# (not a path's segment: ``ensurepip/_bundled/setuptools-65.5.0-py3-none-any.whl`` is one relative file, method 39)
+_HOST = re.compile(r"(?<![\w./\\-])\b(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b(?![.\w-])")
 
 
 def _is_host(name: str) -> bool:
@@ -468,7 +475,10 @@ _MASKS: list[re.Pattern[str] | _StructuredMask] = [
     re.compile(r"\b[0-9a-fA-F]{12,128}\b"),  # hashes
     # absolute paths[:line[:col]]: never from inside a word, so src/app/x.py is the relative rule's, whole
     re.compile(r"(?<![\w.@+~-])(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]{1,255}){2,64}[\\/]?(?::\d{1,7}){0,2}"),
-    re.compile(r"\b(?:[\w.@+~-]{1,255}[\\/]){1,64}[\w@+~-]{1,255}\.[A-Za-z]\w{0,7}\b(?::\d{1,7}){0,2}"),  # rel. file
+    # a relative file (its name may hold dots: ``ensurepip/_bundled/setuptools-65.5.0-py3-none-any.whl``, method 39)
+    re.compile(
+        r"\b(?:[\w.@+~-]{1,255}[\\/]){1,64}[\w@+~-]{1,255}(?:\.[\w@+~-]{1,255}){0,8}\.[A-Za-z]\w{0,7}\b(?::\d{1,7}){0,2}"
+    ),
     # temp names: ``tmp`` + a random suffix; ``temp`` + one holding a digit or ``_`` (not ``temporary``, ``template``)
     re.compile(
         r"\btmp[\w-]{5,40}\b|\btemp(?=[A-Za-z-]{0,40}[\d_])[\w-]{5,40}\b|\bpytest-of-[\w.-]{1,64}\b|\bpytest-\d{1,9}\b"
@@ -521,7 +531,7 @@ _MASK_GUARDS: list[tuple[re.Pattern[str] | _StructuredMask, tuple[str, ...] | Ca
             ("0x", "0X"),
             None,
             _holding(r"[\\/][\w.@+~-]{1,255}[\\/]", "/", "\\"),  # an absolute path: two slashes with a name between
-            _holding(r"[\\/][\w@+~-]{1,255}\.[A-Za-z]", "/", "\\"),  # a relative file: a slash, a name, its extension
+            _holding(r"[\\/][\w.@+~-]{1,255}\.[A-Za-z]", "/", "\\"),  # a relative file: a slash, a name, its extension
             ("tmp", "temp", "pytest-"),
             ('"', "'", "`"),
             _holding(r"\d\s?[muµnshdkKMGTPBb%]"),  # a duration or size: a digit and its unit's first letter
@@ -680,13 +690,40 @@ _QUALIFIED_NAME = re.compile(r"^[A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200})
 _SCOPED_NAME = re.compile(r"^~?[A-Za-z_]\w{0,200}(?:::~?[A-Za-z_]\w{0,200}){1,30}:?$")
 _SCOPED_NAMES = True
 
+# method 39: a random identifier with no digit (a session id of letters only: ``HrbKheaNMhIbvPzRAAAt``) is a variable,
+# as a token holding a digit is. Read by its shape, not by a dictionary: ten or more letters (``_`` and ``-`` allowed),
+# both cases, and cut at its case changes (``[A-Z]+`` before an upper-case letter or the end, else ``[A-Z]?[a-z]+``)
+# at least two parts, and 30% of them, are no word part: one letter alone, or a mixed-case part without a vowel.
+# An identifier's parts are words or acronyms (``XMLHttpRequest``: XML, Http, Request); a random string's are not.
+_RANDOM_IDS = True
+_ID_SHAPE = re.compile(r"[\W]{0,3}([A-Za-z_-]{10,200})[\W]{0,3}")
+_ID_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_VOWELS = frozenset("aeiouyAEIOUY")
+# (and a token of masked parts only, glued: ``2["echo",[1]]`` masks to ``<*><*>``, one value as ``<*>`` is)
+_ONLY_MASKED = re.compile(r"(?:<\*>){2,}").fullmatch
+
+
+def random_id(token: str) -> bool:
+    """Whether ``token`` (a whitespace token, with its punctuation) is a random identifier of letters (method 39)."""
+    m = _ID_SHAPE.fullmatch(token)
+    if m is None:
+        return False
+    word = m.group(1)
+    if word.islower() or word.isupper():
+        return False
+    parts = _ID_PART.findall(word)
+    odd = sum(1 for p in parts if len(p) == 1 or (not p.isupper() and _VOWELS.isdisjoint(p)))
+    return odd >= 2 and odd >= 0.3 * len(parts)
+
 
 def tokenize(masked: str) -> list[str]:
     """Whitespace tokens; a token holding a digit is a variable, except an exception name
-    (``sqlite3.OperationalError:``, ``Http2Exception``). A token with a masked part keeps its
-    literal rest (``uid=<*>``)."""
+    (``sqlite3.OperationalError:``, ``Http2Exception``), and so is a random identifier of letters (``random_id``).
+    A token with a masked part keeps its literal rest (``uid=<*>``)."""
     if not _HAS_DIGIT(masked):
-        return masked.split()  # (no token holds a digit)
+        if not _RANDOM_IDS:
+            return masked.split()  # (no token holds a digit)
+        return [WILDCARD if len(t) >= 6 and (_ONLY_MASKED(t) or random_id(t)) else t for t in masked.split()]
     out = []
     for t in masked.split():
         if (
@@ -694,7 +731,7 @@ def tokenize(masked: str) -> list[str]:
             and _HAS_DIGIT(t)
             and not (_QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":")))
             and not (_SCOPED_NAMES and "::" in t and _SCOPED_NAME.match(t))
-        ):
+        ) or (_RANDOM_IDS and len(t) >= 6 and (_ONLY_MASKED(t) or random_id(t))):
             t = WILDCARD
         out.append(t)
     return out
@@ -2336,6 +2373,33 @@ class TemplateMiner:
     EVIDENCE = 4  # distinct words seen at a position before it is a variable (2: on the first difference)
     MIN_CONSTANT = 1  # a generalisation never leaves a template fewer constant tokens than this (if it had them)
 
+    # method 39: two words that are values of one kind by their form are evidence of a variable by themselves, as a
+    # masked part is: two names led by a slash (``/`` and ``/chat``: a path of one segment, where a path of two is
+    # masked) in the same punctuation, and a noun and its plural after a variable (``1 change`` / ``4 changes``: one
+    # word of a count, ``%d change%s``). Not two upper-case names: ``MESSAGE`` / ``CLOSE`` may be one statement's
+    # enumeration, but ``ECONNREFUSED`` / ``ETIMEDOUT`` or a job's ``FAILURE`` / ``TIMEOUT`` are two failures, and a
+    # memory must not pool them (measured: docs/signatures.md, "Method 39")
+    VALUE_WORDS: frozenset[str] = frozenset({"slash", "plural"})  # the kinds read (none: off)
+    _SLASH_WORD = re.compile(r"([^\w/]{0,3})(/[\w.-]{0,100})([^\w/]{0,3})")
+
+    @classmethod
+    def _values(cls, a: str, b: str, before: str = "") -> bool:
+        """Whether ``a`` and ``b`` are two values of one kind by their form (``VALUE_WORDS``); ``before``: the
+        template's token before them."""
+        if "plural" in cls.VALUE_WORDS and WILDCARD in before and len(a) != len(b):
+            short, long = (a, b) if len(a) < len(b) else (b, a)
+            word = short.rstrip(":,;.)")
+            if (
+                len(word) >= 3
+                and word.isalpha()
+                and long in (word + "s" + short[len(word) :], word + "es" + short[len(word) :])
+            ):
+                return True
+        if "slash" not in cls.VALUE_WORDS or "/" not in a or "/" not in b:
+            return False
+        ma, mb = cls._SLASH_WORD.fullmatch(a), cls._SLASH_WORD.fullmatch(b)
+        return ma is not None and mb is not None and ma.group(1, 3) == mb.group(1, 3)
+
     @classmethod
     def _evidence(cls, tpl: list[str], tokens: list[str], clusters: Iterable[tuple[str, list[str]]]) -> bool:
         """Whether generalising ``tpl`` to cover ``tokens`` is supported: the merged template keeps
@@ -2350,7 +2414,11 @@ class TemplateMiner:
         words = [
             i
             for i, (a, b) in enumerate(zip(tpl, tokens))
-            if a != b and a != WILDCARD and WILDCARD not in a and WILDCARD not in b
+            if a != b
+            and a != WILDCARD
+            and WILDCARD not in a
+            and WILDCARD not in b
+            and not cls._values(a, b, tpl[i - 1] if i else "")
         ]
         if not words or cls.EVIDENCE <= 2:
             return True
