@@ -209,7 +209,17 @@ def _variants():
     flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED", "_RANDOM_IDS")
 
     def make(
-        threshold, drop=None, optional=True, varlen=True, evidence=4, min_constant=1, varlen_words=1, values=None, **off
+        threshold,
+        drop=None,
+        optional=True,
+        varlen=True,
+        evidence=4,
+        min_constant=1,
+        varlen_words=1,
+        values=None,
+        variable_first=True,
+        context_label=True,
+        **off,
     ):
         def apply():
             saved = (
@@ -222,13 +232,17 @@ def _variants():
                 {f: getattr(es, f) for f in flags if hasattr(es, f)},  # (an older checkout may lack one)
                 getattr(miner, "VARLEN_WORDS", None),
                 getattr(miner, "VALUE_WORDS", None),
+                getattr(miner, "VARIABLE_FIRST", None),
+                getattr(miner, "CONTEXT_LABEL", None),
             )
             es.DEFAULT_THRESHOLD = threshold
             miner.EVIDENCE, miner.MIN_CONSTANT = evidence, min_constant
-            if saved[-2] is not None:  # (method 38 on)
+            if saved[-4] is not None:  # (method 38 on)
                 miner.VARLEN_WORDS = varlen_words
-            if saved[-1] is not None and values is not None:  # (method 39 on)
+            if saved[-3] is not None and values is not None:  # (method 39 on)
                 miner.VALUE_WORDS = frozenset(values)
+            if saved[-2] is not None:  # (method 40 on)
+                miner.VARIABLE_FIRST, miner.CONTEXT_LABEL = variable_first, context_label
             for f, v in off.items():
                 setattr(es, f, v)
             if drop is not None:
@@ -239,12 +253,14 @@ def _variants():
                 miner._neighbour = lambda self, tokens, frame: None
 
             def undo():
-                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl, vw, vv = saved
+                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl, vw, vv, vf, cl = saved
                 miner.EVIDENCE, miner.MIN_CONSTANT = ev, mc
                 if vw is not None:
                     miner.VARLEN_WORDS = vw
                 if vv is not None:
                     miner.VALUE_WORDS = vv
+                if vf is not None:
+                    miner.VARIABLE_FIRST, miner.CONTEXT_LABEL = vf, cl
                 for f, v in fl.items():
                     setattr(es, f, v)
                 es._MASK_GUARDS[:] = guards
@@ -275,6 +291,8 @@ def _variants():
     out.append((f"t={t} no-random-ids", make(t, _RANDOM_IDS=False)))  # method 39's identifiers of letters
     for kind in ("slash", "plural"):  # method 39's words that are values by their form, each kind left out
         out.append((f"t={t} no-{kind}-words", make(t, values={"slash", "plural"} - {kind})))
+    out.append((f"t={t} no-variable-first", make(t, variable_first=False)))  # method 40's partition key
+    out.append((f"t={t} no-context-label", make(t, context_label=False)))  # method 40's leading bracketed label
     return out
 
 

@@ -229,7 +229,11 @@ DEFAULT_THRESHOLD = 0.7
 #    plural after a variable (``1 change`` / ``4 changes``) at one position of a template are evidence of a variable
 #    there by themselves (TemplateMiner.VALUE_WORDS), as a masked part is; a relative file's name may hold dots
 #    (``ensurepip/_bundled/setuptools-65.5.0-py3-none-any.whl``) and a host name is no path's segment
-SIGNATURE_METHOD = 39
+# 40 what a logger puts around a statement is not the statement (issue 8; docs/signatures.md, "Method 40"): a first
+#    token holding a masked part (``<*>-[alice]``, an address glued to a user's name) is ``<*>`` in the partition's key
+#    (TemplateMiner.VARIABLE_FIRST), and a leading bracketed label (``[chan <*>]``) does not count towards
+#    MIN_CONSTANT (TemplateMiner.CONTEXT_LABEL)
+SIGNATURE_METHOD = 40
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -2266,10 +2270,18 @@ class TemplateMiner:
         self._rev = -1
         self._refreshed = float("-inf")
 
-    @staticmethod
-    def partition(tokens: list[str], frame: str | None) -> str:
+    # method 40: a first token holding a masked part (``<*>-[alice]``: an address glued to a user's name) is a variable
+    # in the partition's key (``<*>``), so the values glued to it do not put one statement into several partitions
+    VARIABLE_FIRST = True
+
+    @classmethod
+    def _first(cls, tokens: list[str]) -> str:
         first = tokens[0] if tokens else ""
-        return f"{len(tokens)}|{first}|{frame or ''}"
+        return WILDCARD if cls.VARIABLE_FIRST and WILDCARD in first else first
+
+    @classmethod
+    def partition(cls, tokens: list[str], frame: str | None) -> str:
+        return f"{len(tokens)}|{cls._first(tokens)}|{frame or ''}"
 
     REFRESH_SECONDS = 0.25  # how stale a read may be; creating or generalising always re-reads first
 
@@ -2353,7 +2365,7 @@ class TemplateMiner:
         holding ``VARLEN_WORDS`` constant words."""
         if len(tokens) < 3:
             return None
-        first = tokens[0]
+        first = self._first(tokens)
         for m in (len(tokens) - 1, len(tokens) + 1):
             for sig, tpl in self._clusters(f"{m}|{first}|{frame or ''}"):
                 if self.VARLEN_WORDS and self._words(tpl) < self.VARLEN_WORDS:
@@ -2368,6 +2380,22 @@ class TemplateMiner:
     @staticmethod
     def _merge(tpl: list[str], tokens: list[str]) -> list[str]:
         return [a if a == b else WILDCARD for a, b in zip(tpl, tokens)]
+
+    # method 40: a leading bracketed label (``[chan <*>]``, ``[worker <*>]``: what a logger puts before every message of
+    # a context) is not the statement: MIN_CONSTANT counts the constant tokens after it, so a generalisation never
+    # leaves a template whose only constants are the label's (``[chan <*>] <*> <*>`` would take in every message of
+    # that length the context printed)
+    CONTEXT_LABEL = True
+
+    @classmethod
+    def _label(cls, tpl: list[str]) -> int:
+        """The number of leading tokens that are a bracketed label (0: none; at most 3 tokens)."""
+        if not cls.CONTEXT_LABEL or not tpl or not tpl[0].startswith("["):
+            return 0
+        for i, t in enumerate(tpl[:3]):
+            if t.endswith("]"):
+                return i + 1 if i + 1 < len(tpl) else 0
+        return 0
 
     # method 25: a position becomes a variable only with evidence
     EVIDENCE = 4  # distinct words seen at a position before it is a variable (2: on the first difference)
@@ -2408,8 +2436,9 @@ class TemplateMiner:
         there: the template's, the message's and those of the partition's other templates the merged one would
         cover (they are then the same group, linked)."""
         merged = cls._merge(tpl, tokens)
-        kept = sum(t != WILDCARD for t in merged)
-        if kept < cls.MIN_CONSTANT <= sum(t != WILDCARD for t in tpl):
+        label = cls._label(tpl)
+        kept = sum(t != WILDCARD for t in merged[label:])
+        if kept < cls.MIN_CONSTANT <= sum(t != WILDCARD for t in tpl[label:]):
             return False
         words = [
             i
