@@ -206,7 +206,7 @@ def _variants():
     import harness_memory.error_signatures as es
 
     miner = es.TemplateMiner
-    flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED", "_RANDOM_IDS")
+    flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED", "_RANDOM_IDS", "VALUE_RUN")
 
     def make(
         threshold,
@@ -293,6 +293,8 @@ def _variants():
         out.append((f"t={t} no-{kind}-words", make(t, values={"slash", "plural"} - {kind})))
     out.append((f"t={t} no-variable-first", make(t, variable_first=False)))  # method 40's partition key
     out.append((f"t={t} no-context-label", make(t, context_label=False)))  # method 40's leading bracketed label
+    for run in (None, 2, 4):  # method 41's run of variables that is one variable (3 shipped)
+        out.append((f"t={t} value-run={run}", make(t, VALUE_RUN=run)))
     return out
 
 

@@ -233,7 +233,10 @@ DEFAULT_THRESHOLD = 0.7
 #    token holding a masked part (``<*>-[alice]``, an address glued to a user's name) is ``<*>`` in the partition's key
 #    (TemplateMiner.VARIABLE_FIRST), and a leading bracketed label (``[chan <*>]``) does not count towards
 #    MIN_CONSTANT (TemplateMiner.CONTEXT_LABEL)
-SIGNATURE_METHOD = 40
+# 41 two more shapes of one value (issue 8; docs/signatures.md, "Method 41"): an object's repr with a colon after its
+#    name (``<aiocoap.Message: GET to ...>``, Django's ``<User: alice>``) is one value as ``<Name ...>`` is, and a run of
+#    VALUE_RUN (3) or more variables in a row (a byte dump ``0x0 0x2 0x0 0x6 ...``) is one variable, whatever its length
+SIGNATURE_METHOD = 41
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -319,8 +322,8 @@ _HOST_PORT = re.compile(r"\b(?P<name>[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){
 
 # an object's repr, ``<Task pending name='x' coro=<f() running at a.py:9>>`` (a name, a space, then anything but
 # angle brackets, or a bracketed part without brackets inside): one value (method 25); applied innermost first, a few
-# times
-_REPR = re.compile(r"(?<![\w<])<[A-Za-z_][\w.]{0,100} (?:[^<>\n]|<[^<>\n]{0,400}>){0,400}>")
+# times; since method 41 also a name and a colon (``<aiocoap.Message: GET to ...>``, Django's ``<User: alice>``)
+_REPR = re.compile(r"(?<![\w<])<[A-Za-z_][\w.]{0,100}:? (?:[^<>\n]|<[^<>\n]{0,400}>){0,400}>")
 _REPR_ROUNDS = 3
 _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`")
 _KEEP_QUOTES = True  # a quoted value is masked inside its quotes: ``"<*>"`` (the format's punctuation is evidence)
@@ -522,7 +525,7 @@ _MASK_GUARDS: list[tuple[re.Pattern[str] | _StructuredMask, tuple[str, ...] | Ca
     zip(
         _MASKS,
         [
-            _holding(r"<[A-Za-z_][\w.]{0,100} ", "<"),  # a repr: an angle bracket, a name, a space
+            _holding(r"<[A-Za-z_][\w.]{0,100}:? ", "<"),  # a repr: an angle bracket, a name (a colon), a space
             ("{", "["),  # a structured value: an opening bracket
             _at_least("-", 4),  # a uuid has four dashes
             ("://",),
@@ -726,8 +729,8 @@ def tokenize(masked: str) -> list[str]:
     A token with a masked part keeps its literal rest (``uid=<*>``)."""
     if not _HAS_DIGIT(masked):
         if not _RANDOM_IDS:
-            return masked.split()  # (no token holds a digit)
-        return [WILDCARD if len(t) >= 6 and (_ONLY_MASKED(t) or random_id(t)) else t for t in masked.split()]
+            return _runs(masked.split())  # (no token holds a digit)
+        return _runs([WILDCARD if len(t) >= 6 and (_ONLY_MASKED(t) or random_id(t)) else t for t in masked.split()])
     out = []
     for t in masked.split():
         if (
@@ -738,6 +741,32 @@ def tokenize(masked: str) -> list[str]:
         ) or (_RANDOM_IDS and len(t) >= 6 and (_ONLY_MASKED(t) or random_id(t))):
             t = WILDCARD
         out.append(t)
+    return _runs(out)
+
+
+# method 41: a run of VALUE_RUN or more variables in a row (a byte dump ``0x0 0x2 0x0 0x6 ...``, a list of numbers) is
+# one variable, whatever its length, as a bracketed collection is (method 38); None: off
+VALUE_RUN: int | None = 3
+
+
+def _runs(tokens: list[str]) -> list[str]:
+    """``tokens`` with every run of ``VALUE_RUN`` or more ``<*>`` in a row made one ``<*>``."""
+    run = VALUE_RUN
+    if run is None or tokens.count(WILDCARD) < run:
+        return tokens
+    out: list[str] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        j = i
+        while j < n and tokens[j] == WILDCARD:
+            j += 1
+        if j - i >= run:
+            out.append(WILDCARD)
+        elif j > i:
+            out += tokens[i:j]
+        if j < n:
+            out.append(tokens[j])
+        i = j + 1
     return out
 
 
