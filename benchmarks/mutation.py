@@ -108,6 +108,9 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_one_kind_one_category_method34.py",  # method 34 (2026-11-27)
             "tests/test_word_roles_method33.py",  # method 33 (2026-11-27)
             "tests/test_frame_names_method37.py",  # method 37 (2026-11-27)
+            "tests/test_value_runs_method41.py",  # method 41 (2026-11-28)
+            "tests/test_logger_context_method40.py",  # method 40 (2026-11-28)
+            "tests/test_value_shapes_method39.py",  # method 39 (2026-11-28)
             "tests/test_structured_values_method38.py",  # method 38 (2026-11-28)
             "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
             "tests/test_published_hierarchies.py",  # method 29
