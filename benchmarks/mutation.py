@@ -136,6 +136,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_category_classes_heldout11.py",
             "tests/test_category_classes_heldout12.py",
             "tests/test_grouping_evidence.py",
+            "tests/test_grouping_strength.py",
             "tests/test_category_model.py",
             # signing methods 27 and 28 and mask_params' nested params (2026-11-27)
             "tests/test_category_clauses.py",
