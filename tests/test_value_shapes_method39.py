@@ -203,3 +203,16 @@ def test_an_absolute_and_a_relative_path_are_one_statements_variable(tmp_path):
         a = s.error_signature("Processing /tmp/hm-syslog-pip-487n139c/okpkg")
         b = s.error_signature("Processing ensurepip/_bundled/setuptools-65.5.0-py3-none-any.whl")
         assert a.id == b.id
+
+
+@pytest.mark.parametrize(
+    "token, expected",
+    [
+        ("FnqRBXOtAGy", True),  # two odd parts of five (Fnq, A): the least a random id needs
+        ("QAbeRBecSDedEfeFigGihHij", True),  # three odd parts of ten (Q, R, S): 30% exactly
+        ("QAbeRBecDedEfeFigGihHijKol", False),  # two odd parts of ten: 20%
+        ("AbeBecDedEfeFigGihHij", False),  # word-like parts only
+    ],
+)
+def test_the_shapes_bounds(token, expected):
+    assert random_id(token) is expected
