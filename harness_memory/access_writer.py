@@ -67,6 +67,7 @@ class AccessWriter:
         self._wake = threading.Event()
         self._pending: list[Entry] = []
         self._rows = 0
+        self._inflight = 0  # rows of the batch being written now (taken from _pending, not yet committed)
         self._thread: threading.Thread | None = None
         self._own: Core | None = None  # the thread's view of the core: its own backend handle
         self._closed = False
@@ -80,8 +81,9 @@ class AccessWriter:
 
     @property
     def pending_rows(self) -> int:
-        """Rows (one per hit) not written yet."""
-        return self._rows
+        """Rows (one per hit) not written yet, including a batch being written at this moment."""
+        with self._mutex:
+            return self._rows + self._inflight
 
     def add(self, entry: Entry) -> None:
         """One recall's bookkeeping: written now if the write lock is free and no backlog waits;
@@ -111,13 +113,18 @@ class AccessWriter:
 
     def _take(self) -> list[Entry]:
         with self._mutex:
-            batch, self._pending, self._rows = self._pending, [], 0
+            batch, self._pending, self._inflight, self._rows = self._pending, [], self._rows, 0
         return batch
 
     def _put_back(self, batch: list[Entry]) -> None:
         with self._mutex:
             self._pending[:0] = batch
             self._rows += sum(len(e[1]) for e in batch)
+            self._inflight = 0
+
+    def _written(self) -> None:
+        with self._mutex:
+            self._inflight = 0
 
     def _write(self, core: Core, *, wait: bool) -> bool:
         """Write everything pending through ``core``'s backend in one transaction (caller holds
@@ -136,6 +143,7 @@ class AccessWriter:
         except BaseException:
             self._put_back(batch)
             raise
+        self._written()
         return True
 
     def _run(self) -> None:

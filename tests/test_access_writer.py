@@ -411,3 +411,40 @@ def test_a_backlog_written_after_a_decay_does_not_wind_its_clock_back(tmp_path, 
         assert count == hit.access_count == 1  # (the recall counted its hit in the object it returned)
         assert after_at == pytest.approx(clock())  # not the recall's time, 30 days earlier
         assert score == pytest.approx(min(1.0, decayed + s.settings.recall_boost))
+
+
+def test_rows_being_written_still_count_as_pending(filled, monkeypatch):
+    # the thread takes the backlog out of the queue to write it; until that batch is committed (or put back because the
+    # lock is busy) its rows are still pending: a reader of pending_rows never sees them vanish in between (a fresh-clone
+    # CI of 5a5dd06 read 0 instead of 5 while the thread's attempt was under way)
+    from harness_memory.sqlite_backend import SQLiteBackend
+
+    entered, release = threading.Event(), threading.Event()
+    real = SQLiteBackend.try_write
+
+    @contextlib.contextmanager
+    def slow_try_write(self):
+        if threading.current_thread().name == "harness-memory-access":
+            entered.set()
+            release.wait(10)
+        with real(self) as c:
+            yield c
+
+    blocker = connect(filled)
+    try:
+        with MemoryStore(filled, settings=Settings(busy_timeout_ms=20_000)) as s:
+            blocker.execute("BEGIN IMMEDIATE")
+            s.recall(QUERY, agent_id="a1", limit=3)
+            monkeypatch.setattr(SQLiteBackend, "try_write", slow_try_write)
+            s.recall("python rust compile", agent_id="a1", limit=2)
+            assert entered.wait(10)  # the thread is inside its attempt, the batch taken out of the queue
+            assert s._core.access.pending_rows == 5
+            release.set()
+            time.sleep(3 * access_writer.FLUSH_INTERVAL)
+            assert s._core.access.pending_rows == 5  # the lock was busy: put back
+            blocker.execute("COMMIT")
+            assert _wait(lambda: s._core.access.pending_rows == 0)
+            assert _wait(lambda: _logged(filled) == 5)
+    finally:
+        release.set()
+        blocker.close()
