@@ -236,7 +236,9 @@ DEFAULT_THRESHOLD = 0.7
 # 41 two more shapes of one value (issue 8; docs/signatures.md, "Method 41"): an object's repr with a colon after its
 #    name (``<aiocoap.Message: GET to ...>``, Django's ``<User: alice>``) is one value as ``<Name ...>`` is, and a run of
 #    VALUE_RUN (3) or more variables in a row (a byte dump ``0x0 0x2 0x0 0x6 ...``) is one variable, whatever its length
-SIGNATURE_METHOD = 41
+# 42 a repr's text may hold arrows (``<Queue q -> <Exchange x> -> key bound to chan:1>``, kombu): `` -> `` is text, never
+#    a repr's closing bracket, and a repr nested up to five deep is masked whole (_REPR_ROUNDS 5)
+SIGNATURE_METHOD = 42
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -322,9 +324,12 @@ _HOST_PORT = re.compile(r"\b(?P<name>[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){
 
 # an object's repr, ``<Task pending name='x' coro=<f() running at a.py:9>>`` (a name, a space, then anything but
 # angle brackets, or a bracketed part without brackets inside): one value (method 25); applied innermost first, a few
-# times; since method 41 also a name and a colon (``<aiocoap.Message: GET to ...>``, Django's ``<User: alice>``)
-_REPR = re.compile(r"(?<![\w<])<[A-Za-z_][\w.]{0,100}:? (?:[^<>\n]|<[^<>\n]{0,400}>){0,400}>")
-_REPR_ROUNDS = 3
+# times; since method 41 also a name and a colon (``<aiocoap.Message: GET to ...>``, Django's ``<User: alice>``); since
+# method 42 an arrow `` -> `` inside is text, not a closing bracket (kombu's ``<Queue q -> <Exchange x> -> key>``)
+_REPR = re.compile(
+    r"(?<![\w<])<[A-Za-z_][\w.]{0,100}:? (?: -> |[^<>\n]|<(?: -> |[^<>\n]){0,400}(?<! -)>){0,400}(?<! -)>"
+)
+_REPR_ROUNDS = 5
 _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|`[^`\n]{0,400}`")
 _KEEP_QUOTES = True  # a quoted value is masked inside its quotes: ``"<*>"`` (the format's punctuation is evidence)
 

@@ -86,3 +86,17 @@ def test_runs_collapse_idempotently_and_keep_the_words(words):
 def test_the_rule_switches_off(monkeypatch):
     monkeypatch.setattr(es, "VALUE_RUN", None)
     assert tokenize("Processing: 0x0 0x2 0x0") == ["Processing:", WILDCARD, WILDCARD, WILDCARD]
+
+
+def test_arrows_inside_a_repr_are_text_method42():
+    # kombu's consumer repr: queues bound to exchanges, printed with arrows, nested four deep
+    text = (
+        "basic_consume(queue='orders.cancel', callback=<bound method Consumer._receive_callback of <Consumer: "
+        "[<Queue orders.cancel -> <Exchange orders(direct) bound to chan:1> -> cancel bound to chan:1>, <Queue a.b -> "
+        "<Exchange alerts(fanout) bound to chan:1> ->  bound to chan:1>]>>, nowait=True)"
+    )
+    masked, params = mask_params(text)
+    assert masked == f"basic_consume(queue='{WILDCARD}', callback={WILDCARD}, nowait=True)"
+    assert any(p.startswith("<bound method") and p.endswith("]>>") for p in params)  # the whole repr, one param
+    assert mask_params("a <Queue q -> x> b")[0] == f"a {WILDCARD} b"
+    assert mask_params("if a <b -> c")[0] == "if a <b -> c"  # never closed: no repr
