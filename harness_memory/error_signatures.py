@@ -237,7 +237,7 @@ DEFAULT_THRESHOLD = 0.7
 #    name (``<aiocoap.Message: GET to ...>``, Django's ``<User: alice>``) is one value as ``<Name ...>`` is, and a run of
 #    VALUE_RUN (3) or more variables in a row (a byte dump ``0x0 0x2 0x0 0x6 ...``) is one variable, whatever its length
 # 42 a repr's text may hold arrows (``<Queue q -> <Exchange x> -> key bound to chan:1>``, kombu): `` -> `` is text, never
-#    a repr's closing bracket, and a repr nested up to five deep is masked whole (_REPR_ROUNDS 5)
+#    a repr's closing bracket, and a repr nested up to six deep is masked whole (_REPR_ROUNDS 5)
 SIGNATURE_METHOD = 42
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature

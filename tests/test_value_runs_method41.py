@@ -100,3 +100,17 @@ def test_arrows_inside_a_repr_are_text_method42():
     assert any(p.startswith("<bound method") and p.endswith("]>>") for p in params)  # the whole repr, one param
     assert mask_params("a <Queue q -> x> b")[0] == f"a {WILDCARD} b"
     assert mask_params("if a <b -> c")[0] == "if a <b -> c"  # never closed: no repr
+
+
+def _nested(depth: int) -> str:
+    text = "v"
+    for i in range(depth):
+        text = f"<N{i} x {text}>"
+    return f"got {text} here"
+
+
+def test_a_repr_nested_six_deep_is_one_value_and_seven_is_not_method42():
+    # five rounds of the rule, the first taking two levels (a repr may hold one repr without brackets inside): the
+    # bound is what keeps a pathological nesting from costing more rounds
+    assert mask_params(_nested(6))[0] == f"got {WILDCARD} here"
+    assert mask_params(_nested(7))[0] != f"got {WILDCARD} here"
