@@ -207,6 +207,9 @@ def _variants():
 
     miner = es.TemplateMiner
     flags = ("_KEEP_QUOTES", "_SCOPED_NAMES", "_REPR_ROUNDS", "_STRUCTURED", "_RANDOM_IDS", "VALUE_RUN")
+    # the miner's settings a variant sets (VARLEN_WORDS since method 38, VALUE_WORDS 39, VARIABLE_FIRST and
+    # CONTEXT_LABEL 40: an older checkout lacks them, and a variant leaves what it lacks alone)
+    knobs = ("EVIDENCE", "MIN_CONSTANT", "VARLEN_WORDS", "VALUE_WORDS", "VARIABLE_FIRST", "CONTEXT_LABEL")
 
     def make(
         threshold,
@@ -227,22 +230,22 @@ def _variants():
                 list(es._MASK_GUARDS),
                 es._OPTIONAL,
                 miner._neighbour,
-                miner.EVIDENCE,
-                miner.MIN_CONSTANT,
                 {f: getattr(es, f) for f in flags if hasattr(es, f)},  # (an older checkout may lack one)
-                getattr(miner, "VARLEN_WORDS", None),
-                getattr(miner, "VALUE_WORDS", None),
-                getattr(miner, "VARIABLE_FIRST", None),
-                getattr(miner, "CONTEXT_LABEL", None),
+                {k: getattr(miner, k) for k in knobs if hasattr(miner, k)},
             )
+            want = {
+                "EVIDENCE": evidence,
+                "MIN_CONSTANT": min_constant,
+                "VARLEN_WORDS": varlen_words,
+                "VARIABLE_FIRST": variable_first,
+                "CONTEXT_LABEL": context_label,
+            }
+            if values is not None:
+                want["VALUE_WORDS"] = frozenset(values)
             es.DEFAULT_THRESHOLD = threshold
-            miner.EVIDENCE, miner.MIN_CONSTANT = evidence, min_constant
-            if saved[-4] is not None:  # (method 38 on)
-                miner.VARLEN_WORDS = varlen_words
-            if saved[-3] is not None and values is not None:  # (method 39 on)
-                miner.VALUE_WORDS = frozenset(values)
-            if saved[-2] is not None:  # (method 40 on)
-                miner.VARIABLE_FIRST, miner.CONTEXT_LABEL = variable_first, context_label
+            for k, v in want.items():
+                if k in saved[-1]:
+                    setattr(miner, k, v)
             for f, v in off.items():
                 setattr(es, f, v)
             if drop is not None:
@@ -253,14 +256,9 @@ def _variants():
                 miner._neighbour = lambda self, tokens, frame: None
 
             def undo():
-                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, ev, mc, fl, vw, vv, vf, cl = saved
-                miner.EVIDENCE, miner.MIN_CONSTANT = ev, mc
-                if vw is not None:
-                    miner.VARLEN_WORDS = vw
-                if vv is not None:
-                    miner.VALUE_WORDS = vv
-                if vf is not None:
-                    miner.VARIABLE_FIRST, miner.CONTEXT_LABEL = vf, cl
+                es.DEFAULT_THRESHOLD, guards, es._OPTIONAL, miner._neighbour, fl, kn = saved
+                for k, v in kn.items():
+                    setattr(miner, k, v)
                 for f, v in fl.items():
                     setattr(es, f, v)
                 es._MASK_GUARDS[:] = guards
