@@ -728,6 +728,11 @@ def random_id(token: str) -> bool:
     return odd >= 2 and odd >= 0.3 * len(parts)
 
 
+def _shaped(token: str) -> bool:
+    """A token that is a variable by its shape alone (method 39): masked parts only, or a random identifier."""
+    return len(token) >= 6 and (_ONLY_MASKED(token) is not None or random_id(token))
+
+
 def tokenize(masked: str) -> list[str]:
     """Whitespace tokens; a token holding a digit is a variable, except an exception name
     (``sqlite3.OperationalError:``, ``Http2Exception``), and so is a random identifier of letters (``random_id``).
@@ -735,7 +740,7 @@ def tokenize(masked: str) -> list[str]:
     if not _HAS_DIGIT(masked):
         if not _RANDOM_IDS:
             return _runs(masked.split())  # (no token holds a digit)
-        return _runs([WILDCARD if len(t) >= 6 and (_ONLY_MASKED(t) or random_id(t)) else t for t in masked.split()])
+        return _runs([WILDCARD if _shaped(t) else t for t in masked.split()])
     out = []
     for t in masked.split():
         if (
@@ -743,7 +748,7 @@ def tokenize(masked: str) -> list[str]:
             and _HAS_DIGIT(t)
             and not (_QUALIFIED_NAME.match(t) and _EXC_NAME.search(t.rstrip(":")))
             and not (_SCOPED_NAMES and "::" in t and _SCOPED_NAME.match(t))
-        ) or (_RANDOM_IDS and len(t) >= 6 and (_ONLY_MASKED(t) or random_id(t))):
+        ) or (_RANDOM_IDS and _shaped(t)):
             t = WILDCARD
         out.append(t)
     return _runs(out)
