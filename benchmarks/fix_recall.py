@@ -607,6 +607,12 @@ def main(argv: list[str] | None = None) -> int:
         help="Settings.fix_similar_min of the store under test (default: the library's default, off)",
     )
     ap.add_argument(
+        "--fix-similar-breadth",
+        type=int,
+        default=None,
+        help="Settings.fix_similar_breadth of the store under test (default: the library's default)",
+    )
+    ap.add_argument(
         "--fix-general-min",
         type=int,
         default=None,
@@ -698,6 +704,8 @@ def main(argv: list[str] | None = None) -> int:
         SETTINGS["fix_instance_credits"] = args.fix_instance_credits == "on"
     if args.fix_similar_min is not None:
         SETTINGS["fix_similar_min"] = args.fix_similar_min
+    if args.fix_similar_breadth is not None:
+        SETTINGS["fix_similar_breadth"] = args.fix_similar_breadth
     if args.fix_general_min is not None:
         SETTINGS["fix_general_min"] = args.fix_general_min
     if args.teach == "learn_fix" and not hasattr(MemoryStore, "learn_fix"):

@@ -11,9 +11,11 @@ signature the template miner linked to it, a kind that fixed the same *task* (th
 signature on the link) for at least ``Settings.fix_task_min`` distinct errors (level ``task``, after
 the error's own links), a kind that fixed at least ``Settings.fix_origin_min`` distinct errors whose
 runs started in the same place (``ErrorSignature.origin``, the outermost application frame of the
-stack trace: the same script or test class; level ``origin``, after the task's), or to an error whose excerpt is nearly the same text (opt-in:
-``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key frame, found through
-a full-text index of the linked errors' lines), or — opt-in too,
+stack trace: the same script or test class; level ``origin``, after the task's), or to an error whose excerpt is nearly
+the same text (``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key frame, found through a full-text
+index of the linked errors' lines; level ``similar``) when the fix carried over between errors: its kind worked for at
+least ``Settings.fix_similar_breadth`` distinct signatures (``_broad``: a re-run or a reinstall, not a one-bug patch), or
+— opt-in,
 ``Settings.fix_general_min`` — a kind that fixed at least that many distinct errors of the
 error's category (a general remedy: a retry that fixed five different network errors); an
 error unlike any linked one, in a task and from an origin not repaired that often, gets no advice.
@@ -160,7 +162,8 @@ class FixEvidence(BaseModel):
         description="exact: linked to this signature; alias: to a signature linked to it; "
         "task: fixed the same task (its signature) for other errors (Settings.fix_task_min); "
         "origin: fixed other errors whose runs started in the same place (ErrorSignature.origin, Settings.fix_origin_min); "
-        "similar: to an error whose excerpt is nearly the same text; general: the kind fixed several distinct "
+        "similar: to an error whose excerpt is nearly the same text (a kind that worked for several distinct errors, "
+        "Settings.fix_similar_breadth); general: the kind fixed several distinct "
         "errors of this error's category (opt-in, Settings.fix_general_min)"
     )
     similarity: float = Field(
@@ -471,6 +474,34 @@ def _nearest_kind(rows: list[Any], asked: set[str], least: float | None, margin:
     return top[0][0] if top[0][1] >= least and top[0][1] - runner_up >= margin else None
 
 
+def _broad(core: Core, rows: list[Any], least: int | None, where: str, wparams: tuple[Any, ...]) -> list[Any]:
+    """The link rows (``rank``'s columns) whose fix kind worked for at least ``least`` distinct error signatures among
+    the visible memories (``where``): a fix that carried over from one error to another. A fix known for fewer (a
+    patch of one bug, taught for its one or two failures) is kept to its own errors' links: an error that only looks
+    like one of them is, as often as not, another bug. ``None``: every row."""
+    if least is None or not rows:
+        return rows
+    keys = sorted({_kind_key(r) for r in rows})
+    kinds = [k for k in keys if not k.startswith("memory_")]
+    mids = [int(k[len("memory_") :]) for k in keys if k.startswith("memory_")]
+    breadth: dict[str, int] = {}
+    if kinds:
+        for kind, n in core.backend.execute(
+            "SELECT m.fix_kind, COUNT(DISTINCT l.error_signature) FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+            f"WHERE m.fix_kind IN ({','.join('?' * len(kinds))}) AND l.worked > 0 AND {where} GROUP BY m.fix_kind",
+            (*kinds, *wparams),
+        ).fetchall():
+            breadth[kind] = int(n)
+    if mids:
+        for mid, n in core.backend.execute(
+            "SELECT l.memory_id, COUNT(DISTINCT l.error_signature) FROM fix_links l "
+            f"WHERE l.memory_id IN ({','.join('?' * len(mids))}) AND l.worked > 0 GROUP BY l.memory_id",
+            mids,
+        ).fetchall():
+            breadth[f"memory_{mid}"] = int(n)
+    return [r for r in rows if breadth.get(_kind_key(r), 0) >= least]
+
+
 def rank(
     core: Core,
     signed: ErrorSignature,
@@ -556,6 +587,7 @@ def rank(
                 f"WHERE l.id IN ({','.join('?' * len(near))}) AND {where}",
                 (*near, *wparams),
             ).fetchall()
+            more = _broad(core, more, core.settings.fix_similar_breadth, where, wparams)
             for r in more:
                 sims[r[0]] = near[r[0]]
                 levels[r[0]] = "similar"

@@ -223,12 +223,22 @@ class Settings(BaseSettings):
         False, description="the MEMORY.md watcher writes memories changed through the API back to their agent's file"
     )
     fix_similar_min: float | None = Field(
-        None,
+        0.4,
         gt=0,
         le=1.0,
-        description="also offer the fixes of errors whose decisive line is this similar "
-        "(word-set Jaccard) to the asked one; None (default): only fixes linked to the error's own or an aliased "
-        "signature (chosen by leave-one-source-out in benchmarks/fix_recall.py, see docs/fixes.md)",
+        description="also offer the fixes of errors whose decisive line is this similar (word-set Jaccard) to the asked "
+        "one, where the fix carried over between errors (fix_similar_breadth); None: only fixes linked to the error's "
+        "own or an aliased signature, its task's or its origin's (chosen by leave-one-source-out in "
+        "benchmarks/fix_recall.py, see docs/fixes.md)",
+    )
+    fix_similar_breadth: int | None = Field(
+        2,
+        ge=1,
+        le=1000,
+        description="a fix found only through a similar error (fix_similar_min) is offered when its kind worked for at "
+        "least this many distinct error signatures: a remedy known to carry over from one error to another (a re-run, "
+        "a reinstall); a fix known for fewer (a patch of one bug) is its own errors', and an error that only looks "
+        "like one of them is, as often as not, another bug. None: no such condition",
     )
     fix_general_min: int | None = Field(
         None,
@@ -326,12 +336,19 @@ class Settings(BaseSettings):
     maintenance: MaintenanceSettings = Field(default_factory=MaintenanceSettings)
 
     @field_validator(
-        "fix_task_min", "fix_origin_min", "fix_distinct_min", "fix_nearest_min", "fix_once_similar_min", mode="before"
+        "fix_task_min",
+        "fix_origin_min",
+        "fix_distinct_min",
+        "fix_nearest_min",
+        "fix_once_similar_min",
+        "fix_similar_min",
+        "fix_similar_breadth",
+        mode="before",
     )
     @classmethod
     def _off(cls, v: Any) -> Any:
         # HARNESS_MEMORY_FIX_TASK_MIN=off turns the same-task tier off (its default is on); FIX_ORIGIN_MIN,
-        # FIX_DISTINCT_MIN, FIX_NEAREST_MIN and FIX_ONCE_SIMILAR_MIN too
+        # FIX_DISTINCT_MIN, FIX_NEAREST_MIN, FIX_ONCE_SIMILAR_MIN, FIX_SIMILAR_MIN and FIX_SIMILAR_BREADTH too
         return None if isinstance(v, str) and v.strip().lower() in ("off", "none") else v
 
     @field_validator("extra_types", "techniques", mode="before")

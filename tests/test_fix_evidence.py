@@ -54,7 +54,9 @@ def test_a_link_keeps_the_decisive_line_not_the_whole_excerpt(tmp_path, clock):
     tb = 'Traceback (most recent call last):\n  File "sync.py", line 3, in <module>\n    replicate(primary)\n'
     taught = tb + "ConnectionResetError: peer reset the replication stream of primary shard alpha"
     asked = tb + "ConnectionResetError: peer reset the replication stream of primary shard alpha again"
-    with MemoryStore(tmp_path / "s.db", settings=Settings(fix_similar_min=0.5), clock=clock) as s:
+    with MemoryStore(
+        tmp_path / "s.db", settings=Settings(fix_similar_min=0.5, fix_similar_breadth=None), clock=clock
+    ) as s:
         s.learn_fix(taught, "restart the replica with --resync", agent_id=AGENT)
         assert s.error_signature(taught).id != s.error_signature(asked).id
         ev = s.on_task_error(TASK, asked).fix_evidence
@@ -66,7 +68,9 @@ def test_a_link_keeps_the_decisive_line_not_the_whole_excerpt(tmp_path, clock):
 
 
 def test_a_similar_error_of_four_words_is_comparable(tmp_path, clock):
-    with MemoryStore(tmp_path / "s.db", settings=Settings(fix_similar_min=0.6), clock=clock) as s:
+    with MemoryStore(
+        tmp_path / "s.db", settings=Settings(fix_similar_min=0.6, fix_similar_breadth=None), clock=clock
+    ) as s:
         s.learn_fix("ReplicaLagError: shard alpha stalled", "promote the standby", agent_id=AGENT)
         asked = "ReplicaLagError: shard alpha stalled again"
         assert s.error_signature(asked).id != s.error_signature("ReplicaLagError: shard alpha stalled").id

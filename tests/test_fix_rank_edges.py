@@ -71,7 +71,9 @@ def test_fixes_for_keeps_to_its_limit(store):
 
 
 def test_an_asked_error_of_exactly_the_shortest_comparable_length_finds_a_similar_one(tmp_path, clock):
-    with MemoryStore(tmp_path / "s.db", settings=Settings(fix_similar_min=0.6), clock=clock) as s:
+    with MemoryStore(
+        tmp_path / "s.db", settings=Settings(fix_similar_min=0.6, fix_similar_breadth=None), clock=clock
+    ) as s:
         s.learn_fix("ReplicaLagError: shard alpha stalled again", "promote the standby", agent_id=AGENT)
         asked = "ReplicaLagError: shard alpha stalled"  # four words: SIMILAR_MIN_WORDS
         assert s.error_signature(asked).id != s.error_signature("ReplicaLagError: shard alpha stalled again").id

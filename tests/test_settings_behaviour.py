@@ -132,6 +132,8 @@ BOUNDS = [
     (Settings, "watch_debounce_seconds", 3600, 3600.01),
     (Settings, "fix_similar_min", 1.0, 1.01),
     (Settings, "fix_similar_min", 1e-9, 0.0),
+    (Settings, "fix_similar_breadth", 1, 0),
+    (Settings, "fix_similar_breadth", 1000, 1001),
     (Settings, "fix_general_min", 1, 0),
     (Settings, "fix_general_min", 1000, 1001),
     (Settings, "fix_task_min", 1, 0),
