@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from .jobs.batches import Batcher
 
-__all__ = ["Backend", "Target", "open_backend", "parse_target", "safe_url"]
+__all__ = ["Backend", "Target", "open_backend", "parse_target", "rarest_terms", "safe_url", "SIMILAR_POSTINGS"]
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
@@ -47,6 +47,26 @@ class Target:
 
     def __str__(self) -> str:  # the full target, for handing to another process (scheduler)
         return str(self.path) if self.path is not None else (self.url or "")
+
+
+SIMILAR_POSTINGS = 2000  # index entries a search for similar linked errors reads (rarest_terms)
+
+
+def rarest_terms(terms: Sequence[str], df: dict[str, int], size: int, budget: int) -> tuple[list[str], int]:
+    """``(kept terms, lowest id)`` of a full-text search over ``size`` rows with a bounded cost: the rarest ``terms``
+    (``df``: the rows holding each) while their summed counts fit ``budget`` (at least the rarest one a row holds),
+    and when even that one is commoner, only about ``budget`` of the newest rows (ids above the lowest id). A term no
+    row holds is dropped: it matches nothing. A word every row holds (``line``, ``file``, an exception's name) would
+    make an OR query rank every row. Nothing is kept when no term occurs."""
+    kept: list[str] = []
+    total = 0
+    for t in sorted((t for t in terms if df.get(t, 0) > 0), key=lambda t: (df[t], t)):
+        if kept and total + df[t] > budget:
+            break
+        kept.append(t)
+        total += df[t]
+    lowest = int(size - size * budget / total) if total > budget else 0
+    return kept, lowest
 
 
 def parse_target(value: Any, field: str = "db") -> Target:
@@ -180,6 +200,7 @@ class Backend(Protocol):
         self, text: str, where: str, params: Sequence[Any], limit: int, posting_budget: int | None = None
     ) -> list[tuple[int, float]]: ...
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]: ...
+    def similar_blocks(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]: ...
 
     # vectors
     def create_vector_table(self, dimensions: int) -> None: ...

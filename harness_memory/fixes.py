@@ -12,8 +12,9 @@ signature on the link) for at least ``Settings.fix_task_min`` distinct errors (l
 the error's own links), a kind that fixed at least ``Settings.fix_origin_min`` distinct errors whose
 runs started in the same place (``ErrorSignature.origin``, the outermost application frame of the
 stack trace: the same script or test class; level ``origin``, after the task's), or to an error whose excerpt is nearly
-the same text (``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key frame, found through a full-text
-index of the linked errors' lines; level ``similar``) when the fix carried over between errors: its kind worked for at
+the same text (``Settings.fix_similar_min``, word-set Jaccard of the decisive line and key frame, or of the failure
+block, found through full-text indexes of the linked errors' lines and blocks, their rarest words only; level
+``similar``) when the fix carried over between errors: its kind worked for at
 least ``Settings.fix_similar_breadth`` distinct signatures (``_broad``: a re-run or a reinstall, not a one-bug patch), or
 — opt-in,
 ``Settings.fix_general_min`` — a kind that fixed at least that many distinct errors of the
@@ -474,6 +475,17 @@ def _nearest_kind(rows: list[Any], asked: set[str], least: float | None, margin:
     return top[0][0] if top[0][1] >= least and top[0][1] - runner_up >= margin else None
 
 
+SEARCH_TERMS = 64  # words of an asked error a full-text search for similar linked errors is given
+
+
+def _search_terms(asked: set[str]) -> list[str]:
+    """The words a full-text search for errors like the asked one is given: all of them up to ``SEARCH_TERMS``, else
+    the longest (a long word names something: a test, a function, a module; short ones are the language's)."""
+    if len(asked) <= SEARCH_TERMS:
+        return sorted(asked)
+    return sorted(sorted(asked, key=lambda w: (-len(w), w))[:SEARCH_TERMS])
+
+
 def _broad(core: Core, rows: list[Any], least: int | None, where: str, wparams: tuple[Any, ...]) -> list[Any]:
     """The link rows (``rank``'s columns) whose fix kind worked for at least ``least`` distinct error signatures among
     the visible memories (``where``): a fix that carried over from one error to another. A fix known for fewer (a
@@ -573,14 +585,21 @@ def rank(
     threshold = similar_min if similar_min is not None else core.settings.fix_similar_min
     if threshold is None:
         threshold = 2.0  # off: exact and alias links only
-    if len(query) >= SIMILAR_MIN_WORDS and threshold <= 1.0:
-        near = {}
-        for lid, excerpt in core.backend.similar_errors(sorted(query)[:64], SIMILAR_CANDIDATES):
-            other = words(excerpt or "")
-            if lid not in sims and lid not in unpredictive and len(other) >= SIMILAR_MIN_WORDS:
-                sim = _jaccard(query, other)
-                if sim >= threshold:
-                    near[lid] = sim
+    if threshold <= 1.0:
+        near: dict[int, float] = {}
+        # two texts of the asked error are compared with the linked errors': its decisive line with the key frame, and
+        # its failure block (the line with its few lines of detail, a stack trace's frames): the same script failing
+        # in other words shares its frames. A link is as similar as the nearer of its two texts
+        block = words(instance_text(signed))
+        for asked, search in ((query, core.backend.similar_errors), (block, core.backend.similar_blocks)):
+            if len(asked) < SIMILAR_MIN_WORDS:
+                continue
+            for lid, text in search(_search_terms(asked), SIMILAR_CANDIDATES):
+                other = words(text or "")
+                if lid not in sims and lid not in unpredictive and len(other) >= SIMILAR_MIN_WORDS:
+                    sim = _jaccard(asked, other)
+                    if sim >= threshold and sim > near.get(lid, 0.0):
+                        near[lid] = sim
         if near:
             more = core.backend.execute(
                 f"SELECT {cols} FROM fix_links l JOIN memories m ON m.id = l.memory_id "

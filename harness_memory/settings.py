@@ -223,11 +223,12 @@ class Settings(BaseSettings):
         False, description="the MEMORY.md watcher writes memories changed through the API back to their agent's file"
     )
     fix_similar_min: float | None = Field(
-        0.4,
+        0.45,
         gt=0,
         le=1.0,
-        description="also offer the fixes of errors whose decisive line is this similar (word-set Jaccard) to the asked "
-        "one, where the fix carried over between errors (fix_similar_breadth); None: only fixes linked to the error's "
+        description="also offer the fixes of errors whose decisive line, or failure block, is this similar (word-set "
+        "Jaccard) to the asked one's, where the fix carried over between errors (fix_similar_breadth); None: only fixes "
+        "linked to the error's "
         "own or an aliased signature, its task's or its origin's (chosen by leave-one-source-out in "
         "benchmarks/fix_recall.py, see docs/fixes.md)",
     )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlean
 
+from .backend import SIMILAR_POSTINGS, rarest_terms
 from .errors import DatabaseLockedError, DatabaseReadOnlyError, SchemaError, StoreClosedError
 
 if TYPE_CHECKING:
@@ -227,12 +228,42 @@ class SQLiteBackend:
 
     # -- error→fix links -----------------------------------------------------------------
     def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
-        """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best (BM25)."""
+        """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best (BM25; the rarest
+        terms only, see ``_similar``)."""
+        return self._similar("fix_errors_fts", "excerpt", "fix_errors_vocab", terms, k)
+
+    def similar_blocks(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+        """``(link id, failure block)`` of the ``k`` linked errors whose failure blocks (``fix_links.error_instance``)
+        match ``terms`` best (BM25; the rarest terms only, see ``_similar``)."""
+        return self._similar("fix_blocks_fts", "block", "fix_blocks_vocab", terms, k)
+
+    def _similar(self, table: str, column: str, vocab: str, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+        """The ``k`` best BM25 matches of ``terms`` in a fix-links index, its cost bounded (``backend.rarest_terms``:
+        in an index of more than ``SIMILAR_POSTINGS`` links, the rarest terms, or the newest links). Document counts
+        come from the index's fts5vocab table, cached per stem while the index is within 10 % of the size they were
+        read at (counting a common word walks its whole posting list)."""
         if not terms:
             return []
-        return self.conn.execute(
-            "SELECT rowid, excerpt FROM fix_errors_fts WHERE fix_errors_fts MATCH ? ORDER BY rank LIMIT ?",
-            (match_expression(terms), k),
+        c = self.conn
+        terms = list(terms)
+        lowest = 0
+        size = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM fix_links").fetchone()[0])
+        if size > SIMILAR_POSTINGS:
+            self._stem(terms)
+            df: dict[str, int] = {}
+            for t in terms:
+                key = f"{vocab}\x00{self._stems.get(t, t)}"
+                cached = self._df.get(key)
+                if cached is None or not 0.9 * cached[1] <= size <= 1.1 * cached[1]:
+                    r = c.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (self._stems.get(t, t),)).fetchone()
+                    cached = self._df[key] = (int(r[0]) if r else 0, size)
+                df[t] = cached[0]
+            terms, lowest = rarest_terms(terms, df, size, SIMILAR_POSTINGS)
+            if not terms:
+                return []
+        return c.execute(
+            f"SELECT rowid, {column} FROM {table} WHERE {table} MATCH ? AND rowid > ? ORDER BY rank LIMIT ?",
+            (match_expression(terms), lowest, k),
         ).fetchall()
 
     # -- transactions -------------------------------------------------------------------
@@ -507,8 +538,9 @@ class SQLiteBackend:
 
     DF_CACHE_MIN = 1500  # documents: below this, term counts are read afresh on every recall (they are cheap)
 
-    def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int, int]:
-        """``(kept_terms, their_summed_document_frequency, store_size)``."""
+    def _stem(self, terms: Sequence[str]) -> None:
+        """Put the index's stem of each of ``terms`` into ``self._stems`` (the porter tokenizer of the keyword
+        indexes, run on a temporary FTS5 table); the term counts read by stem are cached in ``self._df``."""
         c = self.conn
         if not hasattr(self, "_stems"):
             self._stems: dict[str, str] = {}
@@ -518,9 +550,6 @@ class SQLiteBackend:
                 "w, tokenize = 'porter unicode61 remove_diacritics 2')"
             )
             c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_qtok_v USING fts5vocab(temp, hm_qtok, instance)")
-        size = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
-        if size <= budget:
-            return terms, 0, size
         new = [t for t in terms if t not in self._stems]
         if new:
             c.execute("DELETE FROM temp.hm_qtok")
@@ -529,6 +558,14 @@ class SQLiteBackend:
                 self._stems[new[doc]] = stem
             if len(self._stems) > 200_000:
                 self._stems.clear()
+
+    def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int, int]:
+        """``(kept_terms, their_summed_document_frequency, store_size)``."""
+        c = self.conn
+        size = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
+        if size <= budget:
+            return terms, 0, size
+        self._stem(terms)
         df: dict[str, int] = {}
         for t in terms:
             stem = self._stems.get(t, t)
