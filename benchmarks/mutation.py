@@ -270,6 +270,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
             "tests/test_fix_local_evidence.py",  # a credit is evidence where it was given (2026-11-27)
             "tests/test_fix_nearest_instance.py",  # the nearest instance (2026-11-27)
             "tests/test_fix_instance_credits.py",  # refuted for another instance (2026-11-28)
+            "tests/test_fix_similar_breadth.py",  # fixes that carry over (2026-11-28)
+            "tests/test_fix_similar_blocks.py",  # similar by failure block (2026-11-28)
             "tests/test_lifecycle.py",
         ],
         "",

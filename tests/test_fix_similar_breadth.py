@@ -96,3 +96,40 @@ def test_the_environment_turns_the_similar_tier_and_its_condition_off(monkeypatc
     monkeypatch.setenv("HARNESS_MEMORY_FIX_SIMILAR_BREADTH", "3")
     s = Settings()
     assert (s.fix_similar_min, s.fix_similar_breadth) == (0.5, 3)
+
+
+def test_a_fix_without_a_kind_counts_the_errors_of_its_own_memory(db, clock):
+    # a fix memory whose kind was never computed (written before fix kinds, migration 0006) stands for itself
+    with MemoryStore(db, settings=Settings(fix_similar_min=0.4, fix_similar_breadth=2), clock=clock) as s:
+        m = s.learn_fix(ALPHA, "restart the replica with --resync", agent_id=AGENT)
+        s.learn_fix(ALPHA, "restart the replica with --resync", agent_id=AGENT)
+        with s._core.backend.write() as c:
+            c.execute("UPDATE memories SET fix_kind = NULL WHERE id = ?", (m.id,))
+        assert s.on_task_error(TASK, GAMMA).fixes == []  # one error: not carried over
+        s.learn_fix(BETA, "restart the replica with --resync", agent_id=AGENT)  # the same memory: two errors now
+        with s._core.backend.write() as c:
+            c.execute("UPDATE memories SET fix_kind = NULL WHERE id = ?", (m.id,))
+        got = s.on_task_error(TASK, GAMMA)
+        assert [x.id for x in got.fixes] == [m.id] and got.fix_evidence[0].level == "similar"
+
+
+def test_the_search_is_given_the_longest_words_of_a_long_error():
+    from harness_memory.fixes import SEARCH_TERMS, _search_terms
+
+    short = {f"w{k}" for k in range(SEARCH_TERMS)}
+    assert _search_terms(short) == sorted(short)
+    long = short | {f"identifier_{k:03d}" for k in range(SEARCH_TERMS)}
+    assert _search_terms(long) == sorted(f"identifier_{k:03d}" for k in range(SEARCH_TERMS))
+
+
+def test_a_fix_that_never_worked_is_not_brought_in_by_a_similar_error(db, clock):
+    # breadth counts the errors a kind worked for: one that only failed has none, even where one error is enough; it
+    # is not listed under what did not work for an error that only looks like the one it failed for
+    taught, asked = "ReplicaLagError: shard alpha stalled", "ReplicaLagError: shard alpha stalled again"
+    with MemoryStore(db, settings=Settings(fix_similar_min=0.4, fix_similar_breadth=1), clock=clock) as s:
+        s.learn_fix(taught, "restart the replica with --resync", agent_id=AGENT, worked=False)
+        assert s.error_signature(taught).id != s.error_signature(asked).id
+        got = s.on_task_error(TASK, asked)
+        assert got.fixes == [] and got.failures == []
+        s.learn_fix(taught, "promote the standby", agent_id=AGENT)
+        assert [m.content for m in s.on_task_error(TASK, asked).fixes] == ["promote the standby"]
