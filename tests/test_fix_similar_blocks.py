@@ -172,3 +172,31 @@ def test_in_a_large_index_the_search_keeps_its_rarest_words(db, clock, monkeypat
         assert [m.content for m in s.on_task_error(TASK, ASKED).fixes] == [RERUN]
         # a word no link holds matches nothing; only such words: nothing is searched
         assert b.similar_blocks(["zyzzyvaqq"], 50) == []
+
+
+def test_sqlite_counts_a_word_again_once_the_links_are_a_tenth_fewer_or_more(tmp_path, clock, monkeypatch):
+    import harness_memory.sqlite_backend as sb
+
+    monkeypatch.setattr(sb, "SIMILAR_POSTINGS", 2)
+    with MemoryStore(tmp_path / "s.db", clock=clock) as s:
+        for e in TAUGHT:
+            s.learn_success(AGENT, RERUN, error=e)
+        patches = [
+            s.learn_success(AGENT, f"apply patch P-{n}", error=failure(f"OSError: disk {n} of the archive is full"))
+            for n in range(18)
+        ]
+        b = s._core.backend
+        terms = sorted(words(instance_text(s.error_signature(ASKED))))
+
+        def sizes() -> set[int]:
+            return {size for key, (_, size) in b._df.items() if key.startswith("fix_blocks_vocab\x00")}
+
+        b.similar_blocks(terms, 50)
+        assert sizes() == {20}  # counted at 20 links
+        s.forget(patches[-1].id)  # 19 links: within a tenth, the counts stand
+        b.similar_blocks(terms, 50)
+        assert sizes() == {20}
+        for m in patches[-3:-1]:  # 17 links: more than a tenth fewer, every word is counted again
+            s.forget(m.id)
+        b.similar_blocks(terms, 50)
+        assert sizes() == {17}
