@@ -244,27 +244,28 @@ class SQLiteBackend:
         read at (counting a common word walks its whole posting list)."""
         if not terms:
             return []
-        c = self.conn
-        terms = list(terms)
-        lowest = 0
-        size = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM fix_links").fetchone()[0])
-        if size > SIMILAR_POSTINGS:
-            self._stem(terms)
-            df: dict[str, int] = {}
-            for t in terms:
-                key = f"{vocab}\x00{self._stems.get(t, t)}"
-                cached = self._df.get(key)
-                if cached is None or not 0.9 * cached[1] <= size <= 1.1 * cached[1]:
-                    r = c.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (self._stems.get(t, t),)).fetchone()
-                    cached = self._df[key] = (int(r[0]) if r else 0, size)
-                df[t] = cached[0]
-            terms, lowest = rarest_terms(terms, df, size, SIMILAR_POSTINGS)
-            if not terms:
-                return []
-        return c.execute(
-            f"SELECT rowid, {column} FROM {table} WHERE {table} MATCH ? AND rowid > ? ORDER BY rank LIMIT ?",
-            (match_expression(terms), lowest, k),
-        ).fetchall()
+        with self.lock:  # one connection: the stemmer's temporary table and the counts must not interleave
+            c = self.conn
+            terms = list(terms)
+            lowest = 0
+            size = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM fix_links").fetchone()[0])
+            if size > SIMILAR_POSTINGS:
+                self._stem(terms)
+                df: dict[str, int] = {}
+                for t in terms:
+                    key = f"{vocab}\x00{self._stems.get(t, t)}"
+                    cached = self._df.get(key)
+                    if cached is None or not 0.9 * cached[1] <= size <= 1.1 * cached[1]:
+                        r = c.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (self._stems.get(t, t),)).fetchone()
+                        cached = self._df[key] = (int(r[0]) if r else 0, size)
+                    df[t] = cached[0]
+                terms, lowest = rarest_terms(terms, df, size, SIMILAR_POSTINGS)
+                if not terms:
+                    return []
+            return c.execute(
+                f"SELECT rowid, {column} FROM {table} WHERE {table} MATCH ? AND rowid > ? ORDER BY rank LIMIT ?",
+                (match_expression(terms), lowest, k),
+            ).fetchall()
 
     # -- transactions -------------------------------------------------------------------
     @contextmanager
