@@ -49,19 +49,20 @@ class Target:
         return str(self.path) if self.path is not None else (self.url or "")
 
 
-SIMILAR_POSTINGS = 2000  # index entries a search for similar linked errors reads (rarest_terms)
+SIMILAR_POSTINGS = 200  # index entries a search for similar linked errors reads (rarest_terms)
 
 
 def rarest_terms(terms: Sequence[str], df: dict[str, int], size: int, budget: int) -> tuple[list[str], int]:
     """``(kept terms, lowest id)`` of a full-text search over ``size`` rows with a bounded cost: the rarest ``terms``
-    (``df``: the rows holding each) while their summed counts fit ``budget`` (at least the rarest one a row holds),
-    and when even that one is commoner, only about ``budget`` of the newest rows (ids above the lowest id). A term no
-    row holds is dropped: it matches nothing. A word every row holds (``line``, ``file``, an exception's name) would
-    make an OR query rank every row. Nothing is kept when no term occurs."""
-    kept: list[str] = []
+    (``df``: the rows holding each) while their summed counts fit ``budget``. A word every row holds (``line``,
+    ``file``, an exception's name) would make an OR query rank every row. A term no row held when it was counted costs
+    nothing and is always kept: the counts are cached, and a row holding it may have been written since. Only when
+    no such term is left and even the rarest one is commoner than ``budget``, that one is kept and only about
+    ``budget`` of the newest rows are read (ids above the lowest id)."""
+    kept = [t for t in terms if df.get(t, 0) <= 0]
     total = 0
     for t in sorted((t for t in terms if df.get(t, 0) > 0), key=lambda t: (df[t], t)):
-        if kept and total + df[t] > budget:
+        if total + df[t] > budget and (total or kept):
             break
         kept.append(t)
         total += df[t]
@@ -199,8 +200,12 @@ class Backend(Protocol):
     def keyword_search(
         self, text: str, where: str, params: Sequence[Any], limit: int, posting_budget: int | None = None
     ) -> list[tuple[int, float]]: ...
-    def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]: ...
-    def similar_blocks(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]: ...
+    def similar_errors(
+        self, terms: Sequence[str], k: int, where: str = "1 = 1", params: Sequence[Any] = ()
+    ) -> list[tuple[int, str]]: ...
+    def similar_blocks(
+        self, terms: Sequence[str], k: int, where: str = "1 = 1", params: Sequence[Any] = ()
+    ) -> list[tuple[int, str]]: ...
 
     # vectors
     def create_vector_table(self, dimensions: int) -> None: ...

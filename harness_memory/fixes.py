@@ -51,6 +51,8 @@ import hashlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -277,9 +279,11 @@ TASK_WEIGHT = 0.5  # weight of a same-task link's evidence (the error differs), 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,60}")
 
 
-def words(text: str) -> set[str]:
-    """The word set of an error excerpt (lower-cased identifiers and words; numbers dropped)."""
-    return {w.lower() for w in _WORD.findall(text[:4000])}
+@lru_cache(maxsize=4096)
+def words(text: str) -> frozenset[str]:
+    """The word set of an error excerpt (lower-cased identifiers and words; numbers dropped). Cached: the same linked
+    errors come back as candidates of one search after another."""
+    return frozenset(w.lower() for w in _WORD.findall(text[:4000]))
 
 
 _AT_FRAME = re.compile(r" \(at [^\s()]+\)$")
@@ -327,7 +331,7 @@ def instance_grams(text: str) -> set[str]:
     return {text[i : i + 3] for i in range(len(text) - 2)}
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
+def _jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
@@ -478,7 +482,7 @@ def _nearest_kind(rows: list[Any], asked: set[str], least: float | None, margin:
 SEARCH_TERMS = 64  # words of an asked error a full-text search for similar linked errors is given
 
 
-def _search_terms(asked: set[str]) -> list[str]:
+def _search_terms(asked: AbstractSet[str]) -> list[str]:
     """The words a full-text search for errors like the asked one is given: all of them up to ``SEARCH_TERMS``, else
     the longest (a long word names something: a test, a function, a module; short ones are the language's)."""
     if len(asked) <= SEARCH_TERMS:
@@ -486,9 +490,13 @@ def _search_terms(asked: set[str]) -> list[str]:
     return sorted(sorted(asked, key=lambda w: (-len(w), w))[:SEARCH_TERMS])
 
 
+_GROUP = "COALESCE(s.canonical, l.error_signature)"  # a link's error as its group (signatures the miner linked: one)
+
+
 def _broad(core: Core, rows: list[Any], least: int | None, where: str, wparams: tuple[Any, ...]) -> list[Any]:
-    """The link rows (``rank``'s columns) whose fix kind worked for at least ``least`` distinct error signatures among
-    the visible memories (``where``): a fix that carried over from one error to another. A fix known for fewer (a
+    """The link rows (``rank``'s columns) whose fix kind worked for at least ``least`` distinct errors (signature groups:
+    two signatures the template miner linked are one error) among the visible memories (``where``): a fix that carried
+    over from one error to another. A fix known for fewer (a
     patch of one bug, taught for its one or two failures) is kept to its own errors' links: an error that only looks
     like one of them is, as often as not, another bug. ``None``: every row."""
     if least is None or not rows:
@@ -499,14 +507,16 @@ def _broad(core: Core, rows: list[Any], least: int | None, where: str, wparams: 
     breadth: dict[str, int] = {}
     if kinds:
         for kind, n in core.backend.execute(
-            "SELECT m.fix_kind, COUNT(DISTINCT l.error_signature) FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+            f"SELECT m.fix_kind, COUNT(DISTINCT {_GROUP}) FROM fix_links l JOIN memories m ON m.id = l.memory_id "
+            "LEFT JOIN error_signature_links s ON s.sig = l.error_signature "
             f"WHERE m.fix_kind IN ({','.join('?' * len(kinds))}) AND l.worked > 0 AND {where} GROUP BY m.fix_kind",
             (*kinds, *wparams),
         ).fetchall():
             breadth[kind] = int(n)
     if mids:
         for mid, n in core.backend.execute(
-            "SELECT l.memory_id, COUNT(DISTINCT l.error_signature) FROM fix_links l "
+            f"SELECT l.memory_id, COUNT(DISTINCT {_GROUP}) FROM fix_links l "
+            "LEFT JOIN error_signature_links s ON s.sig = l.error_signature "
             f"WHERE l.memory_id IN ({','.join('?' * len(mids))}) AND l.worked > 0 GROUP BY l.memory_id",
             mids,
         ).fetchall():
@@ -594,7 +604,7 @@ def rank(
         for asked, search in ((query, core.backend.similar_errors), (block, core.backend.similar_blocks)):
             if len(asked) < SIMILAR_MIN_WORDS:
                 continue
-            for lid, text in search(_search_terms(asked), SIMILAR_CANDIDATES):
+            for lid, text in search(_search_terms(asked), SIMILAR_CANDIDATES, where, wparams):
                 other = words(text or "")
                 if lid not in sims and lid not in unpredictive and len(other) >= SIMILAR_MIN_WORDS:
                     sim = _jaccard(asked, other)

@@ -695,16 +695,23 @@ class PostgresBackend:
             cache[key] = (out[0], dict(out[1]))
         return out
 
-    def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+    def similar_errors(
+        self, terms: Sequence[str], k: int, where: str = "1 = 1", params: Sequence[Any] = ()
+    ) -> list[tuple[int, str]]:
         """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best (the rarest terms
-        only, see ``_similar``)."""
-        return self._similar("error_message", "excerpt_tsv", terms, k)
+        only, see ``_similar``), among the links whose memory ``m`` passes ``where``."""
+        return self._similar("error_message", "excerpt_tsv", terms, k, where, params)
 
-    def similar_blocks(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
-        """``(link id, failure block)`` of the ``k`` linked errors whose failure blocks match ``terms`` best."""
-        return self._similar("error_instance", "instance_tsv", terms, k)
+    def similar_blocks(
+        self, terms: Sequence[str], k: int, where: str = "1 = 1", params: Sequence[Any] = ()
+    ) -> list[tuple[int, str]]:
+        """``(link id, failure block)`` of the ``k`` linked errors whose failure blocks match ``terms`` best, among the
+        links whose memory ``m`` passes ``where``."""
+        return self._similar("error_instance", "instance_tsv", terms, k, where, params)
 
-    def _similar(self, column: str, tsv: str, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+    def _similar(
+        self, column: str, tsv: str, terms: Sequence[str], k: int, where: str, params: Sequence[Any]
+    ) -> list[tuple[int, str]]:
         """The ``k`` best ``ts_rank`` matches of ``terms`` in a fix-links tsvector, its cost bounded
         (``backend.rarest_terms``: in more than ``SIMILAR_POSTINGS`` links, the rarest terms, or the newest links;
         ranking every link that holds a common word took 0.4-0.6 s at 20,000 links). A term's count is read through
@@ -717,11 +724,12 @@ class PostgresBackend:
         size = int(self.execute("SELECT COALESCE(MAX(id), 0) FROM fix_links").fetchone()[0])
         if size > SIMILAR_POSTINGS:
             cache: dict[tuple[str, str], tuple[int, int]] = self.__dict__.setdefault("_similar_df", {})
-            stale = [
-                t
-                for t in terms
-                if (tsv, t) not in cache or not 0.9 * cache[tsv, t][1] <= size <= 1.1 * cache[tsv, t][1]
-            ]
+            counts: dict[str, int] = {}
+            for t in terms:  # (read once: another thread may clear the cache meanwhile)
+                hit = cache.get((tsv, t))
+                if hit is not None and 0.9 * hit[1] <= size <= 1.1 * hit[1]:
+                    counts[t] = hit[0]
+            stale = [t for t in terms if t not in counts]
             if stale:
                 if len(cache) > 200_000:
                     cache.clear()
@@ -730,16 +738,19 @@ class PostgresBackend:
                     "quote_literal(t.w))) FROM unnest(?::text[]) AS t(w)",
                     (stale,),
                 ).fetchall():
+                    counts[w] = int(n)
                     cache[tsv, w] = (int(n), size)
-            terms, lowest = rarest_terms(terms, {t: cache[tsv, t][0] for t in terms}, size, SIMILAR_POSTINGS)
+            terms, lowest = rarest_terms(terms, counts, size, SIMILAR_POSTINGS)
             if not terms:
                 return []
+        # visibility inside the search: links the asker may not see never crowd out the k it may
         return [
             (int(r[0]), r[1])
             for r in self.execute(
-                f"SELECT id, {column} FROM (SELECT to_tsquery('english', ?) AS q) q, fix_links "
-                f"WHERE {column} IS NOT NULL AND {tsv} @@ q.q AND id > ? ORDER BY ts_rank({tsv}, q.q) DESC, id LIMIT ?",
-                (self._tsquery(terms), lowest, k),
+                f"SELECT l.id, l.{column} FROM (SELECT to_tsquery('english', ?) AS q) q, fix_links l "
+                f"JOIN memories m ON m.id = l.memory_id WHERE l.{column} IS NOT NULL AND l.{tsv} @@ q.q AND l.id > ? "
+                f"AND {where} ORDER BY ts_rank(l.{tsv}, q.q) DESC, l.id LIMIT ?",
+                (self._tsquery(terms), lowest, *params, k),
             )
         ]
 

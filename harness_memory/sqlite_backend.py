@@ -227,17 +227,24 @@ class SQLiteBackend:
         return f"json_extract({column}, '$.{key}')"
 
     # -- error→fix links -----------------------------------------------------------------
-    def similar_errors(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+    def similar_errors(
+        self, terms: Sequence[str], k: int, where: str = "1 = 1", params: Sequence[Any] = ()
+    ) -> list[tuple[int, str]]:
         """``(link id, excerpt)`` of the ``k`` linked errors whose excerpts match ``terms`` best (BM25; the rarest
-        terms only, see ``_similar``)."""
-        return self._similar("fix_errors_fts", "excerpt", "fix_errors_vocab", terms, k)
+        terms only, see ``_similar``), among the links whose memory ``m`` passes ``where``."""
+        return self._similar("fix_errors_fts", "excerpt", "fix_errors_vocab", terms, k, where, params)
 
-    def similar_blocks(self, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+    def similar_blocks(
+        self, terms: Sequence[str], k: int, where: str = "1 = 1", params: Sequence[Any] = ()
+    ) -> list[tuple[int, str]]:
         """``(link id, failure block)`` of the ``k`` linked errors whose failure blocks (``fix_links.error_instance``)
-        match ``terms`` best (BM25; the rarest terms only, see ``_similar``)."""
-        return self._similar("fix_blocks_fts", "block", "fix_blocks_vocab", terms, k)
+        match ``terms`` best (BM25; the rarest terms only, see ``_similar``), among the links whose memory ``m``
+        passes ``where``."""
+        return self._similar("fix_blocks_fts", "block", "fix_blocks_vocab", terms, k, where, params)
 
-    def _similar(self, table: str, column: str, vocab: str, terms: Sequence[str], k: int) -> list[tuple[int, str]]:
+    def _similar(
+        self, table: str, column: str, vocab: str, terms: Sequence[str], k: int, where: str, params: Sequence[Any]
+    ) -> list[tuple[int, str]]:
         """The ``k`` best BM25 matches of ``terms`` in a fix-links index, its cost bounded (``backend.rarest_terms``:
         in an index of more than ``SIMILAR_POSTINGS`` links, the rarest terms, or the newest links). Document counts
         come from the index's fts5vocab table, cached per stem while the index is within 10 % of the size they were
@@ -251,6 +258,8 @@ class SQLiteBackend:
             size = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM fix_links").fetchone()[0])
             if size > SIMILAR_POSTINGS:
                 self._stem(terms)
+                if len(self._df) > 200_000:
+                    self._df.clear()
                 df: dict[str, int] = {}
                 for t in terms:
                     key = f"{vocab}\x00{self._stems.get(t, t)}"
@@ -262,9 +271,12 @@ class SQLiteBackend:
                 terms, lowest = rarest_terms(terms, df, size, SIMILAR_POSTINGS)
                 if not terms:
                     return []
+            # visibility inside the search: links the asker may not see never crowd out the k it may
             return c.execute(
-                f"SELECT rowid, {column} FROM {table} WHERE {table} MATCH ? AND rowid > ? ORDER BY rank LIMIT ?",
-                (match_expression(terms), lowest, k),
+                f"SELECT f.rowid, f.{column} FROM {table} f JOIN fix_links l ON l.id = f.rowid "
+                f"JOIN memories m ON m.id = l.memory_id WHERE {table} MATCH ? AND f.rowid > ? AND {where} "
+                f"ORDER BY bm25({table}) LIMIT ?",
+                (match_expression(terms), lowest, *params, k),
             ).fetchall()
 
     # -- transactions -------------------------------------------------------------------

@@ -200,3 +200,60 @@ def test_sqlite_counts_a_word_again_once_the_links_are_a_tenth_fewer_or_more(tmp
             s.forget(m.id)
         b.similar_blocks(terms, 50)
         assert sizes() == {17}
+
+
+def test_an_error_asked_before_its_fix_was_taught_finds_it_afterwards(db, clock, monkeypatch):
+    # its rare words were counted as held by no link when it was first asked; the counts are cached (while the links
+    # stay within a tenth of their number), and those words must still be searched once the fix is taught, however
+    # common the other words have become
+    import harness_memory.postgres_backend as pb
+    import harness_memory.sqlite_backend as sb
+
+    monkeypatch.setattr(sb, "SIMILAR_POSTINGS", 4)
+    monkeypatch.setattr(pb, "SIMILAR_POSTINGS", 4)
+
+    def filler(n: int) -> None:  # a link of another script: every block holds "file", "line", "in", "srv", "py"
+        other = f'Traceback (most recent call last):\n  File "/srv/app/archive_{n}.py", line 4, in <module>\n'
+        s.learn_success(AGENT, f"apply patch P-{n}", error=other + f"    compact(volume)\nOSError: disk {n} is full")
+
+    with MemoryStore(db, clock=clock) as s:
+        for n in range(100):
+            filler(n)
+        assert s.on_task_error(TASK, ASKED).fixes == []  # nothing like it yet: its words are counted (as none)
+        for e in TAUGHT:
+            s.learn_success(AGENT, RERUN, error=e)
+        for n in range(100, 108):  # newer than the fix: the newest links are not its
+            filler(n)
+        assert [m.content for m in s.on_task_error(TASK, ASKED).fixes] == [RERUN]
+
+
+def test_links_the_asker_may_not_see_do_not_crowd_out_those_it_may(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        for n in range(60):  # more than the candidates a search keeps, in another namespace, written first
+            s.learn_success(AGENT, f"python other_{n}.py", error=TAUGHT[n % 2], namespace="elsewhere")
+        for e in TAUGHT:
+            s.learn_success(AGENT, RERUN, error=e)
+        assert [m.content for m in s.on_task_error(TASK, ASKED).fixes] == [RERUN]
+
+
+def test_postgresql_counts_survive_the_cache_being_emptied_midway(clock, monkeypatch):
+    # the cache of word counts is emptied past 200,000 entries; a search whose other words were fresh in it must
+    # still have their counts (and another thread may empty it between two reads)
+    import harness_memory.postgres_backend as pb
+    import pgtestdb
+
+    monkeypatch.setattr(pb, "SIMILAR_POSTINGS", 1)
+    url, schema = pgtestdb.new_schema()
+    try:
+        with MemoryStore(url, clock=clock) as s:
+            for e in TAUGHT:
+                s.learn_success(AGENT, RERUN, error=e)
+            b = s._core.backend
+            terms = sorted(words(instance_text(s.error_signature(ASKED))))
+            first = b.similar_blocks(terms, 10)  # counted, cached
+            assert first
+            b._similar_df.update({("instance_tsv", f"filler{n}"): (1, 2) for n in range(200_001)})
+            assert b.similar_blocks([*terms, "brandnewword"], 10) == first  # one stale word: the cache is emptied
+            assert len(b._similar_df) <= len(terms) + 1
+    finally:
+        pgtestdb.drop_schema(schema)

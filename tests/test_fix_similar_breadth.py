@@ -133,3 +133,16 @@ def test_a_fix_that_never_worked_is_not_brought_in_by_a_similar_error(db, clock)
         assert got.fixes == [] and got.failures == []
         s.learn_fix(taught, "promote the standby", agent_id=AGENT)
         assert [m.content for m in s.on_task_error(TASK, asked).fixes] == ["promote the standby"]
+
+
+def test_two_signatures_the_miner_linked_are_one_error_to_breadth(db, clock):
+    with MemoryStore(db, clock=clock) as s:
+        for e in (ALPHA, BETA):
+            s.learn_fix(e, "restart the replica with --resync", agent_id=AGENT)
+        assert [m.content for m in s.on_task_error(TASK, GAMMA).fixes] == ["restart the replica with --resync"]
+        alpha, beta = s.error_signature(ALPHA).id, s.error_signature(BETA).id
+        with s._core.backend.write() as c:  # the template miner joined them later: one error, two ids
+            c.execute(
+                "INSERT INTO error_signature_links(sig, canonical, linked_at) VALUES (?, ?, ?)", (beta, alpha, clock())
+            )
+        assert s.on_task_error(TASK, GAMMA).fixes == []

@@ -17,10 +17,13 @@ def test_when_even_the_rarest_is_too_common_only_the_newest_rows_are_read():
     assert rarest_terms(["file", "line"], df, 1000, 300) == (["line"], int(1000 - 1000 * 300 / 900))
 
 
-def test_a_term_no_row_holds_is_dropped_and_nothing_left_reads_nothing():
-    assert rarest_terms(["ghost", "line"], {"ghost": 0, "line": 5}, 1000, 200) == (["line"], 0)
-    assert rarest_terms(["ghost"], {"ghost": 0}, 1000, 200) == ([], 0)
-    assert rarest_terms(["unknown"], {}, 1000, 200) == ([], 0)
+def test_a_term_no_row_held_when_counted_is_kept_at_no_cost():
+    # the counts are cached: a row holding the word may have been written since it was counted
+    assert rarest_terms(["ghost", "line"], {"ghost": 0, "line": 5}, 1000, 200) == (["ghost", "line"], 0)
+    assert rarest_terms(["ghost"], {"ghost": 0}, 1000, 200) == (["ghost"], 0)
+    # with such a word to search, a word too common for the budget is left out rather than read from the newest rows
+    assert rarest_terms(["unknown", "file"], {"file": 999}, 1000, 200) == (["unknown"], 0)
+    assert rarest_terms(["unknown", "file", "a"], {"file": 150, "a": 60}, 1000, 200) == (["unknown", "a"], 0)
 
 
 @given(
@@ -28,14 +31,17 @@ def test_a_term_no_row_holds_is_dropped_and_nothing_left_reads_nothing():
     st.integers(1, 5000),
     st.integers(1, 100_000),
 )
-def test_the_kept_terms_are_the_rarest_and_fit_the_budget(df, budget, size):
+def test_the_kept_terms_are_the_uncounted_then_the_rarest_and_fit_the_budget(df, budget, size):
     kept, lowest = rarest_terms(list(df), df, size, budget)
+    zero = [t for t in df if df[t] == 0]
     occurring = sorted((t for t in df if df[t] > 0), key=lambda t: (df[t], t))
-    assert kept == occurring[: len(kept)]  # a prefix of the rarest first
-    assert bool(kept) == bool(occurring)
-    total = sum(df[t] for t in kept)
-    assert total <= budget or len(kept) == 1  # the rarest one is kept whatever its count
-    if len(kept) < len(occurring):
-        assert total + df[occurring[len(kept)]] > budget  # the next one would not fit
+    assert kept[: len(zero)] == zero  # every word no row held, at no cost
+    rest = kept[len(zero) :]
+    assert rest == occurring[: len(rest)]  # then a prefix of the rarest first
+    total = sum(df[t] for t in rest)
+    # the rarest one is kept whatever its count only when nothing else would be searched
+    assert total <= budget or (len(rest) == 1 and not zero)
+    assert bool(kept) == bool(df)
+    if len(rest) < len(occurring):
+        assert total + df[occurring[len(rest)]] > budget  # the next one would not fit
     assert lowest == (int(size - size * budget / total) if total > budget else 0)
-    assert 0 <= lowest < size or not kept
