@@ -416,8 +416,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     # parsing fails in the first seconds or not at all)
     "backend": (
         "harness_memory/backend.py",
-        ["tests/test_backend_targets_behaviour.py", "tests/test_backends.py"],
-        "behaviour or targets or url or sqlite",
+        ["tests/test_backend_targets_behaviour.py", "tests/test_backends.py", "tests/test_rarest_terms.py"],
+        "behaviour or targets or url or sqlite or rarest or budget or uncounted",
     ),
     # (its pytest-in-pytest test timed its command out at 120 s under a load of 17: left to the suite)
     "adapter_run": (
