@@ -257,17 +257,9 @@ class SQLiteBackend:
             lowest = 0
             size = int(c.execute("SELECT COALESCE(MAX(id), 0) FROM fix_links").fetchone()[0])
             if size > SIMILAR_POSTINGS:
-                self._stem(terms)
-                if len(self._df) > 200_000:
+                if len(getattr(self, "_df", ())) > 200_000:
                     self._df.clear()
-                df: dict[str, int] = {}
-                for t in terms:
-                    key = f"{vocab}\x00{self._stems.get(t, t)}"
-                    cached = self._df.get(key)
-                    if cached is None or not 0.9 * cached[1] <= size <= 1.1 * cached[1]:
-                        r = c.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (self._stems.get(t, t),)).fetchone()
-                        cached = self._df[key] = (int(r[0]) if r else 0, size)
-                    df[t] = cached[0]
+                df = self._counts(vocab, terms, size, f"{vocab}\x00")
                 terms, lowest = rarest_terms(terms, df, size, SIMILAR_POSTINGS)
                 if not terms:
                     return []
@@ -572,21 +564,28 @@ class SQLiteBackend:
             if len(self._stems) > 200_000:
                 self._stems.clear()
 
+    def _counts(self, vocab: str, terms: Sequence[str], size: int, prefix: str = "") -> dict[str, int]:
+        """``{term: documents holding its stem}`` from an fts5vocab ``row`` table of an index of ``size`` documents,
+        through ``self._df`` (keyed ``prefix`` + stem): a count is read again once the index is not within 10 % of the
+        size it was read at (counting a common word walks its whole posting list)."""
+        self._stem(terms)
+        df: dict[str, int] = {}
+        for t in terms:
+            stem = self._stems.get(t, t)
+            cached = self._df.get(prefix + stem)
+            if cached is None or size > cached[1] * 1.1 or size < cached[1] * 0.9:
+                r = self.conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (stem,)).fetchone()
+                cached = self._df[prefix + stem] = (int(r[0]) if r else 0, size)
+            df[t] = cached[0]
+        return df
+
     def _prune_terms(self, terms: list[str], budget: int) -> tuple[list[str], int, int]:
         """``(kept_terms, their_summed_document_frequency, store_size)``."""
         c = self.conn
         size = c.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
         if size <= budget:
             return terms, 0, size
-        self._stem(terms)
-        df: dict[str, int] = {}
-        for t in terms:
-            stem = self._stems.get(t, t)
-            cached = self._df.get(stem)
-            if cached is None or size > cached[1] * 1.1 or size < cached[1] * 0.9:
-                r = c.execute("SELECT doc FROM memories_fts_vocab WHERE term = ?", (stem,)).fetchone()
-                cached = self._df[stem] = (r[0] if r else 0, size)
-            df[t] = cached[0]
+        df = self._counts("memories_fts_vocab", terms, size)
         ranked = sorted(terms, key=lambda t: df[t])
         kept: list[str] = []
         total = 0
