@@ -1,6 +1,6 @@
 """Failure excerpts of whole CI logs: does `error_signature` find the decisive lines, and categorise them?
 
-    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout20 and all
+    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout21 and all
     python benchmarks/ci_logs.py --split dev --misses # only dev, and list the logs it misses
 
 Corpus: tests/fixtures/ci_logs (real tool output of broken projects, plain or wrapped the way
@@ -68,6 +68,7 @@ SPLITS = [
     "heldout18",
     "heldout19",
     "heldout20",
+    "heldout21",
 ]
 
 

@@ -45,8 +45,17 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # 2026-11-27 with its logs, before its one measured run. heldout17 entered it on 2026-11-27 with its logs, before its one
 # measured run. heldout18 entered it on 2026-11-27 with its logs, before its one measured run. heldout19 entered it on
 # 2026-11-27 with its logs, before its one measured run. heldout20 entered it on 2026-11-27 with its logs, before its one
-# measured run
-STILL_HELD_OUT: set[str] = {"heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20"}
+# measured run. heldout21 entered it on 2026-11-28 with its logs, before its one measured run
+STILL_HELD_OUT: set[str] = {
+    "heldout14",
+    "heldout15",
+    "heldout16",
+    "heldout17",
+    "heldout18",
+    "heldout19",
+    "heldout20",
+    "heldout21",
+}
 
 
 def _text(rel: str) -> str:
