@@ -238,7 +238,12 @@ DEFAULT_THRESHOLD = 0.7
 #    VALUE_RUN (3) or more variables in a row (a byte dump ``0x0 0x2 0x0 0x6 ...``) is one variable, whatever its length
 # 42 a repr's text may hold arrows (``<Queue q -> <Exchange x> -> key bound to chan:1>``, kombu): `` -> `` is text, never
 #    a repr's closing bracket, and a repr nested up to six deep is masked whole (_REPR_ROUNDS 5)
-SIGNATURE_METHOD = 42
+# 43 the heldout21 classes (issue 8; docs/signatures.md, "Method 43"): a 12-hour clock before every line (``7:52:36 AM:
+#    ``) is a runner's stamp; make's fatal error in a makefile (``Makefile:6: *** ...  Stop.``) is a failure statement and
+#    a compile error; the last resort of a log with no failure statement never takes an echoed command; a host name that
+#    does not resolve is network, a target, a revision or a setting that is not there not_found, a process killed by
+#    SIGALRM (``Alarm clock``) timeout, cmp's bytes that differ an assertion, node's module-loading codes import_error
+SIGNATURE_METHOD = 43
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -936,6 +941,9 @@ _BY_EXCEPTION = [
         "type_error",
         re.compile(
             r"^(?:TypeError|ClassCastException|InvalidCastException|NoMethodError)$|"
+            # an operation the value does not support (Java's ``UnsupportedOperationException`` on an immutable list,
+            # Python's ``io.UnsupportedOperation``), as Ruby's FrozenError: a value that may not be changed
+            r"^(?:UnsupportedOperationException|UnsupportedOperation)$|"
             # a text that is not the value it must be: a string that is not a number, bytes that are not the codec's
             r"^(?:NumberFormatException|InputMismatchException|Unicode(?:De|En)?codeError|MalformedInputException)$|"
             r"^\w{0,40}(?:NullPointerException|NullReferenceException)$"  # KotlinNullPointerException (a ``!!``)
@@ -1031,7 +1039,9 @@ _BY_TEXT = [
             # exceeds the deadline``, a runner's ``execution took longer than 1h0m0s``, ``exceeded the maximum execution
             # time of 360 minutes``, ``Too long with no output``)
             r"\bexceed(?:s|ed)? the deadline\b|deadline_?exceeded|\b(?:took|ran|run|running) longer than\b|"
-            r"\bexceeded the maximum (?:execution )?time\b|\btoo long with no output\b"
+            r"\bexceeded the maximum (?:execution )?time\b|\btoo long with no output\b|"
+            # a process killed by SIGALRM (the shell's and make's ``Alarm clock``): its own timer ran out
+            r"\balarm clock\b"
         ),
     ),
     (
@@ -1084,13 +1094,17 @@ _BY_TEXT = [
             r"\block ?file\b.{0,160}--(?:locked|frozen)\b|\bfrozen[- ]lockfile\b|\bmissing [\w.-]{1,40}\.sum entry\b|"
             # a package that is not installed, in the words of its metadata lookup or an exception's glued name
             # (``PackageNotFoundError: No package metadata was found for acme-cli``, ``ClassNotFoundException``)
-            r"\bno package metadata (?:was )?found\b|\b(?:package|module|class|distribution)notfound"
+            r"\bno package metadata (?:was )?found\b|\b(?:package|module|class|distribution)notfound|"
+            r"\bca(?:n't|nnot) find package\b"  # Tcl's ``can't find package yaml 0.4``, Go's ``cannot find package``
         ),
     ),
     (
         "type_error",
         re.compile(
             r"(?i)incompatible types?|mismatched types|type mismatch|is not assignable|"
+            # a value of the wrong shape for the names it is unpacked into (Python's ``too many values to unpack
+            # (expected 2)``, ``not enough values to unpack``)
+            r"\b(?:too many|not enough) values to unpack\b|"
             r"\berror TS\d+|has no attribute|not callable|expected type|nil pointer dereference|"
             r"null pointer dereference|undefined method .{1,200} for nil\b|cannot read propert(?:y|ies) of (?:undefined|null)|"
             r"attempt to (?:index|perform arithmetic on|concatenate|compare) (?:a |an? )?(?:nil|null) value|"
@@ -1148,6 +1162,10 @@ _BY_TEXT = [
         re.compile(
             # (``compil`` not inside a name: node's stack frame ``at Module._compile`` compiles nothing that failed)
             r"(?i)syntax ?error|parse error|invalid[- ]syntax|(?<![\w.])compil(?:e|ation|er)|error\[E\d+\]|"
+            # make's fatal error in a makefile, at its line (``Makefile:6: *** Recursive variable 'CFLAGS' references
+            # itself (eventually).  Stop.``, ``*** recipe commences before first target.  Stop.``): the makefile is
+            # wrong, as a source that does not compile; make's own ``make: *** No targets ...  Stop.`` is not this
+            r"(?:^|\n)[^\s]{1,400}:\d{1,7}: \*\*\* .{0,400}\bstop\.|"
             r"\bexpression has type\b.{1,300}\bexpected of type\b|\bexpression was expected to have type\b|"
             r"\bexpecting '[^'\n]{1,40}', found\b|\bmismatched input\b.{1,200}\bexpecting\b|"  # ANTLR-made parsers
             r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
@@ -1200,6 +1218,9 @@ _BY_TEXT = [
             r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
             r"could(?: no|n')t resolve (?:host|proxy)|network error|failed to establish a new connection|"
             r"name or service not known|getaddrinfo|temporary failure in name resolution|"
+            # a host name that does not resolve (nginx's ``host not found in upstream``, Go's ``no such host``, Java's
+            # ``UnknownHostException``): the name of a host, not a thing the program looked up, was not found
+            r"\b(?:host|hostname|server) not found\b|\bno such host\b|\bunknown ?host\b|"
             r"broken pipe|ssl|tls handshake|"
             + _STATUS_NUMBER.format("50[234]")
             + r"|failed to connect\b|could(?:n't| not) connect to\b|"
@@ -1238,6 +1259,15 @@ _BY_TEXT = [
             r"\bindex(?: \w{1,10}){0,2} outside (?:of )?(?:the )?bounds\b|\boutside of array bounds\b|"
             r"\bcan(?:'t|not) locate object method\b|\bcannot find source file\b|"
             r"\bno such (?:table|column|index|view|trigger|savepoint)\b|"
+            # a build target, a revision or a reference named that does not exist (ninja's ``unknown target 'x'``, git's
+            # ``unknown revision or path not in the working tree``), and a setting a tool needs that is not set (git's
+            # ``Author identity unknown`` / ``unable to auto-detect email address``)
+            r"\bunknown (?:target|revision|ref|reference|branch|tag|task|goal|recipe)\b|"
+            r"\bauthor identity unknown\b|\bunable to auto-detect email address\b|\bplease tell me who you are\b|"
+            # a package that asks for another interpreter than the one installed (pip's ``requires a different
+            # Python: 3.11.7 not in '>=3.12'``, as npm's EBADENGINE)
+            r"\brequires a different (?:python|node|ruby|java|php|perl|interpreter|runtime)\b|"
+            r"\bno makefile found\b|"  # make's ``No targets specified and no makefile found.  Stop.``
             r"\battempt to call a nil value \((?:global|method|field) "
         ),
     ),
@@ -1251,6 +1281,9 @@ _BY_TEXT = [
             r"(?m:^[^\w\n]{0,12}(?:result |value |output )?(?:was|got|actual)\b:?.{0,200}\n(?:.{0,200}\n){0,6}?"
             r"[^\w\n]{0,12}(?:result |value |output )?should (?:have been|be)\b)|"
             r"\bcheck failed: .{1,200}(?:==|!=|<|>)|\bexpected (?:equality|inequality) of these values\b|"
+            # two files compared byte by byte that differ (cmp's ``a b differ: byte 7, line 1``, ``cmp: EOF on b after
+            # byte 106``): a golden file's comparison
+            r"\bdiffer: (?:byte|char) \d|\bcmp: eof on\b|"
             # a call shown with the value it gave (a Go test's ``round trip of ("=", "0") gave ("", "=0")``,
             # ``Reverse("ab") returned "ab"``): a value compared with the one the call was given
             r"[\"')\]}] (?:gave|returned|produced|yielded) [\"'(\[{]|"
@@ -1347,7 +1380,7 @@ _TEXT_KEYS = {
         "emfile",
         "enfile",
     ),
-    "timeout": ("time", "deadline", "deadlock", "longer than", "too long"),
+    "timeout": ("time", "deadline", "deadlock", "longer than", "too long", "alarm clock"),
     "permission": (
         "permission",
         "access denied",
@@ -1362,6 +1395,7 @@ _TEXT_KEYS = {
         "erofs",
     ),
     "import_error": (
+        "find package",
         "module",
         "unresolved import",
         "could not resolve",
@@ -1405,6 +1439,7 @@ _TEXT_KEYS = {
         "notfound",
     ),
     "type_error": (
+        "values to unpack",
         "type",
         "is not assignable",
         "error ts",
@@ -1456,6 +1491,7 @@ _TEXT_KEYS = {
         "strconv.",
     ),
     "compile_error": (
+        "stop.",
         "syntax",
         "expression",
         "expecting",
@@ -1505,6 +1541,12 @@ _TEXT_KEYS = {
         "zipfile directory",
     ),
     "network": (
+        "host not found",
+        "hostname not found",
+        "server not found",
+        "no such host",
+        "unknown host",
+        "unknownhost",
         "connection",
         "resolve host",
         "resolve proxy",
@@ -1528,6 +1570,19 @@ _TEXT_KEYS = {
         "bindexception",
     ),
     "not_found": (
+        "unknown target",
+        "unknown revision",
+        "unknown ref",
+        "unknown branch",
+        "unknown tag",
+        "unknown task",
+        "unknown goal",
+        "unknown recipe",
+        "author identity unknown",
+        "auto-detect email",
+        "tell me who you are",
+        "requires a different",
+        "no makefile found",
         "not found",
         "no such file",
         "enoent",
@@ -1566,6 +1621,8 @@ _TEXT_KEYS = {
         "uninitialized constant",
     ),
     "assertion": (
+        "differ: ",
+        "cmp: eof on",
         "assert",
         "expected",
         ", want",
@@ -2029,6 +2086,14 @@ _UNCAUGHT = re.compile(
 )
 _UNCAUGHT_GATED = Prefiltered(_UNCAUGHT)
 _HTTP_ERROR = re.compile(r"HTTP|Http|ClientResponse|StatusCode")
+# node's code of a module that cannot be loaded, in brackets after any class (``TypeError
+# [ERR_IMPORT_ASSERTION_TYPE_MISSING]``, ``Error [ERR_MODULE_NOT_FOUND]``, ``[ERR_REQUIRE_ASYNC_MODULE]``,
+# ``[ERR_PACKAGE_PATH_NOT_EXPORTED]``, ``[ERR_UNKNOWN_FILE_EXTENSION]``): node documents the code, not the class, as what
+# went wrong, and a TypeError thrown while loading a module is an import that failed
+_NODE_MODULE_CODE = re.compile(
+    r"\[ERR_(?:IMPORT_\w{1,60}|MODULE_\w{1,60}|REQUIRE_\w{1,60}|PACKAGE_\w{1,60}|UNKNOWN_FILE_EXTENSION|"
+    r"UNSUPPORTED_DIR_IMPORT|UNSUPPORTED_ESM_URL_SCHEME|UNKNOWN_MODULE_FORMAT)\]"
+)
 _EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
 
 
@@ -2169,6 +2234,8 @@ def _categorize_block(excerpt: Excerpt) -> str:
             cat = _by_exception(hit.group(1))
             if cat is not None:
                 return cat
+    if "[ERR_" in excerpt.message and _NODE_MODULE_CODE.search(excerpt.message[:2000]):
+        return "import_error"
     if excerpt.exception:
         cat = _by_exception(excerpt.exception)
         cat = _wrapped_reason(excerpt.exception, excerpt.message) or cat

@@ -112,6 +112,9 @@ _PREFIXES = [
     # slash in it, so a level tag (``[ERROR]``) after it stays evidence
     re.compile(r"^[A-Za-z]?:\t ?(?:\[[\w.:/-]{1,80}[ /][\w .:/-]{0,80}\] ?){0,8}"),
     re.compile(r"^==\d{1,9}== ?"),  # valgrind's process-id column
+    # a time of day on a 12-hour clock (Netlify's ``7:52:36 AM: ``, on blank lines too): a clock with AM or PM is a
+    # stamp, never a tool's ``line:column``
+    re.compile(r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,6})? ?[AaPp][Mm]:?(?:\s|$)"),
     re.compile(r"^\d{2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\s(?=\S)"),
     # a bracketed source name before a date and time: the runner speaks (AWS CodeBuild's ``[Container] 2026/11/27
     # 02:36:00.082499 Running command make test``); the date may be written with slashes or dashes
@@ -334,7 +337,7 @@ _C3 = _Keyed(
         r"\bTests run: \d{1,9}, Failures: \d{1,9}, Errors: \d{1,9}.{0,200}<<< (?:FAILURE|ERROR)!|"
         r"^(?:npm (?:ERR!|error)|yarn error|error) (?!code\b|errno\b|A complete log|Lifecycle|Failed at|This is probably|"
         r"Exit status|path\b|command (?:sh|failed)|workspace|location|syscall|\s*$)|"
-        r"^(?:fatal|error|Error|ERROR|E): \S|^make(?:\[\d{1,4}\])?: \*\*\* |"
+        r"^(?:fatal|error|Error|ERROR|E): \S|^make(?:\[\d{1,4}\])?: \*\*\* |^\S{1,400}:\d{1,7}: \*\*\* \S|"
         r"^\S{1,400}: line \d{1,7}: \S|^Failure/Error: \S|"
         r"^\s{0,8}\d{1,6}/\d{1,6} Test +#\d{1,6}: .{0,400}\*\*\*(?:Failed|Timeout|Exception)|"
         r"\bare (?:definitely|indirectly) lost in loss record\b|\bInvalid (?:read|write|free)\b|"
@@ -1628,9 +1631,10 @@ def extract(text: str, baseline: Baseline | None = None) -> Excerpt:
             _step_start(lines, said),
             len(lines),
         )
-    # nothing at all: the first non-blank line (a bare message)
+    # nothing at all: the first non-blank line (a bare message) that is not an echoed command (what the log says it
+    # ran is never what failed)
     for ln in lines:
-        if ln.text.strip() and not _MARKUP.match(ln.text.strip()):
+        if ln.text.strip() and not _MARKUP.match(ln.text.strip()) and not _ECHO.match(ln.text.strip()):
             return _with_block(Excerpt(message=ln.text.strip()), [ln], 0, 0)
     for ln in lines:
         if ln.text.strip():

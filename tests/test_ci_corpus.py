@@ -45,7 +45,10 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # 2026-11-27 with its logs, before its one measured run. heldout17 entered it on 2026-11-27 with its logs, before its one
 # measured run. heldout18 entered it on 2026-11-27 with its logs, before its one measured run. heldout19 entered it on
 # 2026-11-27 with its logs, before its one measured run. heldout20 entered it on 2026-11-27 with its logs, before its one
-# measured run. heldout21 entered it on 2026-11-28 with its logs, before its one measured run
+# measured run. heldout21 entered it on 2026-11-28 with its logs, before its one measured run, and left it the same day
+# after signing method 43's rules for its classes (its first look, 0.912 / 0.559 with the learned fallback, 0.500
+# without, stays its held-out figure); four of its categories are left (debatable or the script's own line, README), so
+# it is in EXCERPT_EXACT_SPLITS below, not in EXACT_SPLITS
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -54,7 +57,6 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
-    "heldout21",
 }
 
 
@@ -107,7 +109,7 @@ def test_each_family_of_a_split_written_against_is_signed_as_labelled(signed, sp
 
 # splits whose excerpt rules (not yet their category words) were written after their one measured run: every log of
 # them is signed from its marked lines
-EXCERPT_EXACT_SPLITS = ("heldout13",)
+EXCERPT_EXACT_SPLITS = ("heldout13", "heldout21")
 
 
 @pytest.mark.parametrize(
