@@ -1,6 +1,6 @@
 """Failure excerpts of whole CI logs: does `error_signature` find the decisive lines, and categorise them?
 
-    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout21 and all
+    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout22 and all
     python benchmarks/ci_logs.py --split dev --misses # only dev, and list the logs it misses
 
 Corpus: tests/fixtures/ci_logs (real tool output of broken projects, plain or wrapped the way
@@ -69,6 +69,7 @@ SPLITS = [
     "heldout19",
     "heldout20",
     "heldout21",
+    "heldout22",
 ]
 
 
