@@ -194,3 +194,90 @@ def test_rest_takes_content_and_tags_up_to_the_configured_limits(tmp_path):
             "/api/memory/remember", json={"content": "t", "type": "success", "tags": [f"t{i}" for i in range(41)]}
         )
         assert too_many.status_code == 422 and "at most 40 tags" in too_many.text
+
+
+# -- the command line: a recall gives its answer while another process holds the write lock; a refused command
+# -- leaves no new database behind --------------------------------------------------------------------------------
+
+
+def _cli(*args, cwd=None, env_extra=None, timeout=120):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_MEMORY_")}
+    env.update({"HARNESS_MEMORY_CLI_SERVER": "0", **(env_extra or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "harness_memory", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=timeout,
+    )
+
+
+_HOLD = """
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+c.execute("UPDATE memories SET importance = importance WHERE id = 1")
+print("locked", flush=True)
+sys.stdin.readline()
+c.execute("COMMIT")
+"""
+
+
+def test_a_cli_recall_answers_while_another_process_holds_the_write_lock(tmp_path):
+    db = str(tmp_path / "m.db")
+    assert _cli("remember", "docker build needs buildx", "-t", "failure", "-a", "x", "--db", db).returncode == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, db], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        p = _cli(
+            "recall", "docker", "-a", "x", "--db", db, "--json", env_extra={"HARNESS_MEMORY_BUSY_TIMEOUT_MS": "1500"}
+        )
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert [h["memory"]["content"] for h in json.loads(p.stdout)] == ["docker build needs buildx"]
+    assert "bookkeeping" in p.stderr and "was not written" in p.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("remember", "", "-t", "failure", "-a", "x"),
+        ("remember", "hi", "-t", "bogus", "-a", "x"),
+        ("import", "does-not-exist.jsonl"),
+        ("import", "v99.jsonl"),
+        ("signature", "does-not-exist.log"),
+    ],
+    ids=["empty content", "unknown type", "missing file", "newer export", "missing log"],
+)
+def test_a_refused_command_leaves_no_new_database(tmp_path, args):
+    (tmp_path / "v99.jsonl").write_text('{"format": "harness-memory", "version": 99}\n')
+    p = _cli(*args, "--db", str(tmp_path / "new.db"), cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr and p.stderr.startswith("error: ")
+    assert not (tmp_path / "new.db").exists()
+
+
+def test_a_registered_type_is_taken_for_a_new_database(tmp_path):
+    p = _cli(
+        "remember",
+        "hi",
+        "-t",
+        "runbook",
+        "-a",
+        "x",
+        "--db",
+        str(tmp_path / "new.db"),
+        env_extra={"HARNESS_MEMORY_EXTRA_TYPES": "runbook"},
+    )
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "new.db").exists() and "created" in p.stderr
+
+
+def test_signature_says_it_created_a_database(tmp_path):
+    (tmp_path / "e.txt").write_text("ValueError: x\n")
+    p = _cli("signature", str(tmp_path / "e.txt"), "--db", str(tmp_path / "new.db"))
+    assert p.returncode == 0 and "created" in p.stderr
