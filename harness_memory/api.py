@@ -46,14 +46,14 @@ AGENT_ID = r"^[^\x00-\x1f\x7f]{1,200}$"
 
 
 class RememberIn(BaseModel):
-    content: str = Field(max_length=32_768)
+    content: str = Field(description="bounded by the store's max_content_bytes (a 4xx past it), not here")
     type: str = Field(max_length=40)
     scope: str = Field("agent", pattern="^(agent|global)$")
     namespace: str | None = Field(None, max_length=200)
     key: str | None = Field(None, max_length=200)
     task_signature: str | None = Field(None, max_length=1000)
     error: str | None = Field(None, max_length=262_144)
-    tags: list[str] = Field(default_factory=list, max_length=32)
+    tags: list[str] = Field(default_factory=list, description="bounded by the store's max_tags")
     importance: float = Field(0.5, ge=0, le=1)
     ttl_seconds: float | None = Field(None, gt=0, le=100 * 365 * 86400)
     metadata: dict[str, Any] | None = None
@@ -63,10 +63,10 @@ class RememberIn(BaseModel):
 
 
 class RecallIn(BaseModel):
-    query: str = Field("", max_length=32_768)
+    query: str = Field("", description="bounded by the store's max_content_bytes")
     namespace: str | None = Field(None, max_length=200)
     types: list[str] | None = Field(None, max_length=50)
-    tags: list[str] | None = Field(None, max_length=32)
+    tags: list[str] | None = Field(None, description="bounded by the store's max_tags")
     task_signature: str | None = Field(None, max_length=1000)
     error: str | None = Field(None, max_length=262_144)
     include_global: bool = True
@@ -140,7 +140,7 @@ class DocumentIn(BaseModel):
     source: str | None = Field(None, max_length=4096, description="its identity: the same source re-indexes")
     scope: str = Field("global", pattern="^(agent|global)$")
     namespace: str | None = Field(None, max_length=200)
-    tags: list[str] = Field(default_factory=list, max_length=32)
+    tags: list[str] = Field(default_factory=list, description="bounded by the store's max_tags")
 
 
 class ReflectIn(BaseModel):

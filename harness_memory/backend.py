@@ -77,6 +77,10 @@ def parse_target(value: Any, field: str = "db") -> Target:
     if isinstance(value, Target):
         return value
     if isinstance(value, str):
+        if value.strip()[:5].lower() == "file:":
+            # SQLite would read it as a URI (``file:x.db?mode=ro`` opens x.db, ``file:/a/b.db`` another file than
+            # named): not a path, and not one of the URLs taken here
+            raise InvalidInputError(f"{field}: a file: URI is not taken; pass the database's path (or sqlite:///path)")
         m = _URL.match(value.strip())
         if m:
             scheme = m.group(1).lower()
@@ -100,27 +104,35 @@ def parse_target(value: Any, field: str = "db") -> Target:
     return Target("sqlite", path=p)
 
 
-def safe_url(url: str) -> str:
-    """``url`` without its password (in the netloc or as a ``password=`` parameter)."""
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+# a query parameter whose value may be a secret: a password (libpq's ``password``, ``sslpassword``), a key or token (an
+# API's ``api-key``, ``access_token``), a signature or a session; over-masking a harmless one costs nothing
+_SECRET_PARAM = re.compile(r"(?i)pass|secret|token|key|auth|sig|cred|session|code")
+_USER = re.compile(r"[\w.%+~-]{1,128}")
 
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, host = netloc.rsplit("@", 1)
-            user = userinfo.split(":", 1)[0]
-            netloc = f"{user}@{host}" if user else host
-        query = urlencode(
-            [
-                (k, "***" if k.lower() == "password" else val)
-                for k, val in parse_qsl(parts.query, keep_blank_values=True)
-            ],
-            safe="/,=*",  # the *** marker stays readable
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-    except ValueError:
-        return "postgresql://(unparseable URL)"
+
+def safe_url(url: str) -> str:
+    """``url`` fit for a message or a log line: without its password and without the values of query parameters that
+    may be secrets (``_SECRET_PARAM``), without its fragment. The user information is everything between ``://`` and
+    the last ``@``, whatever it holds (a password with an unescaped ``/``, ``?`` or ``#`` ends the netloc for
+    ``urllib`` and would have been printed); only a plain user name is kept of it."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    at = rest.rfind("@")
+    user_part = ""
+    if at >= 0:
+        userinfo, rest = rest[:at], rest[at + 1 :]
+        user = userinfo.split(":", 1)[0]
+        user_part = "" if not user else (user if _USER.fullmatch(user) else "***") + "@"
+    rest = rest.split("#", 1)[0]
+    head, qsep, query = rest.partition("?")
+    if qsep:
+        params = []
+        for item in query.split("&"):
+            key, eq, _value = item.partition("=")
+            params.append(f"{key}=***" if eq and _SECRET_PARAM.search(key) else item)
+        head += "?" + "&".join(params)
+    return (f"{scheme}://" if sep else "") + user_part + head
 
 
 def open_backend(

@@ -137,6 +137,37 @@ def _open_creating(db: str | Path | None, **kw: Any):
     return store
 
 
+def _check_before_creating(
+    db: str | Path | None,
+    *,
+    content: str | None = None,
+    type: str | None = None,
+    read: Path | None = None,
+    jsonl: bool = False,
+) -> None:
+    """The input checks a store would make, made before a command creates a database: bad input changes nothing, and
+    a database that does not exist yet is not left behind by a command that then refuses its input (a new store knows
+    the built-in types and the ones the settings register, as ``TypeRegistry`` does)."""
+    path = _db_file(db)
+    if path is None or path.exists():
+        return  # the store checks it as always
+    from . import validation as v
+    from .errors import FileAccessError
+    from .memory_types import TypeRegistry
+    from .settings import from_environment
+
+    if content is not None:
+        v.text(content, "content", max_bytes=from_environment().max_content_bytes)
+    if type is not None:
+        TypeRegistry(from_environment().extra_types).check(type)
+    if read is not None and not Path(read).is_file():
+        raise FileAccessError(f"cannot read {read}: no such file")
+    if read is not None and jsonl:
+        from .portability import check_jsonl_header
+
+        check_jsonl_header(read)
+
+
 def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, default=str, ensure_ascii=False, indent=2) + "\n")
 
@@ -188,6 +219,7 @@ def remember(
             raise InvalidInputError(f"--metadata must be a JSON object: {exc}") from None
         if not isinstance(meta, dict):
             raise InvalidInputError('--metadata must be a JSON object, e.g. \'{"ticket": "OPS-12"}\'')
+    _check_before_creating(db, content=content, type=type)
     with _open_creating(db) as s:
         m = s.remember(
             content,
@@ -236,7 +268,8 @@ def recall(
     as_json: JsonOpt = False,
 ) -> None:
     """Search what an agent may see (its own memories and global ones)."""
-    with _open_existing(db) as s:
+    s = _open_existing(db)
+    try:
         hits = s.recall(
             query,
             agent_id=agent,
@@ -249,6 +282,31 @@ def recall(
             min_confidence=min_confidence,
         )
         hidden = _others_memories(s, agent, namespace) if not hits else 0
+    except BaseException:
+        _close_after_recall(s)
+        raise
+    # the answer first: the store's close writes the recall's bookkeeping, which waits for the write lock (up to
+    # busy_timeout_ms) while another process holds it; the hits found are given whatever that wait comes to
+    _show_recall(hits, hidden, agent=agent, explain=explain, as_json=as_json)
+    _close_after_recall(s)
+
+
+def _close_after_recall(s: Any) -> None:
+    """Close a store a recall used: bookkeeping it could not write (the lock stayed taken) is said, not an error of
+    the recall, whose answer was given."""
+    from .errors import DatabaseLockedError
+
+    try:
+        s.close()
+    except DatabaseLockedError as exc:
+        err.print(
+            f"warning: the recall's bookkeeping (which memories it returned) was not written: {exc}",
+            markup=False,
+            highlight=False,
+        )
+
+
+def _show_recall(hits: list, hidden: int, *, agent: str | None, explain: bool, as_json: bool) -> None:
     if as_json:
         _emit(
             [
@@ -290,7 +348,15 @@ def print_hits(hits, *, explain: bool = False, title: str | None = None) -> None
 
 def _read_log(path: str) -> str:
     """A log as the tools wrote it: bytes decoded as UTF-8 (bad bytes replaced), line ends kept."""
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        from .errors import FileAccessError
+
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise FileAccessError(f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
     return data.decode("utf-8", errors="replace")
 
 
@@ -304,7 +370,7 @@ def signature(
     """Sign an error or a whole log: the decisive excerpt, its line span, category and signature."""
     text = _read_log(file)
     base = _read_log(baseline) if baseline is not None else None
-    with _open(db) as s:
+    with _open_creating(db) as s:  # (the template miner's state is the database's: a new one is said)
         sig = s.error_signature(text, baseline=base)
     if as_json:
         _emit(sig.model_dump(mode="json"))
@@ -525,6 +591,7 @@ def import_(
     as_json: JsonOpt = False,
 ) -> None:
     """Import a JSONL export (idempotent) or apply an edited MEMORY.md; creates the database if needed."""
+    _check_before_creating(db, read=path, jsonl=format == "jsonl")
     with _open_creating(db) as s:
         if format == "jsonl":
             r = s.import_jsonl(path)

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from . import validation as v, writes
 from .core import Core, dumps
 from .errors import FileAccessError, InvalidInputError, MemoryNotFoundError
+from .redact import redact_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .store import MemoryStore
@@ -366,6 +367,8 @@ def add_document(
     if source is None:
         source = f"text:{doc_hash[:32]}"
     title = v.text(title, "title", max_bytes=1000).strip() if title is not None else _title(text, file_source)
+    if s.redact_secrets:  # a title (a document's first heading) and a source are stored and listed as given
+        title, source = redact_text(title), redact_text(source)
     ns = v.ident(namespace, "namespace", optional=True) or s.namespace
     agent = v.ident(agent_id, "agent_id", optional=True) or "documents"
     sc = v.scope(scope)

@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 import mmh3
 import numpy as np
 
+from .backend import safe_url
 from .errors import ConfigurationError, EmbedderError, InvalidInputError
 
 __all__ = [
@@ -247,6 +248,7 @@ class OpenAICompatibleEmbedder:
         self.model = model
         self.dimensions = int(dimensions)
         self.base_url = base_url.rstrip("/")
+        self._shown_url = safe_url(self.base_url)  # what messages say: no password, no key in the query
         self.api_key = api_key
         self.timeout = timeout
         self.batch_size = batch_size
@@ -276,14 +278,14 @@ class OpenAICompatibleEmbedder:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 payload = json.loads(resp.read())
         except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError) as exc:
-            raise EmbedderError(f"embedding request to {self.base_url} failed: {exc}") from exc
+            raise EmbedderError(f"embedding request to {self._shown_url} failed: {exc}") from exc
         try:
             data = sorted(payload["data"], key=lambda d: d.get("index", 0))
             vectors = [d["embedding"] for d in data]
         except (KeyError, TypeError) as exc:
-            raise EmbedderError(f"unexpected embeddings response from {self.base_url}") from exc
+            raise EmbedderError(f"unexpected embeddings response from {self._shown_url}") from exc
         if len(vectors) != len(batch):
-            raise EmbedderError(f"{self.base_url} returned {len(vectors)} embeddings for {len(batch)} inputs")
+            raise EmbedderError(f"{self._shown_url} returned {len(vectors)} embeddings for {len(batch)} inputs")
         return vectors
 
 

@@ -353,16 +353,34 @@ def _loads(line: str, where: str) -> Any:
 _Extra: TypeAlias = "_tool_calls.ToolCallInput | dict[str, Any] | _state.StateRecord"
 
 
-def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_Extra]]:
-    lines = _read_text(path).split("\n")
-    if not lines or not lines[0].strip():
+def _header(line: str, path: Path) -> dict[str, Any]:
+    """An export's header line, checked: its format and a version this one reads."""
+    if not line.strip():
         raise ImportFormatError(f"{path}:1: empty file or no header line")
-    header = _loads(lines[0], f"{path}:1")
+    header = _loads(line, f"{path}:1")
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ImportFormatError(f"{path}:1: not a {FORMAT} export (no header)")
     ver = header.get("version")
     if isinstance(ver, bool) or not isinstance(ver, int) or not 1 <= ver <= VERSION:
         raise ImportFormatError(f"{path}:1: format version {ver!r}; this version reads 1 to {VERSION}")
+    return header
+
+
+def check_jsonl_header(path: str | Path) -> None:
+    """What :func:`import_jsonl` checks first, without a store: the file can be read and its header line is an export
+    of a version this one reads (a command that would create a database for the import checks this before)."""
+    p = Path(path)
+    try:
+        with p.open("rb") as f:
+            first = f.readline(1 << 20)
+    except OSError as exc:
+        raise FileAccessError(f"cannot read {p}: {exc.strerror or type(exc).__name__}") from None
+    _header(first.decode("utf-8", errors="replace"), p)
+
+
+def _read_jsonl(core: Core, path: Path) -> tuple[list[dict[str, Any]], list[_Extra]]:
+    lines = _read_text(path).split("\n")
+    _header(lines[0] if lines else "", path)
     records = []
     calls: list[_Extra] = []
     seen: dict[str, int] = {}

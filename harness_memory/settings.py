@@ -360,13 +360,35 @@ class Settings(BaseSettings):
         return v
 
 
+def _where(loc: tuple[Any, ...]) -> str:
+    """A validation error's location, by field names only: a mapping's key is data (``api_tokens`` is keyed by the
+    tokens themselves), so it is written ``<key>``, never as given."""
+    out: list[str] = []
+    fields: dict[str, Any] | None = Settings.model_fields
+    for part in loc:
+        if isinstance(part, int):
+            out.append(str(part))
+            fields = None
+        elif fields is not None and part in fields:
+            out.append(part)
+            ann = fields[part].annotation
+            fields = ann.model_fields if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+        elif part in ("[key]", "[value]"):
+            out.append(part)  # pydantic's own marker of which side of a mapping's entry is wrong
+        else:
+            out.append("<key>")
+            fields = None
+    return ".".join(out)
+
+
 def from_environment() -> Settings:
-    """Settings from the environment (HARNESS_MEMORY_*); a bad value is a ConfigurationError naming it."""
+    """Settings from the environment (HARNESS_MEMORY_*); a bad value is a ConfigurationError naming it (its field,
+    never its value nor a mapping's key)."""
     try:
         return Settings()
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', 'invalid')}"
+            f"{_where(tuple(e.get('loc', ())))}: {e.get('msg', 'invalid')}"
             for e in exc.errors(include_url=False, include_input=False)[:10]
         )
         raise ConfigurationError(f"invalid HARNESS_MEMORY_* settings: {problems}") from None

@@ -9,6 +9,7 @@ Never ``import sqlite3``: CPython's build here cannot load extensions. ``sqlean`
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -57,9 +58,12 @@ def connect(path: str | Path, *, busy_timeout_ms: int = 30_000) -> sqlean.Connec
     which issues ``BEGIN IMMEDIATE``.
     """
     path = Path(path)
-    if str(path) != ":memory:":
+    name = str(path)
+    if name != ":memory:":
         path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000)
+        if name.lower().startswith("file:"):
+            name = f".{os.sep}{name}"  # a file named so, never read as an SQLite URI (``file:x.db?vfs=...``)
+    conn = sqlean.connect(name, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000)
     conn.enable_load_extension(True)
     try:
         conn.load_extension(_vec0_path())

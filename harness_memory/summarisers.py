@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from .backend import safe_url
 from .errors import InvalidInputError, SummariserError
 
 __all__ = [
@@ -102,13 +103,14 @@ class OpenAICompatibleSummariser:
             raise InvalidInputError("base_url must be an http(s) URL")
         self.model = model
         self.base_url = base_url.rstrip("/")
+        self._shown_url = safe_url(self.base_url)  # what messages say: no password, no key in the query
         self._api_key = api_key
         self.timeout = float(timeout)
         self.max_input_chars = int(max_input_chars)
         self.temperature = float(temperature)
 
     def __repr__(self) -> str:  # never the key
-        return f"OpenAICompatibleSummariser(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAICompatibleSummariser(model={self.model!r}, base_url={self._shown_url!r})"
 
     def summarise(self, texts: Sequence[str], *, instruction: str) -> str:
         body_text, used = [], 0
@@ -133,16 +135,16 @@ class OpenAICompatibleSummariser:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 answer = json.loads(resp.read())
         except urllib.error.HTTPError as exc:
-            raise SummariserError(f"chat request to {self.base_url} failed: HTTP {exc.code}") from None
+            raise SummariserError(f"chat request to {self._shown_url} failed: HTTP {exc.code}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise SummariserError(f"chat request to {self.base_url} failed: {type(reason).__name__}") from None
+            raise SummariserError(f"chat request to {self._shown_url} failed: {type(reason).__name__}") from None
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise SummariserError(f"{self.base_url} answered something that is not JSON") from None
+            raise SummariserError(f"{self._shown_url} answered something that is not JSON") from None
         try:
             content = answer["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
-            raise SummariserError(f"unexpected chat response from {self.base_url}") from None
+            raise SummariserError(f"unexpected chat response from {self._shown_url}") from None
         if not isinstance(content, str) or not content.strip():
-            raise SummariserError(f"{self.base_url} answered an empty message")
+            raise SummariserError(f"{self._shown_url} answered an empty message")
         return content

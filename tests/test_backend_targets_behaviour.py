@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from harness_memory import InvalidInputError
 from harness_memory.backend import Target, open_backend, parse_target, safe_url
@@ -82,12 +83,35 @@ def test_a_refusal_names_the_field():
         ("postgresql://u:p@ss@h/db", "postgresql://u@h/db"),  # the last @ ends the user info
         ("postgresql://h/db?user=u&PassWord=pw&x=a/b,c=d", "postgresql://h/db?user=u&PassWord=***&x=a/b,c=d"),
         ("postgresql://h/db?password=", "postgresql://h/db?password=***"),  # the marker reads as one
-        ("postgresql://[::1/db", "postgresql://(unparseable URL)"),
+        ("postgresql://[::1/db", "postgresql://[::1/db"),  # unparseable, and no user information to hide
+        # a password that ends urllib's netloc early (an unescaped / ? #) is hidden all the same (it was printed)
+        ("postgresql://svc:ab/cdSECRET@db:5432/app", "postgresql://svc@db:5432/app"),
+        ("postgresql://svc:p?wSECRET@h/db", "postgresql://svc@h/db"),
+        ("postgresql://svc:p#SECRET@h/db", "postgresql://svc@h/db"),
+        # every parameter that may hold a secret, not only ``password`` (libpq's sslpassword; an API's key or token)
+        ("postgresql://h/db?sslmode=require&sslpassword=SECRET", "postgresql://h/db?sslmode=require&sslpassword=***"),
+        ("http://127.0.0.1:1/v1?api-key=SECRET&x=1", "http://127.0.0.1:1/v1?api-key=***&x=1"),
+        ("https://h/v1?access_token=SECRET#frag", "https://h/v1?access_token=***"),
+        ("http://user:SECRET@127.0.0.1:1/v1", "http://user@127.0.0.1:1/v1"),
+        ("postgresql://we!rd:SECRET@h/db", "postgresql://***@h/db"),  # a user name that is not plain is hidden too
     ],
     ids=lambda v: "u",
 )
 def test_what_a_message_shows_of_a_url_never_holds_its_password(url, shown):
     assert safe_url(url) == shown
+    assert "SECRET" not in safe_url(url)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    password=st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="@"), min_size=1),
+    user=st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+    scheme=st.sampled_from(["postgresql", "postgres", "http", "https"]),
+)
+def test_no_password_of_any_characters_is_shown(password, user, scheme):
+    secret = "Zq" + password + "Zq"
+    assert secret not in safe_url(f"{scheme}://{user}:{secret}@db.example:5432/app?sslmode=require")
+    assert secret not in safe_url(f"{scheme}://h/db?password={secret.replace('&', '')}")
 
 
 def test_a_target_opens_its_backend(tmp_path):

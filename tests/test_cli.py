@@ -55,6 +55,8 @@ def test_cli_errors_are_clear_and_exit_2(tmp_path):
     db = tmp_path / "cli.db"
     p = run("remember", "x", "--type", "nonsense", "--agent", "a", db=db, check=False)
     assert p.returncode == 2 and "UnknownMemoryTypeError" in p.stderr and "Traceback" not in p.stderr
+    assert not db.exists()  # a refused command leaves no new database behind
+    run("init", db=db)
     p = run("show", "12345", db=db, check=False)
     assert p.returncode == 2 and "MemoryNotFoundError" in p.stderr
 
