@@ -243,7 +243,11 @@ DEFAULT_THRESHOLD = 0.7
 #    a compile error; the last resort of a log with no failure statement never takes an echoed command; a host name that
 #    does not resolve is network, a target, a revision or a setting that is not there not_found, a process killed by
 #    SIGALRM (``Alarm clock``) timeout, cmp's bytes that differ an assertion, node's module-loading codes import_error
-SIGNATURE_METHOD = 43
+# 44 the heldout22 classes (issue 8; docs/signatures.md, "Method 44"): a transfer aborted as too slow is timeout, a
+#    tool's own memory limit out_of_memory, ``insufficient permission`` permission, pkg-config's package and the
+#    loader's shared library not found import_error, Lua's comparison of two types type_error, gpg's missing key
+#    not_found, pytest's ``DID NOT RAISE`` / ``DID NOT WARN`` an assertion
+SIGNATURE_METHOD = 44
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -1022,6 +1026,9 @@ _BY_TEXT = [
             r"\b(?:cannot|can't|unable to|failed to|could not|couldn't) allocate\b.{0,80}?"
             r"(?:\d[\d.,]{0,12} ?(?:[kmgtpe]i?b|bytes?)\b|\bof size\b)|"
             r"\bmemory (?:size )?(?:of \d{1,30} bytes )?exhausted\b|"  # PHP's memory_limit, ``virtual memory exhausted``
+            # a tool's own limit of memory reached (xz's ``65 MiB of memory is required. The limit is 32 MiB.``, its
+            # ``Memory usage limit reached``)
+            r"\bof memory is required\b|\bmemory usage limit (?:reached|exceeded)\b|"
             r"\bstd::bad_alloc\b|"  # C++'s allocation failure (``terminate called after throwing ... 'std::bad_alloc'``)
             # storage exhausted: a full disk or file system (ENOSPC), a limit of the same kind as memory's
             r"\bno space left on (?:the )?device\b|\benospc\b|"
@@ -1041,7 +1048,10 @@ _BY_TEXT = [
             r"\bexceed(?:s|ed)? the deadline\b|deadline_?exceeded|\b(?:took|ran|run|running) longer than\b|"
             r"\bexceeded the maximum (?:execution )?time\b|\btoo long with no output\b|"
             # a process killed by SIGALRM (the shell's and make's ``Alarm clock``): its own timer ran out
-            r"\balarm clock\b"
+            r"\balarm clock\b|"
+            # a transfer aborted for going too slowly for too long (curl's and git's ``Operation too slow. Less than
+            # 1000 bytes/sec transferred the last 10 seconds``): a limit of time on the progress
+            r"\boperation too slow\b"
         ),
     ),
     (
@@ -1050,7 +1060,7 @@ _BY_TEXT = [
             r"(?i)permission ?denied|access denied|requires \w{1,20} access\b|\bEACCES\b|forbidden|"
             + _STATUS_NUMBER.format("40[13]")
             + r"|unauthori[sz]ed|"
-            r"not permitted|attempt to write a read-?only|\bread-?only (?:file ?system|database|file|director(?:y|ies)|"
+            r"not permitted|insufficient permissions?\b|attempt to write a read-?only|\bread-?only (?:file ?system|database|file|director(?:y|ies)|"
             r"volume|mount)\b|\berofs\b"
         ),
     ),
@@ -1095,7 +1105,12 @@ _BY_TEXT = [
             # a package that is not installed, in the words of its metadata lookup or an exception's glued name
             # (``PackageNotFoundError: No package metadata was found for acme-cli``, ``ClassNotFoundException``)
             r"\bno package metadata (?:was )?found\b|\b(?:package|module|class|distribution)notfound|"
-            r"\bca(?:n't|nnot) find package\b"  # Tcl's ``can't find package yaml 0.4``, Go's ``cannot find package``
+            r"\bca(?:n't|nnot) find package\b|"  # Tcl's ``can't find package yaml 0.4``, Go's ``cannot find package``
+            # a library a module or a program needs that is not installed: pkg-config's (and CMake's
+            # pkg_check_modules) ``Package 'rdkafka', required by 'virtual:world', not found``, the dynamic loader's
+            # ``error while loading shared libraries: libx.so.1: cannot open shared object file``
+            r"\bpackage '[^'\n]{1,100}',? (?:required by '[^'\n]{1,100}',? )?not found\b|"
+            r"\berror while loading shared librar(?:y|ies)\b|\bcannot open shared object file\b"
         ),
     ),
     (
@@ -1108,6 +1123,8 @@ _BY_TEXT = [
             r"\berror TS\d+|has no attribute|not callable|expected type|nil pointer dereference|"
             r"null pointer dereference|undefined method .{1,200} for nil\b|cannot read propert(?:y|ies) of (?:undefined|null)|"
             r"attempt to (?:index|perform arithmetic on|concatenate|compare) (?:a |an? )?(?:nil|null) value|"
+            # Lua's ``attempt to compare number with nil``, ``attempt to compare two table values``
+            r"\battempt to compare (?:two \w{1,20} values|\w{1,20} (?:with|and) \w{1,20})\b|"
             # calling a named function that is not there (``attempt to call a nil value (global 'split')``) is
             # not_found (below); calling another nil value is a nil dereference
             r"attempt to call (?:a |an? )?(?:nil|null) value(?! \((?:global|method|field) )|"
@@ -1268,6 +1285,7 @@ _BY_TEXT = [
             # Python: 3.11.7 not in '>=3.12'``, as npm's EBADENGINE)
             r"\brequires a different (?:python|node|ruby|java|php|perl|interpreter|runtime)\b|"
             r"\bno makefile found\b|"  # make's ``No targets specified and no makefile found.  Stop.``
+            r"\bno (?:public|secret) key\b|"  # gpg's ``Can't check signature: No public key``: the key is not there
             r"\battempt to call a nil value \((?:global|method|field) "
         ),
     ),
@@ -1284,6 +1302,9 @@ _BY_TEXT = [
             # two files compared byte by byte that differ (cmp's ``a b differ: byte 7, line 1``, ``cmp: EOF on b after
             # byte 106``): a golden file's comparison
             r"\bdiffer: (?:byte|char) \d|\bcmp: eof on\b|"
+            # a test's expectation that the code raise or warn, not met (pytest's ``Failed: DID NOT RAISE ValueError``,
+            # ``DID NOT WARN``): an assertion about the code, as ``expected ... to raise``
+            r"\bdid not (?:raise|warn)\b|"
             # a call shown with the value it gave (a Go test's ``round trip of ("=", "0") gave ("", "=0")``,
             # ``Reverse("ab") returned "ab"``): a value compared with the one the call was given
             r"[\"')\]}] (?:gave|returned|produced|yielded) [\"'(\[{]|"
@@ -1365,6 +1386,8 @@ _TEXT_KEYS = {
     "context_overflow": ("context", "token", "prompt"),
     "rate_limit": ("rate", "too many requests", "429", "quota", "throttl"),
     "out_of_memory": (
+        "of memory is required",
+        "memory usage limit",
         "out of memory",
         "oom",
         "heap space",
@@ -1380,8 +1403,9 @@ _TEXT_KEYS = {
         "emfile",
         "enfile",
     ),
-    "timeout": ("time", "deadline", "deadlock", "longer than", "too long", "alarm clock"),
+    "timeout": ("time", "deadline", "deadlock", "longer than", "too long", "alarm clock", "too slow"),
     "permission": (
+        "insufficient permission",
         "permission",
         "access denied",
         "access",
@@ -1395,6 +1419,9 @@ _TEXT_KEYS = {
         "erofs",
     ),
     "import_error": (
+        "package '",
+        "shared librar",
+        "shared object",
         "find package",
         "module",
         "unresolved import",
@@ -1439,6 +1466,7 @@ _TEXT_KEYS = {
         "notfound",
     ),
     "type_error": (
+        "attempt to compare",
         "values to unpack",
         "type",
         "is not assignable",
@@ -1570,6 +1598,8 @@ _TEXT_KEYS = {
         "bindexception",
     ),
     "not_found": (
+        "no public key",
+        "no secret key",
         "unknown target",
         "unknown revision",
         "unknown ref",
@@ -1621,6 +1651,8 @@ _TEXT_KEYS = {
         "uninitialized constant",
     ),
     "assertion": (
+        "did not raise",
+        "did not warn",
         "differ: ",
         "cmp: eof on",
         "assert",

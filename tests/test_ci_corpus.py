@@ -49,7 +49,9 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # after signing method 43's rules for its classes (its first look, 0.912 / 0.559 with the learned fallback, 0.500
 # without, stays its held-out figure); four of its categories are left (debatable or the script's own line, README), so
 # it is in EXCERPT_EXACT_SPLITS below, not in EXACT_SPLITS. heldout22 entered it on 2026-11-28 with its logs, before its
-# one measured run
+# one measured run, and left it the same day after signing method 44's rules for its classes (its first look, 1.000 /
+# 0.656 with the learned fallback, 0.562 without, stays its held-out figure); four debatable categories are left, so it
+# is in EXCERPT_EXACT_SPLITS too
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -58,7 +60,6 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
-    "heldout22",
 }
 
 
@@ -111,7 +112,7 @@ def test_each_family_of_a_split_written_against_is_signed_as_labelled(signed, sp
 
 # splits whose excerpt rules (not yet their category words) were written after their one measured run: every log of
 # them is signed from its marked lines
-EXCERPT_EXACT_SPLITS = ("heldout13", "heldout21")
+EXCERPT_EXACT_SPLITS = ("heldout13", "heldout21", "heldout22")
 
 
 @pytest.mark.parametrize(
