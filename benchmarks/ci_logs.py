@@ -1,6 +1,6 @@
 """Failure excerpts of whole CI logs: does `error_signature` find the decisive lines, and categorise them?
 
-    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout22 and all
+    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout23 and all
     python benchmarks/ci_logs.py --split dev --misses # only dev, and list the logs it misses
 
 Corpus: tests/fixtures/ci_logs (real tool output of broken projects, plain or wrapped the way
@@ -70,6 +70,7 @@ SPLITS = [
     "heldout20",
     "heldout21",
     "heldout22",
+    "heldout23",
 ]
 
 
