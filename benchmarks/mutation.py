@@ -104,6 +104,8 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "error_signatures": (
         "harness_memory/error_signatures.py",
         [
+            "tests/test_category_classes_heldout22.py",  # method 44 (2026-11-28)
+            "tests/test_category_classes_heldout21.py",  # method 43 (2026-11-28)
             "tests/test_one_kind_one_category_method35.py",  # method 35 (2026-11-27)
             "tests/test_one_kind_one_category_method34.py",  # method 34 (2026-11-27)
             "tests/test_word_roles_method33.py",  # method 33 (2026-11-27)
@@ -283,7 +285,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     ),
     "settings": (
         "harness_memory/settings.py",
-        ["tests/test_settings_behaviour.py", "tests/test_hardening_inputs.py"],
+        ["tests/test_review_edges_2026_11_28.py", "tests/test_settings_behaviour.py", "tests/test_hardening_inputs.py"],
         "settings",
     ),
     "migrate": ("harness_memory/migrate.py", ["tests/test_migrate_behaviour.py", "tests/test_storage.py"], ""),
@@ -313,6 +315,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_excerpt": (
         "harness_memory/failure_excerpt.py",
         [
+            "tests/test_category_classes_heldout21.py",  # method 43 (2026-11-28)
             "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
             "tests/test_published_hierarchies.py",  # method 29
             "tests/test_methods_27_28_strength.py",  # method 28's edges (2026-11-27)
@@ -416,8 +419,13 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     # parsing fails in the first seconds or not at all)
     "backend": (
         "harness_memory/backend.py",
-        ["tests/test_backend_targets_behaviour.py", "tests/test_backends.py", "tests/test_rarest_terms.py"],
-        "behaviour or targets or url or sqlite or rarest or budget or uncounted",
+        [
+            "tests/test_backend_targets_behaviour.py",
+            "tests/test_review_edges_2026_11_28.py",
+            "tests/test_backends.py",
+            "tests/test_rarest_terms.py",
+        ],
+        "behaviour or targets or url or sqlite or rarest or budget or uncounted or file_uri or secret or password",
     ),
     # (its pytest-in-pytest test timed its command out at 120 s under a load of 17: left to the suite)
     "adapter_run": (

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .errors import HarnessMemoryError, InvalidInputError, MemoryNotFoundError, StorageError
@@ -45,7 +45,14 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 AGENT_ID = r"^[^\x00-\x1f\x7f]{1,200}$"
 
 
-class RememberIn(BaseModel):
+class _Body(BaseModel):
+    """A request body: a field it does not define is an error (422), never dropped in silence (``ttl`` for
+    ``ttl_seconds`` stored a memory without its expiry)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RememberIn(_Body):
     content: str = Field(description="bounded by the store's max_content_bytes (a 4xx past it), not here")
     type: str = Field(max_length=40)
     scope: str = Field("agent", pattern="^(agent|global)$")
@@ -62,7 +69,7 @@ class RememberIn(BaseModel):
     thread_id: str | None = Field(None, max_length=200, description="an event of this thread (docs/episodes.md)")
 
 
-class RecallIn(BaseModel):
+class RecallIn(_Body):
     query: str = Field("", description="bounded by the store's max_content_bytes")
     namespace: str | None = Field(None, max_length=200)
     types: list[str] | None = Field(None, max_length=50)
@@ -82,14 +89,14 @@ class RecallIn(BaseModel):
     thread_id: str | None = Field(None, max_length=200, description="only this thread's memories")
 
 
-class ApplyIn(BaseModel):
+class ApplyIn(_Body):
     helpful: bool
     outcome: str | None = Field(None, max_length=16_384)
     session_id: str | None = Field(None, max_length=200)
     task_id: str | None = Field(None, max_length=200)
 
 
-class SignIn(BaseModel):
+class SignIn(_Body):
     # a whole log is ordinary: the request body limit (api_max_body_bytes) is the bound
     text: str = Field(min_length=1, description="the error text or whole log")
     baseline: str | None = Field(None, description="the log of the last passing run of the same job")
@@ -99,7 +106,7 @@ class SignIn(BaseModel):
 TASK_ID_MAX = 200 - 17
 
 
-class SelectIn(BaseModel):
+class SelectIn(_Body):
     task_id: str = Field(min_length=1, max_length=TASK_ID_MAX)
     error: str | None = Field(None, max_length=262_144)
     agent_type: str | None = Field(None, max_length=200)
@@ -108,7 +115,7 @@ class SelectIn(BaseModel):
     seed: int | None = Field(None, ge=0, le=2**63 - 1)
 
 
-class OutcomeIn(BaseModel):
+class OutcomeIn(_Body):
     task_id: str = Field(min_length=1, max_length=TASK_ID_MAX)
     technique: str = Field(min_length=1, max_length=200)
     success: bool
@@ -121,7 +128,7 @@ class OutcomeIn(BaseModel):
     namespace: str | None = Field(None, max_length=200)
 
 
-class ToolCallIn(BaseModel):
+class ToolCallIn(_Body):
     tool_name: str = Field(min_length=1, max_length=200)
     success: bool
     tool_type: str = Field("builtin", min_length=1, max_length=200)
@@ -134,7 +141,7 @@ class ToolCallIn(BaseModel):
     task_id: str | None = Field(None, max_length=200)
 
 
-class DocumentIn(BaseModel):
+class DocumentIn(_Body):
     text: str = Field(min_length=1, description="the document's text (never a server path)")
     title: str | None = Field(None, max_length=1000)
     source: str | None = Field(None, max_length=4096, description="its identity: the same source re-indexes")
@@ -143,7 +150,7 @@ class DocumentIn(BaseModel):
     tags: list[str] = Field(default_factory=list, description="bounded by the store's max_tags")
 
 
-class ReflectIn(BaseModel):
+class ReflectIn(_Body):
     thread_id: str | None = Field(None, max_length=200)
     namespace: str | None = Field(None, max_length=200)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import UTC
 from pathlib import Path
@@ -46,9 +47,17 @@ out: Any = _LazyConsole()
 err: Any = _LazyConsole(stderr=True, soft_wrap=True)  # messages name paths: never wrapped mid-path
 
 
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def escape(text: str) -> str:
+    """``text`` fit for the terminal: rich's markup escaped, and control characters (an ESC sequence an agent or a
+    global memory put in its content would move the cursor, recolour or retitle a human's terminal) shown as
+    ``\\x1b``, never sent as such."""
     from rich.markup import escape as _escape
 
+    if _CONTROL_CHARS.search(text):
+        text = _CONTROL_CHARS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return _escape(text)
 
 

@@ -41,15 +41,22 @@ def build_server(db: str, settings: Settings):
         ),
     )
 
+    def failed(obj: dict[str, str]) -> Any:
+        """A tool's failure as MCP says: ``isError`` set (the client and the model know the call failed), the same JSON
+        body (error and detail) as its text."""
+        from mcp.types import CallToolResult, TextContent
+
+        return CallToolResult(content=[TextContent(type="text", text=_ok(obj))], is_error=True)
+
     def guard(fn):
         def run(*a, **kw):
             try:
                 return fn(*a, **kw)
             except HarnessMemoryError as exc:  # a clear tool error, not a crash
-                return _ok({"error": type(exc).__name__, "detail": str(exc)})
+                return failed({"error": type(exc).__name__, "detail": str(exc)})
             except Exception as exc:
                 log.error("tool %s failed: %s", fn.__name__, type(exc).__name__, exc_info=exc)
-                return _ok({"error": "InternalError", "detail": f"internal error ({type(exc).__name__})"})
+                return failed({"error": "InternalError", "detail": f"internal error ({type(exc).__name__})"})
 
         run.__name__, run.__doc__ = fn.__name__, fn.__doc__
         run.__annotations__ = fn.__annotations__

@@ -50,6 +50,19 @@ def _norm(v: Any) -> str:
     return s[:40] or "any"
 
 
+_REDACTED = re.compile(r"\[REDACTED:[\w-]{1,40}\]")
+
+
+def _without_secrets(text: str) -> str:
+    """``text`` with its secrets (``redact``'s) cut out, markers and all."""
+    if not text:
+        return text
+    from .redact import redact
+
+    out, kinds = redact(text)
+    return _REDACTED.sub(" ", out) if kinds else text
+
+
 def task_signature(task: Any, *, max_terms: int = 6) -> str:
     """Signature of a task given as a mapping/object (category, agent_type or owner, effort,
     title, description) or as a plain title string."""
@@ -65,6 +78,8 @@ def task_signature(task: Any, *, max_terms: int = 6) -> str:
         effort = _field(task, "effort", "size", "estimate")
     if not isinstance(title, str) or not isinstance(desc, str):
         raise InvalidInputError("task title and description must be strings")
+    # a secret in a title (a token in a command line) is no term of the signature, which is stored and shown
+    title, desc = _without_secrets(title), _without_secrets(desc)
     terms = [t for t in dict.fromkeys(_stem(w)[:_MAX_TERM] for w in query_terms(title)) if t not in _EXTRA_STOP]
     if len(terms) < 3 and desc:
         more = [t for t in dict.fromkeys(_stem(w)[:_MAX_TERM] for w in query_terms(desc)) if t not in _EXTRA_STOP]

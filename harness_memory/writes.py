@@ -106,6 +106,8 @@ def prepare(
     if s.redact_secrets:
         content = _redact_obj(content, found)
         meta = _redact_obj(meta, found)
+        if task_signature is not None:  # free text a harness builds from its task (a title, a command line)
+            task_signature = _redact_obj(task_signature, found)
         tag_list = [t for t in dict.fromkeys(_redact_obj(tag_list, found))]
         if found:
             meta["redacted"] = sorted(

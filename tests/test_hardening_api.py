@@ -144,7 +144,9 @@ HOSTILE_BODIES = [
     ('{"content": "x", "type": "success", "importance": NaN}', 422),
     ('{"content": "\\ud800", "type": "success"}', 422),
     ('{"content": "a\\u0000b", "type": "success"}', 422),
-    ('{"content": "x", "type": "success", "tags": [' + ",".join(['"t"'] * 40) + "]}", 422),
+    # 40 distinct tags, past max_tags (the store's bound since the REST model's own 32 went: repeated tags are one)
+    ('{"content": "x", "type": "success", "tags": [' + ",".join(f'"t{i}"' for i in range(40)) + "]}", 422),
+    ('{"content": "x", "type": "success", "ttl": 60}', 422),  # a field the body does not define
     ('{"content": "x", "type": "success", "ttl_seconds": 1e300}', 422),
     ("[" * 5000 + "]" * 5000, 400),
     ("null", 422),

@@ -57,8 +57,10 @@ def test_mcp_tools_over_stdio(db):  # both backends: `harness-memory mcp --db PA
             await s.call_tool("error_lookup", {"error": "AssertionError: expected 5 deliveries, got 4"})
         )
         out["suggest"] = _text(await s.call_tool("technique_suggest", {"task_id": "T1", "error": "TimeoutError: 30s"}))
-        out["bad"] = _text(await s.call_tool("memory_store", {"content": "", "type": "success"}))
-        out["bad_type"] = _text(await s.call_tool("memory_get_by_type", {"type": "nonsense"}))
+        bad = await s.call_tool("memory_store", {"content": "", "type": "success"})
+        bad_type = await s.call_tool("memory_get_by_type", {"type": "nonsense"})
+        out["bad"], out["bad_type"] = _text(bad), _text(bad_type)
+        out["flags"] = (bad.is_error, bad_type.is_error, (await s.call_tool("memory_search", {"query": "x"})).is_error)
         return out
 
     out = asyncio.run(_session_run(db, steps))
@@ -82,6 +84,7 @@ def test_mcp_tools_over_stdio(db):  # both backends: `harness-memory mcp --db PA
     assert out["lookup"]["fixes"] == ["webhook tests are flaky: use a fake clock"]
     assert out["suggest"]["technique"] == "prompt_restructure" and not out["suggest"]["escalate"]
     assert out["bad"]["error"] == "InvalidInputError" and out["bad_type"]["error"] == "UnknownMemoryTypeError"
+    assert out["flags"] == (True, True, False)  # a failed call says so (isError), a good one does not
     with MemoryStore(db) as store:
         assert {m.agent_id for m in store.get_by_type("success")} == {"agent-x"}
 

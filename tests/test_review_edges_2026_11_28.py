@@ -281,3 +281,33 @@ def test_signature_says_it_created_a_database(tmp_path):
     (tmp_path / "e.txt").write_text("ValueError: x\n")
     p = _cli("signature", str(tmp_path / "e.txt"), "--db", str(tmp_path / "new.db"))
     assert p.returncode == 0 and "created" in p.stderr
+
+
+# -- a task signature holds no secret; the terminal gets no control characters from a memory -----------------------
+
+TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def test_a_task_signature_given_or_derived_holds_no_secret(tmp_path):
+    with MemoryStore(tmp_path / "m.db") as s:
+        m = s.remember("deployed", type="success", agent_id="a", error="x failed", task_signature=f"deploy {TOKEN}")
+        assert TOKEN not in (m.task_signature or "") and "[REDACTED" in (m.task_signature or "")
+        derived = s.task_signature(f"deploy with token {TOKEN} to prod")
+        assert "abcdefghij" not in derived and "ghp" not in derived
+        assert s.task_signature("deploy with token to prod") == derived  # the secret's words are not terms
+    assert s.task_signature("fix flaky login test in auth module") == "any:any:any:auth-flaky-login-module-test"
+
+
+def test_the_terminal_gets_no_control_characters_from_a_memory(tmp_path):
+    db = str(tmp_path / "m.db")
+    assert (
+        _cli("remember", "red \x1b[31mALERT\x1b[0m and a bell \x07", "-t", "success", "-a", "x", "--db", db).returncode
+        == 0
+    )
+    for args in (("recall", "ALERT", "-a", "x"), ("show", "1")):
+        p = _cli(*args, "--db", db)
+        assert p.returncode == 0, p.stderr
+        assert "\x1b" not in p.stdout and "\x07" not in p.stdout
+        assert "\\x1b" in p.stdout  # shown, visibly
+    p = _cli("show", "1", "--db", db, "--json")
+    assert json.loads(p.stdout)["content"] == "red \x1b[31mALERT\x1b[0m and a bell \x07"  # the data itself unchanged
