@@ -117,14 +117,14 @@ def safe_url(url: str) -> str:
     ``urllib`` and would have been printed); only a plain user name is kept of it."""
     scheme, sep, rest = url.partition("://")
     if not sep:
-        scheme, rest = "", url
+        rest = url
     at = rest.rfind("@")
     user_part = ""
     if at >= 0:
         userinfo, rest = rest[:at], rest[at + 1 :]
-        user = userinfo.split(":", 1)[0]
+        user = userinfo.partition(":")[0]
         user_part = "" if not user else (user if _USER.fullmatch(user) else "***") + "@"
-    rest = rest.split("#", 1)[0]
+    rest = rest.partition("#")[0]
     head, qsep, query = rest.partition("?")
     if qsep:
         params = []

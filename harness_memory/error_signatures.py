@@ -1235,9 +1235,10 @@ _BY_TEXT = [
             r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
             r"could(?: no|n')t resolve (?:host|proxy)|network error|failed to establish a new connection|"
             r"name or service not known|getaddrinfo|temporary failure in name resolution|"
-            # a host name that does not resolve (nginx's ``host not found in upstream``, Go's ``no such host``, Java's
-            # ``UnknownHostException``): the name of a host, not a thing the program looked up, was not found
-            r"\b(?:host|hostname|server) not found\b|\bno such host\b|\bunknown ?host\b|"
+            # a host name that does not resolve (nginx's ``host not found in upstream``, ``unknown host``; Go's ``no such
+            # host`` is the failure lexicon's, Java's ``UnknownHostException`` the exception table's): the name of a
+            # host, not a thing the program looked up, was not found
+            r"\b(?:host|hostname|server) not found\b|\bunknown host\b|"
             r"broken pipe|ssl|tls handshake|"
             + _STATUS_NUMBER.format("50[234]")
             + r"|failed to connect\b|could(?:n't| not) connect to\b|"
@@ -1279,7 +1280,7 @@ _BY_TEXT = [
             # a build target, a revision or a reference named that does not exist (ninja's ``unknown target 'x'``, git's
             # ``unknown revision or path not in the working tree``), and a setting a tool needs that is not set (git's
             # ``Author identity unknown`` / ``unable to auto-detect email address``)
-            r"\bunknown (?:target|revision|ref|reference|branch|tag|task|goal|recipe)\b|"
+            r"\bunknown (?:target|revision|ref|reference|branch|tag|task)\b|"
             r"\bauthor identity unknown\b|\bunable to auto-detect email address\b|\bplease tell me who you are\b|"
             # a package that asks for another interpreter than the one installed (pip's ``requires a different
             # Python: 3.11.7 not in '>=3.12'``, as npm's EBADENGINE)
@@ -1405,7 +1406,6 @@ _TEXT_KEYS = {
     ),
     "timeout": ("time", "deadline", "deadlock", "longer than", "too long", "alarm clock", "too slow"),
     "permission": (
-        "insufficient permission",
         "permission",
         "access denied",
         "access",
@@ -1422,7 +1422,6 @@ _TEXT_KEYS = {
         "package '",
         "shared librar",
         "shared object",
-        "find package",
         "module",
         "unresolved import",
         "could not resolve",
@@ -1572,9 +1571,7 @@ _TEXT_KEYS = {
         "host not found",
         "hostname not found",
         "server not found",
-        "no such host",
         "unknown host",
-        "unknownhost",
         "connection",
         "resolve host",
         "resolve proxy",
@@ -1606,8 +1603,6 @@ _TEXT_KEYS = {
         "unknown branch",
         "unknown tag",
         "unknown task",
-        "unknown goal",
-        "unknown recipe",
         "author identity unknown",
         "auto-detect email",
         "tell me who you are",

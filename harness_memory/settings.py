@@ -373,8 +373,6 @@ def _where(loc: tuple[Any, ...]) -> str:
             out.append(part)
             ann = fields[part].annotation
             fields = ann.model_fields if isinstance(ann, type) and issubclass(ann, BaseModel) else None
-        elif part in ("[key]", "[value]"):
-            out.append(part)  # pydantic's own marker of which side of a mapping's entry is wrong
         else:
             out.append("<key>")
             fields = None

@@ -94,6 +94,9 @@ def test_a_refusal_names_the_field():
         ("https://h/v1?access_token=SECRET#frag", "https://h/v1?access_token=***"),
         ("http://user:SECRET@127.0.0.1:1/v1", "http://user@127.0.0.1:1/v1"),
         ("postgresql://we!rd:SECRET@h/db", "postgresql://***@h/db"),  # a user name that is not plain is hidden too
+        ("postgresql://@h/db", "postgresql://h/db"),  # an empty user information goes whole
+        ("http://h/x#frag", "http://h/x"),  # a fragment is never shown
+        ("h:5432/db?password=SECRET", "h:5432/db?password=***"),  # no scheme: the rest is read all the same
     ],
     ids=lambda v: "u",
 )

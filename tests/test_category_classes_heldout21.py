@@ -109,11 +109,13 @@ def test_a_log_of_echoes_only_still_gets_an_excerpt():
         ("dial tcp: lookup db.internal on 127.0.0.53:53: no such host", "network"),
         ("ssh: Could not resolve hostname git.example.com: Name or service not known", "network"),
         ("ERROR: unknown host repo.example.net", "network"),
+        ("psql: error: hostname not found: db.internal", "network"),
         ("Server not found: smtp.example.com", "network"),
         # a build target, a revision or a ref that does not exist; a setting git needs that is not set
         ("make: *** No rule to make target 'docs'.  Stop.", "not_found"),
         ("ninja: error: unknown target 'check'", "not_found"),
         ("error: unknown target 'wasm64-unknown-unknown'", "not_found"),
+        ("ERROR: unknown task 'deploy' (run `invoke --list`)", "not_found"),
         ("fatal: ambiguous argument 'main..HEAD': unknown revision or path not in the working tree.", "not_found"),
         ("error: pathspec 'feature/x' did not match any file(s) known to git", "not_found"),
         ('*** Please tell me who you are.\n\nRun\n\n  git config --global user.email "you@example.com"', "not_found"),
@@ -168,6 +170,12 @@ def test_heldout21_classes_in_other_words(text, expected):
         ("FileNotFoundError: [Errno 2] No such file or directory: 'hosts.txt'", "not_found"),
         ("KeyError: 'host'", "not_found"),
         ("go: example.com/x@v9.9.9: unknown revision v9.9.9", "import_error"),
+        # an exception the table names whose words name nothing (.NET's, which the failure lexicon does not hold)
+        (
+            "Unhandled exception. System.InvalidCastException: Specified cast is not valid.\n"
+            "   at Program.Main() in /src/Program.cs:line 9",
+            "type_error",
+        ),
     ],
 )
 def test_neighbours_keep_their_category(text, expected):

@@ -46,7 +46,7 @@ def test_a_settings_error_never_shows_a_mappings_key(monkeypatch, name, value):
     with pytest.raises(ConfigurationError) as err:
         from_environment()
     assert SECRET not in str(err.value)
-    assert name.removeprefix("HARNESS_MEMORY_").lower() + ".<key>" in str(err.value)
+    assert name.removeprefix("HARNESS_MEMORY_").lower() + ".<key>: Input should be a valid" in str(err.value)
 
 
 def test_a_settings_error_still_names_a_plain_field(monkeypatch):
@@ -311,3 +311,15 @@ def test_the_terminal_gets_no_control_characters_from_a_memory(tmp_path):
         assert "\\x1b" in p.stdout  # shown, visibly
     p = _cli("show", "1", "--db", db, "--json")
     assert json.loads(p.stdout)["content"] == "red \x1b[31mALERT\x1b[0m and a bell \x07"  # the data itself unchanged
+
+
+def test_a_nested_settings_error_names_its_fields_and_hides_a_mappings_key(monkeypatch):
+    monkeypatch.setenv("HARNESS_MEMORY_MAINTENANCE", json.dumps({"decay_rates": {SECRET: "fast"}}))
+    with pytest.raises(ConfigurationError) as err:
+        from_environment()
+    assert "maintenance.decay_rates.<key>: Input should be a valid number" in str(err.value)
+    assert SECRET not in str(err.value)
+    monkeypatch.delenv("HARNESS_MEMORY_MAINTENANCE")
+    monkeypatch.setenv("HARNESS_MEMORY_RANKING", json.dumps({"vector": "heavy"}))
+    with pytest.raises(ConfigurationError, match=r"ranking\.vector: Input should be a valid number"):
+        from_environment()
