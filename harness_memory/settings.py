@@ -366,10 +366,7 @@ def _where(loc: tuple[Any, ...]) -> str:
     out: list[str] = []
     fields: dict[str, Any] | None = Settings.model_fields
     for part in loc:
-        if isinstance(part, int):
-            out.append(str(part))
-            fields = None
-        elif fields is not None and part in fields:
+        if fields is not None and isinstance(part, str) and part in fields:
             out.append(part)
             ann = fields[part].annotation
             fields = ann.model_fields if isinstance(ann, type) and issubclass(ann, BaseModel) else None
