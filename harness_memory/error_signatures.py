@@ -1420,7 +1420,6 @@ _TEXT_KEYS = {
     ),
     "import_error": (
         "package '",
-        "shared librar",
         "shared object",
         "module",
         "unresolved import",
@@ -1466,7 +1465,6 @@ _TEXT_KEYS = {
     ),
     "type_error": (
         "attempt to compare",
-        "values to unpack",
         "type",
         "is not assignable",
         "error ts",

@@ -41,6 +41,7 @@ def category(text: str) -> str:
             "No such file or directory",
             "import_error",
         ),
+        ("./bin/app: error while loading shared libraries: libfoo.so.2: wrong ELF class: ELFCLASS32", "import_error"),
         # two values compared that cannot be (Lua's words)
         ("lua: sort.lua:4: attempt to compare number with nil", "type_error"),
         ("lua5.4: x.lua:2: attempt to compare two table values", "type_error"),
