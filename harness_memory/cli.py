@@ -163,18 +163,19 @@ def _check_before_creating(
     from . import validation as v
     from .errors import FileAccessError
     from .memory_types import TypeRegistry
+    from .portability import check_jsonl_header
     from .settings import from_environment
 
-    if content is not None:
-        v.text(content, "content", max_bytes=from_environment().max_content_bytes)
-    if type is not None:
-        TypeRegistry(from_environment().extra_types).check(type)
-    if read is not None and not Path(read).is_file():
-        raise FileAccessError(f"cannot read {read}: no such file")
+    if content is not None or type is not None:
+        settings = from_environment()
+        if content is not None:
+            v.text(content, "content", max_bytes=settings.max_content_bytes)
+        if type is not None:
+            TypeRegistry(settings.extra_types).check(type)
     if read is not None and jsonl:
-        from .portability import check_jsonl_header
-
-        check_jsonl_header(read)
+        check_jsonl_header(read)  # (a missing or unreadable file included)
+    elif read is not None and not Path(read).is_file():
+        raise FileAccessError(f"cannot read {read}: no such file")
 
 
 def _emit(obj: Any) -> None:

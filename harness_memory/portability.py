@@ -374,7 +374,7 @@ def check_jsonl_header(path: str | Path) -> None:
         with p.open("rb") as f:
             first = f.readline(1 << 20)
     except OSError as exc:
-        raise FileAccessError(f"cannot read {p}: {exc.strerror or type(exc).__name__}") from None
+        raise _file_error("read", p, exc) from None
     _header(first.decode("utf-8", errors="replace"), p)
 
 

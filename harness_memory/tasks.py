@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InvalidInputError
+from .redact import MARK, redact
 from .sqlite_backend import query_terms
 
 __all__ = ["task_signature"]
@@ -50,15 +51,13 @@ def _norm(v: Any) -> str:
     return s[:40] or "any"
 
 
-_REDACTED = re.compile(r"\[REDACTED:[\w-]{1,40}\]")
+_REDACTED = re.compile(re.escape(MARK) + r":[\w-]{1,40}\]")  # the marker redact puts in a secret's place
 
 
 def _without_secrets(text: str) -> str:
     """``text`` with its secrets (``redact``'s) cut out, markers and all."""
     if not text:
         return text
-    from .redact import redact
-
     out, kinds = redact(text)
     return _REDACTED.sub(" ", out) if kinds else text
 
