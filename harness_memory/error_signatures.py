@@ -247,7 +247,11 @@ DEFAULT_THRESHOLD = 0.7
 #    tool's own memory limit out_of_memory, ``insufficient permission`` permission, pkg-config's package and the
 #    loader's shared library not found import_error, Lua's comparison of two types type_error, gpg's missing key
 #    not_found, pytest's ``DID NOT RAISE`` / ``DID NOT WARN`` an assertion
-SIGNATURE_METHOD = 44
+# 45 the heldout23 classes (issue 8; docs/signatures.md, "Method 45"): a failed operation's reason in words decides
+#    when it is a limit of the environment (``connection ... failed: timeout expired``), Go's ``; want``, an array
+#    size or a closed resource type_error, a patch or merge that does not apply compile_error (patch's hunk lines are
+#    failure statements), a tool's own warnings above its error line its causes, node's ``<ref *1>`` label dropped
+SIGNATURE_METHOD = 45
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -948,6 +952,10 @@ _BY_EXCEPTION = [
             # an operation the value does not support (Java's ``UnsupportedOperationException`` on an immutable list,
             # Python's ``io.UnsupportedOperation``), as Ruby's FrozenError: a value that may not be changed
             r"^(?:UnsupportedOperationException|UnsupportedOperation)$|"
+            # a size an array cannot have (Java's ``NegativeArraySizeException: -20``, as JavaScript's ``RangeError: Invalid
+            # array length``): a value the operation cannot take; a resource used after it was closed or disposed
+            # (.NET's ``ObjectDisposedException``, Java NIO's ``ClosedChannelException``), as a frozen value changed
+            r"^(?:NegativeArraySizeException|ObjectDisposedException|ClosedChannelException)$|"
             # a text that is not the value it must be: a string that is not a number, bytes that are not the codec's
             r"^(?:NumberFormatException|InputMismatchException|Unicode(?:De|En)?codeError|MalformedInputException)$|"
             r"^\w{0,40}(?:NullPointerException|NullReferenceException)$"  # KotlinNullPointerException (a ``!!``)
@@ -1145,6 +1153,12 @@ _BY_TEXT = [
             # expected 3)``); a decoded value of the wrong type (Go's ``json: cannot unmarshal string into Go struct
             # field Config.port of type int``); Tcl's ``expected integer but got "x"``
             r"\bwrong number of arguments\b|\bcannot unmarshal \w{1,40} into\b|"
+            # a stream or file used after it was closed, in the words of runtimes that print no such class (Ruby's
+            # ``closed stream (IOError)``, Python's ``I/O operation on closed file``, node's ``write after end``, Go's
+            # ``file already closed``, .NET's ``Cannot access a disposed object``): an operation the value's state does
+            # not allow, as a frozen value changed
+            r"\bclosed stream\b|\bi/o operation on (?:an? )?(?:closed|uninitiali[sz]ed) file\b|\bwrite after end\b|"
+            r"\bfile already closed\b|\bcannot access a disposed object\b|"
             # arithmetic on a value outside the operation's domain, in the words of runtimes that print no exception
             # class (method 34: Go's ``integer divide by zero``, Rust's ``attempt to divide by zero`` and ``remainder
             # with a divisor of zero``, Perl's ``Illegal division by zero``, PHP's ``Modulo by zero``, Ruby's ``divided
@@ -1183,6 +1197,12 @@ _BY_TEXT = [
             # itself (eventually).  Stop.``, ``*** recipe commences before first target.  Stop.``): the makefile is
             # wrong, as a source that does not compile; make's own ``make: *** No targets ...  Stop.`` is not this
             r"(?:^|\n)[^\s]{1,400}:\d{1,7}: \*\*\* .{0,400}\bstop\.|"
+            # a change that does not apply to the text it changes (GNU patch's ``Hunk #1 FAILED at 2``, ``1 out of 1 hunk
+            # ignored``, ``Reversed (or previously applied) patch detected``; git apply's ``patch does not apply`` and
+            # ``error: patch failed: f:1``; a merge's ``CONFLICT (content): Merge conflict in f`` and ``Automatic merge
+            # failed; fix conflicts``): the source does not fit, as a source that does not compile
+            r"\bhunks?(?: #\d{1,6})? (?:failed|ignored)\b|\bpatch does not apply\b|\bpatch failed: |"
+            r"\bpreviously applied\) patch detected\b|\bmerge conflict in\b|\bautomatic merge failed\b|"
             r"\bexpression has type\b.{1,300}\bexpected of type\b|\bexpression was expected to have type\b|"
             r"\bexpecting '[^'\n]{1,40}', found\b|\bmismatched input\b.{1,200}\bexpecting\b|"  # ANTLR-made parsers
             r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
@@ -1260,6 +1280,8 @@ _BY_TEXT = [
             r"\bno (?:configuration|config|input|source|test|matching) files?\b|invalid command name|unknown command\b|"
             r"could(?:n't| not) find (?:function|method|object|symbol|variable|(?:remote )?(?:ref|revision|branch|tag))\b|"
             r"\bnot an element (?:in|of)\b|\bno such variable\b|\bundefined variable\b|"
+            # a name given that matches no file (zip's ``name not matched: handler.py``, as git's ``did not match any``)
+            r"\bnames? not matched\b|"
             r"[a-z]notfound(?:error|exception)?\b|"  # a name glued to NotFound (``InterpreterNotFound``, ``ResourceNotFoundException``)
             r"\bno such key\b|\b(?:could|can) ?not be found\b|\bcan't be found\b|\bcall to undefined (?:function|method)\b|"
             r"\bno such element\b|"
@@ -1293,7 +1315,9 @@ _BY_TEXT = [
     (
         "assertion",
         re.compile(
-            r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}, want\b|\bnot equal to\b|"
+            # (a Go test's got-and-want in either of its conventions: ``f(x) = 3, want 4``, ``f(x) = 3, nil; want an
+            # error``)
+            r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}[,;] want\b|\bnot equal to\b|"
             r"\b(?:is|are) not (?:all )?true\b|"  # a stated condition that does not hold (R's ``stopifnot``)
             # what a test got over what it should have got (tcltest's ``---- Result was:`` then ``---- Result should
             # have been (exact matching):``)
@@ -1465,6 +1489,11 @@ _TEXT_KEYS = {
     ),
     "type_error": (
         "attempt to compare",
+        "closed stream",
+        "closed file",
+        "write after end",
+        "already closed",
+        "disposed object",
         "type",
         "is not assignable",
         "error ts",
@@ -1516,6 +1545,12 @@ _TEXT_KEYS = {
         "strconv.",
     ),
     "compile_error": (
+        "hunk",
+        "patch does not apply",
+        "patch failed: ",
+        "patch detected",
+        "merge conflict in",
+        "automatic merge failed",
         "stop.",
         "syntax",
         "expression",
@@ -1593,6 +1628,7 @@ _TEXT_KEYS = {
         "bindexception",
     ),
     "not_found": (
+        "not matched",
         "no public key",
         "no secret key",
         "unknown target",
@@ -1651,6 +1687,7 @@ _TEXT_KEYS = {
         "assert",
         "expected",
         ", want",
+        "; want",
         "not equal to",
         "check failed",
         "not true",
@@ -1900,6 +1937,11 @@ def _blank_names(head: str, low: str) -> str:
     return head if out == head else out
 
 
+# the categories a reason given in words after a failed operation decides over the operation's own (see
+# ``_by_text_head``): limits of the environment, each more specific than the operation they stopped
+_CLAUSE_REASONS = frozenset({"timeout", "permission", "out_of_memory", "rate_limit"})
+
+
 def _by_text_head(head: str) -> str | None:
     """``_by_text`` of ``text[:8000]``."""
     low = _lower(head)
@@ -1917,7 +1959,19 @@ def _by_text_head(head: str) -> str | None:
     if failure_lexicon.may_state_operation(low) and _RUNTIME_REPORT.search(low) is None:
         # (a file's path is where, not what: its words are not read; a runtime's memory report, Valgrind's ``Bad
         # permissions for mapped region``, states no operation: it is a crash, whatever its words)
-        operation = failure_lexicon.failed_operation(_PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low)
+        read = _PATH_WORDS_SPLIT.subn("_p_", low)[0] if "/" in low else low
+        found = failure_lexicon.failed_operation_at(read)
+        if found is not None:
+            operation = found[0]
+            if reason is None:
+                # the reason in words after the operation on its line (``connection to server at "h", port 5432
+                # failed: timeout expired``): a limit of the environment it names is the more specific statement,
+                # as an operating system's reason is (a network operation that ran out of time is a timeout)
+                eol = read.find("\n", found[1])
+                rest = read[found[1] : eol if eol >= 0 else len(read)]
+                said = _by_words(rest, rest) if rest.strip() else None
+                if said in _CLAUSE_REASONS and said != operation:
+                    reason = said
     clause = failure_lexicon.clause_category(reason, operation)
     if clause is not None and clause != reason:
         return clause  # a failed operation the line names, its reason an absence or none: before the words
@@ -2025,7 +2079,7 @@ _QUOTABLE = frozenset({"type_error", "not_found", "import_error"})
 # a test's own comparison, in its frameworks' words (not a compiler's ``Couldn't match expected type 'Int' with actual
 # type`` or ``expected X to define such a function, but none are available``, which explain a compile error)
 _TEST_COMPARISON = re.compile(
-    r"\bassert(?:ion|ionerror)?\b|\bassert_?\w{0,20}\(|\bwant(?:ed)?\b[^\n]{0,200}\bgot\b|\bgot\b[^\n]{0,200}\bwant\b|, want\b|"
+    r"\bassert(?:ion|ionerror)?\b|\bassert_?\w{0,20}\(|\bwant(?:ed)?\b[^\n]{0,200}\bgot\b|\bgot\b[^\n]{0,200}\bwant\b|[,;] want\b|"
     r"\bto (?:raise|throw)\b|\braise_error\b|\bnothing was raised\b|\bdid not (?:raise|throw)\b|\bexpect\(|"
     r"\breceived function did not throw\b"
 )

@@ -226,7 +226,7 @@ _PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):?\s*$")
 _PY_FRAME = re.compile(r'^\s*File "([^"]{1,1000})", line (\d{1,9})(?:, in (\S{1,300}))?')
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Warning|Failure|Throwable|Fault)[\w$]{0,40}$")
 _EXC = re.compile(
-    r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:Caused by: |> )?(?:[A-Z]\s{1,8})?"
+    r"^(?:Exception in thread \"[^\"]{0,200}\" )?(?:<ref \*\d{1,6}> )?(?:Caused by: |> )?(?:[A-Z]\s{1,8})?"
     r"([A-Za-z_][\w$]{0,200}(?:\.[A-Za-z_][\w$]{0,200}){0,30})(?::\s?(.{0,4000}))?$"
 )
 # a word that begins with an exception name's ending and goes on in lower case (``Exiting``, ``Errors``, ``Failures``):
@@ -351,9 +351,14 @@ _C3 = _Keyed(
         r"not an element (?:in|of)|[Nn]o such key|[Nn]on-?parseable|[Uu]nparseable|"
         r"(?:[Cc]ould not|[Ff]ailed to|[Cc]annot|[Uu]nable to) parse|[Cc]an(?:not|'t) connect to)\b|"
         r"\s\u2718(?:\s|$)|"  # a test tree's failed mark after the test's name (JUnit console: ``name() \u2718 message``)
-        r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b"
+        r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b|"
+        # a patch that does not apply (GNU patch's ``1 out of 1 hunk ignored -- saving rejects to file x.rej`` and
+        # ``Reversed (or previously applied) patch detected!  Skipping patch.``): the change fails, not a test
+        r"^\d{1,6} out of \d{1,6} hunks? (?:FAILED|ignored)\b|^Reversed \(or previously applied\) patch detected!"
     ),
     (
+        "hunk",
+        "reversed (or",
         "fail",
         "err",
         "not ok",
@@ -686,6 +691,8 @@ _ANY_WORDS = (
     "not permitted",
     "many warn",
     "returned status",
+    "hunk",  # a patch that does not apply (``1 out of 1 hunk ignored``, ``Reversed (or previously applied) patch``)
+    "reversed (or",
 ) + tuple(w.lower() for w in _ERRNO_WORDS)
 _ANY_START = (
     "e ",
@@ -1083,6 +1090,8 @@ def _tb_exception(lines: list[Line], start: int, hi: int) -> int | None:
 
 
 _RUNTIME_WARNING = re.compile(r"^(?:[A-Z][A-Za-z]{1,20} )?Warning:\s")  # ``Warning: ...``, ``PHP Warning: ...``
+_TOOL_ERROR = re.compile(r"^([a-z][\w.+-]{0,39}) error: \S")  # a tool's own error line (``zip error: ...``)
+_TOOL_WARNING_LOOKBACK = 12  # lines above a tool's error line searched for its own warnings
 
 
 # a member of a Python exception group's printout: the exception line ending one sub-exception's traceback, drawn
@@ -1152,6 +1161,17 @@ def _add_causes(ex: Excerpt, lines: list[Line], lo: int, hi: int, start: int, en
         above = next((k for k in range(start - 1, max(lo, start - 3) - 1, -1) if lines[k].text.strip()), None)
         if above is not None and not lines[above].boundary and _RUNTIME_WARNING.search(lines[above].text):
             causes.append(lines[above].text.strip()[:1000])
+        m = _TOOL_ERROR.match(lines[start].text.strip()) if not causes else None
+        if m is not None:
+            # a tool's own error line after its own warnings (``zip warning: name not matched: handler.py`` then
+            # ``zip error: Nothing to do!``): the warnings say why it gave up, so they are read as its causes
+            warned = m.group(1) + " warning: "
+            for k in range(start - 1, max(lo, start - _TOOL_WARNING_LOOKBACK) - 1, -1):
+                t = lines[k].text.strip()
+                if t.startswith(warned):
+                    causes.insert(0, t[:1000])
+                elif t or lines[k].boundary:
+                    break
     ex.causes = causes[-16:]
     retries: list[str] = []
     for k in range(start - 1, max(lo, start - _RETRY_LOOKBACK) - 1, -1):  # back to a success or the step's start

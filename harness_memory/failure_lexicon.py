@@ -507,11 +507,19 @@ def may_state_operation(low: str) -> bool:
 
 def failed_operation(low: str) -> str | None:
     """The category of the failed operation a lower-cased failure text states (``_OPERATIONS``), else None."""
+    found = failed_operation_at(low)
+    return found[0] if found is not None else None
+
+
+def failed_operation_at(low: str) -> tuple[str, int] | None:
+    """``failed_operation``, with the offset in ``low`` where the statement of the operation ends (what follows it on
+    its line is the reason, if any is given), else None."""
     if not may_state_operation(low):
         return None
     for cat, rx in _OPERATION_RX:
-        if rx.search(low):
-            return cat
+        m = rx.search(low)
+        if m:
+            return cat, m.end()
     return None
 
 

@@ -51,8 +51,10 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # it is in EXCERPT_EXACT_SPLITS below, not in EXACT_SPLITS. heldout22 entered it on 2026-11-28 with its logs, before its
 # one measured run, and left it the same day after signing method 44's rules for its classes (its first look, 1.000 /
 # 0.656 with the learned fallback, 0.562 without, stays its held-out figure); four debatable categories are left, so it
-# is in EXCERPT_EXACT_SPLITS too. heldout23 entered it on 2026-11-28 with its logs, before its one measured run.
-# heldout24 entered it on 2026-11-28 with its logs, before its one measured run
+# is in EXCERPT_EXACT_SPLITS too. heldout23 entered it on 2026-11-28 with its logs, before its one measured run, and
+# left it on 2026-11-28 after signing method 45's rules for its classes (its first look, 0.933 / 0.767 with the learned
+# fallback, 0.667 without, stays its held-out figure); every log of it is now signed as labelled, so it is in
+# EXACT_SPLITS below. heldout24 entered it on 2026-11-28 with its logs, before its one measured run
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -61,7 +63,6 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
-    "heldout23",
     "heldout24",
 }
 
@@ -97,7 +98,7 @@ def test_each_family_finds_the_marked_failure(signed, family):
 
 # splits whose rules were written after their one measured run (in-sample since): every log of them is signed
 # from its marked lines with its labelled category, not only "at most one miss a family"
-EXACT_SPLITS = ("heldout9", "heldout10", "heldout11", "heldout12")
+EXACT_SPLITS = ("heldout9", "heldout10", "heldout11", "heldout12", "heldout23")
 
 
 @pytest.mark.parametrize(
