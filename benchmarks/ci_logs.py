@@ -71,6 +71,7 @@ SPLITS = [
     "heldout21",
     "heldout22",
     "heldout23",
+    "heldout24",
     "heldout25",
 ]
 

@@ -104,6 +104,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "error_signatures": (
         "harness_memory/error_signatures.py",
         [
+            "tests/test_category_classes_heldout23.py",  # method 45 (2026-11-28)
             "tests/test_category_classes_heldout22.py",  # method 44 (2026-11-28)
             "tests/test_category_classes_heldout21.py",  # method 43 (2026-11-28)
             "tests/test_one_kind_one_category_method35.py",  # method 35 (2026-11-27)
@@ -156,6 +157,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_lexicon": (
         "harness_memory/failure_lexicon.py",
         [
+            "tests/test_category_classes_heldout23.py",  # method 45 (2026-11-28)
             "tests/test_one_kind_one_category_method35.py",  # method 35 (2026-11-27)
             "tests/test_one_kind_one_category_method34.py",  # method 34 (2026-11-27)
             "tests/test_word_roles_method33.py",  # method 33 (2026-11-27)
@@ -315,6 +317,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_excerpt": (
         "harness_memory/failure_excerpt.py",
         [
+            "tests/test_category_classes_heldout23.py",  # method 45 (2026-11-28)
             "tests/test_category_classes_heldout21.py",  # method 43 (2026-11-28)
             "tests/test_runtime_reports.py",  # methods 30-31 (2026-11-27)
             "tests/test_published_hierarchies.py",  # method 29

@@ -54,7 +54,8 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # is in EXCERPT_EXACT_SPLITS too. heldout23 entered it on 2026-11-28 with its logs, before its one measured run, and
 # left it on 2026-11-28 after signing method 45's rules for its classes (its first look, 0.933 / 0.767 with the learned
 # fallback, 0.667 without, stays its held-out figure); every log of it is now signed as labelled, so it is in
-# EXACT_SPLITS below. heldout25 entered it on 2026-11-28 with its logs, before its one measured run
+# EXACT_SPLITS below. heldout24 entered it on 2026-11-28 with its logs, before its one measured run. heldout25 entered it
+# on 2026-11-28 with its logs, before its one measured run
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -63,6 +64,7 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
+    "heldout24",
     "heldout25",
 }
 

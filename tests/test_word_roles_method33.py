@@ -25,7 +25,8 @@ def rules(text: str) -> str:
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("Automatic merge failed; fix conflicts and then commit the result.", "unknown"),
+        # (a merge or a patch that does not apply is compile_error since method 45: still never a test's failure)
+        ("Automatic merge failed; fix conflicts and then commit the result.", "compile_error"),
         ("Runtime error near line 5: UNIQUE constraint failed: plans.slug (19)", "unknown"),
         (
             'E1127 14:02:33.776373   24461 run.go:72] "command failed" err="accumulating resources: may not add"',
@@ -33,7 +34,7 @@ def rules(text: str) -> str:
         ),
         ("error: failed to convert config.yaml to json", "unknown"),
         ("deploy: rollout failed because the image could not be pulled from the mirror", "unknown"),
-        ("1 out of 1 hunk FAILED -- saving rejects to file src/main.c.rej", "unknown"),
+        ("1 out of 1 hunk FAILED -- saving rejects to file src/main.c.rej", "compile_error"),
         # an operation that failed for a reason the line gives: the reason, never a test
         ("failed to load settings: EACCES", "permission"),
         ("failed to list keys: Forbidden", "permission"),
