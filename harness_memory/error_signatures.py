@@ -251,11 +251,17 @@ DEFAULT_THRESHOLD = 0.7
 #    when it is a limit of the environment (``connection ... failed: timeout expired``), Go's ``; want``, an array
 #    size or a closed resource type_error, a patch or merge that does not apply compile_error (patch's hunk lines are
 #    failure statements), a tool's own warnings above its error line its causes, node's ``<ref *1>`` label dropped
-SIGNATURE_METHOD = 45
+# 46 the heldout24 and heldout25 classes (issue 8; docs/signatures.md, "Method 46"): Tcl's errorInfo makes its message
+#    the statement; runners' closing lines (TeamCity's, act's, Bamboo's, a bare ``ERROR``, git's ``failed to push some
+#    refs``) and cache misses give way; act's and pytest's INTERNALERROR columns stripped; a response body's reason
+#    decides over its HTTP status; words of link, build-file, archive-check, go.mod, engine-version, redirect, empty
+#    reply, check-constraint, hook and Tcl errors; the JVM's NoSuchMethodError import_error by the JDK's hierarchy
+SIGNATURE_METHOD = 46
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
-    r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size|stack level too deep"
+    r"stack ?overflow|overflowed its stack|maximum recursion depth|maximum call stack size|stack level too deep|"
+    r"too many nested evaluations"  # Tcl's limit of nested calls (``too many nested evaluations (infinite loop?)``)
 )
 RECURSION = re.compile(f"(?i){_RECURSION_WORDS}")
 # errors about the environment rather than the code: signed without their key frame
@@ -985,8 +991,10 @@ _BY_EXCEPTION = [
     (
         "not_found",
         re.compile(
+            # (not the JVM's NoSuchMethodError / NoSuchFieldError: linkage errors, a class compiled against another
+            # version of a dependency than the one run with, import_error by the JDK's hierarchy in failure_lexicon)
             r"^(?:FileNotFoundError|FileNotFoundException|NoSuchFileException|KeyError|"
-            r"NoSuchElementException|NoSuchMethodError|NoSuchFieldError|Not_found)$|"
+            r"NoSuchElementException|Not_found)$|"
             r"^\w{0,60}NotFound(?:Error|Exception)?$"  # any other thing named as not found (after import_error's)
         ),
     ),
@@ -1068,6 +1076,9 @@ _BY_TEXT = [
             r"(?i)permission ?denied|access denied|requires \w{1,20} access\b|\bEACCES\b|forbidden|"
             + _STATUS_NUMBER.format("40[13]")
             + r"|unauthori[sz]ed|"
+            # a server's hook refusing a push (git's ``! [remote rejected] main -> main (pre-receive hook declined)``):
+            # its policy denies the change
+            r"\bhook declined\b|"
             r"not permitted|insufficient permissions?\b|attempt to write a read-?only|\bread-?only (?:file ?system|database|file|director(?:y|ies)|"
             r"volume|mount)\b|\berofs\b"
         ),
@@ -1076,6 +1087,12 @@ _BY_TEXT = [
         "import_error",
         re.compile(
             r"(?i)no module named|cannot find module|unresolved import|could not resolve(?! (?:host|proxy))|"
+            # a module file that would have to change and may not (go's ``updates to go.mod needed``, ``inconsistent
+            # vendoring``), as a lock file under ``--locked``
+            r"\bupdates to go\.mod needed\b|\binconsistent vendoring\b|"
+            # a dependency's requirement no installed version meets (pkg-config's ``Package dependency requirement
+            # 'zlib >= 1.3.1' could not be satisfied``)
+            r"\b(?:requirement|dependency|dependencies)\b[^\n]{0,200}?\b(?:could not|cannot|can't) be satisfied\b|"
             r"cannot import name|package .{1,100} does not exist|library stub|"
             r"no matching distribution|could not find a version that satisfies|"
             r"module not found|unable to import|import error|no required module provides|"
@@ -1153,6 +1170,10 @@ _BY_TEXT = [
             # expected 3)``); a decoded value of the wrong type (Go's ``json: cannot unmarshal string into Go struct
             # field Config.port of type int``); Tcl's ``expected integer but got "x"``
             r"\bwrong number of arguments\b|\bcannot unmarshal \w{1,40} into\b|"
+            # the same in Tcl's words (``wrong # args: should be "area w h"``); a value of another type than its column's
+            # or its schema's (SQLite STRICT's ``cannot store TEXT value in INTEGER column t.c``, JSON Schema's ``'3' is
+            # not of type 'integer'``)
+            r"\bwrong # args\b|\bcannot store \w{1,20} value in \w{1,20} column\b|\bis not of type\b|"
             # a stream or file used after it was closed, in the words of runtimes that print no such class (Ruby's
             # ``closed stream (IOError)``, Python's ``I/O operation on closed file``, node's ``write after end``, Go's
             # ``file already closed``, .NET's ``Cannot access a disposed object``): an operation the value's state does
@@ -1246,6 +1267,21 @@ _BY_TEXT = [
             r"\b(?:file|data|archive) ends unexpectedly\b|\binvalid compressed data\b|"
             r"\b(?:invalid|bad|incorrect|unknown) (?:gzip|zip|zlib|deflate|tar) header\b|\bbadzipfile\b|\bnot a zip ?file\b|"
             r"\bend-of-central-directory signature not found\b|\bzip end header not found\b|\bcannot find zipfile directory\b|"
+            # an archive or compressed stream whose check does not hold (bzip2's ``Data integrity error when
+            # decompressing``, unzip's ``bad CRC``, ``CRC error``): its bytes are not what it says they are
+            r"\bdata integrity error\b|\bbad crc\b|\bcrc (?:error|mismatch|check failed)\b|"
+            # a link that cannot be made from the objects given (GNU ld's ``relocation R_X86_64_32S against `.rodata'
+            # can not be used when making a shared object; recompile with -fPIC``, ``relocation truncated to fit``)
+            r"\bcan ?not be used when making an? (?:shared object|pie object|pde|executable)\b|\brecompile with -f\w|"
+            r"\brelocation truncated to fit\b|"
+            # a build's own description that does not hold together, in its tools' words (ninja's ``multiple rules
+            # generate obj/x.o`` and ``dependency cycle: a -> b -> a``, CMake's ``Unknown CMake command "x"``, go's
+            # ``found packages a (a.go) and main (main.go) in /src``): as a source that does not compile
+            r"\bmultiple rules generate\b|\bdependency cycle\b|\bunknown cmake command\b|"
+            r"\bfound packages \w{1,100} \([^)\n]{1,200}\) and \w{1,100}\b|"
+            # a shell script's or a message catalogue's text that does not parse (dash's and bash's ``Bad substitution``,
+            # msgfmt's ``duplicate message definition``)
+            r"\bbad substitution\b|\bduplicate message definition\b|"
             r"\bunbound (?:value|module|type constructor|constructor|record field|class|module type)\b"
         ),
     ),
@@ -1253,6 +1289,11 @@ _BY_TEXT = [
         "network",
         re.compile(
             r"(?i)connection (?:refused|reset|aborted|closed)|\bECONN\w+|network is unreachable|"
+            # a server that answered nothing, or only with redirects that lead nowhere (curl's ``(52) Empty reply from
+            # server`` and ``(47) Maximum (3) redirects followed``, wget's ``20 redirections exceeded``, requests'
+            # ``TooManyRedirects``)
+            r"\bempty reply from server\b|\bmaximum \(\d{1,4}\) redirects followed\b|\btoo many redirects\b|"
+            r"\bredirections exceeded\b|\btoomanyredirects\b|"
             r"could(?: no|n')t resolve (?:host|proxy)|network error|failed to establish a new connection|"
             r"name or service not known|getaddrinfo|temporary failure in name resolution|"
             # a host name that does not resolve (nginx's ``host not found in upstream``, ``unknown host``; Go's ``no such
@@ -1307,6 +1348,11 @@ _BY_TEXT = [
             # a package that asks for another interpreter than the one installed (pip's ``requires a different
             # Python: 3.11.7 not in '>=3.12'``, as npm's EBADENGINE)
             r"\brequires a different (?:python|node|ruby|java|php|perl|interpreter|runtime)\b|"
+            r"\brequires (?:rustc|node|python|ruby|php|perl|java|npm|cargo) (?:version )?[<>=~^]{0,2} ?v?\d|"
+            r"\bunsupported engine\b|\bnot compatible with your version of\b|\bis not supported by the following package\b|"
+            # a subcommand the tool does not have (git's ``'lfs' is not a git command``, docker's ``'x' is not a docker
+            # command``)
+            r"\bis not a [\w-]{1,20} command\b|"
             r"\bno makefile found\b|"  # make's ``No targets specified and no makefile found.  Stop.``
             r"\bno (?:public|secret) key\b|"  # gpg's ``Can't check signature: No public key``: the key is not there
             r"\battempt to call a nil value \((?:global|method|field) "
@@ -1318,6 +1364,9 @@ _BY_TEXT = [
             # (a Go test's got-and-want in either of its conventions: ``f(x) = 3, want 4``, ``f(x) = 3, nil; want an
             # error``)
             r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}[,;] want\b|\bnot equal to\b|"
+            # a declared condition on the data that does not hold (SQLite's ``CHECK constraint failed: price >= 0``,
+            # PostgreSQL's ``violates check constraint "x"``), as R's ``stopifnot``
+            r"\bcheck constraint failed\b|\bviolates check constraint\b|"
             r"\b(?:is|are) not (?:all )?true\b|"  # a stated condition that does not hold (R's ``stopifnot``)
             # what a test got over what it should have got (tcltest's ``---- Result was:`` then ``---- Result should
             # have been (exact matching):``)
@@ -1411,6 +1460,7 @@ _TEXT_KEYS = {
     "context_overflow": ("context", "token", "prompt"),
     "rate_limit": ("rate", "too many requests", "429", "quota", "throttl"),
     "out_of_memory": (
+        "nested evaluations",
         "of memory is required",
         "memory usage limit",
         "out of memory",
@@ -1430,6 +1480,7 @@ _TEXT_KEYS = {
     ),
     "timeout": ("time", "deadline", "deadlock", "longer than", "too long", "alarm clock", "too slow"),
     "permission": (
+        "hook declined",
         "permission",
         "access denied",
         "access",
@@ -1443,6 +1494,9 @@ _TEXT_KEYS = {
         "erofs",
     ),
     "import_error": (
+        "be satisfied",
+        "updates to go.mod needed",
+        "inconsistent vendoring",
         "package '",
         "shared object",
         "module",
@@ -1488,6 +1542,9 @@ _TEXT_KEYS = {
         "notfound",
     ),
     "type_error": (
+        "wrong # args",
+        "cannot store",
+        "is not of type",
         "attempt to compare",
         "closed stream",
         "closed file",
@@ -1545,6 +1602,18 @@ _TEXT_KEYS = {
         "strconv.",
     ),
     "compile_error": (
+        "data integrity error",
+        "bad crc",
+        "crc ",
+        "be used when making",
+        "recompile with -f",
+        "relocation truncated",
+        "multiple rules generate",
+        "dependency cycle",
+        "unknown cmake command",
+        "found packages",
+        "bad substitution",
+        "duplicate message definition",
         "hunk",
         "patch does not apply",
         "patch failed: ",
@@ -1601,6 +1670,11 @@ _TEXT_KEYS = {
         "zipfile directory",
     ),
     "network": (
+        "empty reply from server",
+        "redirects followed",
+        "too many redirects",
+        "redirections exceeded",
+        "toomanyredirects",
         "host not found",
         "hostname not found",
         "server not found",
@@ -1628,6 +1702,19 @@ _TEXT_KEYS = {
         "bindexception",
     ),
     "not_found": (
+        "requires rustc",
+        "requires node",
+        "requires python",
+        "requires ruby",
+        "requires php",
+        "requires perl",
+        "requires java",
+        "requires npm",
+        "requires cargo",
+        "unsupported engine",
+        "not compatible with your version",
+        "is not supported by the following",
+        "is not a ",
         "not matched",
         "no public key",
         "no secret key",
@@ -1680,6 +1767,8 @@ _TEXT_KEYS = {
         "uninitialized constant",
     ),
     "assertion": (
+        "check constraint failed",
+        "violates check constraint",
         "did not raise",
         "did not warn",
         "differ: ",
@@ -2093,6 +2182,9 @@ _FETCH = re.compile(
     r"could not (?:be resolved|transfer|download|fetch)|failed to (?:download|fetch|transfer)|transfer failed"
 )
 _WEAK = frozenset({"unknown", "test_failure"})
+# the reasons a response's body states more precisely than its HTTP status (403 for a rate limit, 400 for a prompt too
+# long): read from the block under a status-only line
+_STATED_REASONS = frozenset({"rate_limit", "context_overflow"})
 _CONSEQUENCE = frozenset({"unknown", "test_failure", "import_error", "not_found"})
 # checkers and formatters: what they report is a finding. Matched against the command word of each
 # segment of the echoed command (and a tool's subcommand: ``cargo clippy``, ``go vet``, ``npm run lint``),
@@ -2173,7 +2265,12 @@ _NODE_MODULE_CODE = re.compile(
     r"\[ERR_(?:IMPORT_\w{1,60}|MODULE_\w{1,60}|REQUIRE_\w{1,60}|PACKAGE_\w{1,60}|UNKNOWN_FILE_EXTENSION|"
     r"UNSUPPORTED_DIR_IMPORT|UNSUPPORTED_ESM_URL_SCHEME|UNKNOWN_MODULE_FORMAT)\]"
 )
-_EXC_IN_BLOCK = re.compile(r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:", re.M)
+# (and the name of a test's error in TAP's YAML diagnostics, node --test's ``  name: 'TypeError'`` under ``not ok 3``)
+_EXC_IN_BLOCK = re.compile(
+    r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:|"
+    r"^\s{0,12}name: '([A-Z][\w$.]{0,200}(?:Error|Exception))'\s*$",
+    re.M,
+)
 
 
 # a qualified exception name followed by its message (``java.nio.file.AccessDeniedException: /run/user/0/.sbt``)
@@ -2310,7 +2407,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
     timeout, 137 killed, 127 not found)."""
     if excerpt.kind == "failure" and not excerpt.exception:
         for hit in _EXC_IN_BLOCK.finditer("\n".join((excerpt.block, excerpt.detail))):
-            cat = _by_exception(hit.group(1))
+            cat = _by_exception(hit.group(1) or hit.group(2))
             if cat is not None:
                 return cat
     if "[ERR_" in excerpt.message and _NODE_MODULE_CODE.search(excerpt.message[:2000]):
@@ -2353,6 +2450,15 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _evidence(excerpt.message)  # a runner's exit line alone names no category
+    if by_text is not None and by_text not in _STATED_REASONS and excerpt.block != excerpt.message:
+        if failure_lexicon.http_category(excerpt.message[:2000]) == by_text:
+            # the category came from an HTTP status alone (curl's ``The requested URL returned error: 403``); the
+            # response body printed under it that says why (``You have exceeded a secondary rate limit``, ``This
+            # model's maximum context length is 8192 tokens``) is the more specific statement, as a reason after a
+            # failed operation is
+            said = _evidence(_said("\n".join((excerpt.block, excerpt.detail))[:8000]))
+            if said in _STATED_REASONS:
+                return said
     low = _lower(excerpt.message[:8000])
     if by_text == "import_error" and _FETCH.search(low):
         # a dependency that could not be fetched names why in the same line ("could not be resolved: ... Could not

@@ -112,6 +112,12 @@ _PREFIXES = [
     # slash in it, so a level tag (``[ERROR]``) after it stays evidence
     re.compile(r"^[A-Za-z]?:\t ?(?:\[[\w.:/-]{1,80}[ /][\w .:/-]{0,80}\] ?){0,8}"),
     re.compile(r"^==\d{1,9}== ?"),  # valgrind's process-id column
+    # pytest's column before every line of an internal error's traceback (``INTERNALERROR>   File "x.py", line 3``):
+    # the traceback under it is read as any other
+    re.compile(r"^INTERNALERROR> ?"),
+    # act's column naming the workflow and job before every line (``[CI/export]   | output``, ``[CI/export]   ❌  Failure
+    # - Main ...``): a workflow's name and its job's, with a slash between
+    re.compile(r"^\[[^\]/\n]{1,80}/[^\]\n]{1,80}\] {1,4}(?:\| ?)?"),
     # a time of day on a 12-hour clock (Netlify's ``7:52:36 AM: ``, on blank lines too): a clock with AM or PM is a
     # stamp, never a tool's ``line:column``
     re.compile(r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,6})? ?[AaPp][Mm]:?(?:\s|$)"),
@@ -183,7 +189,7 @@ def _clean(raw: str) -> tuple[str, str | None, str | None]:
             or text[0] in "[=+\ufeff"
             or "\t" in text[:410]
             or (text[0] == " " and "] " in text[:45])
-            or text.startswith("Step #")
+            or text.startswith(("Step #", "INTERNALERROR>"))
         ):
             break
         m = _PREFIX.match(text)
@@ -277,9 +283,12 @@ _NOT_FAILURE = _Keyed(
         r"\bwithout errors?\b|-Werror|errorprone|error_?prone|--fail-fast|\bfail-fast\b|\bon-?error\b|"
         r"# timeout=|\btimeout[=:]\s?\d|\b(?:passed|succeeded|success(?:ful(?:ly)?)?|ok)\b.{0,40}\b0 failed|"
         r"\bBUILD SUCCESS|\bSuccessfully\b|\bdeprecat|warning:|\bwarn(?:ing)?s?\b(?!.{0,40}\berror)|"
-        r"\bskipped due to (?:an )?earlier failure"
+        r"\bskipped due to (?:an )?earlier failure|"
+        # a cache a runner's step looked up and did not have (``Cache not found for input keys: setup-python-...``): a
+        # miss is how a cache starts, never a failure
+        r"^cache not found for (?:input )?keys?:"
     ),
-    ("err", "fail", "timeout", "success", "deprecat", "warn"),
+    ("err", "fail", "timeout", "success", "deprecat", "warn", "cache not found"),
 )
 
 # a build that failed because warnings are errors (javac's -Werror, mix --warnings-as-errors, gcc's
@@ -354,11 +363,19 @@ _C3 = _Keyed(
         r"^\s{0,8}\w[\w.]{0,100}\s\.{2,}\s(?:FAIL|FAILED|ERROR)\s*$|\bAssertionError\b|\b[Aa]ssertion .{0,200}failed\b|"
         # a patch that does not apply (GNU patch's ``1 out of 1 hunk ignored -- saving rejects to file x.rej`` and
         # ``Reversed (or previously applied) patch detected!  Skipping patch.``): the change fails, not a test
-        r"^\d{1,6} out of \d{1,6} hunks? (?:FAILED|ignored)\b|^Reversed \(or previously applied\) patch detected!"
+        r"^\d{1,6} out of \d{1,6} hunks? (?:FAILED|ignored)\b|^Reversed \(or previously applied\) patch detected!|"
+        # a push the server refused, ref by ref (git's `` ! [remote rejected] main -> main (pre-receive hook declined)``,
+        # `` ! [rejected] main -> main (non-fast-forward)``): the statement; ``error: failed to push some refs`` closes it
+        r"^! \[(?:remote )?rejected\] \S|"
+        # a dependency's requirement no installed version meets (pkg-config's ``Package dependency requirement 'zlib >=
+        # 1.3.1' could not be satisfied.``)
+        r"\b(?:could not|cannot|can't) be satisfied\b"
     ),
     (
         "hunk",
         "reversed (or",
+        "rejected]",
+        "be satisfied",
         "fail",
         "err",
         "not ok",
@@ -400,7 +417,7 @@ _C3 = _Keyed(
 )
 _C2 = _Keyed(
     re.compile(
-        r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can't|unable to|"
+        r"(?i)\b(?:error|errors|fatal|failed|failure|exception|panic|denied|refused|cannot|can not|can't|unable to|"
         r"not found|aborted|killed|invalid|unexpected|undefined|missing|could not find|couldn't find|"
         r"could not resolve|couldn't resolve|(?:could|can) ?not be found|can't be found)\b"
     ),
@@ -413,6 +430,7 @@ _C2 = _Keyed(
         "denied",
         "refused",
         "cannot",
+        "can not",
         "can't",
         "unable to",
         "not found",
@@ -562,7 +580,15 @@ _C1 = _Keyed(
         # TAP::Harness's ``Failed 2/5 subtests``), and a runner's closing word alone on its line (``failed``: fly's)
         r"\breturned (?:\d{1,3} exit status|status \d{1,3})$|"
         r"^(?:[\w.+-]{1,40}: )?(?:Error is not recoverable: exiting now|Exiting with failure status due to previous "
-        r"errors)$|^Failed \d{1,6}/\d{1,6} subtests\b|^(?i:failed|failure)[.!]?$"
+        r"errors)$|^Failed \d{1,6}/\d{1,6} subtests\b|^(?i:failed|failure|error)[.!]?$|"
+        # a runner's or a tool's closing line over what failed above it: git's ``error: failed to push some refs to
+        # 'x'`` (its refs' rejections above it), TeamCity's ``Step Fetch fixtures (Command Line) failed``, act's ``❌  Failure - Main ruby export.rb`` and
+        # ``exitcode '1': failure``
+        r"^error: failed to push some refs\b|^(?:E: )?Step .{1,200} \([\w .-]{1,60}\) failed$|"
+        r"^(?:\u274c\s{1,4})?Failure - (?:Main|Pre|Post) \S|^exitcode '\d{1,3}': failure$|"
+        # Bamboo's: ``Failing task since return code of [...] was 1 while expected 0``, ``Finished task 'x' with result:
+        # Failed``
+        r"^Failing task since return code\b|^Finished task '.{1,200}' with result: Failed$"
     ),
     ("exit", "fail", "err", "compil", "ran ", "abort", "many warn", "returned"),
 )
@@ -640,6 +666,7 @@ _ANY_WORDS = (
     "not an element",
     "no such",
     "cannot",
+    "can not",  # (GNU ld's spelling: ``relocation ... can not be used when making a shared object``)
     "can't",
     "unable",
     "kill",
@@ -691,6 +718,8 @@ _ANY_WORDS = (
     "not permitted",
     "many warn",
     "returned status",
+    "rejected]",  # a push the server refused (`` ! [remote rejected] main -> main (...)``)
+    "be satisfied",  # (``... could not be satisfied``)
     "hunk",  # a patch that does not apply (``1 out of 1 hunk ignored``, ``Reversed (or previously applied) patch``)
     "reversed (or",
 ) + tuple(w.lower() for w in _ERRNO_WORDS)
@@ -1244,6 +1273,30 @@ def _run_echoes(lines: list[Line]) -> set[int]:
     return echo
 
 
+# Tcl's errorInfo under an error's message: ``    while executing`` (the command that raised it) or a context line in
+# parentheses, then ``    invoked from within``, and so on up the stack
+_TCL_TRACE = re.compile(r"^ {4}(?:while executing|invoked from within)$")
+_TCL_CONTEXT = re.compile(r"^ {4}\([^\n]{1,300}\)$")
+
+
+def _tcl_statements(lines: list[Line]) -> None:
+    """The message Tcl prints above its errorInfo (``expected integer but got "12a"`` over ``    (reading increment)``
+    and ``    invoked from within``; ``too many nested evaluations`` over ``    while executing``) is the failure's
+    statement, whatever its words: Tcl's uncaught error, as a Python exception line over its traceback."""
+    for k, ln in enumerate(lines):
+        if "within" not in ln.text and "executing" not in ln.text:
+            continue
+        if not _TCL_TRACE.match(ln.text):
+            continue
+        j = k - 1
+        if j > 0 and _TCL_CONTEXT.match(lines[j].text):
+            j -= 1
+        if j < 0 or _TCL_TRACE.match(lines[j].text) or _TCL_CONTEXT.match(lines[j].text) or lines[j].text[:1] in ' "\t':
+            continue  # a deeper level of the trace (its quoted command, its context), not the message
+        if lines[j].text.strip() and not lines[j].boundary and lines[j].cls < 3:
+            lines[j].cls = 3
+
+
 def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bool = False) -> Excerpt | None:
     echo = _run_echoes(lines) if any(ln.annotation == "group" for ln in lines) else set()
     for k, ln in enumerate(lines):
@@ -1269,6 +1322,7 @@ def _pick(lines: list[Line], baseline: Baseline | None = None, warnings_fail: bo
     for k, ln in enumerate(lines):
         if ln.cls and "arn" in ln.text and _CLOSES_ON_WARNINGS.search(ln.text):
             _warnings_above(lines, k, baseline)
+    _tcl_statements(lines)
     _structure(lines, baseline)
     specific = [i for i, ln in enumerate(lines) if ln.cls >= 2]
     if not specific:
@@ -1384,6 +1438,10 @@ def _unframed(t: str) -> str:
     return m.group(2).strip() if m else t
 
 
+# a line that says something passed or finished well (``... ok``, ``PASSED``, ``done.``): never the report of a failure
+_SUCCEEDED = re.compile(
+    r"(?i)(?:\b(?:ok|okay|passed|pass|done|success|successful|succeeded|finished)|\u2713|\u2714)[.!]?$"
+)
 _COMPLAINT_NEAR = 3  # non-blank lines above a trailer among which the failing command's last complaint is looked for
 
 
@@ -1409,7 +1467,9 @@ def _report_above(lines: list[Line], lo: int, at: int, baseline: Baseline | None
         said += 1
         if near and said > _COMPLAINT_NEAR:
             break
-        if not quiet(lines[j]) and (_complaint(t) or (said == 1 and lines[j].level == "log")):
+        if quiet(lines[j]) or _SUCCEEDED.search(t):
+            continue  # (a check that passed, ``smoke: health endpoint wired ... ok``, is no complaint of the failing one)
+        if _complaint(t) or (said == 1 and lines[j].level == "log"):
             # (a date-stamped log line, the last thing printed before the trailer: what the program logged as it gave
             # up, Go's ``log.Fatal`` then ``exit status 1``)
             return j

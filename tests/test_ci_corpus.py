@@ -55,7 +55,10 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # left it on 2026-11-28 after signing method 45's rules for its classes (its first look, 0.933 / 0.767 with the learned
 # fallback, 0.667 without, stays its held-out figure); every log of it is now signed as labelled, so it is in
 # EXACT_SPLITS below. heldout24 entered it on 2026-11-28 with its logs, before its one measured run. heldout25 entered it
-# on 2026-11-28 with its logs, before its one measured run
+# on 2026-11-28 with its logs, before its one measured run. Both left it the same day after signing method 46's rules
+# for their classes (their first looks, heldout24 0.857 / 0.486 with the learned fallback, 0.400 without, heldout25
+# 0.769 / 0.513 and 0.385, stay their held-out figures); heldout24's excerpts are all cut as marked now, so it is in
+# EXCERPT_EXACT_SPLITS; the debatable categories of both (README) are left
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -64,8 +67,6 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
-    "heldout24",
-    "heldout25",
 }
 
 
@@ -118,7 +119,7 @@ def test_each_family_of_a_split_written_against_is_signed_as_labelled(signed, sp
 
 # splits whose excerpt rules (not yet their category words) were written after their one measured run: every log of
 # them is signed from its marked lines
-EXCERPT_EXACT_SPLITS = ("heldout13", "heldout21", "heldout22")
+EXCERPT_EXACT_SPLITS = ("heldout13", "heldout21", "heldout22", "heldout24")
 
 
 @pytest.mark.parametrize(
@@ -249,6 +250,11 @@ def test_no_excerpt_starts_on_a_runners_own_line(signed, wrapper):
             started[rel] = first
     # known misses, each said in the corpus README: sqlfluff's findings hold no failure word, so since method 31 made
     # Earthly's `exit code: N` closing line a trailer, the excerpt is Earthly's own `Command ... failed with exit code
-    # 1` status (before, it was the closing line itself: a miss either way)
-    known = {"lint/sqlfluff_lint_earthly.log"} if wrapper == "earthly" else set()
+    # 1` status (before, it was the closing line itself: a miss either way); go's `found packages a (a.go) and main
+    # (main.go)` holds no failure word either, so the excerpt of heldout25's Drone log is Drone's own `drone_step_1 : exit
+    # code 1` (its first run and since; a last-line rule measured for it took passing output elsewhere, README)
+    known = {
+        "earthly": {"lint/sqlfluff_lint_earthly.log"},
+        "drone": {"go/found_packages_two_names_drone.log"},
+    }.get(wrapper, set())
     assert set(started) == known, started

@@ -225,7 +225,8 @@ def test_an_archive_that_is_truncated_or_of_another_format_does_not_parse_in_eve
         # Apache's CGI headers that ended early, and words about archives that state no failure
         ("[error] Premature end of script headers: index.php", "unknown"),
         ("the archive header was checked", "unknown"),
-        ("Error: 7z is not a valid command", "unknown"),
+        # (never compile_error; a command the tool does not have is not_found since method 46, as ``unknown command``)
+        ("Error: 7z is not a valid command", "not_found"),
     ],
 )
 def test_ends_that_are_not_an_archive_s_keep_their_category(text, expected):
