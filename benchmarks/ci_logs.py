@@ -73,6 +73,7 @@ SPLITS = [
     "heldout23",
     "heldout24",
     "heldout25",
+    "heldout27",
 ]
 
 
