@@ -1,6 +1,6 @@
 """Failure excerpts of whole CI logs: does `error_signature` find the decisive lines, and categorise them?
 
-    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout25 and all
+    python benchmarks/ci_logs.py                      # dev, heldout, heldout2 ... heldout26 and all
     python benchmarks/ci_logs.py --split dev --misses # only dev, and list the logs it misses
 
 Corpus: tests/fixtures/ci_logs (real tool output of broken projects, plain or wrapped the way
@@ -73,6 +73,7 @@ SPLITS = [
     "heldout23",
     "heldout24",
     "heldout25",
+    "heldout26",
     "heldout27",
 ]
 

@@ -58,8 +58,8 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # on 2026-11-28 with its logs, before its one measured run. Both left it the same day after signing method 46's rules
 # for their classes (their first looks, heldout24 0.857 / 0.486 with the learned fallback, 0.400 without, heldout25
 # 0.769 / 0.513 and 0.385, stay their held-out figures); heldout24's excerpts are all cut as marked now, so it is in
-# EXCERPT_EXACT_SPLITS; the debatable categories of both (README) are left. heldout27 entered it on 2026-11-28 with its
-# logs, before its one measured run
+# EXCERPT_EXACT_SPLITS; the debatable categories of both (README) are left. heldout26 entered it on 2026-11-28 with its
+# logs, before its one measured run. heldout27 entered it on 2026-11-28 with its logs, before its one measured run
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -68,6 +68,7 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
+    "heldout26",
     "heldout27",
 }
 
