@@ -256,7 +256,12 @@ DEFAULT_THRESHOLD = 0.7
 #    refs``) and cache misses give way; act's and pytest's INTERNALERROR columns stripped; a response body's reason
 #    decides over its HTTP status; words of link, build-file, archive-check, go.mod, engine-version, redirect, empty
 #    reply, check-constraint, hook and Tcl errors; the JVM's NoSuchMethodError import_error by the JDK's hierarchy
-SIGNATURE_METHOD = 46
+# 47 the heldout26 and heldout27 classes (issue 8; docs/signatures.md, "Method 47"): any declared data constraint that
+#    fails is an assertion; the body a program printed above its HTTP error's traceback says why; a pytest chain is
+#    signed by its last exception; a checker's clean verdicts and a quoted exit code are no failure statements; words
+#    of archive checks, unrelated histories, CMake's duplicate target, configparser, Lua's goto, Tcl's lists and
+#    booleans, go's internal packages, node's string size limit, curl's early close, S3's SlowDown, submodule URLs
+SIGNATURE_METHOD = 47
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -971,6 +976,8 @@ _BY_EXCEPTION = [
         "compile_error",
         re.compile(
             r"^(?:SyntaxError|IndentationError|TabError|CompileError|CompilationError)$|"
+            # configparser's: an INI text that does not hold together (a section or option given twice, no header)
+            r"^(?:DuplicateSectionError|DuplicateOptionError|MissingSectionHeaderError|ParsingError)$|"
             r"^(?!Unicode)\w{0,60}(?:DecodeError|ParseError|ParserError|ScannerError)$"  # a parser's: the text is malformed
         ),
     ),
@@ -1030,7 +1037,12 @@ _BY_TEXT = [
     ),
     (
         "rate_limit",
-        re.compile(r"(?i)rate.?limit|too many requests|" + _STATUS_NUMBER.format("429") + r"|quota exceeded|throttl"),
+        re.compile(
+            r"(?i)rate.?limit|too many requests|" + _STATUS_NUMBER.format("429") + r"|quota exceeded|throttl|"
+            # a service asking its client to send less often (S3's ``<Code>SlowDown</Code><Message>Please reduce your
+            # request rate.</Message>``)
+            r"\b(?:reduce|lower|decrease) your request rate\b|\bcode[^\w\n]{0,4}slow ?down\b"
+        ),
     ),
     (
         "out_of_memory",
@@ -1045,6 +1057,9 @@ _BY_TEXT = [
             # a tool's own limit of memory reached (xz's ``65 MiB of memory is required. The limit is 32 MiB.``, its
             # ``Memory usage limit reached``)
             r"\bof memory is required\b|\bmemory usage limit (?:reached|exceeded)\b|"
+            # a runtime's limit on one value's size (node's ``Cannot create a string longer than 0x1fffffe8 characters``
+            # and ``RangeError: Invalid string length``, two builders' labels): memory a value may not take
+            r"\bcannot create a string longer than\b|\binvalid string length\b|"
             r"\bstd::bad_alloc\b|"  # C++'s allocation failure (``terminate called after throwing ... 'std::bad_alloc'``)
             # storage exhausted: a full disk or file system (ENOSPC), a limit of the same kind as memory's
             r"\bno space left on (?:the )?device\b|\benospc\b|"
@@ -1090,6 +1105,8 @@ _BY_TEXT = [
             # a module file that would have to change and may not (go's ``updates to go.mod needed``, ``inconsistent
             # vendoring``), as a lock file under ``--locked``
             r"\bupdates to go\.mod needed\b|\binconsistent vendoring\b|"
+            # an import the module's rules forbid (go's ``use of internal package x/internal/y not allowed``)
+            r"\buse of internal package\b[^\n]{0,300}?\bnot allowed\b|"
             # a dependency's requirement no installed version meets (pkg-config's ``Package dependency requirement
             # 'zlib >= 1.3.1' could not be satisfied``)
             r"\b(?:requirement|dependency|dependencies)\b[^\n]{0,200}?\b(?:could not|cannot|can't) be satisfied\b|"
@@ -1174,6 +1191,7 @@ _BY_TEXT = [
             # or its schema's (SQLite STRICT's ``cannot store TEXT value in INTEGER column t.c``, JSON Schema's ``'3' is
             # not of type 'integer'``)
             r"\bwrong # args\b|\bcannot store \w{1,20} value in \w{1,20} column\b|\bis not of type\b|"
+            r"\binvalid input syntax for (?:type )?\w{1,30}\b|"  # PostgreSQL's (``... for type integer: "1.5e3"``)
             # a stream or file used after it was closed, in the words of runtimes that print no such class (Ruby's
             # ``closed stream (IOError)``, Python's ``I/O operation on closed file``, node's ``write after end``, Go's
             # ``file already closed``, .NET's ``Cannot access a disposed object``): an operation the value's state does
@@ -1191,7 +1209,7 @@ _BY_TEXT = [
             # "abc": invalid syntax``, as Java's NumberFormatException)
             r"\bcalled `?option::(?:unwrap|expect)\(\)`? on a `?none`? value\b|"
             r"\bunexpectedly found nil while (?:implicitly )?unwrapping\b|\bstrconv\.\w{1,20}: parsing\b|"
-            r"\bexpected (?:integer|number|boolean|float|double|numeric value|list) but got\b|"
+            r"\bexpected (?:integer|number|boolean|float|double|numeric|list)(?: value)? but got\b|"
             r"\bbad argument in arithmetic expression\b|\bexception error: bad argument\b|\bbadarg\b|"
             # a value used as a type it is not, in more runtimes' words: Go's ``interface conversion: interface {} is
             # string, not float64``, Python's ``must be str, not int``, Java's ``cannot be cast to``, Perl's ``Can't use
@@ -1224,6 +1242,7 @@ _BY_TEXT = [
             # failed; fix conflicts``): the source does not fit, as a source that does not compile
             r"\bhunks?(?: #\d{1,6})? (?:failed|ignored)\b|\bpatch does not apply\b|\bpatch failed: |"
             r"\bpreviously applied\) patch detected\b|\bmerge conflict in\b|\bautomatic merge failed\b|"
+            r"\brefusing to merge unrelated histories\b|"
             r"\bexpression has type\b.{1,300}\bexpected of type\b|\bexpression was expected to have type\b|"
             r"\bexpecting '[^'\n]{1,40}', found\b|\bmismatched input\b.{1,200}\bexpecting\b|"  # ANTLR-made parsers
             r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
@@ -1270,6 +1289,8 @@ _BY_TEXT = [
             # an archive or compressed stream whose check does not hold (bzip2's ``Data integrity error when
             # decompressing``, unzip's ``bad CRC``, ``CRC error``): its bytes are not what it says they are
             r"\bdata integrity error\b|\bbad crc\b|\bcrc (?:error|mismatch|check failed)\b|"
+            r"\brestored data doesn'?t match checksum\b|"  # zstd's (``Decoding error (36) : Restored data ...``)
+            r"\bdecompression (?:error|failed)\b|"  # lz4's (``Error 66 : Decompression error : ERROR_decompressionFailed``)
             # a link that cannot be made from the objects given (GNU ld's ``relocation R_X86_64_32S against `.rodata'
             # can not be used when making a shared object; recompile with -fPIC``, ``relocation truncated to fit``)
             r"\bcan ?not be used when making an? (?:shared object|pie object|pde|executable)\b|\brecompile with -f\w|"
@@ -1278,10 +1299,17 @@ _BY_TEXT = [
             # generate obj/x.o`` and ``dependency cycle: a -> b -> a``, CMake's ``Unknown CMake command "x"``, go's
             # ``found packages a (a.go) and main (main.go) in /src``): as a source that does not compile
             r"\bmultiple rules generate\b|\bdependency cycle\b|\bunknown cmake command\b|"
+            # CMake's (``cannot create target "x" because another target with the same name already exists``, wrapped
+            # anywhere as CMake wraps its messages)
+            r"\banother\s{1,8}target\s{1,8}with\s{1,8}the\s{1,8}same\s{1,8}name\s{1,8}already\s{1,8}exists\b|"
             r"\bfound packages \w{1,100} \([^)\n]{1,200}\) and \w{1,100}\b|"
             # a shell script's or a message catalogue's text that does not parse (dash's and bash's ``Bad substitution``,
             # msgfmt's ``duplicate message definition``)
             r"\bbad substitution\b|\bduplicate message definition\b|"
+            # a language's own rule of its text broken, in its compiler's words (Lua's ``<goto x> at line 10 jumps into the
+            # scope of local 'y'``), a list text that does not parse (Tcl's ``list element in braces followed by "x"
+            # instead of space``)
+            r"\bjumps into the scope of\b|\blist element in (?:braces|quotes) followed by\b|"
             r"\bunbound (?:value|module|type constructor|constructor|record field|class|module type)\b"
         ),
     ),
@@ -1294,6 +1322,7 @@ _BY_TEXT = [
             # ``TooManyRedirects``)
             r"\bempty reply from server\b|\bmaximum \(\d{1,4}\) redirects followed\b|\btoo many redirects\b|"
             r"\bredirections exceeded\b|\btoomanyredirects\b|"
+            r"\btransfer closed with \d{1,20} bytes remaining\b|"  # curl's (18): the server closed the connection early
             r"could(?: no|n')t resolve (?:host|proxy)|network error|failed to establish a new connection|"
             r"name or service not known|getaddrinfo|temporary failure in name resolution|"
             # a host name that does not resolve (nginx's ``host not found in upstream``, ``unknown host``; Go's ``no such
@@ -1353,6 +1382,7 @@ _BY_TEXT = [
             # a subcommand the tool does not have (git's ``'lfs' is not a git command``, docker's ``'x' is not a docker
             # command``)
             r"\bis not a [\w-]{1,20} command\b|"
+            r"\bno url found for submodule\b|"  # git's: a submodule that .gitmodules does not name
             r"\bno makefile found\b|"  # make's ``No targets specified and no makefile found.  Stop.``
             r"\bno (?:public|secret) key\b|"  # gpg's ``Can't check signature: No public key``: the key is not there
             r"\battempt to call a nil value \((?:global|method|field) "
@@ -1366,7 +1396,11 @@ _BY_TEXT = [
             r"(?i)assert|expected .{0,200}(?:but|got|was|actual)|(?:=|\bgot\b).{0,200}[,;] want\b|\bnot equal to\b|"
             # a declared condition on the data that does not hold (SQLite's ``CHECK constraint failed: price >= 0``,
             # PostgreSQL's ``violates check constraint "x"``), as R's ``stopifnot``
-            r"\bcheck constraint failed\b|\bviolates check constraint\b|"
+            # (any declared constraint: SQLite's ``UNIQUE constraint failed``, ``NOT NULL constraint failed``, ``FOREIGN KEY
+            # constraint failed``; PostgreSQL's ``violates foreign key constraint``, ``duplicate key value violates unique
+            # constraint``; MySQL's ``Integrity constraint violation``: five splits' builders labelled these assertion)
+            r"\b(?:check|unique|not null|foreign key|primary key) constraint failed\b|"
+            r"\bviolates (?:check|unique|not-null|foreign key|exclusion) constraint\b|\bintegrity constraint violation\b|"
             r"\b(?:is|are) not (?:all )?true\b|"  # a stated condition that does not hold (R's ``stopifnot``)
             # what a test got over what it should have got (tcltest's ``---- Result was:`` then ``---- Result should
             # have been (exact matching):``)
@@ -1458,8 +1492,10 @@ _ASSERTION = _TEXT_FOUND["assertion"]  # .found(lower-cased text)
 # Literals one of which every match of the category's pattern contains: a cheap filter before the regex.
 _TEXT_KEYS = {
     "context_overflow": ("context", "token", "prompt"),
-    "rate_limit": ("rate", "too many requests", "429", "quota", "throttl"),
+    "rate_limit": ("rate", "too many requests", "429", "quota", "throttl", "slow"),
     "out_of_memory": (
+        "string longer than",
+        "invalid string length",
         "nested evaluations",
         "of memory is required",
         "memory usage limit",
@@ -1494,6 +1530,7 @@ _TEXT_KEYS = {
         "erofs",
     ),
     "import_error": (
+        "use of internal package",
         "be satisfied",
         "updates to go.mod needed",
         "inconsistent vendoring",
@@ -1542,6 +1579,7 @@ _TEXT_KEYS = {
         "notfound",
     ),
     "type_error": (
+        "invalid input syntax for",
         "wrong # args",
         "cannot store",
         "is not of type",
@@ -1602,6 +1640,12 @@ _TEXT_KEYS = {
         "strconv.",
     ),
     "compile_error": (
+        "decompression ",
+        "jumps into the scope",
+        "list element in ",
+        "another",
+        "restored data doesn",
+        "unrelated histories",
         "data integrity error",
         "bad crc",
         "crc ",
@@ -1670,6 +1714,7 @@ _TEXT_KEYS = {
         "zipfile directory",
     ),
     "network": (
+        "transfer closed with",
         "empty reply from server",
         "redirects followed",
         "too many redirects",
@@ -1702,6 +1747,7 @@ _TEXT_KEYS = {
         "bindexception",
     ),
     "not_found": (
+        "no url found for submodule",
         "requires rustc",
         "requires node",
         "requires python",
@@ -1767,6 +1813,12 @@ _TEXT_KEYS = {
         "uninitialized constant",
     ),
     "assertion": (
+        "constraint failed",
+        "unique constraint",
+        "not-null constraint",
+        "foreign key constraint",
+        "exclusion constraint",
+        "integrity constraint violation",
         "check constraint failed",
         "violates check constraint",
         "did not raise",
@@ -2419,6 +2471,11 @@ def _categorize_block(excerpt: Excerpt) -> str:
             # an HTTP client's error for a status: the status it names decides (429 rate_limit, 404 not_found, 403
             # permission, 504 timeout); a refused connection or an unknown host stays network
             cat = _by_text(excerpt.message) or cat
+            if cat not in _STATED_REASONS and excerpt.preamble:
+                # the response body the program printed before raising (S3's ``<Code>SlowDown</Code>`` over ``HTTP Error
+                # 503``, ``maximum context length`` over ``400 Client Error``) says why, more precisely than the status
+                said = _evidence(excerpt.preamble)
+                cat = said if said in _STATED_REASONS else cat
         if cat is not None:
             return cat
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names

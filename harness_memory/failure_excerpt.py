@@ -79,6 +79,9 @@ class Excerpt:
     # where else the same failure may be signed (grouping only): a failure inside the tests only names its
     # test method, so the same test run by two test classes (a subclass, a copied suite) joins one group
     joins: list[str] = field(default_factory=list)
+    # the lines a program printed right above its traceback (categorising only: a response body it printed before
+    # raising, ``<Code>SlowDown</Code>`` above ``HTTPError: HTTP Error 503``)
+    preamble: str = ""
 
 
 @dataclass
@@ -286,7 +289,9 @@ _NOT_FAILURE = _Keyed(
         r"\bskipped due to (?:an )?earlier failure|"
         # a cache a runner's step looked up and did not have (``Cache not found for input keys: setup-python-...``): a
         # miss is how a cache starts, never a failure
-        r"^cache not found for (?:input )?keys?:"
+        r"^cache not found for (?:input )?keys?:|"
+        # a checker's verdict that a file is clean (``php -l``'s ``No syntax errors detected in src/a.php``)
+        r"\bno syntax errors? (?:detected|found)\b"
     ),
     ("err", "fail", "timeout", "success", "deprecat", "warn", "cache not found"),
 )
@@ -556,7 +561,7 @@ _DIFF_HUNK = re.compile(
 )
 _C1 = _Keyed(
     re.compile(
-        r"^make(?:\[\d{1,4}\])?: \*\*\* .{0,400}\bError \d{1,4}|\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status):? -?\d{1,4}\b|"
+        r"^make(?:\[\d{1,4}\])?: \*\*\* .{0,400}\bError \d{1,4}|\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status):? '?-?\d{1,4}\b|"
         r"\b(?:returned|exited with) (?:a )?non-zero (?:exit )?(?:code|status)\b|\bscript returned exit code\b|"
         r"^(?:BUILD FAILURE|BUILD FAILED|FAILURE: Build failed with an exception|Finished: FAILURE)\b|"
         r"\bJob failed\b|\bcould not compile\b|^error: Recipe |\bCommand failed with exit code\b|"
@@ -1020,9 +1025,25 @@ def _python(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
         if test != "<module>":
             joins.append(f"test method {test}")
     ex = Excerpt(message=exc_line, exception=_exc_of(exc_line), frame=key, frames=app, kind="python", joins=joins)
+    ex.preamble = _preamble(lines, lo, starts[0])
     # the block: the innermost frame (where) and the exception with its detail lines
     start = last_frame_at if exc_at - last_frame_at <= 3 else exc_at
     return _with_block(ex, lines, start, _detail_end(lines, exc_at, hi))
+
+
+_PREAMBLE_LINES = 4  # non-blank lines above a traceback read as what the program printed before raising
+
+
+def _preamble(lines: list[Line], lo: int, at: int) -> str:
+    """Up to ``_PREAMBLE_LINES`` non-blank lines of the step right above the traceback starting at ``at``, in order."""
+    got: list[str] = []
+    for j in range(at - 1, lo - 1, -1):
+        if lines[j].boundary or len(got) >= _PREAMBLE_LINES:
+            break
+        t = lines[j].text.strip()
+        if t:
+            got.insert(0, t[:2000])
+    return "\n".join(got)
 
 
 def _detail_end(lines: list[Line], at: int, hi: int) -> int:
@@ -1594,7 +1615,8 @@ def _structure(lines: list[Line], baseline: Baseline | None) -> None:
 def _past_cancellation(lines: list[Line], at: int, hi: int) -> int:
     """A pytest ``E`` block whose exception is a cancellation (``CancelledError``) that the next exception of
     the chain was raised from (``The above exception was the direct cause ...``) is how that failure works (a
-    timeout cancels its task): the chained exception's ``E`` block is the failure."""
+    timeout cancels its task): the chained exception's ``E`` block is the failure. Any other chain keeps its root
+    cause (a ``ConnectionRefusedError`` under the ``RuntimeError`` raised from it)."""
     if not _CANCELLATION.search(lines[at].text):
         return at
     for j in range(at + 1, hi):

@@ -82,7 +82,7 @@ def test_heldout24_and_heldout25_classes_in_other_words(text, expected):
         ("ninja: error: unknown target 'docs'", "not_found"),
         ("ModuleNotFoundError: No module named 'yaml'", "import_error"),
         ("java.util.NoSuchElementException: No value present", "not_found"),
-        ("UNIQUE constraint failed: plans.slug", "unknown"),
+        ("UNIQUE constraint failed: plans.slug", "assertion"),  # (since method 47: a declared constraint)
         ("RecursionError: maximum recursion depth exceeded", "out_of_memory"),
     ],
 )

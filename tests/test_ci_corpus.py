@@ -59,7 +59,12 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # for their classes (their first looks, heldout24 0.857 / 0.486 with the learned fallback, 0.400 without, heldout25
 # 0.769 / 0.513 and 0.385, stay their held-out figures); heldout24's excerpts are all cut as marked now, so it is in
 # EXCERPT_EXACT_SPLITS; the debatable categories of both (README) are left. heldout26 entered it on 2026-11-28 with its
-# logs, before its one measured run. heldout27 entered it on 2026-11-28 with its logs, before its one measured run
+# logs, before its one measured run. heldout27 entered it on 2026-11-28 with its logs, before its one measured run. Both
+# left it the same day after signing method 47's rules for their classes (their first looks at method 46, heldout26
+# 0.971 / 0.735 with the learned fallback, 0.676 without, heldout27 0.939 / 0.758 and 0.667, stay their held-out
+# figures); heldout26 has every excerpt cut as marked now, so it is in EXCERPT_EXACT_SPLITS; heldout27's one excerpt
+# left is a pytest chain whose root cause (`KeyError`) the excerpt keeps by design (the label marks the exception raised
+# from it); their debatable categories (README) are left
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -68,8 +73,6 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
-    "heldout26",
-    "heldout27",
 }
 
 
@@ -122,7 +125,7 @@ def test_each_family_of_a_split_written_against_is_signed_as_labelled(signed, sp
 
 # splits whose excerpt rules (not yet their category words) were written after their one measured run: every log of
 # them is signed from its marked lines
-EXCERPT_EXACT_SPLITS = ("heldout13", "heldout21", "heldout22", "heldout24")
+EXCERPT_EXACT_SPLITS = ("heldout13", "heldout21", "heldout22", "heldout24", "heldout26")
 
 
 @pytest.mark.parametrize(

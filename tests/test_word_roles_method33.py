@@ -27,7 +27,8 @@ def rules(text: str) -> str:
     [
         # (a merge or a patch that does not apply is compile_error since method 45: still never a test's failure)
         ("Automatic merge failed; fix conflicts and then commit the result.", "compile_error"),
-        ("Runtime error near line 5: UNIQUE constraint failed: plans.slug (19)", "unknown"),
+        # (a declared constraint that fails is an assertion since method 47: still never a test's failure)
+        ("Runtime error near line 5: UNIQUE constraint failed: plans.slug (19)", "assertion"),
         (
             'E1127 14:02:33.776373   24461 run.go:72] "command failed" err="accumulating resources: may not add"',
             "unknown",
