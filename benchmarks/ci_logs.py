@@ -75,6 +75,7 @@ SPLITS = [
     "heldout25",
     "heldout26",
     "heldout27",
+    "heldout29",
 ]
 
 
