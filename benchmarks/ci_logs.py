@@ -76,6 +76,7 @@ SPLITS = [
     "heldout26",
     "heldout27",
     "heldout28",
+    "heldout29",
 ]
 
 
