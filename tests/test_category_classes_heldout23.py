@@ -44,6 +44,9 @@ def go_test(report: str) -> str:
             "type_error",
         ),
         ("ValueError: I/O operation on closed file.", "type_error"),
+        # (the words alone, without an exception's name that other keys of the category hold)
+        ("I/O operation on closed file", "type_error"),
+        ("Cannot access a disposed object.", "type_error"),
         ("app.rb:4:in `read': closed stream (IOError)", "type_error"),
         ("Error [ERR_STREAM_WRITE_AFTER_END]: write after end", "type_error"),
         ("write /tmp/out.json: file already closed", "type_error"),

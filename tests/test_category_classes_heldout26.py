@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness_memory.error_signatures import categorize
-from harness_memory.failure_excerpt import extract
+from harness_memory.failure_excerpt import _classify, clean_lines, extract
 
 
 def category(text: str) -> str:
@@ -106,6 +106,19 @@ def test_the_body_a_program_printed_before_its_http_error_says_why():
     body = '{"error": {"message": "This model\'s maximum context length is 8192 tokens"}}\n'
     assert category(body + tb.replace("503: Service Unavailable", "400: Bad Request")) == "context_overflow"
     assert category("uploading part 3 of 9\n" + tb) == "network"  # a body that says nothing more: the status
+    # a status that already names its reason keeps it (429 is a rate limit whatever else the body says)
+    assert category(body + tb.replace("503: Service Unavailable", "429: Too Many Requests")) == "rate_limit"
+
+
+def test_the_preamble_is_the_lines_right_above_the_traceback_in_order():
+    log = "step\nfirst said\nsecond said\nTraceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nKeyError: 'x'\n"
+    assert extract(log).preamble == "step\nfirst said\nsecond said"
+
+
+def test_a_deprecation_notice_with_a_failure_word_is_not_the_failure():
+    line = clean_lines("DeprecationNotice: the 'missing' option is deprecated")[0]
+    _classify(line)
+    assert line.cls == 0
 
 
 def test_a_checker_s_clean_verdicts_are_not_the_failure():
