@@ -77,6 +77,7 @@ SPLITS = [
     "heldout27",
     "heldout28",
     "heldout29",
+    "heldout31",
 ]
 
 

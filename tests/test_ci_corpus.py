@@ -65,7 +65,8 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # figures); heldout26 has every excerpt cut as marked now, so it is in EXCERPT_EXACT_SPLITS; heldout27's one excerpt
 # left is a pytest chain whose root cause (`KeyError`) the excerpt keeps by design (the label marks the exception raised
 # from it); their debatable categories (README) are left. heldout28 entered it on 2026-11-28 with its logs, before its
-# one measured run. heldout29 entered it on 2026-11-28 with its logs, before its one measured run
+# one measured run. heldout29 entered it on 2026-11-28 with its logs, before its one measured run. heldout31 entered it
+# on 2026-11-28 with its logs, before its one measured run
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -76,6 +77,7 @@ STILL_HELD_OUT: set[str] = {
     "heldout20",
     "heldout28",
     "heldout29",
+    "heldout31",
 }
 
 
