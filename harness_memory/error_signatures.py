@@ -261,7 +261,12 @@ DEFAULT_THRESHOLD = 0.7
 #    signed by its last exception; a checker's clean verdicts and a quoted exit code are no failure statements; words
 #    of archive checks, unrelated histories, CMake's duplicate target, configparser, Lua's goto, Tcl's lists and
 #    booleans, go's internal packages, node's string size limit, curl's early close, S3's SlowDown, submodule URLs
-SIGNATURE_METHOD = 47
+# 48 the heldout28 and heldout29 classes (issue 8; docs/signatures.md, "Method 48"): a value over a size limit is
+#    out_of_memory; a token count over the limit context_overflow; an HTTP status with its reason in the body under it
+#    or right above the failure line (any excerpt's preamble); a DOMException's bracketed kind decides; argparse's
+#    unrecognized arguments (their names and values blanked) not_found; unittest's unexpected success and CodeBuild's
+#    phase result; words of math domains, Ruby's comparisons, Tcl's ranges, Lua's concat, SQLite's missing functions
+SIGNATURE_METHOD = 48
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -967,6 +972,9 @@ _BY_EXCEPTION = [
             # array length``): a value the operation cannot take; a resource used after it was closed or disposed
             # (.NET's ``ObjectDisposedException``, Java NIO's ``ClosedChannelException``), as a frozen value changed
             r"^(?:NegativeArraySizeException|ObjectDisposedException|ClosedChannelException)$|"
+            # a value that cannot be copied to another context (a DOMException's ``DataCloneError``: a function or a
+            # handle posted to a worker)
+            r"^DataCloneError$|"
             # a text that is not the value it must be: a string that is not a number, bytes that are not the codec's
             r"^(?:NumberFormatException|InputMismatchException|Unicode(?:De|En)?codeError|MalformedInputException)$|"
             r"^\w{0,40}(?:NullPointerException|NullReferenceException)$"  # KotlinNullPointerException (a ``!!``)
@@ -1032,6 +1040,9 @@ _BY_TEXT = [
         "context_overflow",
         re.compile(
             r"(?i)context (?:length|window|limit)|maximum context|too many tokens|"
+            # a prompt's token count over the model's limit (``The input token count (1203334) exceeds the maximum number
+            # of tokens allowed (1048576)``)
+            r"\btoken count\b[^\n]{0,80}?\bexceeds\b|\bexceeds the maximum number of tokens\b|"
             r"token limit|prompt is too long"
         ),
     ),
@@ -1060,6 +1071,9 @@ _BY_TEXT = [
             # a runtime's limit on one value's size (node's ``Cannot create a string longer than 0x1fffffe8 characters``
             # and ``RangeError: Invalid string length``, two builders' labels): memory a value may not take
             r"\bcannot create a string longer than\b|\binvalid string length\b|"
+            # (the same limit in other tools' words: SQLite's ``string or blob too big``, Lua's ``resulting string too
+            # large``, Python csv's ``field larger than field limit (131072)``)
+            r"\bstring or blob too big\b|\bresulting string too large\b|\bfield larger than field limit\b|"
             r"\bstd::bad_alloc\b|"  # C++'s allocation failure (``terminate called after throwing ... 'std::bad_alloc'``)
             # storage exhausted: a full disk or file system (ENOSPC), a limit of the same kind as memory's
             r"\bno space left on (?:the )?device\b|\benospc\b|"
@@ -1192,6 +1206,12 @@ _BY_TEXT = [
             # not of type 'integer'``)
             r"\bwrong # args\b|\bcannot store \w{1,20} value in \w{1,20} column\b|\bis not of type\b|"
             r"\binvalid input syntax for (?:type )?\w{1,30}\b|"  # PostgreSQL's (``... for type integer: "1.5e3"``)
+            # two values an operation cannot compare (Ruby's ``comparison of Integer with String failed``, as Lua's
+            # ``attempt to compare``); a value outside a math function's domain or a type's range (Python's ``math
+            # domain error``, method 34's class; Tcl's ``integer value too large to represent``)
+            r"\bcomparison of \w{1,40} with \w{1,40} failed\b|\bmath (?:domain|range) error\b|"
+            r"\binteger value too large to represent\b|"
+            r"\binvalid value \(\w{1,20}\) at index\b|"  # Lua's table.concat of a value of another type
             # a stream or file used after it was closed, in the words of runtimes that print no such class (Ruby's
             # ``closed stream (IOError)``, Python's ``I/O operation on closed file``, node's ``write after end``, Go's
             # ``file already closed``, .NET's ``Cannot access a disposed object``): an operation the value's state does
@@ -1243,6 +1263,9 @@ _BY_TEXT = [
             r"\bhunks?(?: #\d{1,6})? (?:failed|ignored)\b|\bpatch does not apply\b|\bpatch failed: |"
             r"\bpreviously applied\) patch detected\b|\bmerge conflict in\b|\bautomatic merge failed\b|"
             r"\brefusing to merge unrelated histories\b|"
+            # a push the remote refuses until its own changes are merged first (git's ``! [rejected] main -> main (fetch
+            # first)``, ``(non-fast-forward)``): the change does not apply on top of what is there
+            r"\[rejected\][^\n]{0,200}\((?:fetch first|non-fast-forward)\)|"
             r"\bexpression has type\b.{1,300}\bexpected of type\b|\bexpression was expected to have type\b|"
             r"\bexpecting '[^'\n]{1,40}', found\b|\bmismatched input\b.{1,200}\bexpecting\b|"  # ANTLR-made parsers
             r"\bwarnings? (?:found and -werror specified|(?:being )?treated as errors?)\b|\bfailed due to warnings\b|"
@@ -1368,7 +1391,7 @@ _BY_TEXT = [
             r"\bundefined local variable or method\b|\buninitialized constant\b|"
             r"\bindex(?: \w{1,10}){0,2} outside (?:of )?(?:the )?bounds\b|\boutside of array bounds\b|"
             r"\bcan(?:'t|not) locate object method\b|\bcannot find source file\b|"
-            r"\bno such (?:table|column|index|view|trigger|savepoint)\b|"
+            r"\bno such (?:table|column|index|view|trigger|savepoint|function|collation)\b|"
             # a build target, a revision or a reference named that does not exist (ninja's ``unknown target 'x'``, git's
             # ``unknown revision or path not in the working tree``), and a setting a tool needs that is not set (git's
             # ``Author identity unknown`` / ``unable to auto-detect email address``)
@@ -1383,6 +1406,11 @@ _BY_TEXT = [
             # command``)
             r"\bis not a [\w-]{1,20} command\b|"
             r"\bno url found for submodule\b|"  # git's: a submodule that .gitmodules does not name
+            # options a program does not have (argparse's ``error: unrecognized arguments: --retry-timeout 5``, getopt's
+            # ``unrecognized option '--x'``)
+            r"\bunrecogni[sz]ed (?:arguments?|options?)\b|"
+            # go run outside its module (``pattern ./...: directory prefix . does not contain main module``)
+            r"\bdoes not contain main module\b|"
             r"\bno makefile found\b|"  # make's ``No targets specified and no makefile found.  Stop.``
             r"\bno (?:public|secret) key\b|"  # gpg's ``Can't check signature: No public key``: the key is not there
             r"\battempt to call a nil value \((?:global|method|field) "
@@ -1401,6 +1429,7 @@ _BY_TEXT = [
             # constraint``; MySQL's ``Integrity constraint violation``: five splits' builders labelled these assertion)
             r"\b(?:check|unique|not null|foreign key|primary key) constraint failed\b|"
             r"\bviolates (?:check|unique|not-null|foreign key|exclusion) constraint\b|\bintegrity constraint violation\b|"
+            r"\bstructures begin differing\b|"  # Test::More's is_deeply: two structures compared
             r"\b(?:is|are) not (?:all )?true\b|"  # a stated condition that does not hold (R's ``stopifnot``)
             # what a test got over what it should have got (tcltest's ``---- Result was:`` then ``---- Result should
             # have been (exact matching):``)
@@ -1494,6 +1523,9 @@ _TEXT_KEYS = {
     "context_overflow": ("context", "token", "prompt"),
     "rate_limit": ("rate", "too many requests", "429", "quota", "throttl", "slow"),
     "out_of_memory": (
+        "string or blob too big",
+        "string too large",
+        "field larger than",
         "string longer than",
         "invalid string length",
         "nested evaluations",
@@ -1579,6 +1611,11 @@ _TEXT_KEYS = {
         "notfound",
     ),
     "type_error": (
+        "invalid value (",
+        "comparison of",
+        "math domain",
+        "math range",
+        "too large to represent",
         "invalid input syntax for",
         "wrong # args",
         "cannot store",
@@ -1640,6 +1677,7 @@ _TEXT_KEYS = {
         "strconv.",
     ),
     "compile_error": (
+        "[rejected]",
         "decompression ",
         "jumps into the scope",
         "list element in ",
@@ -1747,6 +1785,9 @@ _TEXT_KEYS = {
         "bindexception",
     ),
     "not_found": (
+        "contain main module",
+        "unrecognized",
+        "unrecognised",
         "no url found for submodule",
         "requires rustc",
         "requires node",
@@ -1813,6 +1854,7 @@ _TEXT_KEYS = {
         "uninitialized constant",
     ),
     "assertion": (
+        "structures begin differing",
         "constraint failed",
         "unique constraint",
         "not-null constraint",
@@ -2075,12 +2117,20 @@ def _blank_names(head: str, low: str) -> str:
         out = _LOWER_NAME.sub(lambda m: _name_as_read(m.group()), out)
     if _NAME_NOUN_HINT.search(low) is not None:
         out = _NAMED_BARE.sub(_blank_group, _NAMED_QUOTED.sub(_blank_group, out))
+    if "nrecogni" in low:
+        # what follows argparse's ``unrecognized arguments:`` is the arguments given, names and values alike
+        # (``--retry-timeout 5`` names no timeout)
+        out = _UNRECOGNIZED_REST.sub(_blank_group, out)
     return head if out == head else out
+
+
+_UNRECOGNIZED_REST = re.compile(r"(?i)\bunrecogni[sz]ed (?:arguments?|options?):? ?([^\n]{1,400})")
 
 
 # the categories a reason given in words after a failed operation decides over the operation's own (see
 # ``_by_text_head``): limits of the environment, each more specific than the operation they stopped
 _CLAUSE_REASONS = frozenset({"timeout", "permission", "out_of_memory", "rate_limit"})
+_ASIDE = re.compile(r"\([^()\n]{0,300}\)")
 
 
 def _by_text_head(head: str) -> str | None:
@@ -2109,7 +2159,8 @@ def _by_text_head(head: str) -> str | None:
                 # failed: timeout expired``): a limit of the environment it names is the more specific statement,
                 # as an operating system's reason is (a network operation that ran out of time is a timeout)
                 eol = read.find("\n", found[1])
-                rest = read[found[1] : eol if eol >= 0 else len(read)]
+                # (an aside in parentheses, ``(attempt 3 of 3, timeout 10s)``, is no reason)
+                rest = _ASIDE.sub(" ", read[found[1] : eol if eol >= 0 else len(read)])
                 said = _by_words(rest, rest) if rest.strip() else None
                 if said in _CLAUSE_REASONS and said != operation:
                     reason = said
@@ -2237,6 +2288,44 @@ _WEAK = frozenset({"unknown", "test_failure"})
 # the reasons a response's body states more precisely than its HTTP status (403 for a rate limit, 400 for a prompt too
 # long): read from the block under a status-only line
 _STATED_REASONS = frozenset({"rate_limit", "context_overflow"})
+# a response body's statement that a limit was hit, in the words services use (``You have exceeded a secondary rate
+# limit``, ``Rate limit exceeded``, ``<Code>SlowDown</Code>``, ``This model's maximum context length is 8192 tokens``,
+# ``The input token count (1184302) exceeds the maximum``): stated as a failure, never a status line's figures (``Rate
+# limit: 4987/5000``, ``X-RateLimit-Remaining: 4999``, ``context window 128000 tokens``)
+_STATED = (
+    (
+        "rate_limit",
+        re.compile(
+            r"(?i)\brate.?limit(?:ed|ing)?\b[^\n]{0,40}?\b(?:exceeded|reached|hit)\b|\bexceeded (?:an? |the |your )?"
+            r"(?:[\w-]{1,20} ){0,2}rate.?limit|\btoo many requests\b|\b(?:reduce|lower|decrease) your request rate\b|"
+            r"\bcode[^\w\n]{0,4}slow ?down\b|\bthrottl(?:ed|ing)(?: ?exception)?\b(?![^\n]{0,12}\d)|\bquota exceeded\b"
+        ),
+    ),
+    (
+        "context_overflow",
+        re.compile(
+            r"(?i)\bmaximum context length\b|\bcontext[_ ]length[_ ]exceeded\b|\btoken count\b[^\n]{0,80}?\bexceeds\b|"
+            r"\bexceeds the maximum number of tokens\b|\bprompt is too long\b|\btoo many tokens\b"
+        ),
+    ),
+)
+
+
+def _stated_reason(body: str) -> str | None:
+    """The reason (``_STATED_REASONS``) a response body stated as a failure (``_STATED``), else None."""
+    if not body:
+        return None
+    head = _said(body[:8000])
+    return next((cat for cat, rx in _STATED if rx.search(head)), None)
+
+
+# an HTTP error status stated in a failure line, whether or not its number alone names a category (``failed: 400 Bad
+# Request``, ``HTTP 413``, ``status code: 422``)
+_HTTP_STATUS = re.compile(
+    r"(?i)\b(?:http(?:/\d(?:\.\d)?)?|status(?: code)?|returned error|error|failed):? {0,3}[45]\d\d\b|"
+    r"\b[45]\d\d (?:bad request|unauthorized|forbidden|not found|too many requests|internal server error|"
+    r"service unavailable|payload too large|request entity too large|unprocessable entity|client error|server error)\b"
+)
 _CONSEQUENCE = frozenset({"unknown", "test_failure", "import_error", "not_found"})
 # checkers and formatters: what they report is a finding. Matched against the command word of each
 # segment of the echoed command (and a tool's subcommand: ``cargo clippy``, ``go vet``, ``npm run lint``),
@@ -2318,6 +2407,7 @@ _NODE_MODULE_CODE = re.compile(
     r"UNSUPPORTED_DIR_IMPORT|UNSUPPORTED_ESM_URL_SCHEME|UNKNOWN_MODULE_FORMAT)\]"
 )
 # (and the name of a test's error in TAP's YAML diagnostics, node --test's ``  name: 'TypeError'`` under ``not ok 3``)
+_BRACKETED_ERROR = re.compile(r"^[A-Za-z_][\w$]{0,200} \[([A-Z][A-Za-z0-9]{0,60}(?:Error|Exception))\]: \S")
 _EXC_IN_BLOCK = re.compile(
     r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:|"
     r"^\s{0,12}name: '([A-Z][\w$.]{0,200}(?:Error|Exception))'\s*$",
@@ -2464,6 +2554,13 @@ def _categorize_block(excerpt: Excerpt) -> str:
                 return cat
     if "[ERR_" in excerpt.message and _NODE_MODULE_CODE.search(excerpt.message[:2000]):
         return "import_error"
+    bracketed = _BRACKETED_ERROR.match(excerpt.message) if "]: " in excerpt.message[:300] else None
+    if bracketed is not None:
+        # a DOMException names its kind in brackets (``DOMException [DataCloneError]: ... could not be cloned``,
+        # ``DOMException [TimeoutError]``): the kind decides, as an exception's own name does
+        cat = _by_exception(bracketed.group(1))
+        if cat is not None:
+            return cat
     if excerpt.exception:
         cat = _by_exception(excerpt.exception)
         cat = _wrapped_reason(excerpt.exception, excerpt.message) or cat
@@ -2474,8 +2571,7 @@ def _categorize_block(excerpt: Excerpt) -> str:
             if cat not in _STATED_REASONS and excerpt.preamble:
                 # the response body the program printed before raising (S3's ``<Code>SlowDown</Code>`` over ``HTTP Error
                 # 503``, ``maximum context length`` over ``400 Client Error``) says why, more precisely than the status
-                said = _evidence(excerpt.preamble)
-                cat = said if said in _STATED_REASONS else cat
+                cat = _stated_reason(excerpt.preamble) or cat
         if cat is not None:
             return cat
     else:  # "PHP Fatal error:  Uncaught TypeError: ...", "Unhandled exception ...": the exception it names
@@ -2507,15 +2603,19 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if m and m.group(1) in _EXIT_CATEGORY:
             return _EXIT_CATEGORY[m.group(1)]
     by_text = _evidence(excerpt.message)  # a runner's exit line alone names no category
-    if by_text is not None and by_text not in _STATED_REASONS and excerpt.block != excerpt.message:
-        if failure_lexicon.http_category(excerpt.message[:2000]) == by_text:
-            # the category came from an HTTP status alone (curl's ``The requested URL returned error: 403``); the
-            # response body printed under it that says why (``You have exceeded a secondary rate limit``, ``This
-            # model's maximum context length is 8192 tokens``) is the more specific statement, as a reason after a
-            # failed operation is
-            said = _evidence(_said("\n".join((excerpt.block, excerpt.detail))[:8000]))
-            if said in _STATED_REASONS:
-                return said
+    if by_text not in _STATED_REASONS and (excerpt.block != excerpt.message or excerpt.preamble):
+        status = failure_lexicon.http_category(excerpt.message[:2000])
+        if (by_text is None or status == by_text) and (
+            status is not None or _HTTP_STATUS.search(excerpt.message[:2000])
+        ):
+            # the line states an HTTP status and nothing more specific (curl's ``The requested URL returned error: 403``,
+            # ``generateContent failed: 400 Bad Request``); the response body printed under it or right above it that
+            # says why (``You have exceeded a secondary rate limit``, ``The input token count exceeds the maximum``) is
+            # the more specific statement, as a reason after a failed operation is
+            for body in ("\n".join((excerpt.block, excerpt.detail)), excerpt.preamble):
+                said = _stated_reason(body)
+                if said is not None:
+                    return said
     low = _lower(excerpt.message[:8000])
     if by_text == "import_error" and _FETCH.search(low):
         # a dependency that could not be fetched names why in the same line ("could not be resolved: ... Could not

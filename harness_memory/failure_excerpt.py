@@ -371,7 +371,12 @@ _C3 = _Keyed(
         r"^\d{1,6} out of \d{1,6} hunks? (?:FAILED|ignored)\b|^Reversed \(or previously applied\) patch detected!|"
         # a push the server refused, ref by ref (git's `` ! [remote rejected] main -> main (pre-receive hook declined)``,
         # `` ! [rejected] main -> main (non-fast-forward)``): the statement; ``error: failed to push some refs`` closes it
-        r"^! \[(?:remote )?rejected\] \S|"
+        r"^! \[(?:remote )?rejected\] {1,16}\S|"
+        # unittest's report of a test expected to fail that passed (``UNEXPECTED SUCCESS: test_x (m.C.test_x)``), beside
+        # its ``FAIL:`` and ``ERROR:`` reports
+        r"^UNEXPECTED SUCCESS: \S|"
+        # go run outside its module (``directory prefix . does not contain main module``)
+        r"\bdoes not contain main module\b|"
         # a dependency's requirement no installed version meets (pkg-config's ``Package dependency requirement 'zlib >=
         # 1.3.1' could not be satisfied.``)
         r"\b(?:could not|cannot|can't) be satisfied\b"
@@ -381,6 +386,8 @@ _C3 = _Keyed(
         "reversed (or",
         "rejected]",
         "be satisfied",
+        "unexpected success",
+        "contain main module",
         "fail",
         "err",
         "not ok",
@@ -569,7 +576,7 @@ _C1 = _Keyed(
         r"^\d{1,3}% tests passed, \d{1,9} tests? failed out of \d{1,9}|^ERROR SUMMARY: [1-9]\d{0,8} errors? from|"
         r"^(?:npm (?:ERR!|error)|yarn error) (?:code|errno|A complete log|Lifecycle|Failed at|This is probably|"
         r"Exit status|command failed|path\b|command sh|workspace|location|syscall)|"
-        r"^=+ .{0,200}\b\d{1,9} (?:failed|errors?)\b.{0,200}=+$|^FAILED \((?:failures|errors)=\d|"
+        r"^=+ .{0,200}\b\d{1,9} (?:failed|errors?)\b.{0,200}=+$|^FAILED \((?:failures|errors|unexpected successes)=\d|"
         r"^Found \d{1,9} errors?\b|\bTests? failed\b|^Test failed\.|^(?:\d{1,9} )?errors? generated\.|"
         r"\bsubprocess-exited-with-error\b|\bErrors? (?:occurred|were found)\b|^Execution failed for task|"
         r"^(?:> Task )?:\S+ FAILED$|\b(?:are|were) test failures\b|^Error: Test failures$|^\d{1,9} errors?$|^Tests: .{0,100}\b\d{1,9} failed\b|^test result: FAILED\b|"
@@ -593,7 +600,9 @@ _C1 = _Keyed(
         r"^(?:\u274c\s{1,4})?Failure - (?:Main|Pre|Post) \S|^exitcode '\d{1,3}': failure$|"
         # Bamboo's: ``Failing task since return code of [...] was 1 while expected 0``, ``Finished task 'x' with result:
         # Failed``
-        r"^Failing task since return code\b|^Finished task '.{1,200}' with result: Failed$"
+        r"^Failing task since return code\b|^Finished task '.{1,200}' with result: Failed$|"
+        # AWS CodeBuild's phase result (``Phase complete: BUILD State: FAILED``)
+        r"^Phase complete: \w{1,40} State: FAILED$"
     ),
     ("exit", "fail", "err", "compil", "ran ", "abort", "many warn", "returned"),
 )
@@ -723,6 +732,7 @@ _ANY_WORDS = (
     "not permitted",
     "many warn",
     "returned status",
+    "contain main module",  # (go's ``directory prefix . does not contain main module``)
     "rejected]",  # a push the server refused (`` ! [remote rejected] main -> main (...)``)
     "be satisfied",  # (``... could not be satisfied``)
     "hunk",  # a patch that does not apply (``1 out of 1 hunk ignored``, ``Reversed (or previously applied) patch``)
@@ -764,7 +774,7 @@ _GROUP_HEAD = re.compile(r"^\| (?:[A-Za-z_][\w.]{0,200}\.)?(?:Base)?ExceptionGro
 
 # an exception named with its error code in brackets, then its message: node's ``TypeError [ERR_INVALID_ARG_TYPE]: The
 # "path" argument must be ...``, ``Error [ERR_MODULE_NOT_FOUND]: Cannot find module ...``
-_CODED_EXC = re.compile(r"^((?:[A-Za-z_][\w$]{0,200})?(?:Error|Exception)) \[[A-Z][A-Z0-9_]{1,60}\]: \S")
+_CODED_EXC = re.compile(r"^((?:[A-Za-z_][\w$]{0,200})?(?:Error|Exception)) \[[A-Za-z][A-Za-z0-9_]{1,60}\]: \S")
 
 
 def _coded_exc(t: str) -> str | None:
@@ -1031,11 +1041,14 @@ def _python(lines: list[Line], lo: int, hi: int) -> Excerpt | None:
     return _with_block(ex, lines, start, _detail_end(lines, exc_at, hi))
 
 
-_PREAMBLE_LINES = 4  # non-blank lines above a traceback read as what the program printed before raising
+_PREAMBLE_LINES = (
+    8  # non-blank lines above a failure read as what the program printed before it (a pretty-printed body)
+)
 
 
 def _preamble(lines: list[Line], lo: int, at: int) -> str:
-    """Up to ``_PREAMBLE_LINES`` non-blank lines of the step right above the traceback starting at ``at``, in order."""
+    """Up to ``_PREAMBLE_LINES`` non-blank lines of the step right above line ``at`` (a traceback's start, a decisive
+    block's), in order."""
     got: list[str] = []
     for j in range(at - 1, lo - 1, -1):
         if lines[j].boundary or len(got) >= _PREAMBLE_LINES:
@@ -1259,7 +1272,11 @@ def _step_start(lines: list[Line], i: int) -> int:
 
 
 def _finish(ex: Excerpt, lines: list[Line], lo: int, hi: int) -> Excerpt:
-    """The decisive block's causes and the command of its step."""
+    """The decisive block's causes, the command of its step, and the lines printed right above it."""
+    if not ex.preamble and ex.kind != "python" and ex.lines is not None and lines:
+        at = ex.lines[0] - lines[0].no
+        if 0 <= at < len(lines):
+            ex.preamble = _preamble(lines, lo, at)
     start = lo
     if ex.lines is not None and lines:
         start, end = ex.lines[0] - lines[0].no, ex.lines[1] - lines[0].no
@@ -1314,7 +1331,16 @@ def _tcl_statements(lines: list[Line]) -> None:
             j -= 1
         if j < 0 or _TCL_TRACE.match(lines[j].text) or _TCL_CONTEXT.match(lines[j].text) or lines[j].text[:1] in ' "\t':
             continue  # a deeper level of the trace (its quoted command, its context), not the message
-        if lines[j].text.strip() and not lines[j].boundary and lines[j].cls < 3:
+        if k + 1 >= len(lines) or not lines[k + 1].text.startswith('"'):
+            continue  # Tcl quotes the command the trace line names on the next line (``"incr total $count"``)
+        said = lines[j].text.strip()
+        if (
+            said
+            and not lines[j].boundary
+            and lines[j].cls < 3
+            and lines[j].level != "warning"
+            and not _WARN_HEAD.match(said)
+        ):
             lines[j].cls = 3
 
 
@@ -1459,9 +1485,11 @@ def _unframed(t: str) -> str:
     return m.group(2).strip() if m else t
 
 
-# a line that says something passed or finished well (``... ok``, ``PASSED``, ``done.``): never the report of a failure
+# a check's verdict that it passed, after its separator (``name ... ok``, ``step: done``, ``- PASSED``, ``✓``): never the
+# report of a failure (``GET /health = 503, want ok`` ends in ``ok`` and is one)
 _SUCCEEDED = re.compile(
-    r"(?i)(?:\b(?:ok|okay|passed|pass|done|success|successful|succeeded|finished)|\u2713|\u2714)[.!]?$"
+    r"(?i)(?:\.\.\.|\u2026|:|\s-|\[)\s{0,4}(?:ok|okay|passed|pass|done|success|successful|succeeded|finished)\]?[.!]?$|"
+    r"[\u2713\u2714]$"
 )
 _COMPLAINT_NEAR = 3  # non-blank lines above a trailer among which the failing command's last complaint is looked for
 

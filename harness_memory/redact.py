@@ -354,14 +354,7 @@ def _schemes(text: str, low: str) -> list[Span]:
     return out
 
 
-# a URL's user:password (``postgres://deploy:pw@db/app``): the password runs to the last ``@`` before the path; one
-# with an unescaped ``/`` and no ``@`` before it (``postgresql://u:ab/cd@h``, invalid but written) runs on to the
-# first ``@`` after it; never when the colon is a port's (``https://host:8080/a@b``, ``http://h:443?next=a@b``:
-# digits, then the path, the query, the fragment or the end: a host's port and an ``@`` after it, no password)
-_URL_PASSWORD = re.compile(
-    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://(?P<user>[^\s/?#@:\[]{0,256}):"
-    r"(?P<v>(?!\d{1,5}(?:[/?#\s]|$))(?:[^\s/]{1,512}(?=@)|[^\s/@]{0,512}/[^\s@]{0,512}))@"
-)
+_URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://(?P<user>[^\s/?#@:]{0,256}):(?P<v>[^\s/]{1,512})@")
 
 
 _URL_HINT = "://"

@@ -112,7 +112,8 @@ def test_class_in_other_words(text, expected):
             "requests.exceptions.ReadTimeout: HTTPConnectionPool(host='x', port=80): Read timed out. (read timeout=5)",
             "timeout",
         ),  # the setting is named after its expiry was stated
-        ("pytest: error: unrecognized arguments: --timeout=30", "unknown"),
+        # (an option the program does not have is not_found since method 48; its flag's name is never a timeout)
+        ("pytest: error: unrecognized arguments: --timeout=30", "not_found"),
         ("json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)", "compile_error"),
         ("TypeError: Cannot read properties of undefined (reading 'map')", "type_error"),
         ("error: Recipe `test` failed on line 4 with exit code 1", "test_failure"),

@@ -65,8 +65,11 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # figures); heldout26 has every excerpt cut as marked now, so it is in EXCERPT_EXACT_SPLITS; heldout27's one excerpt
 # left is a pytest chain whose root cause (`KeyError`) the excerpt keeps by design (the label marks the exception raised
 # from it); their debatable categories (README) are left. heldout28 entered it on 2026-11-28 with its logs, before its
-# one measured run. heldout29 entered it on 2026-11-28 with its logs, before its one measured run. heldout31 entered it
-# on 2026-11-28 with its logs, before its one measured run
+# one measured run. heldout29 entered it on 2026-11-28 with its logs, before its one measured run. Both left it the same
+# day after signing method 48's rules for their classes (their first looks at method 47, heldout28 0.949 / 0.795 with
+# the learned fallback, 0.744 without, heldout29 0.893 / 0.500 and 0.464, stay their held-out figures); their
+# debatable categories and three excerpts (README) are left. heldout31 entered it on 2026-11-28 with its logs, before its one
+# measured run
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -75,8 +78,6 @@ STILL_HELD_OUT: set[str] = {
     "heldout18",
     "heldout19",
     "heldout20",
-    "heldout28",
-    "heldout29",
     "heldout31",
 }
 
@@ -98,10 +99,19 @@ def signed(tmp_path_factory):
         yield {rel: s.error_signature(_text(rel)) for rel in LABELS}
 
 
+# logs whose label marks another line than the one the library takes by a design a test pins, each said in the corpus
+# README: Test::More's diagnostic (`#   Failed test 'x'` and is_deeply's report, printed before its `not ok` line) is
+# marked, where the excerpt is the `not ok` line and the diagnostic its category's evidence (tests/
+# test_unseen_failure_rules.py, the TAP failure that takes the diagnostic naming it earlier); a pytest chain whose
+# `KeyError` root the excerpt keeps (tests/test_unseen_failure_rules.py, a failure chained from a real cause) while the
+# label marks the exception raised from it
+BY_DESIGN = {"perl/prove_is_deeply_structures_buildkite.log", "pytest/jsonpointer_member_not_found_github_actions.log"}
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_finds_the_marked_failure(signed, family):
     logs = [rel for rel, v in LABELS.items() if v["family"] == family]
-    counted = [rel for rel in logs if LABELS[rel]["split"] not in STILL_HELD_OUT]
+    counted = [rel for rel in logs if LABELS[rel]["split"] not in STILL_HELD_OUT and rel not in BY_DESIGN]
     hits = [_hit(signed[rel].excerpt_lines, LABELS[rel]["lines"]) for rel in counted]
     # at most one miss in a family (a family has 3 to 9 logs)
     assert sum(hits) >= len(hits) - 1, [rel for rel, h in zip(counted, hits) if not h]
