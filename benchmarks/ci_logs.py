@@ -78,6 +78,7 @@ SPLITS = [
     "heldout28",
     "heldout29",
     "heldout30",
+    "heldout31",
 ]
 
 

@@ -69,7 +69,7 @@ FAMILIES = sorted({v["family"] for v in LABELS.values()})
 # day after signing method 48's rules for their classes (their first looks at method 47, heldout28 0.949 / 0.795 with
 # the learned fallback, 0.744 without, heldout29 0.893 / 0.500 and 0.464, stay their held-out figures); their
 # debatable categories and three excerpts (README) are left. heldout30 entered it on 2026-11-28 with its logs, before its one
-# measured run
+# measured run. heldout31 entered it on 2026-11-28 with its logs, before its one measured run
 STILL_HELD_OUT: set[str] = {
     "heldout14",
     "heldout15",
@@ -79,6 +79,7 @@ STILL_HELD_OUT: set[str] = {
     "heldout19",
     "heldout20",
     "heldout30",
+    "heldout31",
 }
 
 
