@@ -266,7 +266,9 @@ DEFAULT_THRESHOLD = 0.7
 #    or right above the failure line (any excerpt's preamble); a DOMException's bracketed kind decides; argparse's
 #    unrecognized arguments (their names and values blanked) not_found; unittest's unexpected success and CodeBuild's
 #    phase result; words of math domains, Ruby's comparisons, Tcl's ranges, Lua's concat, SQLite's missing functions
-SIGNATURE_METHOD = 48
+# 49 two more of the review's cases (docs/signatures.md, "Method 48"): a Go test's got-and-want is an assertion whatever
+#    the compared values' words; pytest's ``FAILED path::test - SomeError: ...`` summary is read by its exception
+SIGNATURE_METHOD = 49
 # an exhausted stack is filed with memory (an environment category) but is the code's own recursion: its
 # key frame (where it recursed) stays in the signature
 _RECURSION_WORDS = (
@@ -2407,6 +2409,9 @@ _NODE_MODULE_CODE = re.compile(
     r"UNSUPPORTED_DIR_IMPORT|UNSUPPORTED_ESM_URL_SCHEME|UNKNOWN_MODULE_FORMAT)\]"
 )
 # (and the name of a test's error in TAP's YAML diagnostics, node --test's ``  name: 'TypeError'`` under ``not ok 3``)
+_RUNNER_FAILED_EXC = re.compile(
+    r"^(?:FAILED|ERROR) \S{1,600} - (?:[A-Za-z_][\w]{0,80}\.){0,8}([A-Z][\w]{0,80}(?:Error|Exception))\b"
+)
 _BRACKETED_ERROR = re.compile(r"^[A-Za-z_][\w$]{0,200} \[([A-Z][A-Za-z0-9]{0,60}(?:Error|Exception))\]: \S")
 _EXC_IN_BLOCK = re.compile(
     r"^\s{0,12}([A-Z][\w$.]{0,200}(?:Error|Exception))\b[^:\n]{0,40}:|"
@@ -2554,6 +2559,14 @@ def _categorize_block(excerpt: Excerpt) -> str:
                 return cat
     if "[ERR_" in excerpt.message and _NODE_MODULE_CODE.search(excerpt.message[:2000]):
         return "import_error"
+    failed = _RUNNER_FAILED_EXC.match(excerpt.message) if excerpt.message.startswith(("FAILED ", "ERROR ")) else None
+    if failed is not None:
+        # pytest's summary line names the test and then its exception (``FAILED tests/t.py::test_cycle -
+        # AssertionError: found dependency cycle a->b``): the exception decides, as it would on its own line; the
+        # test's name and the exception's message are what failed, not what kind
+        cat = _by_exception(failed.group(1))
+        if cat is not None:
+            return cat
     bracketed = _BRACKETED_ERROR.match(excerpt.message) if "]: " in excerpt.message[:300] else None
     if bracketed is not None:
         # a DOMException names its kind in brackets (``DOMException [DataCloneError]: ... could not be cloned``,
@@ -2650,7 +2663,11 @@ def _categorize_block(excerpt: Excerpt) -> str:
         if excerpt.block[:1].isspace() and (
             not re.search(r"(?i)\berror\b", excerpt.message) or _TEST_FILE.search(excerpt.message.split(":", 1)[0])
         ):
-            # an indented file:line: line is a test's report (Go's t.Errorf), not a compiler's: its words decide
+            # an indented file:line: line is a test's report (Go's t.Errorf), not a compiler's: its words decide, unless
+            # it compares what it got with what it wanted (the compared values are data: ``Apply() = "Hunk #1 FAILED
+            # at 2", want "ok"`` is an assertion, not a patch that failed)
+            if _ASSERTION.found(_lower(excerpt.message[:8000])):
+                return "assertion"
             return by_text or "test_failure"
         if compiled and by_text == "not_found" and _HEADER.search(excerpt.block or excerpt.message):
             return "import_error"  # an included header that is not there: a missing dependency

@@ -81,3 +81,23 @@ def test_tcl_s_trace_rule_needs_tcl_s_trace(log):
 def test_an_aside_after_a_failed_operation_is_no_reason():
     line = 'connection to server failed: FATAL:  password authentication failed for user "ci" (attempt 3, timeout 10s)'
     assert categorize(extract(line)) != "timeout"
+
+
+def test_a_go_comparison_is_an_assertion_whatever_the_compared_values_say():
+    log = '    patch_test.go:20: Apply() = "Hunk #1 FAILED at 2", want "ok"\n--- FAIL: TestPatch (0.00s)\nFAIL\n'
+    assert categorize(extract(log)) == "assertion"
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (
+            "FAILED tests/test_graph.py::test_no_dependency_cycle - AssertionError: found dependency cycle a->b",
+            "assertion",
+        ),
+        ("FAILED tests/t.py::test_db - ConnectionRefusedError: [Errno 111] Connection refused", "network"),
+        ("FAILED tests/t.py::test_x - Failed: DID NOT RAISE <class 'ValueError'>", "assertion"),
+    ],
+)
+def test_pytest_s_summary_line_is_read_by_its_exception(line, expected):
+    assert categorize(extract(line)) == expected
