@@ -2410,7 +2410,7 @@ _NODE_MODULE_CODE = re.compile(
 )
 # (and the name of a test's error in TAP's YAML diagnostics, node --test's ``  name: 'TypeError'`` under ``not ok 3``)
 _RUNNER_FAILED_EXC = re.compile(
-    r"^(?:FAILED|ERROR) \S{1,600} - (?:[A-Za-z_][\w]{0,80}\.){0,8}([A-Z][\w]{0,80}(?:Error|Exception))\b"
+    r"^(?:FAILED|ERROR) \S{1,600} - (?:[A-Za-z_][\w]{0,80}\.){0,8}([A-Z][\w]{0,80}(?:Error|Exception)): \S"
 )
 _BRACKETED_ERROR = re.compile(r"^[A-Za-z_][\w$]{0,200} \[([A-Z][A-Za-z0-9]{0,60}(?:Error|Exception))\]: \S")
 _EXC_IN_BLOCK = re.compile(
@@ -2561,9 +2561,10 @@ def _categorize_block(excerpt: Excerpt) -> str:
         return "import_error"
     failed = _RUNNER_FAILED_EXC.match(excerpt.message) if excerpt.message.startswith(("FAILED ", "ERROR ")) else None
     if failed is not None:
-        # pytest's summary line names the test and then its exception (``FAILED tests/t.py::test_cycle -
-        # AssertionError: found dependency cycle a->b``): the exception decides, as it would on its own line; the
-        # test's name and the exception's message are what failed, not what kind
+        # pytest's summary line names the test and then its exception with its message (``FAILED tests/t.py::test_cycle
+        # - AssertionError: found dependency cycle a->b``): the exception decides, as it would on its own line; the
+        # test's name and the exception's message are what failed, not what kind (a bare name, ``- KeyError``, stays a
+        # failed test, as before)
         cat = _by_exception(failed.group(1))
         if cat is not None:
             return cat
