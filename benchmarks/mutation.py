@@ -104,6 +104,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "error_signatures": (
         "harness_memory/error_signatures.py",
         [
+            "tests/test_review_signing_methods_45_48.py",  # the review's mends (2026-11-28)
             "tests/test_category_classes_heldout28.py",  # method 48 (2026-11-28)
             "tests/test_category_classes_heldout26.py",  # method 47 (2026-11-28)
             "tests/test_category_classes_heldout24.py",  # method 46 (2026-11-28)
@@ -320,6 +321,7 @@ MODULES: dict[str, tuple[str, list[str], str]] = {
     "failure_excerpt": (
         "harness_memory/failure_excerpt.py",
         [
+            "tests/test_review_signing_methods_45_48.py",  # the review's mends (2026-11-28)
             "tests/test_category_classes_heldout28.py",  # method 48 (2026-11-28)
             "tests/test_category_classes_heldout26.py",  # method 47 (2026-11-28)
             "tests/test_category_classes_heldout24.py",  # method 46 (2026-11-28)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness_memory.error_signatures import categorize
+from harness_memory.error_signatures import _by_text, categorize
 from harness_memory.failure_excerpt import extract
 
 TB = (
@@ -101,3 +101,33 @@ def test_a_go_comparison_is_an_assertion_whatever_the_compared_values_say():
 )
 def test_pytest_s_summary_line_is_read_by_its_exception(line, expected):
     assert categorize(extract(line)) == expected
+
+
+def test_a_reason_is_read_on_the_operation_s_line_only():
+    log = "failed to connect to the broker\nnext attempt in 30 s, timeout raised to 60 s\n"
+    assert categorize(extract(log)) == "network"
+    # (a block of several lines: the line after the operation's is not its reason)
+    assert _by_text("failed to connect to the broker\nnext attempt in 30 s, timeout raised to 60 s") == "network"
+
+
+def test_a_status_line_whose_words_name_another_kind_keeps_it_whatever_the_body():
+    log = 'upload failed: 400 Bad Request: no such file \'a.bin\'\n{"message": "API rate limit exceeded"}\n'
+    assert categorize(extract(log)) == "not_found"
+
+
+def test_the_preamble_of_any_excerpt_is_the_lines_right_above_it():
+    log = "alpha\nbeta\ngamma\nError: generateContent failed: 400 Bad Request\n    at main (file:///w/a.mjs:3:9)\n"
+    assert extract(log).preamble == "alpha\nbeta\ngamma"
+
+
+@pytest.mark.parametrize(
+    "log, first",
+    [
+        ('warning: foo\nexpected integer but got "x"\n    while executing\n"incr a $b"', 2),
+        ('warning: foo\nexpected integer but got "x"\n    while executing', None),  # a trace cut short: no crash
+    ],
+)
+def test_tcl_s_trace_at_the_end_of_a_log(log, first):
+    ex = extract(log)
+    if first is not None:
+        assert ex.lines is not None and ex.lines[0] == first
