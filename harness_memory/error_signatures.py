@@ -2287,9 +2287,6 @@ _FETCH = re.compile(
     r"could not (?:be resolved|transfer|download|fetch)|failed to (?:download|fetch|transfer)|transfer failed"
 )
 _WEAK = frozenset({"unknown", "test_failure"})
-# the reasons a response's body states more precisely than its HTTP status (403 for a rate limit, 400 for a prompt too
-# long): read from the block under a status-only line
-_STATED_REASONS = frozenset({"rate_limit", "context_overflow"})
 # a response body's statement that a limit was hit, in the words services use (``You have exceeded a secondary rate
 # limit``, ``Rate limit exceeded``, ``<Code>SlowDown</Code>``, ``This model's maximum context length is 8192 tokens``,
 # ``The input token count (1184302) exceeds the maximum``): stated as a failure, never a status line's figures (``Rate
@@ -2311,6 +2308,10 @@ _STATED = (
         ),
     ),
 )
+
+# the reasons a response's body states more precisely than its HTTP status (403 for a rate limit, 400 for a prompt too
+# long): read from the block under a status-only line, or the lines printed right above the failure
+_STATED_REASONS = frozenset(cat for cat, _rx in _STATED)
 
 
 def _stated_reason(body: str) -> str | None:

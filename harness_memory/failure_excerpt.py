@@ -1273,13 +1273,11 @@ def _step_start(lines: list[Line], i: int) -> int:
 
 def _finish(ex: Excerpt, lines: list[Line], lo: int, hi: int) -> Excerpt:
     """The decisive block's causes, the command of its step, and the lines printed right above it."""
-    if not ex.preamble and ex.kind != "python" and ex.lines is not None and lines:
-        at = ex.lines[0] - lines[0].no
-        if 0 <= at < len(lines):
-            ex.preamble = _preamble(lines, lo, at)
     start = lo
     if ex.lines is not None and lines:
         start, end = ex.lines[0] - lines[0].no, ex.lines[1] - lines[0].no
+        if not ex.preamble and ex.kind != "python" and 0 <= start < len(lines):
+            ex.preamble = _preamble(lines, lo, start)
         _add_causes(ex, lines, lo, hi, start, end)
     ex.command = _step_command(lines, lo, start)
     return ex
